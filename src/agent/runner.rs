@@ -1,0 +1,363 @@
+//! The multi-turn loop, as a state machine without I/O.
+//!
+//! Conversation shape: the first user message is the task's prompt in the chosen variant; each
+//! assistant reply is followed by a user message holding the episode's observation. The loop
+//! ends when the episode finishes (solved, turn limit, single-shot answer) or the agent fails.
+//!
+//! Failure rule: a failed call (network error, timeout, HTTP error, bad body) is recorded as a
+//! turn with its error and counts against the turn limit, but does not step the episode. The
+//! run stops at once on a fatal error (bad key, cancel, exhausted replay) and after
+//! [`MAX_CONSECUTIVE_FAILURES`] failures in a row. An empty, refused or unparseable *reply*
+//! is not a failure of the call: the episode sees it and answers with its parse error.
+
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
+
+use super::{Agent, AgentError, AgentInfo, AgentReply, Message, Role, Tokens};
+use crate::app::{Episode, Finish, PromptVariant, Task};
+use crate::record::{ResultRecord, TurnRecord};
+
+/// Failed calls in a row after which the runner gives up on the agent.
+pub const MAX_CONSECUTIVE_FAILURES: u32 = 3;
+
+/// How to run an episode.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RunSettings {
+    pub variant: PromptVariant,
+    /// Overrides the task's turn limit.
+    pub max_turns: Option<u32>,
+}
+
+/// One episode in progress with its conversation and turn log.
+pub struct Runner {
+    task: Arc<dyn Task>,
+    episode: Box<dyn Episode>,
+    settings: RunSettings,
+    max_turns: u32,
+    messages: Vec<Message>,
+    turns: Vec<TurnRecord>,
+    failures_in_a_row: u32,
+    stopped: Option<String>,
+}
+
+impl Runner {
+    pub fn new(task: Arc<dyn Task>, settings: RunSettings) -> Self {
+        let max_turns = settings.max_turns.unwrap_or(task.card().max_turns).max(1);
+        let episode = task.start(Some(max_turns));
+        let prompt = task.prompt(settings.variant);
+        Runner {
+            task,
+            episode,
+            settings,
+            max_turns,
+            messages: vec![Message::user(prompt)],
+            turns: Vec::new(),
+            failures_in_a_row: 0,
+            stopped: None,
+        }
+    }
+
+    pub fn task(&self) -> &Arc<dyn Task> {
+        &self.task
+    }
+
+    pub fn episode(&self) -> &dyn Episode {
+        self.episode.as_ref()
+    }
+
+    /// The conversation to send next (valid while [`Runner::finished`] is `None`).
+    pub fn messages(&self) -> &[Message] {
+        &self.messages
+    }
+
+    /// The whole conversation as one text, for agents that take a transcript per turn (A2A).
+    pub fn transcript(&self) -> String {
+        let mut out = String::new();
+        for (i, m) in self.messages.iter().enumerate() {
+            if i > 0 {
+                out.push_str("\n\n");
+            }
+            let who = match m.role {
+                Role::System => "System",
+                Role::User if i == 0 => "Task",
+                Role::User => "Observation",
+                Role::Assistant => "Your reply",
+            };
+            out.push_str(&format!("=== {who} ===\n{}", m.content));
+        }
+        out
+    }
+
+    pub fn turns(&self) -> &[TurnRecord] {
+        &self.turns
+    }
+
+    pub fn finished(&self) -> Option<Finish> {
+        if self.stopped.is_some() {
+            return Some(Finish::Stopped);
+        }
+        self.episode.finished()
+    }
+
+    /// Why the runner stopped early, if it did.
+    pub fn stop_reason(&self) -> Option<&str> {
+        self.stopped.as_deref()
+    }
+
+    /// Feeds one agent reply (or failure) into the episode. Ignored once finished.
+    pub fn submit(&mut self, reply: Result<AgentReply, AgentError>) {
+        if self.finished().is_some() {
+            return;
+        }
+        let turn = self.turns.len() as u32 + 1;
+        match reply {
+            Ok(reply) => self.submit_reply(turn, reply),
+            Err(error) => self.submit_failure(turn, error),
+        }
+        if self.finished().is_none() && self.turns.len() as u32 >= self.max_turns {
+            self.episode.stop();
+        }
+    }
+
+    fn submit_reply(&mut self, turn: u32, reply: AgentReply) {
+        self.failures_in_a_row = 0;
+        let outcome = self.episode.step(&reply.text);
+        self.messages.push(Message::assistant(reply.text.clone()));
+        self.messages.push(Message::user(outcome.observation.clone()));
+        self.turns.push(TurnRecord {
+            turn,
+            reply: reply.text,
+            action: outcome.action,
+            output: outcome.output,
+            exit_status: outcome.exit_status,
+            observation: outcome.observation,
+            notes: outcome.notes,
+            error: None,
+            latency_ms: reply.latency_ms,
+            tokens: reply.tokens,
+        });
+    }
+
+    fn submit_failure(&mut self, turn: u32, error: AgentError) {
+        self.failures_in_a_row += 1;
+        let reason = if error.fatal {
+            Some(format!("stopped: {}", error.message))
+        } else if self.failures_in_a_row >= MAX_CONSECUTIVE_FAILURES {
+            Some(format!("stopped after {MAX_CONSECUTIVE_FAILURES} failed calls in a row: {}", error.message))
+        } else {
+            None
+        };
+        self.turns.push(TurnRecord {
+            turn,
+            error: Some(error.message),
+            ..TurnRecord::default()
+        });
+        if let Some(reason) = reason {
+            self.stop(reason);
+        }
+    }
+
+    /// Ends the episode early (cancel, agent unavailable).
+    pub fn stop(&mut self, reason: impl Into<String>) {
+        if self.finished().is_none() {
+            self.episode.stop();
+            self.stopped = Some(reason.into());
+        }
+    }
+
+    /// The result record of the episode as it stands.
+    pub fn record(&self, agent: &AgentInfo) -> ResultRecord {
+        let card = self.task.card();
+        let mut score = self.episode.score();
+        score.latency_ms = sum_latency(&self.turns);
+        score.tokens = sum_tokens(&self.turns);
+        if let Some(reason) = &self.stopped {
+            score.details.correctness.push(format!("Run {reason}."));
+        }
+        ResultRecord {
+            schema: crate::record::SCHEMA.to_string(),
+            netpress_version: crate::VERSION.to_string(),
+            id: card.id.clone(),
+            content_hash: card.content_hash.clone(),
+            app: card.app.clone(),
+            level: card.level,
+            label: card.label.clone(),
+            agent: agent.clone(),
+            prompt_variant: self.settings.variant,
+            max_turns: self.max_turns,
+            prompt: self.messages[0].content.clone(),
+            turns: self.turns.clone(),
+            finish: self.finished().unwrap_or(Finish::Stopped),
+            score,
+        }
+    }
+}
+
+/// Summed agent latency; `None` if any turn's latency was not measured.
+fn sum_latency(turns: &[TurnRecord]) -> Option<f64> {
+    turns.iter().try_fold(0.0, |sum, t| t.latency_ms.map(|ms| sum + ms))
+}
+
+/// Summed tokens over the turns that report them; `None` if none do.
+fn sum_tokens(turns: &[TurnRecord]) -> Option<u64> {
+    let reported: Vec<Tokens> = turns.iter().filter_map(|t| t.tokens).collect();
+    (!reported.is_empty()).then(|| reported.iter().map(|t| t.total()).sum())
+}
+
+/// Runs one episode to the end with a blocking agent.
+pub fn run_episode(task: Arc<dyn Task>, agent: &mut dyn Agent, settings: RunSettings) -> ResultRecord {
+    let mut runner = Runner::new(task, settings);
+    while runner.finished().is_none() {
+        let reply = agent.reply(runner.messages());
+        runner.submit(reply);
+    }
+    runner.record(&agent.info())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::agent::replay::ReplayAgent;
+    use crate::app::{Score, StepOutcome, TaskCard};
+    use crate::view::{Panel, Picture};
+
+    /// A toy task: solved when the agent replies `fix`.
+    struct Toy(TaskCard);
+    struct ToyEpisode {
+        turns: u32,
+        max: u32,
+        solved: bool,
+        stopped: bool,
+    }
+
+    impl Task for Toy {
+        fn card(&self) -> &TaskCard {
+            &self.0
+        }
+        fn prompt(&self, v: PromptVariant) -> String {
+            format!("toy prompt ({})", v.as_str())
+        }
+        fn start(&self, max_turns: Option<u32>) -> Box<dyn Episode> {
+            Box::new(ToyEpisode { turns: 0, max: max_turns.unwrap_or(3), solved: false, stopped: false })
+        }
+        fn picture(&self) -> Picture {
+            Picture::default()
+        }
+    }
+
+    impl Episode for ToyEpisode {
+        fn step(&mut self, reply: &str) -> StepOutcome {
+            self.turns += 1;
+            self.solved = reply.trim() == "fix";
+            StepOutcome { action: reply.into(), observation: format!("state {}", self.solved), ..Default::default() }
+        }
+        fn finished(&self) -> Option<Finish> {
+            if self.solved {
+                Some(Finish::Solved)
+            } else if self.stopped || self.turns >= self.max {
+                Some(Finish::TurnLimit)
+            } else {
+                None
+            }
+        }
+        fn turns(&self) -> u32 {
+            self.turns
+        }
+        fn score(&self) -> Score {
+            Score { correct: self.solved, safe: true, progress: f64::from(u8::from(self.solved)), turns: self.turns, ..Default::default() }
+        }
+        fn panels(&self) -> Vec<Panel> {
+            Vec::new()
+        }
+        fn compose(&self, _: Option<&str>, line: &str) -> String {
+            line.into()
+        }
+        fn targets(&self) -> Vec<String> {
+            Vec::new()
+        }
+        fn stop(&mut self) {
+            self.stopped = true;
+        }
+    }
+
+    fn toy() -> Arc<dyn Task> {
+        Arc::new(Toy(TaskCard {
+            id: "toy-v1-L1-s0-i0".into(),
+            app: "toy".into(),
+            version: 1,
+            level: 1,
+            label: "T".into(),
+            prompt: "toy prompt (zeroshot_base)".into(),
+            content_hash: "00".into(),
+            params: serde_json::Value::Null,
+            expected: serde_json::Value::Null,
+            question: None,
+            max_turns: 3,
+        }))
+    }
+
+    #[test]
+    fn solves_and_records_the_conversation() {
+        let mut agent = ReplayAgent::new(vec!["look".into(), "fix".into()]);
+        let r = run_episode(toy(), &mut agent, RunSettings::default());
+        assert_eq!(r.finish, Finish::Solved);
+        assert!(r.score.correct);
+        assert_eq!(r.turns.len(), 2);
+        assert_eq!(r.turns[1].observation, "state true");
+        assert_eq!(r.prompt, "toy prompt (zeroshot_base)");
+        assert_eq!(r.score.latency_ms, None, "replay latency is not measured");
+    }
+
+    #[test]
+    fn turn_limit_from_settings() {
+        let mut agent = ReplayAgent::new(vec!["a".into(); 9]);
+        let settings = RunSettings { max_turns: Some(2), ..Default::default() };
+        let r = run_episode(toy(), &mut agent, settings);
+        assert_eq!((r.finish, r.turns.len(), r.max_turns), (Finish::TurnLimit, 2, 2));
+    }
+
+    #[test]
+    fn failures_are_turns_and_three_in_a_row_stop() {
+        let mut runner = Runner::new(toy(), RunSettings { max_turns: Some(10), ..Default::default() });
+        for _ in 0..3 {
+            runner.submit(Err(AgentError::retryable("timeout after 30 s")));
+        }
+        assert_eq!(runner.finished(), Some(Finish::Stopped));
+        let r = runner.record(&AgentInfo::new("openai", "m"));
+        assert_eq!(r.turns.len(), 3);
+        assert_eq!(r.turns[0].error.as_deref(), Some("timeout after 30 s"));
+        assert!(r.score.details.correctness.last().unwrap().contains("3 failed calls in a row"));
+    }
+
+    #[test]
+    fn failures_count_against_the_limit_and_latency_sums() {
+        let mut runner = Runner::new(toy(), RunSettings { max_turns: Some(3), ..Default::default() });
+        runner.submit(Err(AgentError::retryable("HTTP 503")));
+        runner.submit(Ok(AgentReply { text: "look".into(), latency_ms: Some(10.0), tokens: Some(Tokens { prompt: 5, completion: 2 }) }));
+        runner.submit(Ok(AgentReply { text: "look".into(), latency_ms: Some(5.5), tokens: None }));
+        assert_eq!(runner.finished(), Some(Finish::TurnLimit));
+        let r = runner.record(&AgentInfo::new("openai", "m"));
+        assert_eq!(r.score.latency_ms, None, "a turn without latency makes the sum unmeasured");
+        assert_eq!(r.score.tokens, Some(7));
+        assert_eq!(runner.messages().len(), 5);
+    }
+
+    #[test]
+    fn fatal_error_stops_at_once_and_submit_after_finish_is_ignored() {
+        let mut runner = Runner::new(toy(), RunSettings::default());
+        runner.submit(Err(AgentError::fatal("HTTP 401: bad key")));
+        assert_eq!(runner.stop_reason(), Some("stopped: HTTP 401: bad key"));
+        runner.submit(Ok(AgentReply { text: "fix".into(), ..Default::default() }));
+        assert_eq!(runner.turns().len(), 1);
+    }
+
+    #[test]
+    fn transcript_labels_each_message() {
+        let mut runner = Runner::new(toy(), RunSettings::default());
+        runner.submit(Ok(AgentReply { text: "look".into(), ..Default::default() }));
+        let t = runner.transcript();
+        assert!(t.starts_with("=== Task ===\ntoy prompt"));
+        assert!(t.contains("=== Your reply ===\nlook\n\n=== Observation ===\nstate false"));
+    }
+}

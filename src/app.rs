@@ -1,0 +1,430 @@
+//! The roles every application implements, after `overview.md`:
+//!
+//! - [`App`] is the generator: it describes the application (levels, knobs) and turns a
+//!   [`QueryId`] into a [`Task`], purely and deterministically.
+//! - [`Task`] is one generated query: the public [`TaskCard`] (prompt, label, resolved
+//!   parameters, hidden expected outcome, content hash), the prompt in each variant, a picture,
+//!   and a way to start an [`Episode`].
+//! - [`Episode`] is the live emulator state: `step(reply)` parses an agent's reply leniently,
+//!   runs the action and returns what the agent sees next; it knows when it is finished and
+//!   scores itself as a [`Score`].
+//!
+//! The UI, the CLI, the agent runner and the statistics code see only these types, so adding
+//! an application means implementing them and listing it in [`crate::registry`].
+
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::error::{Error, Result};
+use crate::id::QueryId;
+use crate::view::{Panel, Picture};
+
+/// Reactive tasks inject faults into a healthy state; constructive tasks ask for a new state.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AppKind {
+    Reactive,
+    Constructive,
+}
+
+/// What an answer looks like, so surfaces can offer the right input.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AnswerKind {
+    /// One shell command line per turn, run on a named machine (Route).
+    MachineCommands,
+    /// One command or short script per turn (K8s).
+    Commands,
+    /// A Python program defining `process_graph(G)` (MALT).
+    Python,
+}
+
+/// One difficulty level.
+#[derive(Debug, Clone, Copy)]
+pub struct LevelInfo {
+    pub level: u8,
+    pub summary: &'static str,
+}
+
+/// One knob of an application's ids (`-n8`): its key letter, what it means and its values.
+#[derive(Debug, Clone, Copy)]
+pub struct KnobInfo {
+    pub key: char,
+    pub name: &'static str,
+    pub help: &'static str,
+    /// A hint of the accepted values, e.g. `2..8` or `DR+DI+RI`.
+    pub values: &'static str,
+}
+
+/// The static description of an application.
+#[derive(Debug, Clone, Copy)]
+pub struct AppInfo {
+    /// Id prefix and CLI name: `route`, `k8s`, `malt`.
+    pub name: &'static str,
+    pub title: &'static str,
+    /// One paragraph for the home page and `netpress list`.
+    pub summary: &'static str,
+    /// The current generator version (`v1`).
+    pub version: u32,
+    pub kind: AppKind,
+    pub answer: AnswerKind,
+    pub levels: &'static [LevelInfo],
+    /// Knobs in the order they must appear in an id.
+    pub knobs: &'static [KnobInfo],
+    /// Turn limit of an episode unless the id or the run says otherwise.
+    pub default_max_turns: u32,
+    /// Episodes run untrusted code and need the sandbox (feature `sandbox`). The browser runs
+    /// such episodes in the sandbox worker, which rebuilds the task from its id.
+    pub sandboxed: bool,
+}
+
+impl AppInfo {
+    /// The knob keys in id order, e.g. `"nmrft"`.
+    pub fn knob_order(&self) -> String {
+        self.knobs.iter().map(|k| k.key).collect()
+    }
+
+    /// Checks what every application's ids share: app name, version, level and knob
+    /// keys (known, each at most once, in declared order). Knob values are the app's to check.
+    pub fn check_id(&self, id: &QueryId) -> Result<()> {
+        if id.app != self.name {
+            return Err(Error::bad_id(&id.to_string(), format!("not a {} id", self.name)));
+        }
+        if id.version != self.version {
+            return Err(Error::UnknownVersion {
+                app: self.name.to_string(),
+                version: id.version,
+                current: self.version,
+            });
+        }
+        if !self.levels.iter().any(|l| l.level == id.level) {
+            let levels: Vec<String> = self.levels.iter().map(|l| l.level.to_string()).collect();
+            return Err(Error::BadLevel {
+                app: self.name.to_string(),
+                level: id.level,
+                levels: levels.join(", "),
+            });
+        }
+        let order = self.knob_order();
+        let mut last = None;
+        for knob in &id.knobs {
+            let pos = order.find(knob.key).ok_or_else(|| Error::BadKnob {
+                app: self.name.to_string(),
+                knob: format!("-{}{}", knob.key, knob.value),
+                reason: format!("unknown knob; {} knobs are: {}", self.name, knob_list(self)),
+            })?;
+            if last.is_some_and(|l| pos <= l) {
+                return Err(Error::BadKnob {
+                    app: self.name.to_string(),
+                    knob: format!("-{}{}", knob.key, knob.value),
+                    reason: format!("knobs must appear once each, in the order {order}"),
+                });
+            }
+            last = Some(pos);
+        }
+        Ok(())
+    }
+}
+
+fn knob_list(info: &AppInfo) -> String {
+    let names: Vec<String> = info.knobs.iter().map(|k| format!("-{} ({})", k.key, k.name)).collect();
+    if names.is_empty() { "none".to_string() } else { names.join(", ") }
+}
+
+/// An application: the generator role plus its description and its baseline agent.
+pub trait App: Sync {
+    fn info(&self) -> &'static AppInfo;
+
+    /// Generates the task an id names. Pure: the same id gives byte-identical tasks on
+    /// every machine. Implementations start with `self.info().check_id(id)?`.
+    fn generate(&self, id: &QueryId) -> Result<Arc<dyn Task>>;
+
+    /// The deterministic built-in agent (no language model).
+    fn baseline(&self) -> Box<dyn crate::agent::Agent>;
+
+    /// The id of `(level, seed, index)` with the app's default knobs.
+    fn default_id(&self, level: u8, seed: u64, index: u64) -> QueryId {
+        QueryId::new(self.info().name, self.info().version, level, seed, index)
+    }
+
+    /// Every task label a level can produce, in display order, when the app can list them
+    /// (needed by `run --per-label`); empty otherwise.
+    fn labels(&self, _level: u8) -> Vec<String> {
+        Vec::new()
+    }
+
+    /// App-specific commands of the CLI, run as `netpress <app> <tool> ARGS…`.
+    fn tools(&self) -> &'static [Tool] {
+        &[]
+    }
+}
+
+/// An app-specific command-line tool, e.g. `netpress k8s connectivity -f FILE…`.
+///
+/// Tools parse their own arguments (they are few) so that the CLI needs no change when an
+/// application adds one. `run` gets the arguments after the tool name, standard input, output
+/// and error, and returns the process exit code; errors are one clear line on `stderr`.
+#[derive(Clone, Copy)]
+pub struct Tool {
+    pub name: &'static str,
+    /// One line for `netpress <app> --help`.
+    pub about: &'static str,
+    /// Full usage text for `netpress <app> <tool> --help`.
+    pub usage: &'static str,
+    pub run: fn(&[String], &mut dyn std::io::Read, &mut dyn std::io::Write, &mut dyn std::io::Write) -> i32,
+}
+
+impl std::fmt::Debug for Tool {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Tool").field("name", &self.name).finish()
+    }
+}
+
+/// The four prompt variants of the reference benchmark.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PromptVariant {
+    #[default]
+    ZeroshotBase,
+    ZeroshotCot,
+    FewshotBase,
+    FewshotCot,
+}
+
+impl PromptVariant {
+    pub const ALL: [PromptVariant; 4] = [
+        PromptVariant::ZeroshotBase,
+        PromptVariant::ZeroshotCot,
+        PromptVariant::FewshotBase,
+        PromptVariant::FewshotCot,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PromptVariant::ZeroshotBase => "zeroshot_base",
+            PromptVariant::ZeroshotCot => "zeroshot_cot",
+            PromptVariant::FewshotBase => "fewshot_base",
+            PromptVariant::FewshotCot => "fewshot_cot",
+        }
+    }
+
+    pub fn parse(s: &str) -> Result<Self> {
+        Self::ALL.into_iter().find(|v| v.as_str() == s).ok_or_else(|| {
+            Error::Invalid(format!(
+                "unknown prompt variant {s:?} (zeroshot_base, zeroshot_cot, fewshot_base, fewshot_cot)"
+            ))
+        })
+    }
+
+    pub fn few_shot(self) -> bool {
+        matches!(self, PromptVariant::FewshotBase | PromptVariant::FewshotCot)
+    }
+
+    pub fn chain_of_thought(self) -> bool {
+        matches!(self, PromptVariant::ZeroshotCot | PromptVariant::FewshotCot)
+    }
+}
+
+/// The public description of a task, one JSONL line of `netpress generate`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TaskCard {
+    pub id: String,
+    pub app: String,
+    pub version: u32,
+    pub level: u8,
+    /// The task label statistics group by (fault families, template family).
+    pub label: String,
+    /// The zero-shot base prompt; the one the content hash covers.
+    pub prompt: String,
+    pub content_hash: String,
+    /// Every random choice the generator made, resolved.
+    pub params: Value,
+    /// The hidden expected outcome (for data sets and checking; never shown to agents).
+    pub expected: Value,
+    /// The task's question in one short text, when the app has one apart from its
+    /// instructions (MALT's request); `netpress generate --questions` prints it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub question: Option<String>,
+    /// The episode's turn limit.
+    pub max_turns: u32,
+}
+
+/// One generated query.
+pub trait Task: Send + Sync {
+    fn card(&self) -> &TaskCard;
+
+    /// The full prompt an agent receives, in one of the four variants.
+    fn prompt(&self, variant: PromptVariant) -> String;
+
+    /// Starts a fresh episode on this task. `max_turns` overrides the card's limit.
+    fn start(&self, max_turns: Option<u32>) -> Box<dyn Episode>;
+
+    /// A picture of the task's topology for the UI.
+    fn picture(&self) -> Picture;
+}
+
+/// Why an episode ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Finish {
+    /// The goal state was reached (reactive apps stop as soon as it is).
+    Solved,
+    /// The turn limit was reached first.
+    TurnLimit,
+    /// A single-shot answer was given (constructive apps).
+    Answered,
+    /// The runner stopped the episode (agent unavailable, user cancel).
+    Stopped,
+}
+
+/// What one step did: the action as parsed, what it printed, and the text the agent sees next.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct StepOutcome {
+    /// The action that ran, as the application understood it (empty if none could be parsed).
+    pub action: String,
+    /// The command's own output (stdout and stderr interleaved), or the sandbox's result.
+    pub output: String,
+    /// Exit status of the action when it has one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub exit_status: Option<i32>,
+    /// Exactly the observation text the agent receives next.
+    pub observation: String,
+    /// Remarks about parsing (fences stripped, extra actions ignored, …).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
+}
+
+/// A live emulator episode.
+pub trait Episode: Send {
+    /// Parses one agent reply, runs it, and returns the observation. A reply that cannot be
+    /// parsed still uses a turn and yields an observation explaining the expected form.
+    /// Calling `step` on a finished episode returns an observation saying so and changes
+    /// nothing.
+    fn step(&mut self, reply: &str) -> StepOutcome;
+
+    /// `None` while the agent may act.
+    fn finished(&self) -> Option<Finish>;
+
+    /// Turns used so far.
+    fn turns(&self) -> u32;
+
+    /// Scores the episode as it stands (correctness, safety, progress, explanations). The
+    /// runner fills in latency and tokens, which the episode cannot know.
+    fn score(&self) -> Score;
+
+    /// The current emulator state as panels for the UI (ping matrix, mismatch table, diff).
+    fn panels(&self) -> Vec<Panel>;
+
+    /// Turns a command typed in a terminal into a reply in this app's format; `target` is the
+    /// machine chosen beside the prompt when the app has machines.
+    fn compose(&self, target: Option<&str>, line: &str) -> String;
+
+    /// Machines a terminal can address (empty when commands have no target).
+    fn targets(&self) -> Vec<String>;
+
+    /// Ends the episode early (the runner gave up on the agent or the user cancelled).
+    fn stop(&mut self);
+
+    /// A picture of the current state when it differs from the task's picture (K8s: the call
+    /// graph under the current policies).
+    fn picture(&self) -> Option<Picture> {
+        None
+    }
+}
+
+/// The score of one episode. Field names are the same everywhere (overview.md, "Metrics").
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Score {
+    /// The final state meets the goal exactly.
+    pub correct: bool,
+    /// The agent never broke what was working (and stayed within scope).
+    pub safe: bool,
+    /// Fraction of broken behaviours repaired, 0..1 (1 for read-only answers that are right).
+    pub progress: f64,
+    /// Turns used.
+    pub turns: u32,
+    /// Summed wall-clock milliseconds spent waiting for the agent; `None` when not measured.
+    pub latency_ms: Option<f64>,
+    /// Tokens reported by the endpoint, summed; `None` when unknown.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tokens: Option<u64>,
+    /// A human-readable explanation of every figure, one paragraph.
+    pub explanation: String,
+    /// Structured explanations for the score card.
+    #[serde(default)]
+    pub details: ScoreDetails,
+}
+
+/// The parts of an explanation the score card lays out separately.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ScoreDetails {
+    /// Why correct or not, e.g. the pairs that still fail.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub correctness: Vec<String>,
+    /// Why safe or not, e.g. the first step that broke a working pair.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub safety: Vec<String>,
+    /// Differences from the intended state that do not affect the score.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub hygiene: Vec<String>,
+    /// Refused or forbidden actions.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub blocked: Vec<String>,
+    /// A state diff (MALT's graph diff).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub diff: Vec<String>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const INFO: AppInfo = AppInfo {
+        name: "demo",
+        title: "Demo",
+        summary: "",
+        version: 1,
+        kind: AppKind::Reactive,
+        answer: AnswerKind::Commands,
+        levels: &[LevelInfo { level: 1, summary: "" }, LevelInfo { level: 2, summary: "" }],
+        knobs: &[
+            KnobInfo { key: 'n', name: "subnets", help: "", values: "2..8" },
+            KnobInfo { key: 't', name: "turns", help: "", values: "1..50" },
+        ],
+        default_max_turns: 10,
+        sandboxed: false,
+    };
+
+    fn check(id: &str) -> Result<()> {
+        INFO.check_id(&id.parse().unwrap())
+    }
+
+    #[test]
+    fn accepts_known_knobs_in_order() {
+        check("demo-v1-L2-s0-i0").unwrap();
+        check("demo-v1-L1-s0-i0-n3-t4").unwrap();
+    }
+
+    #[test]
+    fn rejects_with_clear_reasons() {
+        let msg = |id| check(id).unwrap_err().to_string();
+        assert!(msg("other-v1-L1-s0-i0").contains("not a demo id"));
+        assert_eq!(msg("demo-v2-L1-s0-i0"), "unknown generator version v2 for demo (this build has v1)");
+        assert_eq!(msg("demo-v1-L3-s0-i0"), "demo has no level 3 (levels: 1, 2)");
+        assert!(msg("demo-v1-L1-s0-i0-x1").contains("unknown knob"));
+        assert!(msg("demo-v1-L1-s0-i0-t1-n2").contains("in the order nt"));
+        assert!(msg("demo-v1-L1-s0-i0-n1-n2").contains("once each"));
+    }
+
+    #[test]
+    fn prompt_variants_round_trip() {
+        for v in PromptVariant::ALL {
+            assert_eq!(PromptVariant::parse(v.as_str()).unwrap(), v);
+            let json = serde_json::to_string(&v).unwrap();
+            assert_eq!(json, format!("\"{}\"", v.as_str()));
+        }
+        assert!(PromptVariant::parse("fewshot").is_err());
+    }
+}

@@ -1,0 +1,60 @@
+//! Knob flags built from the registry: every knob of every application becomes a
+//! `--<name> VALUE` flag of `generate` and `run` (e.g. route's `-n` knob is `--subnets 8`).
+//! The chosen application checks that the knobs given are its own.
+
+use clap::{Arg, ArgMatches, Command};
+use netpress::QueryId;
+use netpress::app::App;
+use netpress::registry::apps;
+
+use crate::{CliResult, Fail};
+
+/// The subcommands that take knob flags.
+const WITH_KNOBS: [&str; 2] = ["generate", "run"];
+
+/// Distinct knob names over all applications, with the first help text seen.
+fn knob_flags() -> Vec<(&'static str, String)> {
+    let mut flags: Vec<(&'static str, String)> = Vec::new();
+    for app in apps() {
+        for knob in app.info().knobs {
+            let help = format!("[{}] {} ({})", app.info().name, knob.help, knob.values);
+            match flags.iter_mut().find(|(n, _)| *n == knob.name) {
+                Some((_, h)) => {
+                    h.push_str("; ");
+                    h.push_str(&help);
+                }
+                None => flags.push((knob.name, help)),
+            }
+        }
+    }
+    flags
+}
+
+pub fn add_knob_args(mut command: Command) -> Command {
+    for sub in WITH_KNOBS {
+        command = command.mut_subcommand(sub, |mut c| {
+            for (name, help) in knob_flags() {
+                c = c.arg(Arg::new(name).long(name).value_name("VALUE").help(help).help_heading("Knobs"));
+            }
+            c
+        });
+    }
+    command
+}
+
+/// Applies the knob flags given on the command line to an id of `app`.
+pub fn apply(app: &dyn App, id: QueryId, matches: &ArgMatches) -> CliResult<QueryId> {
+    let info = app.info();
+    let order = info.knob_order();
+    let mut id = id;
+    for (name, _) in knob_flags() {
+        let Some(value) = matches.try_get_one::<String>(name).ok().flatten() else { continue };
+        let knob = info.knobs.iter().find(|k| k.name == name).ok_or_else(|| Fail {
+            message: format!("{} has no knob --{name}", info.name),
+            code: 2,
+        })?;
+        id = id.with_knob(knob.key, value.clone(), &order);
+    }
+    info.check_id(&id)?;
+    Ok(id)
+}

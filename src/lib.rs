@@ -1,0 +1,39 @@
+//! NetPress: a seeded, reproducible benchmark for AI agents that operate networks.
+//!
+//! The library holds everything: task generators, emulators, scorers, agents and statistics.
+//! The command-line tool (`src/bin/netpress`) and the web app (`src/web`, built by Trunk) are
+//! thin surfaces over it and never reach into an application's internals: they talk to the
+//! roles in [`app`] through the [`registry`].
+//!
+//! Shared building blocks, one concept per module:
+//! - [`id`]: query ids such as `route-v1-L2-s42-i7`, parsed and formatted.
+//! - [`seed`]: the per-query ChaCha RNG and the stable integer draws every generator uses.
+//! - [`hash`]: canonical JSON and content hashes.
+//! - [`app`]: the roles every application implements (generator, task, episode, score).
+//! - [`view`]: plain data the UI draws (grids, tables, pictures), produced by the apps.
+//! - [`reply`]: lenient extraction of actions from free-form agent replies.
+//! - [`record`]: the versioned result record written as JSONL.
+//! - [`stats`]: Wilson and bootstrap intervals, overlap, sample-size planning, aggregation.
+//! - [`agent`]: the multi-turn runner and the agent interface.
+
+pub mod agent;
+pub mod app;
+pub mod error;
+pub mod hash;
+pub mod id;
+pub mod record;
+pub mod registry;
+pub mod reply;
+pub mod seed;
+pub mod stats;
+pub mod view;
+
+#[cfg(feature = "web")]
+pub mod web;
+
+pub use app::{App, Episode, Task};
+pub use error::{Error, Result};
+pub use id::QueryId;
+
+/// The NetPress version written into every result and export file.
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");
