@@ -94,7 +94,15 @@ mod tests {
 
     pub(crate) const GOLDEN: &[(&str, &str, &str)] = &[
         ("", "null", "74234e98afe7498fb5daf1f36ac2d78acc339464f950703b8c019892f982b90b"),
-        ("ping h1", r#"{"lost":0,"pairs":[["h1","h2"]]}"#, "0d1cd148ae3ef31fb742251006c4ce6db2abe853869c0d9081975bb8a2d58868"),
-        ("→ ü", r#"{"x":1e300,"y":-0.5,"z":"\u0000"}"#, "2b304bb5e6f5c4c256b5f7c15290776936fcb94675da82196dc208a62b9d5f9c"),
+        (
+            "ping h1",
+            r#"{"lost":0,"pairs":[["h1","h2"]]}"#,
+            "0d1cd148ae3ef31fb742251006c4ce6db2abe853869c0d9081975bb8a2d58868",
+        ),
+        (
+            "→ ü",
+            r#"{"x":1e300,"y":-0.5,"z":"\u0000"}"#,
+            "2b304bb5e6f5c4c256b5f7c15290776936fcb94675da82196dc208a62b9d5f9c",
+        ),
     ];
 }

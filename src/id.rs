@@ -65,10 +65,8 @@ impl QueryId {
     /// then `|{knobs}` (the knob suffix without its leading dash) when `with_knobs` and the id
     /// has knobs. See [`crate::seed`] for how it becomes an RNG.
     pub fn seed_material(&self, with_knobs: bool) -> String {
-        let mut s = format!(
-            "netpress|{}|v{}|L{}|s{}|i{}",
-            self.app, self.version, self.level, self.seed, self.index
-        );
+        let mut s =
+            format!("netpress|{}|v{}|L{}|s{}|i{}", self.app, self.version, self.level, self.seed, self.index);
         if with_knobs && !self.knobs.is_empty() {
             s.push('|');
             s.push_str(&self.knob_suffix()[1..]);
@@ -134,8 +132,8 @@ fn parse_knob(id: &str, part: &str) -> Result<Knob> {
     let mut chars = part.chars();
     let key = chars.next().filter(|c| c.is_ascii_lowercase());
     let value = chars.as_str();
-    let valid_value = !value.is_empty()
-        && value.chars().all(|c| c.is_ascii_alphanumeric() || c == '+' || c == '.');
+    let valid_value =
+        !value.is_empty() && value.chars().all(|c| c.is_ascii_alphanumeric() || c == '+' || c == '.');
     match key {
         Some(key) if valid_value => Ok(Knob { key, value: value.to_string() }),
         _ => Err(Error::bad_id(
@@ -179,11 +177,9 @@ mod tests {
 
     #[test]
     fn round_trips_examples() {
-        for s in [
-            "k8s-v1-L1-s0-i0",
-            "malt-v1-L4-s18446744073709551615-i3-k4x4x16x16-t2",
-            "route-v2-L1-s1-i10-t10",
-        ] {
+        for s in
+            ["k8s-v1-L1-s0-i0", "malt-v1-L4-s18446744073709551615-i3-k4x4x16x16-t2", "route-v2-L1-s1-i10-t10"]
+        {
             assert_eq!(s.parse::<QueryId>().unwrap().to_string(), s);
         }
     }

@@ -121,8 +121,7 @@ fn parse_line(line: &str) -> Result<ResultRecord, String> {
     if line.len() > MAX_LINE_BYTES {
         return Err(format!("longer than {MAX_LINE_BYTES} bytes"));
     }
-    let value: serde_json::Value =
-        serde_json::from_str(line).map_err(|e| format!("not JSON: {e}"))?;
+    let value: serde_json::Value = serde_json::from_str(line).map_err(|e| format!("not JSON: {e}"))?;
     match value.get("schema").and_then(|s| s.as_str()) {
         Some(SCHEMA) => {}
         Some(other) => return Err(format!("unsupported schema {other:?} (expected {SCHEMA})")),
@@ -148,7 +147,12 @@ pub(crate) mod tests {
             prompt_variant: PromptVariant::ZeroshotBase,
             max_turns: 10,
             prompt: "prompt".into(),
-            turns: vec![TurnRecord { turn: 1, reply: "r".into(), latency_ms: Some(12.5), ..Default::default() }],
+            turns: vec![TurnRecord {
+                turn: 1,
+                reply: "r".into(),
+                latency_ms: Some(12.5),
+                ..Default::default()
+            }],
             finish: if correct { Finish::Solved } else { Finish::TurnLimit },
             score: Score {
                 correct,
@@ -172,7 +176,9 @@ pub(crate) mod tests {
     #[test]
     fn bad_lines_are_reported_and_good_ones_kept() {
         let good = sample("k8s-v1-L1-s0-i0", "a", "RI", false, true).to_line();
-        let text = format!("{good}\nnot json\n{{\"schema\":\"other\"}}\n{{\"a\":1}}\n{{\"schema\":\"{SCHEMA}\"}}\n{good}");
+        let text = format!(
+            "{good}\nnot json\n{{\"schema\":\"other\"}}\n{{\"a\":1}}\n{{\"schema\":\"{SCHEMA}\"}}\n{good}"
+        );
         let (records, errors) = parse_results(&text);
         assert_eq!(records.len(), 2);
         let lines: Vec<usize> = errors.iter().map(|e| e.line).collect();

@@ -205,10 +205,8 @@ pub fn breakdown(records: &[ResultRecord], by: Grouping) -> Vec<(GroupKey, Summa
 /// latency (unmeasured last), then name.
 pub fn leaderboard(records: &[ResultRecord]) -> Vec<(String, Summary)> {
     let by_agent = Grouping { agent: true, app: false, level: false, label: false };
-    let mut rows: Vec<(String, Summary)> = breakdown(records, by_agent)
-        .into_iter()
-        .map(|(k, s)| (k.agent.unwrap_or_default(), s))
-        .collect();
+    let mut rows: Vec<(String, Summary)> =
+        breakdown(records, by_agent).into_iter().map(|(k, s)| (k.agent.unwrap_or_default(), s)).collect();
     rows.sort_by(|(an, a), (bn, b)| {
         b.leaderboard_score
             .total_cmp(&a.leaderboard_score)
@@ -300,7 +298,11 @@ mod tests {
         let rows = breakdown(&records, by);
         let keys: Vec<(String, String)> =
             rows.iter().map(|(k, _)| (k.agent.clone().unwrap(), k.label.clone().unwrap())).collect();
-        assert_eq!(keys, [("baseline:a", "DI"), ("baseline:b", "DI"), ("baseline:b", "DR")].map(|(a, b)| (a.into(), b.into())));
+        assert_eq!(
+            keys,
+            [("baseline:a", "DI"), ("baseline:b", "DI"), ("baseline:b", "DR")]
+                .map(|(a, b)| (a.into(), b.into()))
+        );
         let overall = Summary::of(&records);
         assert_eq!((overall.n, overall.correct.successes, overall.safe.successes), (3, 2, 2));
         assert!(close(overall.mean_latency_ms.unwrap(), 12.5, 1e-12));

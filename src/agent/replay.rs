@@ -101,8 +101,15 @@ mod tests {
 
     #[test]
     fn plain_text_is_one_reply_per_line() {
-        let src = ReplaySource::parse("# fix\nr0: ip link set r0-eth1 up\n\nh1: ping -c1 r0\n", AnswerKind::MachineCommands).unwrap();
-        assert_eq!(src, ReplaySource::Same(vec!["r0: ip link set r0-eth1 up".into(), "h1: ping -c1 r0".into()]));
+        let src = ReplaySource::parse(
+            "# fix\nr0: ip link set r0-eth1 up\n\nh1: ping -c1 r0\n",
+            AnswerKind::MachineCommands,
+        )
+        .unwrap();
+        assert_eq!(
+            src,
+            ReplaySource::Same(vec!["r0: ip link set r0-eth1 up".into(), "h1: ping -c1 r0".into()])
+        );
     }
 
     #[test]

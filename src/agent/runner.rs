@@ -148,11 +148,7 @@ impl Runner {
         } else {
             None
         };
-        self.turns.push(TurnRecord {
-            turn,
-            error: Some(error.message),
-            ..TurnRecord::default()
-        });
+        self.turns.push(TurnRecord { turn, error: Some(error.message), ..TurnRecord::default() });
         if let Some(reason) = reason {
             self.stop(reason);
         }
@@ -250,7 +246,11 @@ mod tests {
         fn step(&mut self, reply: &str) -> StepOutcome {
             self.turns += 1;
             self.solved = reply.trim() == "fix";
-            StepOutcome { action: reply.into(), observation: format!("state {}", self.solved), ..Default::default() }
+            StepOutcome {
+                action: reply.into(),
+                observation: format!("state {}", self.solved),
+                ..Default::default()
+            }
         }
         fn finished(&self) -> Option<Finish> {
             if self.solved {
@@ -265,7 +265,13 @@ mod tests {
             self.turns
         }
         fn score(&self) -> Score {
-            Score { correct: self.solved, safe: true, progress: f64::from(u8::from(self.solved)), turns: self.turns, ..Default::default() }
+            Score {
+                correct: self.solved,
+                safe: true,
+                progress: f64::from(u8::from(self.solved)),
+                turns: self.turns,
+                ..Default::default()
+            }
         }
         fn panels(&self) -> Vec<Panel> {
             Vec::new()
@@ -334,7 +340,11 @@ mod tests {
     fn failures_count_against_the_limit_and_latency_sums() {
         let mut runner = Runner::new(toy(), RunSettings { max_turns: Some(3), ..Default::default() });
         runner.submit(Err(AgentError::retryable("HTTP 503")));
-        runner.submit(Ok(AgentReply { text: "look".into(), latency_ms: Some(10.0), tokens: Some(Tokens { prompt: 5, completion: 2 }) }));
+        runner.submit(Ok(AgentReply {
+            text: "look".into(),
+            latency_ms: Some(10.0),
+            tokens: Some(Tokens { prompt: 5, completion: 2 }),
+        }));
         runner.submit(Ok(AgentReply { text: "look".into(), latency_ms: Some(5.5), tokens: None }));
         assert_eq!(runner.finished(), Some(Finish::TurnLimit));
         let r = runner.record(&AgentInfo::new("openai", "m"));

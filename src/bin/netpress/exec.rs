@@ -75,10 +75,13 @@ pub fn exec(args: ExecArgs) -> CliResult {
 
 /// `netpress <app> exec …` and `netpress <app> <tool> …`.
 pub fn app_command(argv: &[String]) -> CliResult {
-    let app = registry::app(&argv[0]).map_err(|e| Fail { message: format!("{e}; see `netpress --help`"), code: 2 })?;
+    let app = registry::app(&argv[0])
+        .map_err(|e| Fail { message: format!("{e}; see `netpress --help`"), code: 2 })?;
     let name = app.info().name;
     let usage = || {
-        let mut s = format!("usage: netpress {name} <command> [ARGS]\n\ncommands:\n  exec   drive one task by hand (netpress {name} exec --task ID)\n");
+        let mut s = format!(
+            "usage: netpress {name} <command> [ARGS]\n\ncommands:\n  exec   drive one task by hand (netpress {name} exec --task ID)\n"
+        );
         for t in app.tools() {
             s.push_str(&format!("  {:<6} {}\n", t.name, t.about));
         }
@@ -110,8 +113,13 @@ pub fn app_command(argv: &[String]) -> CliResult {
                 print!("{}", tool.usage);
                 return Ok(());
             }
-            let code = (tool.run)(rest, &mut std::io::stdin(), &mut std::io::stdout(), &mut std::io::stderr());
-            if code == 0 { Ok(()) } else { Err(Fail { message: String::new(), code: code.clamp(1, 255) as u8 }) }
+            let code =
+                (tool.run)(rest, &mut std::io::stdin(), &mut std::io::stdout(), &mut std::io::stderr());
+            if code == 0 {
+                Ok(())
+            } else {
+                Err(Fail { message: String::new(), code: code.clamp(1, 255) as u8 })
+            }
         }
     }
 }

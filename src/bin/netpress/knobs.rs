@@ -49,10 +49,11 @@ pub fn apply(app: &dyn App, id: QueryId, matches: &ArgMatches) -> CliResult<Quer
     let mut id = id;
     for (name, _) in knob_flags() {
         let Some(value) = matches.try_get_one::<String>(name).ok().flatten() else { continue };
-        let knob = info.knobs.iter().find(|k| k.name == name).ok_or_else(|| Fail {
-            message: format!("{} has no knob --{name}", info.name),
-            code: 2,
-        })?;
+        let knob = info
+            .knobs
+            .iter()
+            .find(|k| k.name == name)
+            .ok_or_else(|| Fail { message: format!("{} has no knob --{name}", info.name), code: 2 })?;
         id = id.with_knob(knob.key, value.clone(), &order);
     }
     info.check_id(&id)?;

@@ -88,10 +88,8 @@ type AgentFactory = dyn Fn(&str) -> Box<dyn Agent> + Sync;
 
 pub fn run(args: RunArgs, matches: &ArgMatches) -> CliResult {
     let app = registry::app(&args.app)?;
-    let settings = RunSettings {
-        variant: PromptVariant::parse(&args.prompt_variant)?,
-        max_turns: args.max_turns,
-    };
+    let settings =
+        RunSettings { variant: PromptVariant::parse(&args.prompt_variant)?, max_turns: args.max_turns };
     let factory = agent_factory(app, &args.agent)?;
     let mut tasks = select_tasks(app, &args, matches)?;
     let mut append = false;
@@ -100,7 +98,15 @@ pub fn run(args: RunArgs, matches: &ArgMatches) -> CliResult {
         tasks.retain(|t| !done.contains(&t.card().id));
         append = true;
     }
-    let records = run_all(tasks, factory.as_ref(), settings, args.jobs.max(1), args.output.as_deref(), append, args.quiet)?;
+    let records = run_all(
+        tasks,
+        factory.as_ref(),
+        settings,
+        args.jobs.max(1),
+        args.output.as_deref(),
+        append,
+        args.quiet,
+    )?;
     if !args.quiet {
         eprint!("{}", summary_by_level(&records));
     }
@@ -225,10 +231,9 @@ fn parse_seeds(s: &str) -> CliResult<(u64, u64)> {
 fn parse_filters(raw: &[String]) -> CliResult<Vec<(String, serde_json::Value)>> {
     raw.iter()
         .map(|f| {
-            let (k, v) = f.split_once('=').ok_or_else(|| Fail {
-                message: format!("bad --where {f:?}: use KEY=VALUE"),
-                code: 2,
-            })?;
+            let (k, v) = f
+                .split_once('=')
+                .ok_or_else(|| Fail { message: format!("bad --where {f:?}: use KEY=VALUE"), code: 2 })?;
             let value = serde_json::from_str(v).unwrap_or_else(|_| serde_json::Value::String(v.into()));
             Ok((k.to_string(), value))
         })
@@ -352,8 +357,13 @@ pub fn score(args: ScoreArgs) -> CliResult {
                 changed += 1;
                 eprintln!(
                     "{}: recorded correct={} safe={} progress={:.3}, re-scored correct={} safe={} progress={:.3}",
-                    old.id, old.score.correct, old.score.safe, old.score.progress,
-                    new.score.correct, new.score.safe, new.score.progress
+                    old.id,
+                    old.score.correct,
+                    old.score.safe,
+                    old.score.progress,
+                    new.score.correct,
+                    new.score.safe,
+                    new.score.progress
                 );
             }
             rescored.push(new);
@@ -387,7 +397,9 @@ fn rescore(old: &ResultRecord) -> NpResult<ResultRecord> {
         }
         runner.submit(match &turn.error {
             Some(e) => Err(AgentError::retryable(e.clone())),
-            None => Ok(AgentReply { text: turn.reply.clone(), latency_ms: turn.latency_ms, tokens: turn.tokens }),
+            None => {
+                Ok(AgentReply { text: turn.reply.clone(), latency_ms: turn.latency_ms, tokens: turn.tokens })
+            }
         });
     }
     if runner.finished().is_none() {

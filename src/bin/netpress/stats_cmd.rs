@@ -162,8 +162,15 @@ fn render_csv(rows: &[(String, Summary)]) -> String {
         let name = if n.contains([',', '"']) { format!("\"{}\"", n.replace('"', "\"\"")) } else { n.clone() };
         out.push_str(&format!(
             "{name},{},{:.6},{:.6},{:.6},{:.6},{:.6},{:.6},{:.6},{:.6},{}\n",
-            s.n, s.correct.rate, s.correct.wilson.lo, s.correct.wilson.hi, s.safe.rate,
-            s.safe.wilson.lo, s.safe.wilson.hi, s.mean_progress, s.mean_turns,
+            s.n,
+            s.correct.rate,
+            s.correct.wilson.lo,
+            s.correct.wilson.hi,
+            s.safe.rate,
+            s.safe.wilson.lo,
+            s.safe.wilson.hi,
+            s.mean_progress,
+            s.mean_turns,
             s.mean_latency_ms.map_or(String::new(), |m| format!("{m:.3}"))
         ));
     }
@@ -219,11 +226,20 @@ fn render_extras(records: &[ResultRecord]) -> String {
             "separated".to_string()
         } else {
             match o["queries_to_separate"].as_u64() {
-                Some(n) => format!("overlap {:.3}: not yet separable; about {n} queries per agent would separate these rates", o["overlap"].as_f64().unwrap_or(0.0)),
-                None => format!("overlap {:.3}: equal rates, not separable", o["overlap"].as_f64().unwrap_or(0.0)),
+                Some(n) => format!(
+                    "overlap {:.3}: not yet separable; about {n} queries per agent would separate these rates",
+                    o["overlap"].as_f64().unwrap_or(0.0)
+                ),
+                None => {
+                    format!("overlap {:.3}: equal rates, not separable", o["overlap"].as_f64().unwrap_or(0.0))
+                }
             }
         };
-        out.push_str(&format!("  {} vs {}: {verdict}\n", o["a"].as_str().unwrap_or(""), o["b"].as_str().unwrap_or("")));
+        out.push_str(&format!(
+            "  {} vs {}: {verdict}\n",
+            o["a"].as_str().unwrap_or(""),
+            o["b"].as_str().unwrap_or("")
+        ));
     }
     out
 }
@@ -239,7 +255,10 @@ pub fn plan(args: PlanArgs) -> CliResult {
             "{n} queries per agent separate pass rates {} and {} with non-overlapping 95% Wilson intervals",
             args.p1, args.p2
         ),
-        None => println!("pass rates {} and {} cannot be separated (equal, or over ten million queries)", args.p1, args.p2),
+        None => println!(
+            "pass rates {} and {} cannot be separated (equal, or over ten million queries)",
+            args.p1, args.p2
+        ),
     }
     Ok(())
 }
