@@ -21,10 +21,12 @@ pub mod app;
 pub mod error;
 pub mod hash;
 pub mod id;
+pub mod link;
 pub mod record;
 pub mod registry;
 pub mod reply;
 pub mod seed;
+pub mod selfcheck;
 pub mod stats;
 pub mod view;
 

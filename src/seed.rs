@@ -129,20 +129,20 @@ mod tests {
         assert_eq!(hex, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
     }
 
-    /// Pins the raw ChaCha20 words and our draws for one material: any change to the RNG
-    /// crate, the seeding or the sampler shows up here, natively and in wasm.
+    /// Pins our draws for fixed materials (tests/data/core_golden.json, also checked in wasm):
+    /// any change to the RNG crate, the seeding or the sampler shows up here.
     #[test]
     fn golden_draws() {
-        let mut s = Stream::new("netpress|route|v1|L1|s0|i0", Width::W32);
-        let draws: Vec<u64> = (0..8).map(|_| s.below(10)).collect();
-        assert_eq!(draws, GOLDEN_W32);
-        let mut s = Stream::new("netpress|malt|v1|L1|s0|i0", Width::W64);
-        let draws: Vec<u64> = (0..8).map(|_| s.below(1000)).collect();
-        assert_eq!(draws, GOLDEN_W64);
+        let golden: serde_json::Value = serde_json::from_str(include_str!("../tests/data/core_golden.json")).unwrap();
+        for case in golden["draws"].as_array().unwrap() {
+            let width = if case["width"] == 32 { Width::W32 } else { Width::W64 };
+            let mut s = Stream::new(case["material"].as_str().unwrap(), width);
+            let n = case["below"].as_u64().unwrap();
+            let draws: Vec<u64> = (0..8).map(|_| s.below(n)).collect();
+            let expected: Vec<u64> = serde_json::from_value(case["values"].clone()).unwrap();
+            assert_eq!(draws, expected);
+        }
     }
-
-    pub(crate) const GOLDEN_W32: [u64; 8] = [7, 9, 3, 8, 0, 3, 6, 5];
-    pub(crate) const GOLDEN_W64: [u64; 8] = [648, 790, 330, 194, 657, 706, 86, 774];
 
     #[test]
     fn below_covers_its_range_only() {

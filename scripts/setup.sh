@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# Installs what NetPress needs on a fresh machine; each step is skipped when already satisfied.
+#   scripts/setup.sh          tools to build and serve the web app
+#   scripts/setup.sh --test   also what the tests need (Chromium, iproute2, iptables, ...)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+step() { printf '\n== %s\n' "$*"; }
+have_version() { command -v "$1" >/dev/null 2>&1 && "$1" --version 2>/dev/null | grep -q "$2"; }
+
+step "Rust target wasm32-unknown-unknown"
+if rustup target list --installed | grep -qx wasm32-unknown-unknown; then
+  echo "already installed"
+else
+  rustup target add wasm32-unknown-unknown
+fi
+
+step "Trunk 0.21.14"
+if have_version trunk "trunk 0.21.14"; then echo "already installed"; else
+  cargo install --locked trunk --version 0.21.14
+fi
+
+step "wasm-bindgen-cli 0.2.130 (must equal the wasm-bindgen crate version)"
+if have_version wasm-bindgen "wasm-bindgen 0.2.130"; then echo "already installed"; else
+  # --locked fails on this registry (toolchain.md).
+  cargo install wasm-bindgen-cli --version 0.2.130
+fi
+
+step "npm packages (binaryen 132 for wasm-opt, playwright-core)"
+if [ -x tests/e2e/node_modules/.bin/wasm-opt ] && tests/e2e/node_modules/.bin/wasm-opt --version | grep -q "version 132" \
+   && [ -d tests/e2e/node_modules/playwright-core ]; then
+  echo "already installed"
+else
+  (cd tests/e2e && npm ci --no-audit --no-fund)
+fi
+
+if [ "${1:-}" = "--test" ]; then
+  step "Debian packages for the tests (Chromium, ChromeDriver, iproute2, iptables, ping, traceroute, net-tools)"
+  need=()
+  for pkg in chromium chromium-driver iproute2 iptables iputils-ping traceroute net-tools; do
+    dpkg -s "$pkg" >/dev/null 2>&1 || need+=("$pkg")
+  done
+  if [ ${#need[@]} -eq 0 ]; then echo "already installed"; else
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}"
+  fi
+fi
