@@ -18,6 +18,7 @@
 
 pub mod agent;
 pub mod app;
+pub mod bench;
 pub mod error;
 pub mod hash;
 pub mod id;

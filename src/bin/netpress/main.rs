@@ -4,6 +4,7 @@
 //! without any change. Errors print one line on stderr and exit non-zero; a panic (a bug)
 //! prints one line too, never a backtrace.
 
+mod bench;
 mod exec;
 mod knobs;
 mod run;
@@ -62,6 +63,8 @@ enum Command {
     Stats(stats_cmd::StatsArgs),
     /// How many queries separate two pass rates with non-overlapping 95% Wilson intervals.
     Plan(stats_cmd::PlanArgs),
+    /// Time the fixed seeded workload per application: generate, step and score.
+    Bench(bench::BenchArgs),
     /// Drive one task by hand: read replies from stdin or a file, print each observation.
     Exec(exec::ExecArgs),
     /// App-specific commands: `netpress <app> exec …` or `netpress <app> <tool> …`.
@@ -109,6 +112,7 @@ fn dispatch(cli: Cli, matches: &clap::ArgMatches) -> CliResult {
         Command::Score(args) => run::score(args),
         Command::Stats(args) => stats_cmd::stats(args),
         Command::Plan(args) => stats_cmd::plan(args),
+        Command::Bench(args) => bench::bench(args),
         Command::Exec(args) => exec::exec(args),
         Command::App(argv) => exec::app_command(&argv),
     }

@@ -1,0 +1,134 @@
+//! A fixed, seeded workload per application, timed per stage (generate, step, score).
+//!
+//! The CLI's `netpress bench` and the web app's Benchmark view run this same code, so native
+//! and in-browser figures come from one measurement. The clock is passed in because the
+//! library has no clock of its own (`std::time::Instant` does not exist in the browser):
+//! natively it is `Instant`, in the page `performance.now()`.
+//!
+//! Workload for `tasks` = T: ids `(level, seed, 0)` for seeds `0..T`, levels taken in turn,
+//! with the app's default knobs; every task is run to the end by the app's baseline agent.
+//! Agent time is excluded: "step" is the emulator's `Episode::step` alone.
+
+use serde::{Deserialize, Serialize};
+
+use crate::agent::Message;
+use crate::app::{App, PromptVariant};
+
+/// Timing of one stage.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StageStats {
+    pub stage: String,
+    pub samples: usize,
+    pub median_ms: f64,
+    pub p95_ms: f64,
+    pub max_ms: f64,
+    /// Mean; in the browser, where `performance.now()` is coarsened (to 0.1 ms or 5 µs), the
+    /// mean of many samples is the more precise figure for sub-millisecond stages.
+    pub mean_ms: f64,
+    /// Samples per second at the median.
+    pub per_second: f64,
+}
+
+/// The figures of one application.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AppBench {
+    pub app: String,
+    pub tasks: usize,
+    pub stages: Vec<StageStats>,
+    /// Tasks whose baseline episode ended correct (a sanity figure, not a speed).
+    pub solved: usize,
+}
+
+/// Times `f`, returning its result and the elapsed milliseconds.
+fn timed<T>(clock: &dyn Fn() -> f64, f: impl FnOnce() -> T) -> (T, f64) {
+    let start = clock();
+    let value = f();
+    (value, clock() - start)
+}
+
+/// Runs the workload for one application.
+pub fn run_app(app: &dyn App, tasks: usize, clock: &dyn Fn() -> f64) -> crate::Result<AppBench> {
+    let levels: Vec<u8> = app.info().levels.iter().map(|l| l.level).collect();
+    let (mut generate, mut step, mut score) = (Vec::new(), Vec::new(), Vec::new());
+    let mut solved = 0;
+    for seed in 0..tasks as u64 {
+        let level = levels[seed as usize % levels.len()];
+        let id = app.default_id(level, seed, 0);
+        let (task, ms) = timed(clock, || app.generate(&id));
+        let task = task?;
+        generate.push(ms);
+        let mut episode = task.start(None);
+        let mut agent = app.baseline();
+        let mut messages = vec![Message::user(task.prompt(PromptVariant::ZeroshotBase))];
+        while episode.finished().is_none() {
+            let reply = match agent.reply(&messages) {
+                Ok(r) => r.text,
+                Err(_) => break,
+            };
+            let (outcome, ms) = timed(clock, || episode.step(&reply));
+            step.push(ms);
+            messages.push(Message::assistant(reply));
+            messages.push(Message::user(outcome.observation));
+        }
+        let (result, ms) = timed(clock, || episode.score());
+        score.push(ms);
+        solved += usize::from(result.correct);
+    }
+    let stages = vec![stats("generate", generate), stats("step", step), stats("score", score)];
+    Ok(AppBench { app: app.info().name.to_string(), tasks, stages, solved })
+}
+
+/// Median, 95th percentile (nearest rank) and maximum of some samples.
+pub fn stats(stage: &str, mut samples: Vec<f64>) -> StageStats {
+    samples.sort_by(f64::total_cmp);
+    let at = |q: f64| {
+        if samples.is_empty() {
+            return 0.0;
+        }
+        let rank = (q * samples.len() as f64).ceil() as usize;
+        samples[rank.clamp(1, samples.len()) - 1]
+    };
+    let median = at(0.5);
+    let mean = if samples.is_empty() { 0.0 } else { samples.iter().sum::<f64>() / samples.len() as f64 };
+    StageStats {
+        stage: stage.to_string(),
+        samples: samples.len(),
+        median_ms: median,
+        p95_ms: at(0.95),
+        max_ms: samples.last().copied().unwrap_or(0.0),
+        mean_ms: mean,
+        per_second: if median > 0.0 { 1000.0 / median } else { f64::INFINITY },
+    }
+}
+
+/// A plain-text table of some applications' figures.
+pub fn render(benches: &[AppBench]) -> String {
+    let mut out = format!(
+        "{:<8} {:<9} {:>7} {:>11} {:>11} {:>11} {:>11} {:>12}\n",
+        "app", "stage", "samples", "median ms", "mean ms", "p95 ms", "max ms", "per second"
+    );
+    for b in benches {
+        for s in &b.stages {
+            out.push_str(&format!(
+                "{:<8} {:<9} {:>7} {:>11.4} {:>11.4} {:>11.4} {:>11.4} {:>12.0}\n",
+                b.app, s.stage, s.samples, s.median_ms, s.mean_ms, s.p95_ms, s.max_ms, s.per_second
+            ));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn percentiles_by_nearest_rank() {
+        let s = stats("x", (1..=100).map(f64::from).collect());
+        assert_eq!((s.median_ms, s.p95_ms, s.max_ms, s.samples), (50.0, 95.0, 100.0, 100));
+        assert_eq!((s.per_second, s.mean_ms), (20.0, 50.5));
+        let one = stats("y", vec![2.0]);
+        assert_eq!((one.median_ms, one.p95_ms), (2.0, 2.0));
+        assert_eq!(stats("z", vec![]).samples, 0);
+    }
+}
