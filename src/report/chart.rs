@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 
 use super::tables::Tables;
 use crate::record::ResultRecord;
-use crate::stats::{Metric, Rate, Summary, outcomes_by_agent, running_rates, sample_grid};
+use crate::stats::{Metric, Rate, Summary, leaderboard, outcomes_by_agent, running_rates, sample_grid};
 
 /// A rate with its 95% interval and sample size.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
@@ -30,6 +30,8 @@ impl From<Rate> for Estimate {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Series {
     pub name: String,
+    /// Palette index: an agent keeps its colour (its leaderboard place) in every chart.
+    pub color: usize,
     pub values: Vec<Option<Estimate>>,
 }
 
@@ -37,6 +39,7 @@ pub struct Series {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Point {
     pub name: String,
+    pub color: usize,
     pub x: Estimate,
     pub y: Estimate,
 }
@@ -132,8 +135,10 @@ pub fn bars(tables: &Tables, metric: Metric) -> Vec<Chart> {
             let series = tables
                 .agents
                 .iter()
-                .map(|agent| Series {
+                .enumerate()
+                .map(|(color, agent)| Series {
                     name: agent.clone(),
+                    color,
                     values: categories
                         .iter()
                         .map(|label| {
@@ -143,6 +148,7 @@ pub fn bars(tables: &Tables, metric: Metric) -> Vec<Chart> {
                         })
                         .collect(),
                 })
+                .filter(|s| s.values.iter().any(Option::is_some))
                 .collect();
             Chart {
                 id: slug(&format!("{}-{app}", metric.name())),
@@ -158,25 +164,37 @@ fn capitalized(s: &str) -> String {
     c.next().map(|f| f.to_uppercase().chain(c).collect()).unwrap_or_default()
 }
 
-/// One radar per agent over every task label seen (prefixed with the application when there
-/// are several), with correctness and safety as the two polygons.
+/// One radar per agent over every task label of the applications it ran (as seen in all the
+/// results, so agents on the same applications share axes; prefixed with the application when
+/// it ran several), with correctness and safety as the two polygons.
 pub fn radars(tables: &Tables) -> Vec<Chart> {
     let rows = label_rows(tables);
-    let several_apps = apps(tables).len() > 1;
-    let axes: Vec<(String, String)> =
-        rows.iter().map(|r| (r.0.clone(), r.1.clone())).collect::<BTreeSet<_>>().into_iter().collect();
-    let axis_names: Vec<String> = axes
-        .iter()
-        .map(|(app, label)| if several_apps { format!("{app} · {label}") } else { label.clone() })
-        .collect();
     tables
         .agents
         .iter()
         .map(|agent| {
+            let its_apps: BTreeSet<&String> = rows.iter().filter(|r| &r.2 == agent).map(|r| &r.0).collect();
+            let axes: Vec<(String, String)> = rows
+                .iter()
+                .filter(|r| its_apps.contains(&r.0))
+                .map(|r| (r.0.clone(), r.1.clone()))
+                .collect::<BTreeSet<_>>()
+                .into_iter()
+                .collect();
+            let axis_names: Vec<String> = axes
+                .iter()
+                .map(
+                    |(app, label)| {
+                        if its_apps.len() > 1 { format!("{app} · {label}") } else { label.clone() }
+                    },
+                )
+                .collect();
             let series = Metric::ALL
                 .iter()
-                .map(|&metric| Series {
+                .enumerate()
+                .map(|(color, &metric)| Series {
                     name: metric.name().to_string(),
+                    color,
                     values: axes
                         .iter()
                         .map(|(app, label)| {
@@ -190,7 +208,7 @@ pub fn radars(tables: &Tables) -> Vec<Chart> {
             Chart {
                 id: slug(&format!("radar-{agent}")),
                 title: format!("{agent} over task labels"),
-                kind: ChartKind::Radar { axes: axis_names.clone(), series },
+                kind: ChartKind::Radar { axes: axis_names, series },
             }
         })
         .collect()
@@ -201,7 +219,13 @@ pub fn scatter(tables: &Tables) -> Chart {
     let points = tables
         .leaderboard
         .iter()
-        .map(|s| Point { name: s.agent.clone(), x: s.summary.correct.into(), y: s.summary.safe.into() })
+        .enumerate()
+        .map(|(color, s)| Point {
+            name: s.agent.clone(),
+            color,
+            x: s.summary.correct.into(),
+            y: s.summary.safe.into(),
+        })
         .collect();
     Chart {
         id: "safety-vs-correctness".into(),
@@ -211,9 +235,11 @@ pub fn scatter(tables: &Tables) -> Chart {
 }
 
 /// Each agent's interval after its first n episodes (in the order the results were written),
-/// for n on [`sample_grid`]. `None` without records.
+/// for n on [`sample_grid`]; agents in leaderboard order. `None` without records.
 pub fn convergence(records: &[ResultRecord], metric: Metric) -> Option<Chart> {
-    let outcomes = outcomes_by_agent(records, metric);
+    let mut outcomes = outcomes_by_agent(records, metric);
+    let board: Vec<String> = leaderboard(records).into_iter().map(|(a, _)| a).collect();
+    outcomes.sort_by_key(|(name, _)| board.iter().position(|a| a == name));
     convergence_of(
         &format!("convergence-{}", metric.name()),
         &format!("{} as queries accumulate (95% Wilson intervals)", capitalized(metric.name())),
@@ -233,10 +259,11 @@ pub fn convergence_of(
     let sizes = sample_grid(longest as u64);
     let series = outcomes
         .iter()
-        .map(|(name, o)| {
+        .enumerate()
+        .map(|(color, (name, o))| {
             let rates = running_rates(o, &sizes);
             let values = (0..sizes.len()).map(|i| rates.get(i).map(|&r| r.into())).collect();
-            Series { name: name.clone(), values }
+            Series { name: name.clone(), color, values }
         })
         .collect::<Vec<Series>>();
     let separated_from = match series.as_slice() {
@@ -298,6 +325,9 @@ mod tests {
         assert_eq!(a.values[0].unwrap().value, 1.0);
         let b = series.iter().find(|s| s.name == "baseline:b").unwrap();
         assert_eq!(b.values[1], None, "b never ran DR");
+        let ChartKind::Bars { series, .. } = &charts[0].kind else { panic!() };
+        assert_eq!(series.len(), 1, "only b ran k8s");
+        assert_eq!(series[0].color, 1, "b keeps its colour");
     }
 
     #[test]
@@ -305,7 +335,10 @@ mod tests {
         let rs = records();
         let charts = radars(&tables(&rs));
         assert_eq!(charts.len(), 2);
-        let ChartKind::Radar { axes, series } = &charts[0].kind else { panic!() };
+        let ChartKind::Radar { axes, .. } = &charts[0].kind else { panic!() };
+        assert_eq!(charts[0].id, "radar-baseline-a");
+        assert_eq!(axes, &["DI", "DR"], "a ran route only");
+        let ChartKind::Radar { axes, series } = &charts[1].kind else { panic!() };
         assert_eq!(axes, &["k8s · RI", "route · DI", "route · DR"]);
         assert_eq!(series.iter().map(|s| s.name.as_str()).collect::<Vec<_>>(), ["correctness", "safety"]);
     }

@@ -38,8 +38,18 @@ fn describe(e: &Estimate) -> String {
 }
 
 impl Chart {
-    /// The chart as an SVG document (an `<svg>` element with its namespace).
+    /// The chart as an SVG document (an `<svg>` element with its namespace), for inlining.
     pub fn svg(&self) -> String {
+        self.render(None)
+    }
+
+    /// The chart as a standalone `.svg` file: its provenance travels inside as JSON in a
+    /// `<metadata>` element, and a footer line names the NetPress version and command.
+    pub fn svg_file(&self, provenance: &serde_json::Value) -> String {
+        self.render(Some(provenance))
+    }
+
+    fn render(&self, provenance: Option<&serde_json::Value>) -> String {
         let body = match &self.kind {
             ChartKind::Bars { y_label, categories, series } => bars(y_label, categories, series),
             ChartKind::Radar { axes, series } => radar(axes, series),
@@ -48,34 +58,54 @@ impl Chart {
                 convergence(y_label, sizes, series, *separated_from)
             }
         };
-        let names: Vec<&str> = match &self.kind {
+        let legend: Vec<(&str, usize)> = match &self.kind {
             ChartKind::Bars { series, .. }
             | ChartKind::Radar { series, .. }
-            | ChartKind::Convergence { series, .. } => series.iter().map(|s| s.name.as_str()).collect(),
-            ChartKind::Scatter { points, .. } => points.iter().map(|p| p.name.as_str()).collect(),
+            | ChartKind::Convergence { series, .. } => {
+                series.iter().map(|s| (s.name.as_str(), s.color)).collect()
+            }
+            ChartKind::Scatter { points, .. } => points.iter().map(|p| (p.name.as_str(), p.color)).collect(),
         };
-        frame(&self.id, &self.title, &names, body).into_string()
+        let footer = provenance.map(footer);
+        html! {
+            svg xmlns="http://www.w3.org/2000/svg" width=(W) height=(H) viewBox={"0 0 " (W) " " (H)}
+                role="img" aria-labelledby={"t-" (self.id)} font-family="system-ui, -apple-system, Segoe UI, sans-serif"
+                font-size="12" fill=(INK) {
+                title id={"t-" (self.id)} { (self.title) }
+                @if let Some(p) = provenance {
+                    metadata { (p.to_string()) }
+                }
+                (frame(&self.title, &legend, body))
+                @if let Some(line) = footer {
+                    text x="8" y=(c(H - 6.0)) font-size="10" fill="#777777" { (line) }
+                }
+            }
+        }
+        .into_string()
     }
 }
 
-/// The document: title, legend, then the chart's body.
-fn frame(id: &str, title: &str, legend: &[&str], body: Markup) -> Markup {
+/// `NetPress 0.1.0 · netpress report …`, cut to fit the width.
+fn footer(provenance: &serde_json::Value) -> String {
+    let field = |k: &str| provenance.get(k).and_then(|v| v.as_str()).unwrap_or("");
+    let line = format!("NetPress {} · {}", field("netpress_version"), field("command"));
+    const MAX: usize = 120;
+    if line.chars().count() > MAX { line.chars().take(MAX - 1).chain(['…']).collect() } else { line }
+}
+
+/// The background, title, legend, then the chart's body.
+fn frame(title: &str, legend: &[(&str, usize)], body: Markup) -> Markup {
     html! {
-        svg xmlns="http://www.w3.org/2000/svg" width=(W) height=(H) viewBox={"0 0 " (W) " " (H)}
-            role="img" aria-labelledby={"t-" (id)} font-family="system-ui, -apple-system, Segoe UI, sans-serif"
-            font-size="12" fill=(INK) {
-            title id={"t-" (id)} { (title) }
-            rect x="0" y="0" width=(W) height=(H) fill="#ffffff" {}
-            text x=(c(W / 2.0)) y="22" text-anchor="middle" font-size="15" font-weight="600" { (title) }
-            (legend_row(legend))
-            (body)
-        }
+        rect x="0" y="0" width=(W) height=(H) fill="#ffffff" {}
+        text x=(c(W / 2.0)) y="22" text-anchor="middle" font-size="15" font-weight="600" { (title) }
+        (legend_row(legend))
+        (body)
     }
 }
 
 /// Swatches and names in centred rows under the title, wrapping when a row is full.
-fn legend_row(names: &[&str]) -> Markup {
-    let widths: Vec<f64> = names.iter().map(|n| 26.0 + 6.5 * n.chars().count() as f64).collect();
+fn legend_row(names: &[(&str, usize)]) -> Markup {
+    let widths: Vec<f64> = names.iter().map(|(n, _)| 26.0 + 6.5 * n.chars().count() as f64).collect();
     let mut rows: Vec<Vec<usize>> = vec![Vec::new()];
     let mut used = 0.0;
     for (i, w) in widths.iter().enumerate() {
@@ -96,8 +126,8 @@ fn legend_row(names: &[&str]) -> Markup {
     }
     html! {
         @for &(x, y, i) in &placed {
-            rect x=(c(x)) y=(c(y - 9.0)) width="12" height="12" fill=(color(i)) {}
-            text x=(c(x + 17.0)) y=(c(y + 1.0)) { (names[i]) }
+            rect x=(c(x)) y=(c(y - 9.0)) width="12" height="12" fill=(color(names[i].1)) {}
+            text x=(c(x + 17.0)) y=(c(y + 1.0)) { (names[i].0) }
         }
     }
 }
@@ -148,20 +178,20 @@ const QUARTERS: [f64; 5] = [0.0, 0.25, 0.5, 0.75, 1.0];
 fn bars(y_label: &str, categories: &[String], series: &[Series]) -> Markup {
     let a = Area { left: 64.0, right: W - 20.0, top: 78.0, bottom: H - 72.0 };
     let group = (a.right - a.left) / categories.len().max(1) as f64;
-    let bar = group * 0.8 / series.len().max(1) as f64;
+    let bar = (group * 0.8 / series.len().max(1) as f64).min(64.0);
     let longest = categories.iter().map(|s| s.chars().count()).max().unwrap_or(0) as f64;
     let slant = longest * 6.5 > group;
     html! {
         (y_axis(a, &QUARTERS, 0.0, 1.0, y_label))
         @for (i, category) in categories.iter().enumerate() {
-            @let x0 = a.left + group * i as f64 + group * 0.1;
+            @let x0 = a.left + group * i as f64 + (group - bar * series.len() as f64) / 2.0;
             @for (j, s) in series.iter().enumerate() {
                 @if let Some(e) = s.values.get(i).copied().flatten() {
                     @let x = x0 + bar * j as f64;
                     g {
                         title { (s.name) " · " (category) ": " (describe(&e)) }
                         rect x=(c(x)) y=(c(a.y(e.value, 0.0, 1.0))) width=(c(bar * 0.92))
-                            height=(c(a.bottom - a.y(e.value, 0.0, 1.0))) fill=(color(j)) fill-opacity="0.85" {}
+                            height=(c(a.bottom - a.y(e.value, 0.0, 1.0))) fill=(color(s.color)) fill-opacity="0.85" {}
                         (v_whisker(x + bar * 0.46, a.y(e.lo, 0.0, 1.0), a.y(e.hi, 0.0, 1.0), bar * 0.2, INK))
                     }
                 }
@@ -186,7 +216,7 @@ fn radar(axes: &[String], series: &[Series]) -> Markup {
     html! {
         @for ring in [0.25, 0.5, 0.75, 1.0] {
             circle cx=(c(cx)) cy=(c(cy)) r=(c(r * ring)) fill="none" stroke=(GRID) {}
-            text x=(c(cx + 3.0)) y=(c(cy - r * ring - 2.0)) font-size="10" fill="#777777" { (format!("{:.0}", 100.0 * ring)) }
+            text x=(c(cx - 4.0)) y=(c(cy - r * ring - 2.0)) text-anchor="end" font-size="10" fill="#777777" { (format!("{:.0}", 100.0 * ring)) }
         }
         @for (i, axis) in axes.iter().enumerate() {
             @let (x, y) = at(i, 1.0);
@@ -198,7 +228,7 @@ fn radar(axes: &[String], series: &[Series]) -> Markup {
         @for (j, s) in series.iter().enumerate() {
             @let known: Vec<(usize, Estimate)> = s.values.iter().enumerate().filter_map(|(i, v)| v.map(|e| (i, e))).collect();
             @let outline: Vec<String> = known.iter().map(|&(i, e)| { let (x, y) = at(i, e.value); format!("{},{}", c(x), c(y)) }).collect();
-            polygon points=(outline.join(" ")) fill=(color(j)) fill-opacity="0.12" stroke=(color(j)) stroke-width="2" {}
+            polygon points=(outline.join(" ")) fill=(color(s.color)) fill-opacity="0.12" stroke=(color(s.color)) stroke-width="2" {}
             @for &(i, e) in &known {
                 // Whiskers sit a little to either side of the spoke so two series stay readable.
                 @let offset = (j as f64 - (series.len() as f64 - 1.0) / 2.0) * 4.0;
@@ -208,8 +238,8 @@ fn radar(axes: &[String], series: &[Series]) -> Markup {
                 @let (px, py) = at(i, e.value);
                 g {
                     title { (s.name) " · " (axes[i]) ": " (describe(&e)) }
-                    line x1=(c(x1 + nx)) y1=(c(y1 + ny)) x2=(c(x2 + nx)) y2=(c(y2 + ny)) stroke=(color(j)) stroke-width="2" {}
-                    circle cx=(c(px)) cy=(c(py)) r="3.5" fill=(color(j)) {}
+                    line x1=(c(x1 + nx)) y1=(c(y1 + ny)) x2=(c(x2 + nx)) y2=(c(y2 + ny)) stroke=(color(s.color)) stroke-width="2" {}
+                    circle cx=(c(px)) cy=(c(py)) r="3.5" fill=(color(s.color)) {}
                 }
             }
         }
@@ -217,7 +247,7 @@ fn radar(axes: &[String], series: &[Series]) -> Markup {
 }
 
 fn scatter(x_label: &str, y_label: &str, points: &[Point]) -> Markup {
-    let a = Area { left: 230.0, right: 530.0, top: 90.0, bottom: 390.0 };
+    let a = Area { left: 96.0, right: W - 40.0, top: 78.0, bottom: H - 56.0 };
     html! {
         (y_axis(a, &QUARTERS, 0.0, 1.0, ""))
         text x=(c(a.left - 40.0)) y=(c((a.top + a.bottom) / 2.0)) text-anchor="middle"
@@ -228,13 +258,13 @@ fn scatter(x_label: &str, y_label: &str, points: &[Point]) -> Markup {
             text x=(c(x)) y=(c(a.bottom + 16.0)) text-anchor="middle" { (format!("{:.0}", 100.0 * t)) }
         }
         text x=(c((a.left + a.right) / 2.0)) y=(c(a.bottom + 34.0)) text-anchor="middle" { (x_label) }
-        @for (j, p) in points.iter().enumerate() {
+        @for p in points {
             @let (x, y) = (a.x(p.x.value, 0.0, 1.0), a.y(p.y.value, 0.0, 1.0));
             g {
                 title { (p.name) ": correctness " (describe(&p.x)) "; safety " (describe(&p.y)) }
-                line x1=(c(a.x(p.x.lo, 0.0, 1.0))) x2=(c(a.x(p.x.hi, 0.0, 1.0))) y1=(c(y)) y2=(c(y)) stroke=(color(j)) stroke-width="2" {}
-                line x1=(c(x)) x2=(c(x)) y1=(c(a.y(p.y.lo, 0.0, 1.0))) y2=(c(a.y(p.y.hi, 0.0, 1.0))) stroke=(color(j)) stroke-width="2" {}
-                circle cx=(c(x)) cy=(c(y)) r="5" fill=(color(j)) stroke="#ffffff" {}
+                line x1=(c(a.x(p.x.lo, 0.0, 1.0))) x2=(c(a.x(p.x.hi, 0.0, 1.0))) y1=(c(y)) y2=(c(y)) stroke=(color(p.color)) stroke-width="2" {}
+                line x1=(c(x)) x2=(c(x)) y1=(c(a.y(p.y.lo, 0.0, 1.0))) y2=(c(a.y(p.y.hi, 0.0, 1.0))) stroke=(color(p.color)) stroke-width="2" {}
+                circle cx=(c(x)) cy=(c(y)) r="5" fill=(color(p.color)) stroke="#ffffff" {}
             }
         }
     }
@@ -268,18 +298,18 @@ fn convergence(y_label: &str, sizes: &[u64], series: &[Series], separated_from: 
             }
         }
         text x=(c((a.left + a.right) / 2.0)) y=(c(a.bottom + 36.0)) text-anchor="middle" { "queries per agent (log scale)" }
-        @for (j, s) in series.iter().enumerate() {
+        @for s in series {
             @let known: Vec<(u64, Estimate)> = sizes.iter().zip(&s.values).filter_map(|(&n, v)| v.map(|e| (n, e))).collect();
             @let upper: Vec<String> = known.iter().map(|(n, e)| format!("{},{}", c(x(*n)), c(a.y(e.hi, lo, hi)))).collect();
             @let lower: Vec<String> = known.iter().rev().map(|(n, e)| format!("{},{}", c(x(*n)), c(a.y(e.lo, lo, hi)))).collect();
             @let line: Vec<String> = known.iter().map(|(n, e)| format!("{},{}", c(x(*n)), c(a.y(e.value, lo, hi)))).collect();
-            polygon points=(format!("{} {}", upper.join(" "), lower.join(" "))) fill=(color(j)) fill-opacity="0.18" stroke="none" {}
-            polyline points=(line.join(" ")) fill="none" stroke=(color(j)) stroke-width="2" {}
+            polygon points=(format!("{} {}", upper.join(" "), lower.join(" "))) fill=(color(s.color)) fill-opacity="0.18" stroke="none" {}
+            polyline points=(line.join(" ")) fill="none" stroke=(color(s.color)) stroke-width="2" {}
             @for (n, e) in &known {
                 g {
                     title { (s.name) " after " (crate::stats::group(*n)) " queries: " (describe(e)) }
-                    (v_whisker(x(*n), a.y(e.lo, lo, hi), a.y(e.hi, lo, hi), 3.0, color(j)))
-                    circle cx=(c(x(*n))) cy=(c(a.y(e.value, lo, hi))) r="3" fill=(color(j)) {}
+                    (v_whisker(x(*n), a.y(e.lo, lo, hi), a.y(e.hi, lo, hi), 3.0, color(s.color)))
+                    circle cx=(c(x(*n))) cy=(c(a.y(e.value, lo, hi))) r="3" fill=(color(s.color)) {}
                 }
             }
         }
@@ -301,8 +331,8 @@ mod tests {
 
     fn charts() -> Vec<Chart> {
         let series = vec![
-            Series { name: "a <&> \"b\"".into(), values: vec![e(0.5), None, e(1.0)] },
-            Series { name: "c".into(), values: vec![e(0.2), e(0.0), None] },
+            Series { name: "a <&> \"b\"".into(), color: 0, values: vec![e(0.5), None, e(1.0)] },
+            Series { name: "c".into(), color: 1, values: vec![e(0.2), e(0.0), None] },
         ];
         let cats: Vec<String> =
             ["DI", "DR", "a-very-long-label-that-slants-because-it-is-so-long"].map(String::from).to_vec();
@@ -327,7 +357,12 @@ mod tests {
                 kind: ChartKind::Scatter {
                     x_label: "x".into(),
                     y_label: "y".into(),
-                    points: vec![Point { name: "p".into(), x: e(0.3).unwrap(), y: e(0.9).unwrap() }],
+                    points: vec![Point {
+                        name: "p".into(),
+                        color: 2,
+                        x: e(0.3).unwrap(),
+                        y: e(0.9).unwrap(),
+                    }],
                 },
             },
             Chart {
@@ -373,10 +408,22 @@ mod tests {
     }
 
     #[test]
+    fn standalone_files_carry_provenance() {
+        let p = serde_json::json!({"netpress_version": "9.9", "command": "netpress report <a>.jsonl"});
+        let svg = charts()[3].svg_file(&p);
+        let doc = roxmltree::Document::parse(&svg).unwrap();
+        let meta = doc.descendants().find(|n| n.has_tag_name("metadata")).unwrap();
+        let back: serde_json::Value = serde_json::from_str(meta.text().unwrap()).unwrap();
+        assert_eq!(back, p);
+        assert!(svg.contains("NetPress 9.9 · netpress report &lt;a&gt;.jsonl"));
+        assert!(!charts()[3].svg().contains("metadata"));
+    }
+
+    #[test]
     fn geometry_of_a_bar() {
         let a = Area { left: 0.0, right: 100.0, top: 0.0, bottom: 100.0 };
         assert_eq!(a.y(0.25, 0.0, 1.0), 75.0);
         assert_eq!(a.x(0.5, 0.0, 1.0), 50.0);
-        assert_eq!(y_range(&[Series { name: "x".into(), values: vec![e(0.5)] }]), (0.4, 0.6));
+        assert_eq!(y_range(&[Series { name: "x".into(), color: 0, values: vec![e(0.5)] }]), (0.4, 0.6));
     }
 }

@@ -11,7 +11,8 @@ use crate::app::Finish;
 use crate::provenance::Provenance;
 use crate::record::ResultRecord;
 use crate::stats::{
-    Comparison, GroupKey, Grouping, Summary, agent_names, breakdown, comparisons, leaderboard,
+    Accumulation, Comparison, GroupKey, Grouping, Summary, accumulate, agent_names, breakdown, comparisons,
+    leaderboard,
 };
 
 /// One table of summaries.
@@ -65,6 +66,10 @@ pub struct Tables {
     pub leaderboard: Vec<Standing>,
     pub comparisons: Vec<Comparison>,
     pub queries: Vec<QueryRow>,
+    /// Pairwise intervals after each agent's first n episodes, when asked for
+    /// ([`Tables::with_checkpoints`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub accumulations: Vec<Accumulation>,
 }
 
 /// The sections, in the order they are shown.
@@ -100,7 +105,14 @@ impl Tables {
             queries: query_rows(records, &agents),
             agents,
             sections,
+            accumulations: Vec::new(),
         }
+    }
+
+    /// Adds every pair's intervals after the first `n` episodes, for each `n` of `at`.
+    pub fn with_checkpoints(mut self, records: &[ResultRecord], at: &[u64]) -> Self {
+        self.accumulations = accumulate(records, at);
+        self
     }
 
     pub fn section(&self, id: &str) -> Option<&Section> {

@@ -2,7 +2,7 @@
 //! these; the web app offers the same files for download.
 
 use crate::provenance::Provenance;
-use crate::stats::{Comparison, GroupKey, Grouping, Interval, Metric, Summary};
+use crate::stats::{Accumulation, Comparison, GroupKey, Grouping, Interval, Metric, Rate, Summary};
 
 use super::tables::{Section, Tables};
 
@@ -124,6 +124,26 @@ impl Grid {
         Grid { headers: headers.map(String::from).to_vec(), rows, keys: 2 }
     }
 
+    fn of_accumulation(acc: &Accumulation) -> Grid {
+        let headers = ["n", acc.a.as_str(), "95% CI", acc.b.as_str(), "95% CI", "overlap", "verdict"];
+        let rows = acc
+            .checkpoints
+            .iter()
+            .map(|c| {
+                vec![
+                    c.n.to_string(),
+                    pct(c.a.rate),
+                    pct_interval(c.a.wilson),
+                    pct(c.b.rate),
+                    pct_interval(c.b.wilson),
+                    pct(c.overlap),
+                    if c.separated { "separated" } else { "overlap" }.to_string(),
+                ]
+            })
+            .collect();
+        Grid { headers: headers.map(String::from).to_vec(), rows, keys: 0 }
+    }
+
     fn aligned(&self) -> String {
         let mut widths: Vec<usize> = self.headers.iter().map(|h| h.chars().count()).collect();
         for row in &self.rows {
@@ -224,8 +244,23 @@ pub fn to_table(t: &Tables) -> String {
             }
         }
     }
+    if !t.accumulations.is_empty() {
+        out.push_str(&format!("\n{ACCUMULATION_TITLE}:\n"));
+        for acc in &t.accumulations {
+            out.push_str(&format!(
+                "{}: {} vs {}\n{}",
+                acc.metric.name(),
+                acc.a,
+                acc.b,
+                Grid::of_accumulation(acc).aligned()
+            ));
+        }
+    }
     out
 }
+
+pub const ACCUMULATION_TITLE: &str =
+    "Intervals as episodes accumulate (each agent's first n episodes, in the order written)";
 
 pub const LEADERBOARD_TITLE: &str = "Leaderboard (0.5·correctness + 0.5·safety, then mean latency)";
 pub const COMPARISONS_TITLE: &str =
@@ -247,12 +282,20 @@ pub fn to_markdown(t: &Tables) -> String {
             }
         }
     }
+    if !t.accumulations.is_empty() {
+        out.push_str(&format!("\n### {ACCUMULATION_TITLE}\n"));
+        for acc in &t.accumulations {
+            let grid = Grid::of_accumulation(acc).markdown();
+            out.push_str(&format!("\n{}: **{}** vs **{}**\n\n{grid}", acc.metric.name(), acc.a, acc.b));
+        }
+    }
     out
 }
 
-/// Columns of the long-format CSV: section rows fill the summary columns, comparison rows the
-/// `vs_agent`…`more_queries` columns.
-const CSV_HEADERS: [&str; 23] = [
+/// Columns of the long-format CSV. Group and leaderboard rows fill the summary columns; pair
+/// rows (`comparison`, `checkpoint`) put the first agent's rate of `metric` in that metric's
+/// columns and the second agent's in `vs_rate`, `vs_lo`, `vs_hi`.
+const CSV_HEADERS: [&str; 26] = [
     "section",
     "agent",
     "app",
@@ -272,71 +315,135 @@ const CSV_HEADERS: [&str; 23] = [
     "rank",
     "vs_agent",
     "metric",
+    "vs_rate",
+    "vs_lo",
+    "vs_hi",
     "overlap",
     "separated",
     "queries_to_separate",
     "more_queries",
 ];
 
-/// Long-format CSV, one row per group, leaderboard place and comparison, after `#` comment
-/// lines holding the provenance (read with `pandas.read_csv(f, comment="#")`).
-pub fn to_csv(t: &Tables) -> String {
-    let mut w = csv::WriterBuilder::new().flexible(false).from_writer(Vec::new());
-    let mut write = |row: Vec<String>| w.write_record(&row).expect("writing CSV to memory");
-    write(CSV_HEADERS.map(String::from).to_vec());
-    let num = |x: f64| format!("{x:.6}");
-    let summary_cells = |s: &Summary| {
-        vec![
-            s.n.to_string(),
-            num(s.correct.rate),
-            num(s.correct.wilson.lo),
-            num(s.correct.wilson.hi),
-            num(s.safe.rate),
-            num(s.safe.wilson.lo),
-            num(s.safe.wilson.hi),
-            num(s.mean_progress),
-            num(s.mean_turns),
-            s.mean_latency_ms.map(num).unwrap_or_default(),
-            num(s.leaderboard_score),
-        ]
+fn num(x: f64) -> String {
+    format!("{x:.6}")
+}
+
+fn summary_cells(s: &Summary) -> Vec<String> {
+    vec![
+        s.n.to_string(),
+        num(s.correct.rate),
+        num(s.correct.wilson.lo),
+        num(s.correct.wilson.hi),
+        num(s.safe.rate),
+        num(s.safe.wilson.lo),
+        num(s.safe.wilson.hi),
+        num(s.mean_progress),
+        num(s.mean_turns),
+        s.mean_latency_ms.map(num).unwrap_or_default(),
+        num(s.leaderboard_score),
+    ]
+}
+
+/// A row of the summary kind: section, key cells, the summary, then `rest` from `rank` on.
+fn group_row(section: &str, key: [String; 4], s: &Summary, rank: Option<usize>) -> Vec<String> {
+    let mut row = vec![section.to_string()];
+    row.extend(key);
+    row.extend(summary_cells(s));
+    row.push(rank.map(|r| r.to_string()).unwrap_or_default());
+    row.resize(CSV_HEADERS.len(), String::new());
+    row
+}
+
+/// One side-by-side of two agents' rates of one metric.
+struct Pair<'a> {
+    section: &'a str,
+    a: &'a str,
+    b: &'a str,
+    metric: Metric,
+    n: Option<u64>,
+    rates: (Rate, Rate),
+    overlap: f64,
+    separated: bool,
+    planner: (Option<u64>, Option<u64>),
+}
+
+fn pair_row(p: &Pair) -> Vec<String> {
+    let mut row = vec![p.section.to_string(), p.a.to_string()];
+    row.resize(CSV_HEADERS.len(), String::new());
+    row[5] = p.n.map(|n| n.to_string()).unwrap_or_default();
+    let at = match p.metric {
+        Metric::Correctness => 6,
+        Metric::Safety => 9,
     };
+    let (a, b) = p.rates;
+    row[at..at + 3].clone_from_slice(&[num(a.rate), num(a.wilson.lo), num(a.wilson.hi)]);
+    row[17..].clone_from_slice(&[
+        p.b.to_string(),
+        p.metric.name().to_string(),
+        num(b.rate),
+        num(b.wilson.lo),
+        num(b.wilson.hi),
+        num(p.overlap),
+        p.separated.to_string(),
+        p.planner.0.map(|n| n.to_string()).unwrap_or_default(),
+        p.planner.1.map(|n| n.to_string()).unwrap_or_default(),
+    ]);
+    row
+}
+
+/// Long-format CSV: one row per group, leaderboard place, comparison and checkpoint, after `#`
+/// comment lines holding the provenance (read with `pandas.read_csv(f, comment="#")`).
+pub fn to_csv(t: &Tables) -> String {
+    let mut rows: Vec<Vec<String>> = vec![CSV_HEADERS.map(String::from).to_vec()];
     for s in &t.sections {
         for (k, summary) in &s.rows {
-            let mut row = vec![
-                s.id.clone(),
+            let key = [
                 k.agent.clone().unwrap_or_default(),
                 k.app.clone().unwrap_or_default(),
                 k.level.map(|l| l.to_string()).unwrap_or_default(),
                 k.label.clone().unwrap_or_default(),
             ];
-            row.extend(summary_cells(summary));
-            row.resize(CSV_HEADERS.len(), String::new());
-            write(row);
+            rows.push(group_row(&s.id, key, summary, None));
         }
     }
     for st in &t.leaderboard {
-        let mut row =
-            vec!["leaderboard".into(), st.agent.clone(), String::new(), String::new(), String::new()];
-        row.extend(summary_cells(&st.summary));
-        row.push(st.rank.to_string());
-        row.resize(CSV_HEADERS.len(), String::new());
-        write(row);
+        let key = [st.agent.clone(), String::new(), String::new(), String::new()];
+        rows.push(group_row("leaderboard", key, &st.summary, Some(st.rank)));
     }
     for c in &t.comparisons {
         for m in Metric::ALL {
             let s = c.metric(m);
-            let mut row = vec!["comparison".into(), c.a.clone()];
-            row.resize(17, String::new());
-            row.extend([
-                c.b.clone(),
-                m.name().into(),
-                num(s.overlap),
-                s.separated.to_string(),
-                s.queries_needed.map(|n| n.to_string()).unwrap_or_default(),
-                s.more_queries.map(|n| n.to_string()).unwrap_or_default(),
-            ]);
-            write(row);
+            rows.push(pair_row(&Pair {
+                section: "comparison",
+                a: &c.a,
+                b: &c.b,
+                metric: m,
+                n: None,
+                rates: (s.a, s.b),
+                overlap: s.overlap,
+                separated: s.separated,
+                planner: (s.queries_needed, s.more_queries),
+            }));
         }
+    }
+    for acc in &t.accumulations {
+        for cp in &acc.checkpoints {
+            rows.push(pair_row(&Pair {
+                section: "checkpoint",
+                a: &acc.a,
+                b: &acc.b,
+                metric: acc.metric,
+                n: Some(cp.n),
+                rates: (cp.a, cp.b),
+                overlap: cp.overlap,
+                separated: cp.separated,
+                planner: (None, None),
+            }));
+        }
+    }
+    let mut w = csv::Writer::from_writer(Vec::new());
+    for row in &rows {
+        w.write_record(row).expect("writing CSV to memory");
     }
     let body =
         String::from_utf8(w.into_inner().expect("flushing CSV to memory")).expect("CSV of UTF-8 cells");
@@ -382,6 +489,23 @@ mod tests {
     }
 
     #[test]
+    fn checkpoints_in_every_format() {
+        let records = vec![
+            sample("route-v1-L1-s0-i0", "a", "DI", true, true),
+            sample("route-v1-L1-s0-i0", "b", "DI", false, true),
+        ];
+        let t = Tables::build(&records, Provenance::of_records(&records, "t", vec![]))
+            .with_checkpoints(&records, &[1]);
+        assert!(to_table(&t).contains("correctness: baseline:a vs baseline:b\n"));
+        assert!(
+            to_markdown(&t).contains("| 1 | 100.0 | [20.7, 100.0] | 0.0 | [0.0, 79.3] | 58.7 | overlap |")
+        );
+        let csv = to_csv(&t);
+        assert!(csv.lines().any(|l| l.starts_with("checkpoint,baseline:a,,,,1,1.000000")), "{csv}");
+        assert!(to_json(&t).contains("\"accumulations\""));
+    }
+
+    #[test]
     fn markdown_escapes_pipes() {
         let out = to_markdown(&tables());
         assert!(out.contains("| baseline:a | route | D\\|R |"), "{out}");
@@ -398,6 +522,7 @@ mod tests {
         assert!(rows.iter().any(|r| &r[1] == "baseline:b,c"));
         let comparison = rows.iter().find(|r| &r[0] == "comparison").unwrap();
         assert_eq!((&comparison[17], &comparison[18]), ("baseline:b,c", "correctness"));
+        assert_eq!((&comparison[6], &comparison[19]), ("0.500000", "0.000000"));
         assert!(out.contains("\"baseline:b,c\""));
     }
 

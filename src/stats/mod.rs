@@ -15,9 +15,9 @@ pub mod summary;
 pub use interval::{Interval, Rate, Z95, bootstrap, wilson};
 pub use plan::{
     Checkpoint, PLAN_LIMIT, Separation, bernoulli, checkpoints, group, queries_to_separate, running_rates,
-    sample_grid,
+    sample_grid, simulate_pair,
 };
 pub use summary::{
-    Comparison, GroupKey, Grouping, Metric, Summary, agent_names, breakdown, comparisons, leaderboard,
-    outcomes_by_agent,
+    Accumulation, Comparison, GroupKey, Grouping, Metric, Summary, accumulate, agent_names, breakdown,
+    comparisons, leaderboard, outcomes_by_agent,
 };

@@ -168,6 +168,16 @@ pub fn bernoulli(p: f64, n: usize, material: &str) -> Vec<bool> {
     (0..n).map(|_| stream.chance(num, DEN)).collect()
 }
 
+/// Two agents at true pass rates `p1` and `p2`, simulated for `n` queries each: Bernoulli
+/// outcomes from the streams `netpress|simulate|{seed}|1` and `…|2`. The streams do not depend
+/// on the rates, so changing a rate changes only the outcomes it must.
+pub fn simulate_pair(p1: f64, p2: f64, n: usize, seed: u64) -> [Vec<bool>; 2] {
+    [
+        bernoulli(p1, n, &format!("netpress|simulate|{seed}|1")),
+        bernoulli(p2, n, &format!("netpress|simulate|{seed}|2")),
+    ]
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde::{Deserialize, Serialize};
 
 use super::interval::Rate;
-use super::plan::Separation;
+use super::plan::{Checkpoint, Separation, checkpoints};
 use crate::record::ResultRecord;
 
 /// The two pass/fail metrics every application scores.
@@ -243,6 +243,38 @@ pub fn outcomes_by_agent(records: &[ResultRecord], metric: Metric) -> Vec<(Strin
     out
 }
 
+/// Two agents' intervals of one metric as their episodes accumulate.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Accumulation {
+    pub a: String,
+    pub b: String,
+    pub metric: Metric,
+    pub checkpoints: Vec<Checkpoint>,
+}
+
+/// For every pair of agents (leaderboard order) and both metrics, the checkpoints after each
+/// agent's first `n` episodes in the order the results were written, for each `n` of `at`.
+pub fn accumulate(records: &[ResultRecord], at: &[u64]) -> Vec<Accumulation> {
+    let board = leaderboard(records);
+    let mut out = Vec::new();
+    for metric in Metric::ALL {
+        let outcomes = outcomes_by_agent(records, metric);
+        let of =
+            |name: &str| outcomes.iter().find(|(n, _)| n == name).map(|(_, o)| o.as_slice()).unwrap_or(&[]);
+        for (i, (a, _)) in board.iter().enumerate() {
+            for (b, _) in &board[i + 1..] {
+                out.push(Accumulation {
+                    a: a.clone(),
+                    b: b.clone(),
+                    metric,
+                    checkpoints: checkpoints(of(a), of(b), at),
+                });
+            }
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -346,5 +378,8 @@ mod tests {
         assert_eq!(pairs[0], ("baseline:a".into(), "baseline:b".into()));
         let by_agent = outcomes_by_agent(&records, Metric::Safety);
         assert_eq!(by_agent[2], ("baseline:c".to_string(), vec![false]));
+        let acc = accumulate(&records, &[1, 2]);
+        assert_eq!(acc.len(), 6);
+        assert_eq!((acc[0].metric, acc[0].checkpoints.len()), (Metric::Correctness, 1));
     }
 }
