@@ -104,7 +104,7 @@ pub fn agent_names(records: &[ResultRecord]) -> Vec<String> {
         let label = r.agent.label();
         variants.entry(label.clone()).or_default().insert(r.prompt_variant.as_str());
         limits.entry((label.clone(), r.app.as_str())).or_default().insert(r.max_turns);
-        settings.entry(label).or_default().insert(crate::hash::canonical_json(&r.agent.settings));
+        settings.entry(label).or_default().insert(public_settings(r));
     }
     let split_limits: BTreeSet<&String> =
         limits.iter().filter(|(_, set)| set.len() > 1).map(|((label, _), _)| label).collect();
@@ -120,11 +120,16 @@ pub fn agent_names(records: &[ResultRecord]) -> Vec<String> {
                 name.push_str(&format!(" T{}", r.max_turns));
             }
             if settings[&label].len() > 1 {
-                name.push_str(&format!(" {}", crate::hash::canonical_json(&r.agent.settings)));
+                name.push_str(&format!(" {}", public_settings(r)));
             }
             name
         })
         .collect()
+}
+
+/// An agent's settings as published: secrets removed ([`crate::provenance::scrub`]).
+fn public_settings(r: &ResultRecord) -> String {
+    crate::hash::canonical_json(&crate::provenance::scrub(&r.agent).settings)
 }
 
 /// What a row of a breakdown is keyed by. `None` fields are aggregated over.
@@ -359,6 +364,7 @@ mod tests {
         records[3].prompt_variant = crate::app::PromptVariant::FewshotCot;
         records.push(sample("route-v1-L1-s0-i0", "c", "DI", true, true));
         records[4].agent.settings = serde_json::json!({"temperature": 0});
+        records[4].agent.settings["api_key"] = serde_json::json!("sk-secret");
         let names = agent_names(&records);
         assert_eq!(names[0], "baseline:b");
         assert_eq!(names[3], "baseline:c fewshot_cot null");

@@ -226,7 +226,15 @@ fn simulate(args: &PlanArgs) -> CliResult {
             &[(name_a, a), (name_b, b)],
         )
         .expect("at least one query");
-        std::fs::write(path, chart.svg()).map_err(|e| format!("cannot write {path}: {e}"))?;
+        let provenance = serde_json::json!({
+            "netpress_version": netpress::VERSION,
+            "command": command_line(),
+            "simulation": {
+                "p1": args.p1, "p2": args.p2, "queries": args.queries, "seed": args.seed,
+                "streams": [format!("netpress|simulate|{}|1", args.seed), format!("netpress|simulate|{}|2", args.seed)],
+            },
+        });
+        std::fs::write(path, chart.svg_file(&provenance)).map_err(|e| format!("cannot write {path}: {e}"))?;
     }
     Ok(())
 }
