@@ -49,10 +49,10 @@ fn record(i: u64, agent: &str) -> ResultRecord {
         max_turns: 10,
         prompt,
         turns,
-        finish: if i % 3 == 0 { Finish::Solved } else { Finish::TurnLimit },
+        finish: if i.is_multiple_of(3) { Finish::Solved } else { Finish::TurnLimit },
         score: Score {
-            correct: i % 3 == 0,
-            safe: i % 5 != 0,
+            correct: i.is_multiple_of(3),
+            safe: !i.is_multiple_of(5),
             progress: 0.5,
             turns: 5,
             latency_ms: Some(4250.0),

@@ -103,7 +103,7 @@ fn bootstrap_known_cases() {
     assert_eq!(bootstrap(&[true; 50], 500, 1), Interval { lo: 1.0, hi: 1.0 });
     assert_eq!(bootstrap(&[false; 50], 500, 1), Interval { lo: 0.0, hi: 0.0 });
     // Half of 400: the percentile interval is close to 0.5 ± 1.96·√(0.25/400) = 0.5 ± 0.049.
-    let half: Vec<bool> = (0..400).map(|i| i % 2 == 0).collect();
+    let half: Vec<bool> = (0..400u32).map(|i| i.is_multiple_of(2)).collect();
     let i = bootstrap(&half, 4000, 3);
     assert!(close(i.lo, 0.451, 0.012) && close(i.hi, 0.549, 0.012), "{i:?}");
 }

@@ -102,7 +102,7 @@ impl App for Toy {
             app: "toy".into(),
             version: 1,
             level: id.level,
-            label: if id.seed % 2 == 0 { "even".into() } else { "odd".into() },
+            label: if id.seed.is_multiple_of(2) { "even".into() } else { "odd".into() },
             content_hash: netpress::hash::content_hash(&prompt, &expected),
             prompt,
             params: serde_json::json!({ "seed": id.seed }),
