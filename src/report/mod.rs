@@ -24,3 +24,56 @@ pub fn build(records: &[ResultRecord], provenance: Provenance) -> (Tables, Vec<C
     let charts = chart::all(&tables, records);
     (tables, charts)
 }
+
+/// Whatever a results file holds (any agents, apps, labels, ids, outcomes, latencies), the
+/// report builds without panicking and every chart is well-formed SVG.
+#[cfg(all(test, not(target_arch = "wasm32")))]
+mod proptests {
+    use proptest::prelude::*;
+
+    use super::*;
+    use crate::record::tests::sample;
+
+    fn records() -> impl Strategy<Value = Vec<ResultRecord>> {
+        let one = (
+            "[a-z]{1,6}(-v[0-9]-L[0-9]-s[0-9]{1,3}-i0)?",
+            "[ -~]{0,12}",
+            "[ -~<>&\"·]{0,10}",
+            any::<(bool, bool)>(),
+            prop::option::of(-1e6f64..1e9),
+            0u32..50,
+            1u32..12,
+        );
+        prop::collection::vec(one, 0..40).prop_map(|rows| {
+            rows.into_iter()
+                .map(|(id, agent, label, (correct, safe), latency, turns, max_turns)| {
+                    let mut r = sample("route-v1-L1-s0-i0", &agent, &label, correct, safe);
+                    r.app = id.split('-').next().unwrap_or_default().to_string();
+                    r.id = id;
+                    r.score.latency_ms = latency;
+                    r.score.turns = turns;
+                    r.max_turns = max_turns;
+                    r
+                })
+                .collect()
+        })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(24))]
+        #[test]
+        fn any_results_make_a_report(rs in records()) {
+            let (tables, charts) = build(&rs, Provenance::of_records(&rs, "proptest", vec![]));
+            let page = html::document("t", &tables, &charts);
+            prop_assert!(page.starts_with("<!DOCTYPE html>"));
+            for c in &charts {
+                let svg = c.svg();
+                prop_assert!(roxmltree::Document::parse(&svg).is_ok(), "{}", c.id);
+                prop_assert!(!svg.contains("NaN") && !svg.contains("inf"));
+            }
+            for format in [Format::Table, Format::Markdown, Format::Csv, Format::Json] {
+                text::render(&tables.clone().with_checkpoints(&rs, &[1, 5, 20]), format);
+            }
+        }
+    }
+}
