@@ -18,7 +18,24 @@ pub use text::Format;
 use crate::provenance::Provenance;
 use crate::record::ResultRecord;
 
-/// The numbers and charts of some results.
+/// The numbers and charts of some results: what `netpress report` writes and what the web
+/// app's Compare view shows.
+///
+/// ```
+/// use netpress::provenance::Provenance;
+/// use netpress::record::parse_results;
+///
+/// let (records, _errors) = parse_results(""); // the lines of one or more results files
+/// let provenance = Provenance::of_records(&records, "web app: compare view", vec![]);
+/// let (tables, charts) = netpress::report::build(&records, provenance);
+/// for standing in &tables.leaderboard {
+///     let _ = (standing.rank, &standing.agent, standing.summary.correct.wilson);
+/// }
+/// for chart in &charts {
+///     let svg: String = chart.svg(); // inline it (Yew: `Html::from_html_unchecked(svg.into())`)
+///     assert!(svg.starts_with("<svg"));
+/// }
+/// ```
 pub fn build(records: &[ResultRecord], provenance: Provenance) -> (Tables, Vec<Chart>) {
     let tables = Tables::build(records, provenance);
     let charts = chart::all(&tables, records);

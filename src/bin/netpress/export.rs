@@ -129,7 +129,9 @@ pub fn export(args: ExportArgs, matches: &ArgMatches) -> CliResult {
         };
         Ok(())
     })?;
-    eprintln!("wrote {written} lines from {} episodes", records.len());
+    if let Some(path) = &args.output {
+        eprintln!("wrote {written} lines from {} episodes to {path}", records.len());
+    }
     Ok(())
 }
 
@@ -244,6 +246,8 @@ fn rl_from_generation(args: &ExportArgs, matches: &ArgMatches) -> CliResult {
         written = rl::write_tasks(tasks, variant, &command, w)?;
         Ok(())
     })?;
-    eprintln!("wrote {written} generated tasks");
+    if let Some(path) = &args.output {
+        eprintln!("wrote {written} generated tasks to {path}");
+    }
     Ok(())
 }
