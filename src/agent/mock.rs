@@ -12,7 +12,7 @@
 //! | `GET …/.well-known/agent-card.json` (or `agent.json`) | an agent card whose `url` is `…/a2a` |
 //! | `POST` any other path | A2A JSON-RPC: `message/send` takes the next `a2a` reply; `tasks/get` |
 //! | `PUT /_mock/NAME` | loads a script (JSON) into namespace `NAME`, clearing its log |
-//! | `GET /_mock/NAME/requests` | the requests namespace `NAME` received, as JSON |
+//! | `GET /_mock/NAME/requests` | the requests namespace `NAME` received, as JSON (`/_mock/requests`: the root's) |
 //! | `OPTIONS` any path | a CORS preflight answer |
 //!
 //! When a namespace's replies run out it answers HTTP 410 with an explanation.
@@ -207,6 +207,10 @@ impl Answer {
     fn json(status: u16, body: Value, cors: bool) -> Self {
         Answer { status, body: body.to_string(), headers: BTreeMap::new(), delay_ms: 0, cors }
     }
+
+    fn preflight(cors: bool) -> Self {
+        Answer { status: 204, body: String::new(), headers: BTreeMap::new(), delay_ms: 0, cors }
+    }
 }
 
 fn handle(mut request: Request, state: &State) {
@@ -255,7 +259,7 @@ fn route(request: &Request, path: &str, host: &str, body: String, state: &State)
     };
     let cors = ns.script.cors;
     if method == Method::Options {
-        return Answer { status: 204, body: String::new(), headers: BTreeMap::new(), delay_ms: 0, cors };
+        return Answer::preflight(cors);
     }
     let headers = request.headers().iter().map(|h| (h.field.to_string().to_ascii_lowercase(), h.value.to_string()));
     ns.log.push(Logged { method: method.to_string(), path: path.to_string(), headers: headers.collect(), body });
@@ -275,7 +279,7 @@ fn route(request: &Request, path: &str, host: &str, body: String, state: &State)
 
 fn control(method: &Method, rest: &str, body: &str, state: &State) -> Answer {
     match (method, rest.split_once('/')) {
-        (Method::Options, _) => Answer::json(204, Value::Null, true),
+        (Method::Options, _) => Answer::preflight(true),
         (Method::Put, None) => match serde_json::from_str::<Script>(body) {
             Ok(script) => {
                 lock(state).insert(rest.to_string(), Namespace { script, ..Default::default() });
@@ -283,12 +287,15 @@ fn control(method: &Method, rest: &str, body: &str, state: &State) -> Answer {
             }
             Err(e) => Answer::json(400, json!({"error": {"message": format!("bad script: {e}")}}), true),
         },
-        (Method::Get, Some((name, "requests"))) => {
-            let log = lock(state).get(name).map(|ns| ns.log.clone()).unwrap_or_default();
-            Answer::json(200, serde_json::to_value(log).unwrap_or_default(), true)
-        }
+        (Method::Get, None) if rest == "requests" => log_of(state, ""),
+        (Method::Get, Some((name, "requests"))) => log_of(state, name),
         _ => Answer::json(404, json!({"error": {"message": "unknown control request"}}), true),
     }
+}
+
+fn log_of(state: &State, name: &str) -> Answer {
+    let log = lock(state).get(name).map(|ns| ns.log.clone()).unwrap_or_default();
+    Answer::json(200, serde_json::to_value(log).unwrap_or_default(), true)
 }
 
 fn exhausted(kind: &str, n: usize) -> Answer {

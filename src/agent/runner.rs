@@ -257,7 +257,7 @@ pub fn drive(runner: &mut Runner, agent: &mut dyn Agent, cancel: &Cancel) {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::agent::replay::ReplayAgent;
     use crate::app::{Score, StepOutcome, TaskCard};
@@ -332,7 +332,7 @@ mod tests {
         }
     }
 
-    fn toy() -> Arc<dyn Task> {
+    pub(crate) fn toy() -> Arc<dyn Task> {
         Arc::new(Toy(TaskCard {
             id: "toy-v1-L1-s0-i0".into(),
             app: "toy".into(),
@@ -414,5 +414,33 @@ mod tests {
         let t = runner.transcript();
         assert!(t.starts_with("=== Task ===\ntoy prompt"));
         assert!(t.contains("=== Your reply ===\nlook\n\n=== Observation ===\nstate false"));
+    }
+
+    #[test]
+    fn stop_causes_and_empty_reply_notes() {
+        let mut runner = Runner::new(toy(), RunSettings { max_turns: Some(9), ..Default::default() });
+        runner.submit(Ok(AgentReply { text: "  ".into(), ..Default::default() }));
+        assert_eq!(runner.turns()[0].notes, vec!["The agent's reply was empty.".to_string()]);
+        for _ in 0..3 {
+            runner.submit(Err(AgentError::retryable("HTTP 503")));
+        }
+        assert_eq!(runner.stop_cause(), Some(StopCause::Failures));
+        let mut runner = Runner::new(toy(), RunSettings::default());
+        runner.submit(Err(AgentError::fatal("HTTP 400")));
+        assert_eq!(runner.stop_cause(), Some(StopCause::Fatal));
+        let mut runner = Runner::new(toy(), RunSettings::default());
+        runner.stop("cancelled: by the user");
+        assert_eq!(runner.stop_cause(), Some(StopCause::Caller));
+    }
+
+    #[test]
+    fn drive_stops_when_cancelled() {
+        let cancel = Cancel::new();
+        let mut runner = Runner::new(toy(), RunSettings::default());
+        let mut agent = ReplayAgent::new(vec!["look".into(); 5]);
+        cancel.cancel("Ctrl-C");
+        drive(&mut runner, &mut agent, &cancel);
+        assert_eq!((runner.turns().len(), runner.stop_reason()), (0, Some("cancelled: Ctrl-C")));
+        assert_eq!(runner.record(&agent.info()).finish, Finish::Stopped);
     }
 }

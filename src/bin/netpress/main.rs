@@ -6,6 +6,7 @@
 
 mod exec;
 mod knobs;
+mod mock_agent;
 mod run;
 mod stats_cmd;
 mod tasks;
@@ -64,6 +65,8 @@ enum Command {
     Plan(stats_cmd::PlanArgs),
     /// Drive one task by hand: read replies from stdin or a file, print each observation.
     Exec(exec::ExecArgs),
+    /// Testing aid: a scripted OpenAI-compatible and A2A agent server on 127.0.0.1.
+    MockAgent(mock_agent::MockAgentArgs),
     /// App-specific commands: `netpress <app> exec …` or `netpress <app> <tool> …`.
     #[command(external_subcommand)]
     App(Vec<String>),
@@ -110,6 +113,7 @@ fn dispatch(cli: Cli, matches: &clap::ArgMatches) -> CliResult {
         Command::Stats(args) => stats_cmd::stats(args),
         Command::Plan(args) => stats_cmd::plan(args),
         Command::Exec(args) => exec::exec(args),
+        Command::MockAgent(args) => mock_agent::mock_agent(args),
         Command::App(argv) => exec::app_command(&argv),
     }
 }
