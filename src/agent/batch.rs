@@ -48,7 +48,7 @@ impl BatchGuard {
 
 /// Makes a fresh agent for the episode of a query id.
 #[cfg(not(target_arch = "wasm32"))]
-pub type AgentFactory = dyn Fn(&str) -> Box<dyn super::Agent> + Sync;
+pub type AgentFactory<'a> = dyn Fn(&str) -> Box<dyn super::Agent> + Sync + 'a;
 
 /// Runs `tasks` on `jobs` threads and hands each result to `done` in task order (`None` for
 /// an episode a cancel cut short). A cancel stops starting episodes; an error from `done`
@@ -56,7 +56,7 @@ pub type AgentFactory = dyn Fn(&str) -> Box<dyn super::Agent> + Sync;
 #[cfg(not(target_arch = "wasm32"))]
 pub fn run_threads(
     tasks: Vec<std::sync::Arc<dyn crate::app::Task>>,
-    factory: &AgentFactory,
+    factory: &AgentFactory<'_>,
     settings: super::RunSettings,
     jobs: usize,
     cancel: &Cancel,

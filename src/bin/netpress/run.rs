@@ -196,7 +196,7 @@ fn agent_factory(
     spec: &str,
     endpoint: &EndpointArgs,
     cancel: &Cancel,
-) -> CliResult<Box<AgentFactory>> {
+) -> CliResult<Box<AgentFactory<'static>>> {
     if spec == "baseline" {
         return Ok(Box::new(move |_id: &str| -> Box<dyn Agent> { Box::new(Timed(app.baseline())) }));
     }
@@ -377,7 +377,7 @@ fn done_ids(path: &str) -> BTreeSet<String> {
 
 /// How to run a batch of episodes.
 struct Batch<'a> {
-    factory: &'a AgentFactory,
+    factory: &'a AgentFactory<'a>,
     settings: RunSettings,
     jobs: usize,
     cancel: &'a Cancel,
