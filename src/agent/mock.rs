@@ -11,7 +11,7 @@
 //! | `POST …/chat/completions` | the next `openai` reply |
 //! | `GET …/.well-known/agent-card.json` (or `agent.json`) | an agent card whose `url` is `…/a2a` |
 //! | `POST` any other path | A2A JSON-RPC: `message/send` takes the next `a2a` reply; `tasks/get` |
-//! | `PUT /_mock/NAME` | loads a script (JSON) into namespace `NAME`, clearing its log |
+//! | `PUT` or `POST /_mock/NAME` | loads a script (JSON) into namespace `NAME`, clearing its log |
 //! | `GET /_mock/NAME/requests` | the requests namespace `NAME` received, as JSON (`/_mock/requests`: the root's) |
 //! | `OPTIONS` any path | a CORS preflight answer |
 //!
@@ -280,7 +280,7 @@ fn route(request: &Request, path: &str, host: &str, body: String, state: &State)
 fn control(method: &Method, rest: &str, body: &str, state: &State) -> Answer {
     match (method, rest.split_once('/')) {
         (Method::Options, _) => Answer::preflight(true),
-        (Method::Put, None) => match serde_json::from_str::<Script>(body) {
+        (Method::Put | Method::Post, None) => match serde_json::from_str::<Script>(body) {
             Ok(script) => {
                 lock(state).insert(rest.to_string(), Namespace { script, ..Default::default() });
                 Answer::json(200, json!({"ok": true}), true)

@@ -181,6 +181,8 @@ impl Runner {
     pub fn record(&self, agent: &AgentInfo) -> ResultRecord {
         let card = self.task.card();
         let mut score = self.episode.score();
+        // Failed calls use turns too (they count against the limit), which the episode never saw.
+        score.turns = self.turns.len() as u32;
         score.latency_ms = sum_latency(&self.turns);
         score.tokens = sum_tokens(&self.turns);
         if let Some((_, reason)) = &self.stopped {
@@ -376,7 +378,7 @@ pub(crate) mod tests {
         }
         assert_eq!(runner.finished(), Some(Finish::Stopped));
         let r = runner.record(&AgentInfo::new("openai", "m"));
-        assert_eq!(r.turns.len(), 3);
+        assert_eq!((r.turns.len(), r.score.turns), (3, 3));
         assert_eq!(r.turns[0].error.as_deref(), Some("timeout after 30 s"));
         assert!(r.score.details.correctness.last().unwrap().contains("3 failed calls in a row"));
     }
