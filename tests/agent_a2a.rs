@@ -24,7 +24,12 @@ fn card_discovery_and_a_multi_turn_solve() {
         a2a: vec![
             shaped("show links", A2aShape::Artifact),
             shaped("```\nshow routes\n```", A2aShape::Message),
-            Reply { text: Some(Toy::solution(&task)), a2a: Some(A2aShape::Status), working_polls: 2, ..Default::default() },
+            Reply {
+                text: Some(Toy::solution(&task)),
+                a2a: Some(A2aShape::Status),
+                working_polls: 2,
+                ..Default::default()
+            },
         ],
         ..Default::default()
     };
@@ -46,12 +51,22 @@ fn card_discovery_and_a_multi_turn_solve() {
         .iter()
         .map(|r| match r.method.as_str() {
             "GET" => r.path.clone(),
-            _ => serde_json::from_str::<serde_json::Value>(&r.body).unwrap()["method"].as_str().unwrap().to_string(),
+            _ => serde_json::from_str::<serde_json::Value>(&r.body).unwrap()["method"]
+                .as_str()
+                .unwrap()
+                .to_string(),
         })
         .collect();
     assert_eq!(
         methods,
-        ["/.well-known/agent-card.json", "message/send", "message/send", "message/send", "tasks/get", "tasks/get"]
+        [
+            "/.well-known/agent-card.json",
+            "message/send",
+            "message/send",
+            "message/send",
+            "tasks/get",
+            "tasks/get"
+        ]
     );
     let third: serde_json::Value = serde_json::from_str(&requests[3].body).unwrap();
     let parts = &third["params"]["message"]["parts"];
@@ -99,13 +114,28 @@ fn a_missing_card_is_a_clear_connect_error() {
     let mut config = a2a_config(&server);
     config.url = format!("{}/s/nobody", server.url());
     let err = connect(&EndpointConfig::A2a(config), &Transport::new(Cancel::new())).unwrap_err();
-    assert!(err.message.starts_with("no agent card: HTTP 404 Not Found from http://127.0.0.1:"), "{}", err.message);
-    assert!(err.message.contains("/s/nobody/.well-known/agent.json"), "tried the legacy path too: {}", err.message);
+    assert!(
+        err.message.starts_with("no agent card: HTTP 404 Not Found from http://127.0.0.1:"),
+        "{}",
+        err.message
+    );
+    assert!(
+        err.message.contains("/s/nobody/.well-known/agent.json"),
+        "tried the legacy path too: {}",
+        err.message
+    );
 }
 
 #[test]
 fn bearer_tokens_are_sent_and_scrubbed() {
-    let server = mock(Script { a2a: vec![Reply { status: Some(403), body: Some("token tok-12345 refused".into()), ..Default::default() }], ..Default::default() });
+    let server = mock(Script {
+        a2a: vec![Reply {
+            status: Some(403),
+            body: Some("token tok-12345 refused".into()),
+            ..Default::default()
+        }],
+        ..Default::default()
+    });
     let mut config = a2a_config(&server);
     config.bearer = Some("tok-12345".into());
     let cancel = Cancel::new();

@@ -47,8 +47,25 @@ fn openai_run_writes_records_and_stats_without_the_key() {
     let out = dir.join("openai.jsonl");
     let base = format!("{}/v1", server.url());
     let o = netpress(&[
-        "run", "--app", app, "--agent", "openai", "--base-url", &base, "--model", "mock-model", "--queries", "2",
-        "--max-turns", "3", "--jobs", "2", "--api-key", KEY, "-o", out.to_str().unwrap(),
+        "run",
+        "--app",
+        app,
+        "--agent",
+        "openai",
+        "--base-url",
+        &base,
+        "--model",
+        "mock-model",
+        "--queries",
+        "2",
+        "--max-turns",
+        "3",
+        "--jobs",
+        "2",
+        "--api-key",
+        KEY,
+        "-o",
+        out.to_str().unwrap(),
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
     let text = std::fs::read_to_string(&out).unwrap();
@@ -69,7 +86,20 @@ fn openai_run_writes_records_and_stats_without_the_key() {
 fn a2a_run_writes_records() {
     let Some(app) = first_app() else { return };
     let server = mock(Script { a2a: chatter(40), ..Default::default() });
-    let o = netpress(&["run", "--app", app, "--agent", "a2a", "--url", server.url(), "--queries", "1", "--max-turns", "2", "-q"]);
+    let o = netpress(&[
+        "run",
+        "--app",
+        app,
+        "--agent",
+        "a2a",
+        "--url",
+        server.url(),
+        "--queries",
+        "1",
+        "--max-turns",
+        "2",
+        "-q",
+    ]);
     assert!(o.status.success(), "{}", stderr(&o));
     let (records, _) = parse_results(&String::from_utf8_lossy(&o.stdout));
     assert_eq!(records.len(), 1);
@@ -85,17 +115,37 @@ fn wrong_key_and_missing_flags_fail_clearly() {
     let o = netpress(&["run", "--app", app, "--agent", "a2a"]);
     assert!(stderr(&o).contains("--agent a2a needs --url URL"), "{}", stderr(&o));
 
-    let refused = Reply { status: Some(401), body: Some(format!(r#"{{"error":{{"message":"bad key {KEY}"}}}}"#)), ..Default::default() };
+    let refused = Reply {
+        status: Some(401),
+        body: Some(format!(r#"{{"error":{{"message":"bad key {KEY}"}}}}"#)),
+        ..Default::default()
+    };
     let server = mock(Script { openai: vec![refused; 8], ..Default::default() });
     let base = format!("{}/v1", server.url());
     let o = Command::new(BIN)
-        .args(["run", "--app", app, "--agent", "openai", "--base-url", &base, "--model", "m", "--queries", "3", "-q"])
+        .args([
+            "run",
+            "--app",
+            app,
+            "--agent",
+            "openai",
+            "--base-url",
+            &base,
+            "--model",
+            "m",
+            "--queries",
+            "3",
+            "-q",
+        ])
         .env("OPENAI_API_KEY", KEY)
         .output()
         .unwrap();
     assert_eq!(o.status.code(), Some(1));
     let err = stderr(&o);
-    assert!(err.contains("run stopped: HTTP 401 Unauthorized") && err.contains("0 of 3 episodes written"), "{err}");
+    assert!(
+        err.contains("run stopped: HTTP 401 Unauthorized") && err.contains("0 of 3 episodes written"),
+        "{err}"
+    );
     assert!(!err.contains(KEY), "{err}");
     assert!(o.stdout.is_empty());
 }
@@ -108,19 +158,60 @@ fn ctrl_c_cancels_and_resume_finishes() {
     let out = std::env::temp_dir().join(format!("netpress-agent-cli-cancel-{}.jsonl", std::process::id()));
     let _ = std::fs::remove_file(&out);
     let base = format!("{}/v1", server.url());
-    let args = ["run", "--app", app, "--agent", "openai", "--base-url", &base, "--model", "m", "--queries", "2", "--max-turns", "1", "-q", "-o"];
+    let args = [
+        "run",
+        "--app",
+        app,
+        "--agent",
+        "openai",
+        "--base-url",
+        &base,
+        "--model",
+        "m",
+        "--queries",
+        "2",
+        "--max-turns",
+        "1",
+        "-q",
+        "-o",
+    ];
     let child = Command::new(BIN).args(args).arg(&out).stderr(Stdio::piped()).spawn().unwrap();
     std::thread::sleep(Duration::from_millis(700));
     let start = Instant::now();
     Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap();
     let o = child.wait_with_output().unwrap();
-    assert!(start.elapsed() < Duration::from_millis(1500), "cancel takes effect at once: {:?}", start.elapsed());
+    assert!(
+        start.elapsed() < Duration::from_millis(1500),
+        "cancel takes effect at once: {:?}",
+        start.elapsed()
+    );
     assert_eq!(o.status.code(), Some(130), "{}", stderr(&o));
-    assert!(stderr(&o).contains("cancelled by the user (Ctrl-C)") && stderr(&o).contains("--resume"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("cancelled by the user (Ctrl-C)") && stderr(&o).contains("--resume"),
+        "{}",
+        stderr(&o)
+    );
 
     let fast = mock(Script { openai: chatter(4), ..Default::default() });
     let base = format!("{}/v1", fast.url());
-    let args = ["run", "--app", app, "--agent", "openai", "--base-url", &base, "--model", "m", "--queries", "2", "--max-turns", "1", "-q", "--resume", "-o"];
+    let args = [
+        "run",
+        "--app",
+        app,
+        "--agent",
+        "openai",
+        "--base-url",
+        &base,
+        "--model",
+        "m",
+        "--queries",
+        "2",
+        "--max-turns",
+        "1",
+        "-q",
+        "--resume",
+        "-o",
+    ];
     let o = Command::new(BIN).args(args).arg(&out).output().unwrap();
     assert!(o.status.success(), "{}", stderr(&o));
     let (records, _) = parse_results(&std::fs::read_to_string(&out).unwrap());
@@ -133,8 +224,12 @@ fn mock_agent_subcommand_serves_scripts() {
     std::fs::create_dir_all(&dir).unwrap();
     let script = dir.join("script.json");
     std::fs::write(&script, r#"{"openai": [{"text": "hello", "usage": [1, 2]}]}"#).unwrap();
-    let mut child =
-        Command::new(BIN).args(["mock-agent", "--script"]).arg(&script).stdout(Stdio::piped()).spawn().unwrap();
+    let mut child = Command::new(BIN)
+        .args(["mock-agent", "--script"])
+        .arg(&script)
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
     let mut line = String::new();
     BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
     let url = line.trim().strip_prefix("listening on ").expect("first line names the URL").to_string();
@@ -142,7 +237,8 @@ fn mock_agent_subcommand_serves_scripts() {
     let cancel = netpress::agent::Cancel::new();
     let config = netpress::agent::openai::OpenAiConfig::new(&format!("{url}/v1"), "m");
     let client = client(netpress::agent::client::EndpointConfig::Openai(config), &cancel);
-    let mut agent = netpress::agent::native::EndpointAgent::new(client, netpress::agent::native::Transport::new(cancel));
+    let mut agent =
+        netpress::agent::native::EndpointAgent::new(client, netpress::agent::native::Transport::new(cancel));
     let reply = netpress::agent::Agent::reply(&mut agent, &[netpress::agent::Message::user("hi")]);
     child.kill().unwrap();
     let _ = child.wait();

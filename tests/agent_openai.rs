@@ -26,7 +26,11 @@ fn multi_turn_solve_records_prompts_replies_tokens_and_latency() {
     let solution = Toy::solution(&task);
     let script = Script {
         openai: vec![
-            Reply { text: Some("Let me look.\n```bash\nshow links\n```".into()), usage: Some([50, 7]), ..Default::default() },
+            Reply {
+                text: Some("Let me look.\n```bash\nshow links\n```".into()),
+                usage: Some([50, 7]),
+                ..Default::default()
+            },
             Reply { text: Some(solution.clone()), usage: Some([80, 4]), delay_ms: 30, ..Default::default() },
         ],
         ..Default::default()
@@ -56,8 +60,12 @@ fn multi_turn_solve_records_prompts_replies_tokens_and_latency() {
     assert_eq!(first.headers["authorization"], format!("Bearer {KEY}"));
     assert_eq!(first.headers["content-type"], "application/json");
     let second: serde_json::Value = serde_json::from_str(&requests[1].body).unwrap();
-    let contents: Vec<&str> = second["messages"].as_array().unwrap().iter().map(|m| m["content"].as_str().unwrap()).collect();
-    assert_eq!(contents, vec![record.prompt.as_str(), record.turns[0].reply.as_str(), record.turns[0].observation.as_str()]);
+    let contents: Vec<&str> =
+        second["messages"].as_array().unwrap().iter().map(|m| m["content"].as_str().unwrap()).collect();
+    assert_eq!(
+        contents,
+        vec![record.prompt.as_str(), record.turns[0].reply.as_str(), record.turns[0].observation.as_str()]
+    );
 
     let line = record.to_line();
     assert!(!line.contains(KEY) && !line.contains("sk-test"), "no key in the record");
@@ -76,7 +84,10 @@ fn retries_429_and_5xx_with_backoff_then_succeeds() {
     let task = toy::task(0, 0);
     let mut throttled = status(429);
     throttled.headers.insert("retry-after".into(), "0".into());
-    let script = Script { openai: vec![status(503), throttled, Reply::text(Toy::solution(&task))], ..Default::default() };
+    let script = Script {
+        openai: vec![status(503), throttled, Reply::text(Toy::solution(&task))],
+        ..Default::default()
+    };
     let server = mock(script);
     let cancel = Cancel::new();
     let client = client(EndpointConfig::Openai(openai_config(&server)), &cancel);
@@ -90,7 +101,8 @@ fn exhausted_retries_are_failed_turns_and_three_stop_the_episode() {
     let server = mock(Script { openai: vec![status(500); 9], ..Default::default() });
     let cancel = Cancel::new();
     let client = client(EndpointConfig::Openai(openai_config(&server)), &cancel);
-    let (runner, record) = run(toy::task(0, 0), &client, RunSettings { max_turns: Some(10), ..Default::default() }, &cancel);
+    let (runner, record) =
+        run(toy::task(0, 0), &client, RunSettings { max_turns: Some(10), ..Default::default() }, &cancel);
     assert_eq!(record.turns.len(), 3);
     let error = record.turns[0].error.as_deref().unwrap();
     assert!(error.starts_with("HTTP 500 Internal Server Error from http://127.0.0.1:"), "{error}");
@@ -135,7 +147,11 @@ fn malformed_empty_and_refused_replies_are_recorded_turns() {
     let (_, record) = run(task, &client, RunSettings::default(), &cancel);
     let t = &record.turns;
     assert_eq!(t.len(), 4);
-    assert!(t[0].error.as_deref().unwrap().contains(r#"not JSON (starts "<html>proxy error</html>")"#), "{:?}", t[0]);
+    assert!(
+        t[0].error.as_deref().unwrap().contains(r#"not JSON (starts "<html>proxy error</html>")"#),
+        "{:?}",
+        t[0]
+    );
     assert_eq!(t[1].error.as_deref(), Some("the response has no choices[0].message"));
     assert_eq!(t[2].notes, vec!["The agent's reply was empty.".to_string()]);
     assert!(t[2].observation.starts_with("Error: could not parse"));
@@ -146,7 +162,10 @@ fn malformed_empty_and_refused_replies_are_recorded_turns() {
 #[test]
 fn wrong_key_stops_the_run_and_the_key_never_shows() {
     let body = format!(r#"{{"error":{{"message":"Incorrect API key provided: {KEY}"}}}}"#);
-    let server = mock(Script { openai: vec![Reply { status: Some(401), body: Some(body), ..Default::default() }], ..Default::default() });
+    let server = mock(Script {
+        openai: vec![Reply { status: Some(401), body: Some(body), ..Default::default() }],
+        ..Default::default()
+    });
     let cancel = Cancel::new();
     let client = client(EndpointConfig::Openai(openai_config(&server)), &cancel);
     let (_, record) = run(toy::task(0, 0), &client, RunSettings::default(), &cancel);
@@ -184,10 +203,15 @@ fn unreachable_endpoint_is_a_clear_failure() {
     let mut config = netpress::agent::openai::OpenAiConfig::new(&format!("http://127.0.0.1:{port}/v1"), "m");
     config.retry = quick_retry();
     let cancel = Cancel::new();
-    let mut agent = EndpointAgent::new(client(EndpointConfig::Openai(config), &cancel), Transport::new(cancel.clone()));
+    let mut agent =
+        EndpointAgent::new(client(EndpointConfig::Openai(config), &cancel), Transport::new(cancel.clone()));
     let err = agent.reply(&[Message::user("hi")]).unwrap_err();
     assert!(!err.fatal);
-    assert!(err.message.starts_with(&format!("cannot reach http://127.0.0.1:{port}/v1/chat/completions: ")), "{}", err.message);
+    assert!(
+        err.message.starts_with(&format!("cannot reach http://127.0.0.1:{port}/v1/chat/completions: ")),
+        "{}",
+        err.message
+    );
     assert!(err.message.ends_with("(gave up after 2 retries)"), "{}", err.message);
 }
 
@@ -197,7 +221,9 @@ fn batches_run_concurrently_in_order_and_stop_when_the_endpoint_is_down() {
     let server = mock(Script { openai: vec![Reply::text("look"); 16], ..Default::default() });
     let cancel = Cancel::new();
     let up = client(EndpointConfig::Openai(openai_config(&server)), &cancel);
-    let factory = |_: &str| -> Box<dyn Agent> { Box::new(EndpointAgent::new(up.clone(), Transport::new(cancel.clone()))) };
+    let factory = |_: &str| -> Box<dyn Agent> {
+        Box::new(EndpointAgent::new(up.clone(), Transport::new(cancel.clone())))
+    };
     let mut ids = Vec::new();
     run_threads(tasks.clone(), &factory, RunSettings::default(), 3, &cancel, |r| {
         ids.push(r.unwrap().id);
@@ -222,7 +248,9 @@ fn batches_run_concurrently_in_order_and_stop_when_the_endpoint_is_down() {
     let mut config = openai_config(&server);
     config.retry.retries = 0;
     let down = client(EndpointConfig::Openai(config), &cancel);
-    let factory = |_: &str| -> Box<dyn Agent> { Box::new(EndpointAgent::new(down.clone(), Transport::new(cancel.clone()))) };
+    let factory = |_: &str| -> Box<dyn Agent> {
+        Box::new(EndpointAgent::new(down.clone(), Transport::new(cancel.clone())))
+    };
     let mut seen = Vec::new();
     let tasks: Vec<_> = (0..6).map(|i| toy::task(i, 0)).collect();
     run_threads(tasks, &factory, RunSettings { max_turns: Some(9), ..Default::default() }, 1, &cancel, |r| {
@@ -230,6 +258,10 @@ fn batches_run_concurrently_in_order_and_stop_when_the_endpoint_is_down() {
         Ok(())
     })
     .unwrap();
-    assert_eq!(seen, vec![true, true, false], "the third failing episode stops the batch and is left for --resume");
+    assert_eq!(
+        seen,
+        vec![true, true, false],
+        "the third failing episode stops the batch and is left for --resume"
+    );
     assert!(cancel.reason().unwrap().starts_with("3 episodes in a row were stopped after 3 failed calls"));
 }

@@ -30,17 +30,27 @@ wasm_bindgen_test_configure!(run_in_browser);
 const KEY: &str = "sk-browser-secret-42";
 
 fn mock_url() -> &'static str {
-    option_env!("NETPRESS_MOCK_URL").expect("NETPRESS_MOCK_URL is unset: run scripts/agent-wasm-test.sh")
+    match option_env!("NETPRESS_MOCK_URL") {
+        Some(url) => url,
+        None => panic!("NETPRESS_MOCK_URL was unset at build time: run scripts/agent-wasm-test.sh"),
+    }
 }
 
 fn request(method: Method, url: String, body: Option<String>) -> HttpRequest {
-    HttpRequest { method, url, headers: vec![("content-type".into(), "application/json".into())], body, timeout_ms: 5000 }
+    HttpRequest {
+        method,
+        url,
+        headers: vec![("content-type".into(), "application/json".into())],
+        body,
+        timeout_ms: 5000,
+    }
 }
 
 /// Loads a script into a fresh namespace and returns its base URL.
 async fn namespace(name: &str, script: Value) -> String {
     let url = format!("{}/_mock/{name}", mock_url());
-    let r = endpoint::send(&request(Method::Post, url, Some(script.to_string())), &Cancel::new()).await.unwrap();
+    let r =
+        endpoint::send(&request(Method::Post, url, Some(script.to_string())), &Cancel::new()).await.unwrap();
     assert_eq!(r.status, 200, "{}", r.body);
     format!("{}/s/{name}", mock_url())
 }
@@ -80,7 +90,10 @@ async fn openai_multi_turn_solve_sends_the_golden_bytes() {
     let settings = RunSettings { variant: PromptVariant::ZeroshotCot, max_turns: None };
     let turns = Rc::new(RefCell::new(0));
     let seen = turns.clone();
-    let runner = endpoint::run_episode(task.clone(), settings, &client, &Cancel::new(), move |_| *seen.borrow_mut() += 1).await;
+    let runner = endpoint::run_episode(task.clone(), settings, &client, &Cancel::new(), move |_| {
+        *seen.borrow_mut() += 1
+    })
+    .await;
     let record = runner.record(&client.info());
     assert_eq!((record.finish, record.turns.len(), *turns.borrow()), (Finish::Solved, 2, 2));
     assert_eq!(record.turns[0].tokens, Some(Tokens { prompt: 40, completion: 6 }));
@@ -105,7 +118,8 @@ async fn openai_multi_turn_solve_sends_the_golden_bytes() {
 async fn retries_then_succeeds() {
     let script = json!({"openai": [{"status": 503}, {"status": 429, "headers": {"retry-after": "0"}}, {"text": "ok"}]});
     let base = namespace("retry", script).await;
-    let reply = endpoint::call(&Client::OpenAi(openai(&base)), &[Message::user("hi")], "m", &Cancel::new()).await;
+    let reply =
+        endpoint::call(&Client::OpenAi(openai(&base)), &[Message::user("hi")], "m", &Cancel::new()).await;
     assert_eq!(reply.unwrap().text, "ok");
     assert_eq!(log("retry").await.len(), 3);
 }
@@ -128,7 +142,8 @@ async fn timeouts_and_malformed_bodies_are_clear_failures() {
 #[wasm_bindgen_test]
 async fn a_server_without_cors_is_named_as_the_likely_cause() {
     let base = namespace("nocors", json!({"cors": false, "openai": [{"text": "hidden"}]})).await;
-    let err = endpoint::call(&Client::OpenAi(openai(&base)), &[Message::user("hi")], "m", &Cancel::new()).await;
+    let err =
+        endpoint::call(&Client::OpenAi(openai(&base)), &[Message::user("hi")], "m", &Cancel::new()).await;
     let message = err.unwrap_err().message;
     assert!(message.contains("CORS") && message.contains("gave up after 2 retries"), "{message}");
 }
@@ -140,7 +155,14 @@ async fn cancel_aborts_the_call_in_flight() {
     let canceller = cancel.clone();
     gloo::timers::callback::Timeout::new(200, move || canceller.cancel("the user pressed Stop")).forget();
     let start = js_sys::Date::now();
-    let runner = endpoint::run_episode(toy::task(0, 0), RunSettings::default(), &Client::OpenAi(openai(&base)), &cancel, |_| {}).await;
+    let runner = endpoint::run_episode(
+        toy::task(0, 0),
+        RunSettings::default(),
+        &Client::OpenAi(openai(&base)),
+        &cancel,
+        |_| {},
+    )
+    .await;
     assert!(js_sys::Date::now() - start < 1500.0);
     assert_eq!(runner.finished(), Some(Finish::Stopped));
     assert_eq!(runner.turns()[0].error.as_deref(), Some("cancelled"));
@@ -172,7 +194,8 @@ async fn batches_report_turns_and_records() {
     let sink = events.clone();
     let settings = RunSettings { max_turns: Some(2), ..Default::default() };
     let client = Client::OpenAi(openai(&base));
-    endpoint::run_batch(tasks, settings, &client, 2, &Cancel::new(), move |e| sink.borrow_mut().push(e)).await;
+    endpoint::run_batch(tasks, settings, &client, 2, &Cancel::new(), move |e| sink.borrow_mut().push(e))
+        .await;
     let events = events.borrow();
     let turns = events.iter().filter(|e| matches!(e, BatchEvent::Turn { .. })).count();
     let mut done: Vec<usize> = events

@@ -71,7 +71,12 @@ impl A2aConfig {
 
     /// Fetches the card and yields a session.
     pub fn card_exchange(&self) -> CardExchange {
-        CardExchange { config: self.clone(), urls: self.card_urls(), next: 0, retries: Retries::new(self.retry) }
+        CardExchange {
+            config: self.clone(),
+            urls: self.card_urls(),
+            next: 0,
+            retries: Retries::new(self.retry),
+        }
     }
 
     fn headers(&self, post: bool) -> Vec<(String, String)> {
@@ -123,13 +128,19 @@ impl A2aSession {
             let interfaces = card["additionalInterfaces"].as_array().map(Vec::as_slice).unwrap_or_default();
             let jsonrpc = interfaces.iter().find(|i| i["transport"].as_str() == Some("JSONRPC"));
             Some(jsonrpc.and_then(|i| i["url"].as_str()).ok_or_else(|| {
-                run(format!("the agent offers only the {preferred} transport; NetPress speaks A2A over JSON-RPC"))
+                run(format!(
+                    "the agent offers only the {preferred} transport; NetPress speaks A2A over JSON-RPC"
+                ))
             })?)
         };
         let base = card_url.find("/.well-known/").map_or(card_url, |i| &card_url[..i]);
         let rpc_url = match url.map(str::trim).filter(|u| !u.is_empty()) {
-            Some(u) if u.starts_with("http://") || u.starts_with("https://") => fix_wildcard_host(u, card_url),
-            Some(u) => return Err(run(format!("the agent card's url {:?} is not an http(s) URL", snippet(u, 80)))),
+            Some(u) if u.starts_with("http://") || u.starts_with("https://") => {
+                fix_wildcard_host(u, card_url)
+            }
+            Some(u) => {
+                return Err(run(format!("the agent card's url {:?} is not an http(s) URL", snippet(u, 80))));
+            }
             None => format!("{base}/"),
         };
         let text = |k: &str| card[k].as_str().map(str::to_string);
@@ -235,7 +246,10 @@ pub enum RpcOutcome {
 pub fn interpret(body: &str) -> RpcOutcome {
     let fail = |scope, m: String| RpcOutcome::Failed(CallError::new(scope, m));
     let Ok(v) = serde_json::from_str::<Value>(body) else {
-        return fail(Scope::Turn, format!("the agent answered with a body that is not JSON ({:?})", snippet(body, 60)));
+        return fail(
+            Scope::Turn,
+            format!("the agent answered with a body that is not JSON ({:?})", snippet(body, 60)),
+        );
     };
     if let Some(err) = v.get("error").filter(|e| !e.is_null()) {
         return rpc_error(err);
@@ -255,7 +269,8 @@ pub fn interpret(body: &str) -> RpcOutcome {
 
 fn rpc_error(err: &Value) -> RpcOutcome {
     let code = err["code"].as_i64().unwrap_or(0);
-    let message = err["message"].as_str().map(|m| snippet(m, 300)).unwrap_or_else(|| snippet(&err.to_string(), 200));
+    let message =
+        err["message"].as_str().map(|m| snippet(m, 300)).unwrap_or_else(|| snippet(&err.to_string(), 200));
     let scope = match code {
         // Method not found, unsupported operation, content type not supported.
         -32601 | -32004 | -32005 => Scope::Run,
@@ -263,27 +278,44 @@ fn rpc_error(err: &Value) -> RpcOutcome {
         -32700 | -32600 | -32602 => Scope::Episode,
         _ => Scope::Turn,
     };
-    RpcOutcome::Failed(CallError::new(scope, format!("the agent answered with JSON-RPC error {code}: {message}")))
+    RpcOutcome::Failed(CallError::new(
+        scope,
+        format!("the agent answered with JSON-RPC error {code}: {message}"),
+    ))
 }
 
 fn task_outcome(task: &Value) -> RpcOutcome {
     let state = task["status"]["state"].as_str().unwrap_or("unknown");
     let status_text = parts_text(&task["status"]["message"]["parts"]);
-    let because = if status_text.trim().is_empty() { String::new() } else { format!(": {}", snippet(&status_text, 300)) };
+    let because = if status_text.trim().is_empty() {
+        String::new()
+    } else {
+        format!(": {}", snippet(&status_text, 300))
+    };
     match state {
         "completed" | "input-required" => RpcOutcome::Reply(task_reply(task)),
         "submitted" | "working" => match task["id"].as_str() {
             Some(id) => RpcOutcome::Pending(id.to_string()),
-            None => RpcOutcome::Failed(CallError::new(Scope::Turn, format!("the agent's task is {state} but has no id"))),
+            None => RpcOutcome::Failed(CallError::new(
+                Scope::Turn,
+                format!("the agent's task is {state} but has no id"),
+            )),
         },
-        "rejected" => RpcOutcome::Failed(CallError::new(Scope::Episode, format!("the agent rejected the task{because}"))),
-        "auth-required" => {
-            RpcOutcome::Failed(CallError::new(Scope::Run, format!("the agent requires authentication{because}")))
+        "rejected" => RpcOutcome::Failed(CallError::new(
+            Scope::Episode,
+            format!("the agent rejected the task{because}"),
+        )),
+        "auth-required" => RpcOutcome::Failed(CallError::new(
+            Scope::Run,
+            format!("the agent requires authentication{because}"),
+        )),
+        "failed" | "canceled" => RpcOutcome::Failed(CallError::new(
+            Scope::Turn,
+            format!("the agent's task ended {state}{because}"),
+        )),
+        other => {
+            RpcOutcome::Failed(CallError::new(Scope::Turn, format!("the agent's task is in state {other:?}")))
         }
-        "failed" | "canceled" => {
-            RpcOutcome::Failed(CallError::new(Scope::Turn, format!("the agent's task ended {state}{because}")))
-        }
-        other => RpcOutcome::Failed(CallError::new(Scope::Turn, format!("the agent's task is in state {other:?}"))),
     }
 }
 
@@ -350,7 +382,9 @@ impl Exchange for CardExchange {
         }
         if !(200..300).contains(&response.status) {
             return match self.retries.on_error_status(&self.request(), &response) {
-                Step::Done(Err(e)) => Step::Done(Err(CallError::new(Scope::Run, format!("no agent card: {}", e.message)))),
+                Step::Done(Err(e)) => {
+                    Step::Done(Err(CallError::new(Scope::Run, format!("no agent card: {}", e.message))))
+                }
                 other => other,
             };
         }
@@ -358,14 +392,20 @@ impl Exchange for CardExchange {
             Ok(card) => A2aSession::from_card(&self.config, url, &card),
             Err(_) => Err(CallError::new(
                 Scope::Run,
-                format!("the agent card at {} is not JSON ({:?})", redact_url(url), snippet(&response.body, 60)),
+                format!(
+                    "the agent card at {} is not JSON ({:?})",
+                    redact_url(url),
+                    snippet(&response.body, 60)
+                ),
             )),
         })
     }
 
     fn on_failure(&mut self, error: TransportError) -> Step<A2aSession> {
         match self.retries.on_failure(&self.request(), error) {
-            Step::Done(Err(e)) if e.scope == Scope::Turn => Step::Done(Err(CallError::new(Scope::Run, e.message))),
+            Step::Done(Err(e)) if e.scope == Scope::Turn => {
+                Step::Done(Err(CallError::new(Scope::Run, e.message)))
+            }
             other => other,
         }
     }
@@ -431,8 +471,12 @@ mod tests {
 
     fn session() -> A2aSession {
         let card = json!({"name": "purple", "url": "http://0.0.0.0:9010/", "version": "1.0.0", "protocolVersion": "0.3.0"});
-        A2aSession::from_card(&A2aConfig::new("http://10.0.0.5:9010"), "http://10.0.0.5:9010/.well-known/agent-card.json", &card)
-            .unwrap()
+        A2aSession::from_card(
+            &A2aConfig::new("http://10.0.0.5:9010"),
+            "http://10.0.0.5:9010/.well-known/agent-card.json",
+            &card,
+        )
+        .unwrap()
     }
 
     #[test]
@@ -476,7 +520,8 @@ mod tests {
 
     #[test]
     fn replies_from_messages_artifacts_status_and_history() {
-        let reply = |result: Value| interpret(&json!({"jsonrpc": "2.0", "id": 1, "result": result}).to_string());
+        let reply =
+            |result: Value| interpret(&json!({"jsonrpc": "2.0", "id": 1, "result": result}).to_string());
         let msg = json!({"kind": "message", "role": "agent", "parts": [{"kind": "text", "text": "a"}, {"kind": "data", "data": {"k": 1}}]});
         assert_eq!(reply(msg), RpcOutcome::Reply("a\n{\n  \"k\": 1\n}".into()));
         let task = json!({"kind": "task", "id": "t", "status": {"state": "completed",
@@ -489,7 +534,10 @@ mod tests {
         let task = json!({"kind": "task", "id": "t", "status": {"state": "completed"},
             "history": [{"role": "agent", "parts": [{"text": "old"}]}, {"role": "agent", "parts": [{"text": "new"}]}, {"role": "user", "parts": [{"text": "q"}]}]});
         assert_eq!(reply(task), RpcOutcome::Reply("new".into()));
-        assert_eq!(reply(json!({"kind": "task", "id": "t9", "status": {"state": "working"}})), RpcOutcome::Pending("t9".into()));
+        assert_eq!(
+            reply(json!({"kind": "task", "id": "t9", "status": {"state": "working"}})),
+            RpcOutcome::Pending("t9".into())
+        );
     }
 
     #[test]
@@ -498,13 +546,19 @@ mod tests {
             RpcOutcome::Failed(e) => (e.scope, e.message),
             other => panic!("{other:?}"),
         };
-        let (s, m) = scope(r#"{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"Method not found"}}"#);
-        assert_eq!((s, m.as_str()), (Scope::Run, "the agent answered with JSON-RPC error -32601: Method not found"));
+        let (s, m) =
+            scope(r#"{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"Method not found"}}"#);
+        assert_eq!(
+            (s, m.as_str()),
+            (Scope::Run, "the agent answered with JSON-RPC error -32601: Method not found")
+        );
         assert_eq!(scope(r#"{"error":{"code":-32602,"message":"bad"}}"#).0, Scope::Episode);
         assert_eq!(scope(r#"{"error":{"code":-32603}}"#).0, Scope::Turn);
         assert_eq!(scope("nope").0, Scope::Turn);
         assert_eq!(scope(r#"{"result":null}"#).0, Scope::Turn);
-        let (s, m) = scope(r#"{"result":{"kind":"task","id":"t","status":{"state":"failed","message":{"parts":[{"text":"LLM down"}]}}}}"#);
+        let (s, m) = scope(
+            r#"{"result":{"kind":"task","id":"t","status":{"state":"failed","message":{"parts":[{"text":"LLM down"}]}}}}"#,
+        );
         assert_eq!((s, m.as_str()), (Scope::Turn, "the agent's task ended failed: LLM down"));
         assert_eq!(scope(r#"{"result":{"kind":"task","status":{"state":"rejected"}}}"#).0, Scope::Episode);
         assert_eq!(scope(r#"{"result":{"kind":"task","status":{"state":"auth-required"}}}"#).0, Scope::Run);
@@ -550,7 +604,11 @@ mod tests {
             other => panic!("{other:?}"),
         }
         let mut ex = A2aConfig::new("http://h").card_exchange();
-        let card = HttpResponse { status: 200, body: r#"{"name":"p","url":"http://h/rpc"}"#.into(), ..Default::default() };
+        let card = HttpResponse {
+            status: 200,
+            body: r#"{"name":"p","url":"http://h/rpc"}"#.into(),
+            ..Default::default()
+        };
         match ex.on_response(card) {
             Step::Done(Ok(s)) => assert_eq!(s.rpc_url, "http://h/rpc"),
             other => panic!("{other:?}"),

@@ -141,11 +141,13 @@ mod tests {
         assert!(reason.starts_with("3 episodes in a row were stopped after 3 failed calls"), "{reason}");
     }
 
+    #[cfg(not(target_arch = "wasm32"))]
     #[test]
     fn threads_deliver_in_order_and_stop_on_cancel() {
         use crate::agent::replay::ReplayAgent;
         let tasks = vec![toy(); 6];
-        let factory = |_: &str| -> Box<dyn crate::agent::Agent> { Box::new(ReplayAgent::new(vec!["fix".into()])) };
+        let factory =
+            |_: &str| -> Box<dyn crate::agent::Agent> { Box::new(ReplayAgent::new(vec!["fix".into()])) };
         let cancel = Cancel::new();
         let mut seen = 0;
         run_threads(tasks.clone(), &factory, RunSettings::default(), 3, &cancel, |r| {

@@ -96,7 +96,8 @@ mod tests {
     #[test]
     fn a2a_turns_carry_the_transcript() {
         let card = serde_json::json!({"name": "p", "url": "http://h/"});
-        let session = A2aSession::from_card(&A2aConfig::new("http://h"), "http://h/.well-known/agent-card.json", &card);
+        let session =
+            A2aSession::from_card(&A2aConfig::new("http://h"), "http://h/.well-known/agent-card.json", &card);
         let client = Client::A2a(session.unwrap());
         let messages = [Message::user("prompt"), Message::assistant("a"), Message::user("obs")];
         let body = client.exchange(&messages, "id-1").start().body.unwrap();

@@ -87,7 +87,11 @@ pub enum TransportError {
 pub enum Step<T> {
     /// Waits `delay_ms`, then sends `request`. `retry` is true when the previous attempt
     /// failed, so the latency measurement restarts with this attempt.
-    Send { request: HttpRequest, delay_ms: u64, retry: bool },
+    Send {
+        request: HttpRequest,
+        delay_ms: u64,
+        retry: bool,
+    },
     Done(Result<T, CallError>),
 }
 

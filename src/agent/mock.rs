@@ -143,8 +143,10 @@ pub struct MockServer {
 impl MockServer {
     /// Listens on `addr` (`127.0.0.1:0` picks a free port) with `script` in the root namespace.
     pub fn start(addr: &str, script: Script) -> std::io::Result<Self> {
-        let server = Server::http(addr).map_err(|e| std::io::Error::other(format!("cannot listen on {addr}: {e}")))?;
-        let local = server.server_addr().to_ip().ok_or_else(|| std::io::Error::other("not an IP listener"))?;
+        let server =
+            Server::http(addr).map_err(|e| std::io::Error::other(format!("cannot listen on {addr}: {e}")))?;
+        let local =
+            server.server_addr().to_ip().ok_or_else(|| std::io::Error::other("not an IP listener"))?;
         let server = Arc::new(server);
         let state: State = Arc::default();
         state.lock().expect("fresh lock").insert(String::new(), Namespace { script, ..Default::default() });
@@ -255,23 +257,39 @@ fn route(request: &Request, path: &str, host: &str, body: String, state: &State)
     };
     let mut all = lock(state);
     let Some(ns) = all.get_mut(name) else {
-        return Answer::json(404, json!({"error": {"message": format!("no mock script named {name:?}")}}), true);
+        return Answer::json(
+            404,
+            json!({"error": {"message": format!("no mock script named {name:?}")}}),
+            true,
+        );
     };
     let cors = ns.script.cors;
     if method == Method::Options {
         return Answer::preflight(cors);
     }
-    let headers = request.headers().iter().map(|h| (h.field.to_string().to_ascii_lowercase(), h.value.to_string()));
-    ns.log.push(Logged { method: method.to_string(), path: path.to_string(), headers: headers.collect(), body });
+    let headers =
+        request.headers().iter().map(|h| (h.field.to_string().to_ascii_lowercase(), h.value.to_string()));
+    ns.log.push(Logged {
+        method: method.to_string(),
+        path: path.to_string(),
+        headers: headers.collect(),
+        body,
+    });
     let body = &ns.log.last().expect("just logged").body.clone();
     let base = if name.is_empty() { format!("http://{host}") } else { format!("http://{host}/s/{name}") };
     let mut answer = match (&method, rest) {
         (Method::Post, r) if r.ends_with("chat/completions") => next_openai(ns),
-        (Method::Get, r) if r.ends_with(".well-known/agent-card.json") || r.ends_with(".well-known/agent.json") => {
+        (Method::Get, r)
+            if r.ends_with(".well-known/agent-card.json") || r.ends_with(".well-known/agent.json") =>
+        {
             Answer::json(200, card(&base, ns.script.card.as_ref()), cors)
         }
         (Method::Post, _) => a2a(ns, body),
-        _ => Answer::json(404, json!({"error": {"message": format!("no mock route for {method} {path}")}}), cors),
+        _ => Answer::json(
+            404,
+            json!({"error": {"message": format!("no mock route for {method} {path}")}}),
+            cors,
+        ),
     };
     answer.cors = cors;
     answer
@@ -308,7 +326,9 @@ fn shaped(reply: &Reply, body: Value) -> Answer {
     let status = reply.status.unwrap_or(200);
     let body = match (&reply.body, reply.status) {
         (Some(raw), _) => raw.clone(),
-        (None, Some(s)) if s >= 300 => json!({"error": {"message": format!("scripted HTTP {s}")}}).to_string(),
+        (None, Some(s)) if s >= 300 => {
+            json!({"error": {"message": format!("scripted HTTP {s}")}}).to_string()
+        }
         _ => body.to_string(),
     };
     Answer { status, body, headers: reply.headers.clone(), delay_ms: reply.delay_ms, cors: true }
@@ -358,7 +378,11 @@ fn a2a(ns: &mut Namespace, body: &str) -> Answer {
     let request: Value = serde_json::from_str(body).unwrap_or_default();
     let id = request["id"].clone();
     let rpc_error = |code: i64, message: &str| {
-        Answer::json(200, json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}}), true)
+        Answer::json(
+            200,
+            json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}}),
+            true,
+        )
     };
     match request["method"].as_str() {
         Some("message/send") => {
@@ -395,7 +419,9 @@ fn a2a(ns: &mut Namespace, body: &str) -> Answer {
 
 fn respond_rpc(reply: &Reply, id: &Value, result: Value) -> Answer {
     let envelope = match &reply.rpc_error {
-        Some((code, message)) => json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}}),
+        Some((code, message)) => {
+            json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}})
+        }
         None => json!({"jsonrpc": "2.0", "id": id, "result": result}),
     };
     shaped(reply, envelope)
@@ -404,7 +430,8 @@ fn respond_rpc(reply: &Reply, id: &Value, result: Value) -> Answer {
 fn a2a_result(reply: &Reply, task_id: &str) -> Value {
     let text = reply.text.clone().unwrap_or_default();
     let parts = json!([{"kind": "text", "text": text}]);
-    let agent_message = json!({"kind": "message", "role": "agent", "messageId": format!("{task_id}-reply"), "parts": parts});
+    let agent_message =
+        json!({"kind": "message", "role": "agent", "messageId": format!("{task_id}-reply"), "parts": parts});
     let task = |state: &str, status_message: Option<&Value>, artifacts: Value| {
         let mut status = json!({"state": state});
         if let Some(m) = status_message {
@@ -414,7 +441,9 @@ fn a2a_result(reply: &Reply, task_id: &str) -> Value {
     };
     match reply.a2a.unwrap_or(A2aShape::Artifact) {
         A2aShape::Message => agent_message,
-        A2aShape::Artifact => task("completed", None, json!([{"artifactId": "a1", "name": "reply", "parts": parts}])),
+        A2aShape::Artifact => {
+            task("completed", None, json!([{"artifactId": "a1", "name": "reply", "parts": parts}]))
+        }
         A2aShape::Status => task("completed", Some(&agent_message), json!([])),
         A2aShape::Failed => task("failed", Some(&agent_message), json!([])),
     }

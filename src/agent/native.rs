@@ -125,7 +125,8 @@ fn perform(http: &ureq::Agent, request: &HttpRequest) -> Result<HttpResponse, Tr
             for (k, v) in &request.headers {
                 builder = builder.header(k, v);
             }
-            let builder = builder.config().timeout_global(timeout).max_redirects(0).max_redirects_will_error(false);
+            let builder =
+                builder.config().timeout_global(timeout).max_redirects(0).max_redirects_will_error(false);
             builder.build().send(request.body.as_deref().unwrap_or_default())
         }
     };
@@ -133,7 +134,8 @@ fn perform(http: &ureq::Agent, request: &HttpRequest) -> Result<HttpResponse, Tr
     let header = |name: &str| response.headers().get(name).and_then(|v| v.to_str().ok()).map(str::to_string);
     let (retry_after, location) = (header("retry-after"), header("location"));
     let status = response.status().as_u16();
-    let bytes = response.body_mut().with_config().limit(MAX_BODY_BYTES).read_to_vec().map_err(transport_error)?;
+    let bytes =
+        response.body_mut().with_config().limit(MAX_BODY_BYTES).read_to_vec().map_err(transport_error)?;
     Ok(HttpResponse { status, retry_after, location, body: String::from_utf8_lossy(&bytes).into_owned() })
 }
 
@@ -141,7 +143,9 @@ fn transport_error(e: ureq::Error) -> TransportError {
     match e {
         ureq::Error::Timeout(_) => TransportError::Timeout,
         ureq::Error::Io(io) if io.kind() == std::io::ErrorKind::TimedOut => TransportError::Timeout,
-        ureq::Error::BodyExceedsLimit(n) => TransportError::Network(format!("response larger than {n} bytes")),
+        ureq::Error::BodyExceedsLimit(n) => {
+            TransportError::Network(format!("response larger than {n} bytes"))
+        }
         other => TransportError::Network(other.to_string()),
     }
 }
@@ -152,7 +156,9 @@ pub fn connect(config: &EndpointConfig, transport: &Transport) -> Result<Client,
         EndpointConfig::Openai(c) => Ok(Client::OpenAi(c.clone())),
         EndpointConfig::A2a(c) => {
             let (result, _) = transport.drive(&mut c.card_exchange());
-            result.map(Client::A2a).map_err(|e| CallError { message: scrub(&e.message, c.bearer.as_deref()), ..e })
+            result
+                .map(Client::A2a)
+                .map_err(|e| CallError { message: scrub(&e.message, c.bearer.as_deref()), ..e })
         }
     }
 }
@@ -160,7 +166,8 @@ pub fn connect(config: &EndpointConfig, transport: &Transport) -> Result<Client,
 /// A unique prefix for A2A message ids, so that repeated runs never reuse one.
 fn session_id() -> String {
     static NEXT: AtomicU64 = AtomicU64::new(0);
-    let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default().as_nanos();
+    let nanos =
+        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default().as_nanos();
     format!("np-{nanos:x}-{}-{}", std::process::id(), NEXT.fetch_add(1, Ordering::Relaxed))
 }
 

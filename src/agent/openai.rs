@@ -144,7 +144,10 @@ pub fn parse_response(body: &str) -> Result<AgentReply, CallError> {
         ))
     })?;
     if !v["error"].is_null() {
-        return Err(turn(format!("the endpoint answered with an error: {}", super::http::server_message(body))));
+        return Err(turn(format!(
+            "the endpoint answered with an error: {}",
+            super::http::server_message(body)
+        )));
     }
     let message = v["choices"]
         .get(0)
@@ -227,7 +230,8 @@ mod tests {
         c.api_key = Some(" sk-test-123 ".into());
         let req = c.request(&[Message::user("hi")]);
         assert!(req.headers.contains(&("authorization".into(), "Bearer sk-test-123".into())));
-        for shown in [serde_json::to_string(&c).unwrap(), format!("{c:?}"), serde_json::to_string(&c.info()).unwrap()]
+        for shown in
+            [serde_json::to_string(&c).unwrap(), format!("{c:?}"), serde_json::to_string(&c.info()).unwrap()]
         {
             assert!(!shown.contains("sk-test"), "{shown}");
         }
@@ -255,9 +259,11 @@ mod tests {
         let r = parse_response(r#"{"choices":[{"message":{"content":[{"type":"text","text":"a"},{"type":"text","text":"b"}]}}]}"#)
             .unwrap();
         assert_eq!((r.text.as_str(), r.tokens), ("ab", None));
-        let r = parse_response(r#"{"choices":[{"message":{"content":null,"refusal":"I can't help."}}]}"#).unwrap();
+        let r = parse_response(r#"{"choices":[{"message":{"content":null,"refusal":"I can't help."}}]}"#)
+            .unwrap();
         assert_eq!(r.text, "I can't help.");
-        let r = parse_response(r#"{"choices":[{"message":{"content":""},"finish_reason":"length"}]}"#).unwrap();
+        let r =
+            parse_response(r#"{"choices":[{"message":{"content":""},"finish_reason":"length"}]}"#).unwrap();
         assert_eq!(r.text, "");
     }
 

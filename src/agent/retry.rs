@@ -43,7 +43,7 @@ impl RetryPolicy {
 /// `Retry-After` in milliseconds: delay-seconds only (HTTP dates are treated as absent).
 pub fn parse_retry_after(value: &str) -> Option<u64> {
     let secs: f64 = value.trim().parse().ok()?;
-    (secs.is_finite() && secs >= 0.0).then(|| (secs * 1000.0) as u64)
+    (secs.is_finite() && secs >= 0.0).then_some((secs * 1000.0) as u64)
 }
 
 /// The retry budget of one call.
@@ -59,7 +59,12 @@ impl Retries {
     }
 
     /// Retries `request` if budget is left, else fails the turn with `message`.
-    fn retry_or_fail<T>(&mut self, request: &HttpRequest, retry_after: Option<u64>, message: String) -> Step<T> {
+    fn retry_or_fail<T>(
+        &mut self,
+        request: &HttpRequest,
+        retry_after: Option<u64>,
+        message: String,
+    ) -> Step<T> {
         if self.used < self.policy.retries {
             let delay_ms = self.policy.delay_ms(self.used, retry_after);
             self.used += 1;
@@ -88,7 +93,9 @@ impl Retries {
                 let retry_after = response.retry_after.as_deref().and_then(parse_retry_after);
                 self.retry_or_fail(request, retry_after, message)
             }
-            401 | 403 => Step::Done(Err(CallError::new(Scope::Run, format!("{message} (check the API key)")))),
+            401 | 403 => {
+                Step::Done(Err(CallError::new(Scope::Run, format!("{message} (check the API key)"))))
+            }
             404 => Step::Done(Err(CallError::new(
                 Scope::Run,
                 format!("{message} (check the URL, e.g. …/v1 for chat completions, and the model name)"),
@@ -115,7 +122,7 @@ impl Retries {
 
 /// `30 s`, `0.5 s`.
 pub fn seconds(ms: u64) -> String {
-    if ms % 1000 == 0 { format!("{} s", ms / 1000) } else { format!("{} s", ms as f64 / 1000.0) }
+    format!("{} s", ms as f64 / 1000.0)
 }
 
 #[cfg(test)]
@@ -171,7 +178,10 @@ mod tests {
             Step::Send { delay_ms, retry, .. } => assert_eq!((delay_ms, retry), (0, true)),
             other => panic!("{other:?}"),
         }
-        assert!(matches!(r.on_error_status::<()>(&request(), &status(429, "")), Step::Send { delay_ms: 20, .. }));
+        assert!(matches!(
+            r.on_error_status::<()>(&request(), &status(429, "")),
+            Step::Send { delay_ms: 20, .. }
+        ));
         let e = done(r.on_error_status::<()>(&request(), &status(500, "boom")));
         assert_eq!(e.scope, Scope::Turn);
         assert_eq!(

@@ -154,7 +154,8 @@ impl Runner {
         let stop = if error.fatal {
             Some((StopCause::Fatal, format!("stopped: {}", error.message)))
         } else if self.failures_in_a_row >= MAX_CONSECUTIVE_FAILURES {
-            let reason = format!("stopped after {MAX_CONSECUTIVE_FAILURES} failed calls in a row: {}", error.message);
+            let reason =
+                format!("stopped after {MAX_CONSECUTIVE_FAILURES} failed calls in a row: {}", error.message);
             Some((StopCause::Failures, reason))
         } else {
             None

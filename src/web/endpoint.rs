@@ -154,7 +154,8 @@ pub async fn send(request: &HttpRequest, cancel: &Cancel) -> Result<HttpResponse
         })
     };
     let result = async {
-        let response: Response = JsFuture::from(fetch(&fetch_request)?).await.map_err(failed)?.unchecked_into();
+        let response: Response =
+            JsFuture::from(fetch(&fetch_request)?).await.map_err(failed)?.unchecked_into();
         let header = |name: &str| response.headers().get(name).ok().flatten();
         let (retry_after, location) = (header("retry-after"), header("location"));
         let text = response.text().map_err(failed)?;
@@ -180,7 +181,10 @@ fn failed(e: wasm_bindgen::JsValue) -> TransportError {
 }
 
 /// Runs an exchange to its end; also returns the wall time of its last fresh attempt in ms.
-pub async fn drive<T>(exchange: &mut dyn Exchange<Output = T>, cancel: &Cancel) -> (Result<T, CallError>, f64) {
+pub async fn drive<T>(
+    exchange: &mut dyn Exchange<Output = T>,
+    cancel: &Cancel,
+) -> (Result<T, CallError>, f64) {
     let mut step = Step::Send { request: exchange.start(), delay_ms: 0, retry: true };
     let mut started = now_ms();
     loop {
@@ -211,7 +215,9 @@ pub async fn connect(config: &EndpointConfig, cancel: &Cancel) -> Result<Client,
         EndpointConfig::Openai(c) => Ok(Client::OpenAi(c.clone())),
         EndpointConfig::A2a(c) => {
             let (result, _) = drive(&mut c.card_exchange(), cancel).await;
-            result.map(Client::A2a).map_err(|e| CallError { message: scrub(&e.message, c.bearer.as_deref()), ..e })
+            result
+                .map(Client::A2a)
+                .map_err(|e| CallError { message: scrub(&e.message, c.bearer.as_deref()), ..e })
         }
     }
 }

@@ -62,7 +62,12 @@ pub fn client(config: EndpointConfig, cancel: &Cancel) -> Arc<Client> {
 }
 
 /// Runs one episode with an endpoint client; returns the runner for inspection.
-pub fn run(task: Arc<dyn Task>, client: &Arc<Client>, settings: RunSettings, cancel: &Cancel) -> (Runner, ResultRecord) {
+pub fn run(
+    task: Arc<dyn Task>,
+    client: &Arc<Client>,
+    settings: RunSettings,
+    cancel: &Cancel,
+) -> (Runner, ResultRecord) {
     let mut agent = EndpointAgent::new(client.clone(), Transport::new(cancel.clone()));
     let mut runner = Runner::new(task, settings);
     drive(&mut runner, &mut agent, cancel);

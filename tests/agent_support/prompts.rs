@@ -49,7 +49,8 @@ pub fn digests() -> Vec<(String, String, String)> {
 
 /// Compares the digests with the golden file; lists every difference.
 pub fn check(golden: &str) -> Result<usize, Vec<String>> {
-    let golden: serde_json::Value = serde_json::from_str(golden).map_err(|e| vec![format!("bad golden: {e}")])?;
+    let golden: serde_json::Value =
+        serde_json::from_str(golden).map_err(|e| vec![format!("bad golden: {e}")])?;
     let cases = golden["cases"].as_array().cloned().unwrap_or_default();
     let mut errors = Vec::new();
     let computed = digests();
@@ -58,7 +59,8 @@ pub fn check(golden: &str) -> Result<usize, Vec<String>> {
         match want.and_then(|c| c["sha256"].as_str()) {
             Some(w) if w == digest => {}
             Some(w) => errors.push(format!("{id} {variant}: body sha256 {digest}, golden {w}")),
-            None => errors.push(format!("{id} {variant}: not in the golden file (record it with NETPRESS_BLESS=1)")),
+            None => errors
+                .push(format!("{id} {variant}: not in the golden file (record it with NETPRESS_BLESS=1)")),
         }
     }
     if cases.len() != computed.len() {

@@ -2,8 +2,8 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::Write;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
 use clap::{ArgMatches, Args};
@@ -34,8 +34,6 @@ pub struct RunArgs {
     /// (an A2A 0.3 agent: --url).
     #[arg(long, default_value = "baseline")]
     pub agent: String,
-    #[command(flatten)]
-    pub endpoint: EndpointArgs,
     /// Levels, comma-separated (default: every level of the app).
     #[arg(long, value_delimiter = ',')]
     pub levels: Vec<u8>,
@@ -81,6 +79,8 @@ pub struct RunArgs {
     /// No progress bar and no summary.
     #[arg(long, short)]
     pub quiet: bool,
+    #[command(flatten)]
+    pub endpoint: Box<EndpointArgs>,
 }
 
 /// Settings of `--agent openai` and `--agent a2a`.
@@ -143,7 +143,6 @@ pub struct ScoreArgs {
     pub output: Option<String>,
 }
 
-
 pub fn run(args: RunArgs, matches: &ArgMatches) -> CliResult {
     let app = registry::app(&args.app)?;
     let settings =
@@ -171,7 +170,8 @@ pub fn run(args: RunArgs, matches: &ArgMatches) -> CliResult {
                 Some(out) => format!("; run the same command with --resume to finish (appends to {out})"),
                 None => "; use -o FILE --resume to finish an interrupted run".to_string(),
             };
-            let message = format!("run stopped: {reason}; {} of {total} episodes written{resume}", records.len());
+            let message =
+                format!("run stopped: {reason}; {} of {total} episodes written{resume}", records.len());
             Err(Fail { message, code: if reason.contains("Ctrl-C") { 130 } else { 1 } })
         }
     }
@@ -208,12 +208,16 @@ fn agent_factory(
     if spec == "openai" || spec == "a2a" {
         let config = endpoint_config(spec, endpoint)?;
         let transport = Transport::new(cancel.clone());
-        let client = Arc::new(connect(&config, &transport).map_err(|e| format!("cannot use the {spec} agent: {e}"))?);
+        let client =
+            Arc::new(connect(&config, &transport).map_err(|e| format!("cannot use the {spec} agent: {e}"))?);
         return Ok(Box::new(move |_id: &str| -> Box<dyn Agent> {
             Box::new(EndpointAgent::new(client.clone(), transport.clone()))
         }));
     }
-    Err(Fail { message: format!("unknown agent {spec:?} (use baseline, replay:FILE, openai or a2a)"), code: 2 })
+    Err(Fail {
+        message: format!("unknown agent {spec:?} (use baseline, replay:FILE, openai or a2a)"),
+        code: 2,
+    })
 }
 
 /// The endpoint settings of `--agent openai` / `--agent a2a` from flags and variables.
@@ -227,7 +231,8 @@ fn endpoint_config(spec: &str, args: &EndpointArgs) -> CliResult<EndpointConfig>
     let retry = RetryPolicy { retries: args.retries, ..RetryPolicy::default() };
     let key = args.api_key.as_ref().map(|k| k.0.clone());
     if spec == "a2a" {
-        let url = args.url.as_deref().ok_or_else(|| usage("--agent a2a needs --url URL (the agent's base URL)"))?;
+        let url =
+            args.url.as_deref().ok_or_else(|| usage("--agent a2a needs --url URL (the agent's base URL)"))?;
         let mut config = A2aConfig::new(url);
         config.bearer = key;
         config.retry = retry;
