@@ -12,6 +12,7 @@ mod prompts;
 
 use std::cell::RefCell;
 use std::rc::Rc;
+use std::sync::Arc;
 
 use netpress::agent::a2a::A2aConfig;
 use netpress::agent::client::{Client, EndpointConfig};
@@ -19,7 +20,8 @@ use netpress::agent::http::{HttpRequest, Method};
 use netpress::agent::openai::OpenAiConfig;
 use netpress::agent::retry::RetryPolicy;
 use netpress::agent::{Message, RunSettings, Tokens};
-use netpress::app::{Finish, PromptVariant};
+use netpress::app::{Finish, PromptVariant, Task};
+use netpress::record::ResultRecord;
 use netpress::web::endpoint::{self, BatchEvent, Cancel};
 use prompts::toy::{self, Toy};
 use serde_json::{Value, json};
@@ -68,6 +70,24 @@ fn openai(base: &str) -> OpenAiConfig {
     c.retry = RetryPolicy { retries: 2, base_ms: 10, max_ms: 50 };
     c.timeout_ms = 5000;
     c
+}
+
+/// Runs `task` in the page against scripted OpenAI replies in namespace `name`, over real
+/// HTTP; returns the record and what the server received. For application tests:
+/// `solve_in_browser("route", netpress::registry::generate("route-v1-L1-s0-i0").unwrap(), &[...])`.
+async fn solve_in_browser(name: &str, task: Arc<dyn Task>, replies: &[&str]) -> (ResultRecord, Vec<Value>) {
+    let replies: Vec<Value> = replies.iter().map(|r| json!({"text": r})).collect();
+    let base = namespace(name, json!({"openai": replies})).await;
+    let client = Client::OpenAi(openai(&base));
+    let runner = endpoint::run_episode(task, RunSettings::default(), &client, &Cancel::new(), |_| {}).await;
+    (runner.record(&client.info()), log(name).await)
+}
+
+#[wasm_bindgen_test]
+async fn the_helper_solves_a_task_from_scripted_replies() {
+    let task = toy::task(5, 3);
+    let (record, requests) = solve_in_browser("helper", task.clone(), &["look", &Toy::solution(&task)]).await;
+    assert_eq!((record.finish, record.turns.len(), requests.len()), (Finish::Solved, 2, 2));
 }
 
 #[wasm_bindgen_test]
