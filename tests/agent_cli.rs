@@ -176,7 +176,11 @@ fn ctrl_c_cancels_and_resume_finishes() {
         "-o",
     ];
     let child = Command::new(BIN).args(args).arg(&out).stderr(Stdio::piped()).spawn().unwrap();
-    std::thread::sleep(Duration::from_millis(700));
+    // Once a call has arrived the run is under way (and its Ctrl-C handler installed).
+    let waiting = Instant::now();
+    while server.requests("").is_empty() && waiting.elapsed() < Duration::from_secs(20) {
+        std::thread::sleep(Duration::from_millis(20));
+    }
     let start = Instant::now();
     Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap();
     let o = child.wait_with_output().unwrap();

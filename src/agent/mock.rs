@@ -269,13 +269,10 @@ fn route(request: &Request, path: &str, host: &str, body: String, state: &State)
     }
     let headers =
         request.headers().iter().map(|h| (h.field.to_string().to_ascii_lowercase(), h.value.to_string()));
-    ns.log.push(Logged {
-        method: method.to_string(),
-        path: path.to_string(),
-        headers: headers.collect(),
-        body,
-    });
-    let body = &ns.log.last().expect("just logged").body.clone();
+    let logged =
+        Logged { method: method.to_string(), path: path.to_string(), headers: headers.collect(), body };
+    ns.log.push(logged.clone());
+    let body = &logged.body;
     let base = if name.is_empty() { format!("http://{host}") } else { format!("http://{host}/s/{name}") };
     let mut answer = match (&method, rest) {
         (Method::Post, r) if r.ends_with("chat/completions") => next_openai(ns),

@@ -111,23 +111,11 @@ impl Transport {
 
 /// One blocking request with `ureq`.
 fn perform(http: &ureq::Agent, request: &HttpRequest) -> Result<HttpResponse, TransportError> {
-    let timeout = Some(Duration::from_millis(request.timeout_ms));
     let result = match request.method {
-        Method::Get => {
-            let mut builder = http.get(&request.url);
-            for (k, v) in &request.headers {
-                builder = builder.header(k, v);
-            }
-            builder.config().timeout_global(timeout).max_redirects(5).build().call()
-        }
+        // GETs (agent cards) may follow redirects; a POST's redirect is reported, not followed.
+        Method::Get => configure(http.get(&request.url), request, 5).call(),
         Method::Post => {
-            let mut builder = http.post(&request.url);
-            for (k, v) in &request.headers {
-                builder = builder.header(k, v);
-            }
-            let builder =
-                builder.config().timeout_global(timeout).max_redirects(0).max_redirects_will_error(false);
-            builder.build().send(request.body.as_deref().unwrap_or_default())
+            configure(http.post(&request.url), request, 0).send(request.body.as_deref().unwrap_or_default())
         }
     };
     let mut response = result.map_err(transport_error)?;
@@ -137,6 +125,19 @@ fn perform(http: &ureq::Agent, request: &HttpRequest) -> Result<HttpResponse, Tr
     let bytes =
         response.body_mut().with_config().limit(MAX_BODY_BYTES).read_to_vec().map_err(transport_error)?;
     Ok(HttpResponse { status, retry_after, location, body: String::from_utf8_lossy(&bytes).into_owned() })
+}
+
+/// Adds the request's headers, timeout and redirect limit to a `ureq` request.
+fn configure<B>(
+    mut builder: ureq::RequestBuilder<B>,
+    request: &HttpRequest,
+    redirects: u32,
+) -> ureq::RequestBuilder<B> {
+    for (k, v) in &request.headers {
+        builder = builder.header(k, v);
+    }
+    let timeout = Some(Duration::from_millis(request.timeout_ms));
+    builder.config().timeout_global(timeout).max_redirects(redirects).max_redirects_will_error(false).build()
 }
 
 fn transport_error(e: ureq::Error) -> TransportError {

@@ -166,6 +166,15 @@ impl Runner {
         }
     }
 
+    /// Stops the episode if the run was cancelled (before a call); true when it is over.
+    pub fn stop_if_cancelled(&mut self, cancel: &Cancel) -> bool {
+        if cancel.is_cancelled() {
+            let reason = cancel.reason().unwrap_or_else(|| "by the user".into());
+            self.stop(format!("cancelled: {reason}"));
+        }
+        self.finished().is_some()
+    }
+
     /// Ends the episode early (user cancel, end of a recorded episode).
     pub fn stop(&mut self, reason: impl Into<String>) {
         self.stop_with(StopCause::Caller, reason.into());
@@ -248,12 +257,7 @@ pub fn run_episode(task: Arc<dyn Task>, agent: &mut dyn Agent, settings: RunSett
 /// Feeds a blocking agent's replies to the runner until the episode ends or `cancel` is set
 /// (checked before every call; the agent should also watch it during a call).
 pub fn drive(runner: &mut Runner, agent: &mut dyn Agent, cancel: &Cancel) {
-    while runner.finished().is_none() {
-        if cancel.is_cancelled() {
-            let reason = cancel.reason().unwrap_or_else(|| "by the user".into());
-            runner.stop(format!("cancelled: {reason}"));
-            break;
-        }
+    while !runner.stop_if_cancelled(cancel) {
         let reply = agent.reply(runner.messages());
         runner.submit(reply);
     }

@@ -253,12 +253,7 @@ pub async fn run_episode(
     let mut runner = Runner::new(task, settings);
     let session = session_id();
     let mut calls = 0;
-    while runner.finished().is_none() {
-        if cancel.is_cancelled() {
-            let reason = cancel.reason().unwrap_or_else(|| "by the user".into());
-            runner.stop(format!("cancelled: {reason}"));
-            break;
-        }
+    while !runner.stop_if_cancelled(cancel.flag()) {
         calls += 1;
         let reply = call(client, runner.messages(), &format!("{session}-{calls}"), cancel).await;
         runner.submit(reply);
