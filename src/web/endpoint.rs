@@ -170,12 +170,13 @@ pub async fn send(request: &HttpRequest, cancel: &Cancel) -> Result<HttpResponse
     })
 }
 
-/// A rejected `fetch`: the browser does not say whether the server was down or refused this
-/// origin (CORS), so the message names both.
+/// A rejected `fetch`: the browser does not say whether the server was down, refused this
+/// origin (CORS) or was blocked as mixed content, so the message names all three.
 fn failed(e: wasm_bindgen::JsValue) -> TransportError {
     TransportError::Network(format!(
         "the browser could not complete the request ({}): the server is down, or it does not allow \
-         this page's origin (CORS: Access-Control-Allow-Origin)",
+         this page's origin (CORS: Access-Control-Allow-Origin), or this page is https and the \
+         endpoint plain http on another machine (mixed content)",
         js_text(&e)
     ))
 }
