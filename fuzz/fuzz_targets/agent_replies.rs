@@ -11,5 +11,9 @@ fuzz_target!(|data: &[u8]| {
     let body = String::from_utf8_lossy(data).into_owned();
     let _ = parse_response(&body);
     let _ = interpret(&body);
-    let _ = A2aConfig::new("http://h").card_exchange().on_response(HttpResponse { status: 200, body, ..Default::default() });
+    let _ = A2aConfig::new("http://h").card_exchange().on_response(HttpResponse {
+        status: 200,
+        body,
+        ..Default::default()
+    });
 });
