@@ -4,6 +4,7 @@
 //! fragment, and every change of view is a change of fragment, so a copied link reopens the
 //! same view. Components hold no benchmark logic; they call the library and draw its results.
 
+pub mod endpoint;
 mod home;
 mod layout;
 mod task;
