@@ -1,0 +1,242 @@
+//! The probe matrix (§3 of k8s.md), the benchmark's oracle, and its mismatch report.
+//!
+//! Sources are the 12 workload pods, targets the 11 Online Boutique Services (no workload
+//! probes its own). Name probes go through DNS and the Service (all endpoints must admit
+//! the connection on the targetPort); pod probes hit the target pod directly with traffic
+//! the intent denies (UDP, an off port, the Service port where it differs). Expected values
+//! are the evaluator's verdicts on the pristine cluster, never a stored table.
+
+use std::sync::OnceLock;
+
+use super::cluster::{Cluster, Protocol, WORKLOADS, pod_name};
+use super::eval::{Compiled, End, NsRef, PodRef};
+use super::policy::{IntOrString, NetworkPolicy};
+
+/// What a probe exercises.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum ProbeKind {
+    /// TCP to `<svc>:<Service port>` by DNS name.
+    Name,
+    /// UDP to the pod's targetPort.
+    Udp,
+    /// TCP to targetPort + 1.
+    OffPort,
+    /// TCP to the Service port on the pod (only where it differs from the targetPort).
+    ServicePort,
+}
+
+/// One probe.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Probe {
+    pub src: &'static str,
+    pub dst: &'static str,
+    pub kind: ProbeKind,
+    pub port: u16,
+    pub proto: Protocol,
+}
+
+impl Probe {
+    /// The probe's target as report lines show it: `adservice:9555` or
+    /// `pod/adservice-<h>-<s>:9555/UDP`.
+    pub fn target(&self) -> String {
+        match self.kind {
+            ProbeKind::Name => format!("{}:{}", self.dst, self.port),
+            _ => format!("pod/{}:{}/{}", pod_name(self.dst, 0), self.port, self.proto.as_str()),
+        }
+    }
+}
+
+/// A probe's outcome.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Verdict {
+    False,
+    True,
+    /// Some endpoints of a Service admit the connection and others do not.
+    Partial,
+}
+
+impl Verdict {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Verdict::False => "False",
+            Verdict::True => "True",
+            Verdict::Partial => "Partial",
+        }
+    }
+
+    fn of(b: bool) -> Verdict {
+        if b { Verdict::True } else { Verdict::False }
+    }
+}
+
+/// Verdicts in [`probes`] order.
+pub type Matrix = Vec<Verdict>;
+
+/// Every probe, ordered by source, target, then kind (name, UDP, off-port, Service port).
+pub fn probes() -> &'static [Probe] {
+    static PROBES: OnceLock<Vec<Probe>> = OnceLock::new();
+    PROBES.get_or_init(|| {
+        let mut out = Vec::new();
+        for src in &WORKLOADS {
+            for dst in WORKLOADS.iter().filter(|w| w.name != src.name) {
+                let (Some((_, svc_port)), Some(tp)) = (dst.service, dst.port) else { continue };
+                let probe = |kind, port, proto| Probe { src: src.name, dst: dst.name, kind, port, proto };
+                out.push(probe(ProbeKind::Name, svc_port, Protocol::Tcp));
+                out.push(probe(ProbeKind::Udp, tp, Protocol::Udp));
+                out.push(probe(ProbeKind::OffPort, tp + 1, Protocol::Tcp));
+                if svc_port != tp {
+                    out.push(probe(ProbeKind::ServicePort, svc_port, Protocol::Tcp));
+                }
+            }
+        }
+        out
+    })
+}
+
+/// The cluster's pods and namespaces in the evaluator's form.
+pub fn pod_refs(c: &Cluster) -> (Vec<PodRef<'_>>, Vec<NsRef<'_>>) {
+    let pods = c
+        .pods
+        .iter()
+        .map(|p| PodRef { namespace: &p.meta.namespace, labels: &p.meta.labels, ip: Some(p.ip), containers: &p.containers })
+        .collect();
+    let nss = c.namespaces.iter().map(|n| NsRef { name: &n.meta.name, labels: &n.meta.labels }).collect();
+    (pods, nss)
+}
+
+/// The matrix of `c` with its own policies.
+pub fn evaluate_cluster(c: &Cluster) -> Matrix {
+    let policies: Vec<&NetworkPolicy> = c.policies.values().collect();
+    evaluate(c, &policies)
+}
+
+/// The matrix of `c`'s pods and Services under `policies`.
+pub fn evaluate(c: &Cluster, policies: &[&NetworkPolicy]) -> Matrix {
+    let (pods, nss) = pod_refs(c);
+    let compiled = Compiled::new(&pods, &nss, policies);
+    let ctx = Ctx { c, compiled: &compiled };
+    let dns: Vec<bool> = WORKLOADS.iter().map(|w| ctx.dns_ok(w.name)).collect();
+    probes()
+        .iter()
+        .map(|p| {
+            let src_idx = WORKLOADS.iter().position(|w| w.name == p.src).unwrap_or(0);
+            match p.kind {
+                ProbeKind::Name if !dns[src_idx] => Verdict::False,
+                ProbeKind::Name => ctx.via_service(p.src, p.dst),
+                _ => Verdict::of(ctx.direct(p.src, p.dst, p.port, p.proto)),
+            }
+        })
+        .collect()
+}
+
+struct Ctx<'a> {
+    c: &'a Cluster,
+    compiled: &'a Compiled<'a>,
+}
+
+impl Ctx<'_> {
+    fn pod_index(&self, deploy: &str) -> Option<usize> {
+        self.c.pods.iter().position(|p| p.meta.namespace == "default" && p.deployment == deploy)
+    }
+
+    fn index_of(&self, name: &str, ns: &str) -> Option<usize> {
+        self.c.pods.iter().position(|p| p.meta.namespace == ns && p.meta.name == name)
+    }
+
+    /// UDP/53 from the source to every kube-dns endpoint.
+    fn dns_ok(&self, src: &str) -> bool {
+        let Some(src) = self.pod_index(src) else { return false };
+        let Some(svc) = self.c.service("kube-system", "kube-dns") else { return false };
+        let Some(port) = svc.ports.iter().find(|p| p.protocol == Protocol::Udp && p.port == 53) else {
+            return false;
+        };
+        let endpoints = self.c.endpoints(svc);
+        !endpoints.is_empty()
+            && endpoints.iter().all(|pod| {
+                let idx = self.index_of(&pod.meta.name, &pod.meta.namespace);
+                let tp = resolve_target(&port.target, pod, Protocol::Udp);
+                matches!((idx, tp), (Some(i), Some(tp)) if self.compiled.allowed(End::Pod(src), End::Pod(i), tp, Protocol::Udp))
+            })
+    }
+
+    /// TCP through the Service: True when every endpoint admits, False when none does.
+    fn via_service(&self, src: &str, dst: &str) -> Verdict {
+        let (Some(src), Some(svc)) = (self.pod_index(src), self.c.service("default", dst)) else {
+            return Verdict::False;
+        };
+        let Some(port) = svc.ports.first() else { return Verdict::False };
+        let endpoints = self.c.endpoints(svc);
+        let allowed = endpoints
+            .iter()
+            .filter(|pod| {
+                let idx = self.index_of(&pod.meta.name, &pod.meta.namespace);
+                let tp = resolve_target(&port.target, pod, Protocol::Tcp);
+                matches!((idx, tp), (Some(i), Some(tp)) if self.compiled.allowed(End::Pod(src), End::Pod(i), tp, Protocol::Tcp))
+            })
+            .count();
+        match allowed {
+            0 => Verdict::False,
+            n if n == endpoints.len() => Verdict::True,
+            _ => Verdict::Partial,
+        }
+    }
+
+    fn direct(&self, src: &str, dst: &str, port: u16, proto: Protocol) -> bool {
+        match (self.pod_index(src), self.pod_index(dst)) {
+            (Some(s), Some(d)) => self.compiled.allowed(End::Pod(s), End::Pod(d), port, proto),
+            _ => false,
+        }
+    }
+}
+
+/// A Service targetPort on one endpoint pod (a named targetPort resolves per pod).
+fn resolve_target(target: &IntOrString, pod: &super::cluster::Pod, proto: Protocol) -> Option<u16> {
+    match target {
+        IntOrString::Int(n) => u16::try_from(*n).ok(),
+        IntOrString::Str(name) => {
+            pod.ports().find(|p| p.protocol == proto && p.name.as_deref() == Some(name.as_str())).map(|p| p.port)
+        }
+    }
+}
+
+/// The probes whose actual verdict differs from the expected one, as indexes.
+pub fn mismatches(expected: &[Verdict], actual: &[Verdict]) -> Vec<usize> {
+    expected.iter().zip(actual).enumerate().filter(|(_, (e, a))| e != a).map(|(i, _)| i).collect()
+}
+
+/// One report line.
+pub fn mismatch_line(i: usize, expected: Verdict, actual: Verdict) -> String {
+    let p = &probes()[i];
+    format!(
+        "Mismatch: {} \u{2192} {} (Expected: {}, Actual: {})",
+        p.src,
+        p.target(),
+        expected.as_str(),
+        actual.as_str()
+    )
+}
+
+/// The connectivity report: one line per mismatch, or `No mismatches found.`.
+pub fn report(expected: &[Verdict], actual: &[Verdict]) -> String {
+    let lines: Vec<String> =
+        mismatches(expected, actual).into_iter().map(|i| mismatch_line(i, expected[i], actual[i])).collect();
+    if lines.is_empty() { "No mismatches found.".to_string() } else { lines.join("\n") }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn probe_counts() {
+        let name = probes().iter().filter(|p| p.kind == ProbeKind::Name).count();
+        assert_eq!(name, 121);
+        assert_eq!(probes().len() - name, 264);
+    }
+
+    #[test]
+    fn without_policies_everything_is_true() {
+        let c = Cluster::pristine();
+        assert!(evaluate(&c, &[]).iter().all(|v| *v == Verdict::True));
+    }
+}
