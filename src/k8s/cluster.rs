@@ -178,6 +178,8 @@ pub struct Cluster {
     pub replicasets: Vec<ReplicaSet>,
     pub pods: Vec<Pod>,
     pub services: Vec<Service>,
+    /// Metadata of the Endpoints objects (one per Service); their addresses are derived.
+    pub endpoint_meta: Vec<Meta>,
     pub policies: BTreeMap<(String, String), NetworkPolicy>,
 }
 
@@ -251,6 +253,7 @@ impl Cluster {
             replicasets: Vec::new(),
             pods: Vec::new(),
             services: Vec::new(),
+            endpoint_meta: Vec::new(),
             policies: BTreeMap::new(),
         };
         c.node.meta = c.new_meta("Node", "", NODE_NAME, CLUSTER_EPOCH, node_labels());
@@ -267,8 +270,22 @@ impl Cluster {
             c.add_workload("default", w.name, 1, &app, workload_containers(w), WORKLOADS_AT, &[5 + i as u8]);
             c.add_workload_service(w, &app);
         }
+        c.add_endpoint_meta();
         c.sort();
         c
+    }
+
+    /// The Endpoints objects are created with their Services.
+    fn add_endpoint_meta(&mut self) {
+        let services: Vec<(String, String, i64, Labels)> = self
+            .services
+            .iter()
+            .map(|s| (s.meta.namespace.clone(), s.meta.name.clone(), s.meta.created, s.meta.labels.clone()))
+            .collect();
+        for (ns, name, at, labels) in services {
+            let meta = self.new_meta("Endpoints", &ns, &name, at, labels);
+            self.endpoint_meta.push(meta);
+        }
     }
 
     fn add_system_services(&mut self) {
@@ -398,6 +415,7 @@ impl Cluster {
         self.replicasets.sort_by(|a, b| key(&a.meta).cmp(&key(&b.meta)));
         self.pods.sort_by(|a, b| key(&a.meta).cmp(&key(&b.meta)));
         self.services.sort_by(|a, b| key(&a.meta).cmp(&key(&b.meta)));
+        self.endpoint_meta.sort_by(|a, b| key(a).cmp(&key(b)));
     }
 
     /// Fresh metadata with the next resourceVersion and a uid for this creation.

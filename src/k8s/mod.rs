@@ -16,3 +16,7 @@ pub mod meta;
 pub mod policy;
 pub mod probe;
 pub mod validate;
+pub mod yaml;
+pub mod objects;
+pub mod kubectl;
+pub mod output;
