@@ -20,3 +20,4 @@ pub mod yaml;
 pub mod objects;
 pub mod kubectl;
 pub mod output;
+pub mod shell;
