@@ -181,7 +181,7 @@ impl Peer {
         Peer { pod_selector: Some(LabelSelector::app(value)), ..Peer::default() }
     }
 
-    fn to_json(&self) -> Value {
+    pub fn to_json(&self) -> Value {
         let mut m = Map::new();
         if let Some(s) = &self.pod_selector {
             m.insert("podSelector".into(), s.to_json());
