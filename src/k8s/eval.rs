@@ -154,6 +154,16 @@ impl<'a> Compiled<'a> {
             && self.side_ok(Direction::Ingress, dst, src, dst, port, proto)
     }
 
+    /// Whether `dst` admits a connection from `src` (its ingress side only).
+    pub fn ingress_ok(&self, src: End, dst: End, port: u16, proto: Protocol) -> bool {
+        self.side_ok(Direction::Ingress, dst, src, dst, port, proto)
+    }
+
+    /// Whether `src` may send to `dst` (its egress side only).
+    pub fn egress_ok(&self, src: End, dst: End, port: u16, proto: Protocol) -> bool {
+        self.side_ok(Direction::Egress, src, dst, dst, port, proto)
+    }
+
     /// Whether a pod is isolated in a direction.
     pub fn isolated(&self, pod: usize, dir: Direction) -> bool {
         !self.isolating[pod][dir_index(dir)].is_empty()
