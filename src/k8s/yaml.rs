@@ -380,8 +380,10 @@ fn is_base60_float(s: &str) -> bool {
         && frac.is_none_or(|f| f.chars().all(|c| c.is_ascii_digit() || c == '_'))
 }
 
+/// Characters a plain or single-quoted scalar cannot carry (controls, the BOM, and the
+/// Unicode line and paragraph separators YAML treats as line breaks).
 fn has_special(s: &str) -> bool {
-    s.chars().any(|c| c.is_control() || c == '\u{feff}')
+    s.chars().any(|c| c.is_control() || matches!(c, '\u{feff}' | '\u{2028}' | '\u{2029}'))
 }
 
 /// libyaml's test for a plain scalar in block context.
@@ -451,8 +453,8 @@ fn double_quoted(s: &str) -> String {
             '\t' => out.push_str("\\t"),
             '\r' => out.push_str("\\r"),
             '\0' => out.push_str("\\0"),
-            c if (c as u32) < 0x20 || c == '\u{7f}' => out.push_str(&format!("\\x{:02X}", c as u32)),
-            '\u{feff}' => out.push_str("\\uFEFF"),
+            c if c.is_control() && (c as u32) != 0x85 => out.push_str(&format!("\\x{:02X}", c as u32)),
+            '\u{85}' | '\u{2028}' | '\u{2029}' | '\u{feff}' => out.push_str(&format!("\\u{:04X}", c as u32)),
             c => out.push(c),
         }
     }
@@ -570,5 +572,46 @@ spec:
     #[test]
     fn json_matches_go() {
         assert_eq!(to_json_pretty(&json!({"a": ["<none>"]})), "{\n    \"a\": [\n        \"\\u003cnone\\u003e\"\n    ]\n}");
+    }
+}
+
+#[cfg(all(test, not(target_arch = "wasm32")))]
+mod proptests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn json_value() -> impl Strategy<Value = Value> {
+        let leaf = prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::Bool),
+            any::<i64>().prop_map(|n| Value::Number(n.into())),
+            "\\PC{0,12}".prop_map(Value::String),
+            prop::sample::select(vec!["yes", "on", "0x1F", "010", "1e3", "~", "", " a", "a: b", "- x", "#c", "'q'", "a\nb\n", "x\n\n", "*", "1:20"])
+                .prop_map(|s| Value::String(s.to_string())),
+        ];
+        leaf.prop_recursive(4, 32, 6, |inner| {
+            prop_oneof![
+                prop::collection::vec(inner.clone(), 0..4).prop_map(Value::Array),
+                prop::collection::btree_map("[a-z:# -]{0,6}", inner, 0..4)
+                    .prop_map(|m| Value::Object(m.into_iter().collect())),
+            ]
+        })
+    }
+
+    proptest! {
+        #[test]
+        fn parse_never_panics(s in "\\PC{0,200}") {
+            let _ = parse_documents(&s);
+        }
+
+        #[test]
+        fn emit_then_parse_is_the_identity(v in json_value()) {
+            prop_assume!(!v.is_null());
+            let text = to_yaml(&v);
+            let back = parse_documents(&text).map_err(|e| TestCaseError::fail(format!("{e}\n{text}")))?;
+            prop_assert_eq!(back.first(), Some(&v), "{}", text);
+            let json = to_json_pretty(&v);
+            prop_assert_eq!(&parse_documents(&json).unwrap()[0], &v);
+        }
     }
 }

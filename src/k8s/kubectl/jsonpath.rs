@@ -409,3 +409,17 @@ mod tests {
         assert!(render("{end}", &d).is_err());
     }
 }
+
+#[cfg(all(test, not(target_arch = "wasm32")))]
+mod proptests {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #[test]
+        fn never_panics(t in "[{}\\[\\]().*?@=<>!'\"a-z0-9:, -]{0,60}") {
+            let doc = serde_json::json!({"items": [{"a": 1, "b": [1, 2]}, {"a": "x"}]});
+            let _ = render(&t, &doc);
+        }
+    }
+}

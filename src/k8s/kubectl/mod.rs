@@ -307,3 +307,24 @@ mod tests {
         assert_eq!(kubectl(&mut e, "get pods --bogus").text(), "error: unknown flag: --bogus\nSee 'kubectl get --help' for usage.\n");
     }
 }
+
+#[cfg(all(test, not(target_arch = "wasm32")))]
+mod proptests {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 128, ..ProptestConfig::default() })]
+        #[test]
+        fn argv_never_panics(argv in prop::collection::vec(prop::sample::select(vec![
+            "get", "describe", "patch", "label", "explain", "version", "delete", "apply", "netpol", "pods", "svc",
+            "all", "adservice", "-n", "kube-system", "-A", "-o", "yaml", "json", "wide", "name", "jsonpath={.items[0]}",
+            "-l", "app=x", "--type", "json", "merge", "-p", "{}", "[]", "--dry-run=server", "a=b", "a-", "--overwrite",
+            "-f", "-", "--bogus", "ns/default", "netpol/frontend", "x,y", "",
+        ]), 0..10)) {
+            let mut env = Env::new(Cluster::pristine(), VerbPolicy::parse("acd").unwrap());
+            let argv: Vec<String> = argv.iter().map(|s| s.to_string()).collect();
+            let _ = run(&argv, "kind: NetworkPolicy\nmetadata: {name: x}\nspec: {podSelector: {}}", &mut env);
+        }
+    }
+}

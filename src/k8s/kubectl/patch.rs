@@ -191,3 +191,22 @@ mod tests {
         assert!(three_way(&modified, &modified, &json!({"spec": {"a": 1, "c": 3, "x": 0}})).is_empty());
     }
 }
+
+#[cfg(all(test, not(target_arch = "wasm32")))]
+mod proptests {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #[test]
+        fn patches_never_panic(text in "\\PC{0,120}", ty in 0usize..3) {
+            let doc = serde_json::json!({"spec": {"ingress": [{"ports": [{"port": 1}]}], "podSelector": {}}});
+            if let Ok(docs) = crate::k8s::yaml::parse_documents(&text) {
+                for p in docs {
+                    let _ = apply(&doc, &p, [PatchType::Json, PatchType::Merge, PatchType::Strategic][ty]);
+                    let _ = three_way(&doc, &p, &doc);
+                }
+            }
+        }
+    }
+}

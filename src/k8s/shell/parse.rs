@@ -712,3 +712,24 @@ mod tests {
         assert!(matches!(parse(&format!("{}a", "a|".repeat(9))).unwrap_err(), ParseError::Limit(_)));
     }
 }
+
+#[cfg(all(test, not(target_arch = "wasm32")))]
+mod proptests {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #[test]
+        fn never_panics(s in "\\PC{0,300}") {
+            let _ = parse(&s);
+        }
+
+        #[test]
+        fn shell_like_input_never_panics(parts in prop::collection::vec(prop::sample::select(vec![
+            "kubectl", "get", "pods", " ", "|", "||", "&&", ";", "\n", "'", "\"", "$'", "\\", "$(", ")", "(", "cat",
+            "<<", "<<-", "'EOF'", "EOF", ">", "2>&1", ">/dev/null", "2>", "&", "#", "$X", "${", "}", "`", "=", "x=1",
+        ]), 0..40)) {
+            let _ = parse(&parts.concat());
+        }
+    }
+}
