@@ -357,11 +357,35 @@ fn inline(v: &Value, column: usize) -> String {
 }
 
 fn scalar_text(s: &str, column: usize) -> String {
-    let reads_as_string = matches!(resolve_plain(s), Ok(Value::String(_))) && !is_base60_float(s);
+    let reads_as_string =
+        matches!(resolve_plain(s), Ok(Value::String(_))) && !is_base60_float(s) && !is_timestamp(s);
     if !reads_as_string || s.contains('\n') || has_special(s) {
         return double_quoted(s);
     }
     if plain_allowed(s) { fold(s, column, false) } else { fold(s, column, true) }
+}
+
+/// go-yaml v2's timestamp shapes (`2006-1-2`, with `T`/`t`/space and `15:4:5[.frac][zone]`).
+/// They read back as strings, but the emitter quotes them, as `creationTimestamp` shows.
+fn is_timestamp(s: &str) -> bool {
+    let b = s.as_bytes();
+    if b.len() < 5 || !b[..4].iter().all(u8::is_ascii_digit) || b[4] != b'-' {
+        return false;
+    }
+    let (date, time) = match s.find(['T', 't', ' ']) {
+        Some(i) => (&s[..i], Some(&s[i + 1..])),
+        None => (s, None),
+    };
+    let nums = |t: &str, sep: char, n: usize| {
+        let parts: Vec<&str> = t.split(sep).collect();
+        parts.len() == n && parts.iter().all(|p| (1..=2).contains(&p.len()) && p.bytes().all(|c| c.is_ascii_digit()))
+    };
+    if !nums(&date[5..], '-', 2) {
+        return false;
+    }
+    let Some(time) = time else { return true };
+    let clock_end = time.find(['.', 'Z', '+', '-']).unwrap_or(time.len());
+    nums(&time[..clock_end], ':', 3)
 }
 
 fn is_base60_float(s: &str) -> bool {
@@ -559,6 +583,14 @@ spec:
 ";
         assert_eq!(to_yaml(&v), want);
         assert_eq!(parse_documents(want).unwrap()[0], v, "emit then parse is the identity");
+    }
+
+    #[test]
+    fn timestamps_are_quoted_on_output_and_strings_on_input() {
+        assert_eq!(to_yaml(&json!({"t": "2025-01-01T01:00:00Z"})), "t: \"2025-01-01T01:00:00Z\"\n");
+        assert_eq!(to_yaml(&json!({"t": "2025-01-01"})), "t: \"2025-01-01\"\n");
+        assert_eq!(to_yaml(&json!({"t": "2025-x"})), "t: 2025-x\n");
+        assert_eq!(one("t: 2025-01-01T01:00:00Z\n"), json!({"t": "2025-01-01T01:00:00Z"}));
     }
 
     #[test]

@@ -249,7 +249,9 @@ fn parse_label_args(args: &[String]) -> Result<(Vec<String>, Vec<LabelOp>), Stri
     let mut ops = Vec::new();
     for a in args {
         if let Some((k, v)) = a.split_once('=') {
-            validate_key(k).map_err(|e| format!("error: invalid label spec: {a}: {e}"))?;
+            if v.contains('=') {
+                return Err(format!("error: invalid label spec: {a}"));
+            }
             validate_value(v).map_err(|e| format!("error: invalid label value: \"{a}\": {e}"))?;
             ops.push(LabelOp::Set(k.to_string(), v.to_string()));
         } else if a.len() > 1 && a.ends_with('-') && !resources.is_empty() {
@@ -344,6 +346,13 @@ fn label_one(
     let mut notes = Vec::new();
     for op in ops {
         match op {
+            LabelOp::Set(k, _) if validate_key(k).is_err() => {
+                let e = validate_key(k).err().unwrap_or_default();
+                return Err(format!(
+                    "The {} \"{name}\" is invalid: metadata.labels: Invalid value: \"{k}\": {e}",
+                    kind.name()
+                ));
+            }
             LabelOp::Set(k, v) => {
                 if let (Some(cur), false) = (old.get(k), overwrite) {
                     return Err(format!("error: '{k}' already has a value ({cur}), and --overwrite is false"));
