@@ -3,7 +3,7 @@
 //!
 //! The cluster is the intended one with one fault shape on each policy (so `describe` covers
 //! all 12 policies and every fault shape) plus the kube-system deny-all; its policies are
-//! committed as `goldens/cluster-policies.yaml`, which `scripts/k8s-capture-goldens.sh` applies
+//! committed as `goldens/cluster-policies.yaml`, which `scripts/capture-k8s-goldens.sh` applies
 //! to a real kind cluster to re-capture the same commands.
 //!
 //! File format: a command starts with `$ ` (continuation lines with `> `, as a terminal shows

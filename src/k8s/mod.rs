@@ -15,6 +15,7 @@
 pub mod analyzer;
 pub mod baseline;
 pub mod cluster;
+pub mod conformance;
 pub mod decode;
 pub mod episode;
 pub mod eval;
