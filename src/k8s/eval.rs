@@ -118,19 +118,18 @@ impl<'a> Compiled<'a> {
         for (pi, policy) in policies.iter().enumerate() {
             let ns = policy.namespace();
             let mut compiled: [Vec<CRule>; 2] = [Vec::new(), Vec::new()];
-            for dir in [Direction::Ingress, Direction::Egress] {
-                if !policy.spec.lists(dir) {
-                    continue;
-                }
-                compiled[dir_index(dir)] = policy
-                    .spec
-                    .rules(dir)
-                    .iter()
-                    .map(|r| compile_rule(r, ns, pods, &ns_labels))
-                    .collect();
+            let dirs: Vec<Direction> =
+                [Direction::Ingress, Direction::Egress].into_iter().filter(|d| policy.spec.lists(*d)).collect();
+            for &dir in &dirs {
+                compiled[dir_index(dir)] =
+                    policy.spec.rules(dir).iter().map(|r| compile_rule(r, ns, pods, &ns_labels)).collect();
+            }
+            if !dirs.is_empty() {
                 for (i, pod) in pods.iter().enumerate() {
                     if pod.namespace == ns && policy.spec.pod_selector.matches(pod.labels) {
-                        isolating[i][dir_index(dir)].push(pi as u32);
+                        for &dir in &dirs {
+                            isolating[i][dir_index(dir)].push(pi as u32);
+                        }
                     }
                 }
             }

@@ -30,6 +30,9 @@ pub enum ProbeKind {
 pub struct Probe {
     pub src: &'static str,
     pub dst: &'static str,
+    /// Positions of `src` and `dst` in [`WORKLOADS`].
+    pub src_i: usize,
+    pub dst_i: usize,
     pub kind: ProbeKind,
     pub port: u16,
     pub proto: Protocol,
@@ -77,10 +80,10 @@ pub fn probes() -> &'static [Probe] {
     static PROBES: OnceLock<Vec<Probe>> = OnceLock::new();
     PROBES.get_or_init(|| {
         let mut out = Vec::new();
-        for src in &WORKLOADS {
-            for dst in WORKLOADS.iter().filter(|w| w.name != src.name) {
+        for (src_i, src) in WORKLOADS.iter().enumerate() {
+            for (dst_i, dst) in WORKLOADS.iter().enumerate().filter(|(_, w)| w.name != src.name) {
                 let (Some((_, svc_port)), Some(tp)) = (dst.service, dst.port) else { continue };
-                let probe = |kind, port, proto| Probe { src: src.name, dst: dst.name, kind, port, proto };
+                let probe = |kind, port, proto| Probe { src: src.name, dst: dst.name, src_i, dst_i, kind, port, proto };
                 out.push(probe(ProbeKind::Name, svc_port, Protocol::Tcp));
                 out.push(probe(ProbeKind::Udp, tp, Protocol::Udp));
                 out.push(probe(ProbeKind::OffPort, tp + 1, Protocol::Tcp));
@@ -114,79 +117,58 @@ pub fn evaluate_cluster(c: &Cluster) -> Matrix {
 pub fn evaluate(c: &Cluster, policies: &[&NetworkPolicy]) -> Matrix {
     let (pods, nss) = pod_refs(c);
     let compiled = Compiled::new(&pods, &nss, policies);
-    let ctx = Ctx { c, compiled: &compiled };
-    let dns: Vec<bool> = WORKLOADS.iter().map(|w| ctx.dns_ok(w.name)).collect();
+    // Everything a probe needs is looked up once: each workload's pod, each Service's
+    // endpoints with their resolved targetPorts, and whether each source resolves DNS.
+    let workload_pod: Vec<Option<usize>> = WORKLOADS
+        .iter()
+        .map(|w| c.pods.iter().position(|p| p.meta.namespace == "default" && p.deployment == w.name))
+        .collect();
+    let endpoints: Vec<Vec<(usize, Option<u16>)>> = WORKLOADS
+        .iter()
+        .map(|w| c.service("default", w.name).map_or_else(Vec::new, |s| service_endpoints(c, s, Protocol::Tcp)))
+        .collect();
+    let dns: Vec<(usize, Option<u16>)> =
+        c.service("kube-system", "kube-dns").map_or_else(Vec::new, |s| service_endpoints(c, s, Protocol::Udp));
+    let reaches = |src: usize, ep: &(usize, Option<u16>), proto| {
+        ep.1.is_some_and(|tp| compiled.allowed(End::Pod(src), End::Pod(ep.0), tp, proto))
+    };
+    let dns_ok: Vec<bool> = workload_pod
+        .iter()
+        .map(|src| src.is_some_and(|s| !dns.is_empty() && dns.iter().all(|ep| reaches(s, ep, Protocol::Udp))))
+        .collect();
     probes()
         .iter()
         .map(|p| {
-            let src_idx = WORKLOADS.iter().position(|w| w.name == p.src).unwrap_or(0);
+            let Some(src) = workload_pod[p.src_i] else { return Verdict::False };
             match p.kind {
-                ProbeKind::Name if !dns[src_idx] => Verdict::False,
-                ProbeKind::Name => ctx.via_service(p.src, p.dst),
-                _ => Verdict::of(ctx.direct(p.src, p.dst, p.port, p.proto)),
+                ProbeKind::Name if !dns_ok[p.src_i] => Verdict::False,
+                ProbeKind::Name => {
+                    let eps = &endpoints[p.dst_i];
+                    match eps.iter().filter(|ep| reaches(src, ep, Protocol::Tcp)).count() {
+                        0 => Verdict::False,
+                        n if n == eps.len() => Verdict::True,
+                        _ => Verdict::Partial,
+                    }
+                }
+                _ => Verdict::of(
+                    workload_pod[p.dst_i].is_some_and(|d| compiled.allowed(End::Pod(src), End::Pod(d), p.port, p.proto)),
+                ),
             }
         })
         .collect()
 }
 
-struct Ctx<'a> {
-    c: &'a Cluster,
-    compiled: &'a Compiled<'a>,
-}
-
-impl Ctx<'_> {
-    fn pod_index(&self, deploy: &str) -> Option<usize> {
-        self.c.pods.iter().position(|p| p.meta.namespace == "default" && p.deployment == deploy)
-    }
-
-    fn index_of(&self, name: &str, ns: &str) -> Option<usize> {
-        self.c.pods.iter().position(|p| p.meta.namespace == ns && p.meta.name == name)
-    }
-
-    /// UDP/53 from the source to every kube-dns endpoint.
-    fn dns_ok(&self, src: &str) -> bool {
-        let Some(src) = self.pod_index(src) else { return false };
-        let Some(svc) = self.c.service("kube-system", "kube-dns") else { return false };
-        let Some(port) = svc.ports.iter().find(|p| p.protocol == Protocol::Udp && p.port == 53) else {
-            return false;
-        };
-        let endpoints = self.c.endpoints(svc);
-        !endpoints.is_empty()
-            && endpoints.iter().all(|pod| {
-                let idx = self.index_of(&pod.meta.name, &pod.meta.namespace);
-                let tp = resolve_target(&port.target, pod, Protocol::Udp);
-                matches!((idx, tp), (Some(i), Some(tp)) if self.compiled.allowed(End::Pod(src), End::Pod(i), tp, Protocol::Udp))
-            })
-    }
-
-    /// TCP through the Service: True when every endpoint admits, False when none does.
-    fn via_service(&self, src: &str, dst: &str) -> Verdict {
-        let (Some(src), Some(svc)) = (self.pod_index(src), self.c.service("default", dst)) else {
-            return Verdict::False;
-        };
-        let Some(port) = svc.ports.first() else { return Verdict::False };
-        let endpoints = self.c.endpoints(svc);
-        let allowed = endpoints
-            .iter()
-            .filter(|pod| {
-                let idx = self.index_of(&pod.meta.name, &pod.meta.namespace);
-                let tp = resolve_target(&port.target, pod, Protocol::Tcp);
-                matches!((idx, tp), (Some(i), Some(tp)) if self.compiled.allowed(End::Pod(src), End::Pod(i), tp, Protocol::Tcp))
-            })
-            .count();
-        match allowed {
-            0 => Verdict::False,
-            n if n == endpoints.len() => Verdict::True,
-            _ => Verdict::Partial,
-        }
-    }
-
-    fn direct(&self, src: &str, dst: &str, port: u16, proto: Protocol) -> bool {
-        match (self.pod_index(src), self.pod_index(dst)) {
-            (Some(s), Some(d)) => self.compiled.allowed(End::Pod(s), End::Pod(d), port, proto),
-            _ => false,
-        }
-    }
+/// The endpoints of a Service's first port of `proto`: pod indexes with the targetPort
+/// resolved on each pod (`None` when a named targetPort is missing on that pod).
+fn service_endpoints(c: &Cluster, svc: &super::cluster::Service, proto: Protocol) -> Vec<(usize, Option<u16>)> {
+    let Some(port) = svc.ports.iter().find(|p| p.protocol == proto) else { return Vec::new() };
+    let Some(sel) = svc.selector.as_ref().filter(|s| !s.is_empty()) else { return Vec::new() };
+    c.pods
+        .iter()
+        .enumerate()
+        .filter(|(_, p)| p.meta.namespace == svc.meta.namespace && sel.iter().all(|(k, v)| p.meta.labels.get(k) == Some(v)))
+        .map(|(i, p)| (i, resolve_target(&port.target, p, proto)))
+        .collect()
 }
 
 /// A Service targetPort on one endpoint pod (a named targetPort resolves per pod).
