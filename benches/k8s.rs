@@ -15,12 +15,15 @@ use netpress::k8s::task::inject_cluster;
 
 fn matrix(c: &mut Criterion) {
     let cluster = inject_cluster(&intended_set());
-    c.bench_function("k8s full probe matrix (385 probes)", |b| b.iter(|| evaluate_cluster(black_box(&cluster))));
+    c.bench_function("k8s full probe matrix (385 probes)", |b| {
+        b.iter(|| evaluate_cluster(black_box(&cluster)))
+    });
 }
 
 fn step(c: &mut Criterion) {
     let task = K8sApp.generate(&"k8s-v1-L1-s0-i0".parse().expect("id")).expect("task");
-    let reply = "```bash\nkubectl patch networkpolicy adservice --type=merge -p '{\"spec\":{\"egress\":[{}]}}'\n```";
+    let reply =
+        "```bash\nkubectl patch networkpolicy adservice --type=merge -p '{\"spec\":{\"egress\":[{}]}}'\n```";
     c.bench_function("k8s one step (parse + kubectl patch + re-evaluation)", |b| {
         b.iter_batched(|| task.start(None), |mut ep| ep.step(black_box(reply)), BatchSize::SmallInput)
     });

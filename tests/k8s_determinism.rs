@@ -17,7 +17,8 @@ fn recorded_hashes_reproduce() {
         for level in 1..=3 {
             for seed in 0..100 {
                 for index in 0..10 {
-                    let task = K8sApp.generate(&netpress::QueryId::new("k8s", 1, level, seed, index)).unwrap();
+                    let task =
+                        K8sApp.generate(&netpress::QueryId::new("k8s", 1, level, seed, index)).unwrap();
                     out.push_str(&format!("{}\t{}\n", task.card().id, task.card().content_hash));
                 }
             }

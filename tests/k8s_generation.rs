@@ -18,11 +18,23 @@ fn fixes_clear_the_report_for_seeds_0_to_999() {
         for seed in 0..1000 {
             let task = K8sApp.generate(&id(level, seed)).unwrap();
             let card = task.card();
-            assert!(!card.expected["post_injection_mismatches"].as_array().unwrap().is_empty(), "{}", card.id);
-            let fix: Vec<&str> = card.expected["fix"].as_array().unwrap().iter().map(|c| c.as_str().unwrap()).collect();
+            assert!(
+                !card.expected["post_injection_mismatches"].as_array().unwrap().is_empty(),
+                "{}",
+                card.id
+            );
+            let fix: Vec<&str> =
+                card.expected["fix"].as_array().unwrap().iter().map(|c| c.as_str().unwrap()).collect();
             let mut ep = task.start(None);
             let out = ep.step(&format!("```bash\n{}\n```", fix.join("\n")));
-            assert_eq!(ep.finished(), Some(Finish::Solved), "{}: {}\n{}", card.id, fix.join("\n"), out.observation);
+            assert_eq!(
+                ep.finished(),
+                Some(Finish::Solved),
+                "{}: {}\n{}",
+                card.id,
+                fix.join("\n"),
+                out.observation
+            );
             assert!(ep.score().safe, "{}: the fix broke something", card.id);
         }
     }
@@ -30,7 +42,8 @@ fn fixes_clear_the_report_for_seeds_0_to_999() {
 
 /// The matrix of the faults except those at `skip`.
 fn without(faults: &[Fault], skip: &[usize]) -> Vec<netpress::k8s::probe::Verdict> {
-    let kept: Vec<&Fault> = faults.iter().enumerate().filter(|(i, _)| !skip.contains(i)).map(|(_, f)| f).collect();
+    let kept: Vec<&Fault> =
+        faults.iter().enumerate().filter(|(i, _)| !skip.contains(i)).map(|(_, f)| f).collect();
     matrix_of(&inject(&kept).unwrap())
 }
 
@@ -45,7 +58,9 @@ fn no_fault_is_masked_for_seeds_0_to_999() {
             let ada = g.faults.iter().position(|f| f.kind() == FaultType::ADA);
             for skip in 0..g.faults.len() {
                 let visible = without(&g.faults, &[skip]) != g.matrix
-                    || ada.is_some_and(|a| a != skip && without(&g.faults, &[a]) != without(&g.faults, &[a, skip]));
+                    || ada.is_some_and(|a| {
+                        a != skip && without(&g.faults, &[a]) != without(&g.faults, &[a, skip])
+                    });
                 assert!(visible, "{level}/{seed}: fault {skip} is masked");
             }
         }

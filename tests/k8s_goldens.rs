@@ -32,7 +32,11 @@ fn shapes() -> Vec<Fault> {
         Fault::NamedPort { policy: s("emailservice"), variant: NpVariant::SvcPortNumber, port: s("5000") },
         Fault::RemoveIngress { policy: s("frontend"), scope: RiScope::Rule },
         Fault::AddEgress { policy: s("loadgenerator"), destinations: [s("frontend"), s("adservice")] },
-        Fault::WrongPodSelector { policy: s("paymentservice"), site: WpsSite::Spec, typo: s("paymentservcie") },
+        Fault::WrongPodSelector {
+            policy: s("paymentservice"),
+            site: WpsSite::Spec,
+            typo: s("paymentservcie"),
+        },
         Fault::WrongNamespaceSelector {
             policy: s("productcatalogservice"),
             caller: s("recommendationservice"),
@@ -63,7 +67,10 @@ fn golden_env() -> Env {
 
 fn policies_yaml() -> String {
     let docs: Vec<String> = golden_set().values().map(|p| to_yaml(&p.manifest())).collect();
-    format!("# The policies of the golden cluster (generated from tests/k8s_goldens.rs).\n---\n{}", docs.join("---\n"))
+    format!(
+        "# The policies of the golden cluster (generated from tests/k8s_goldens.rs).\n---\n{}",
+        docs.join("---\n")
+    )
 }
 
 /// `(command, expected output)` pairs.
@@ -140,9 +147,16 @@ fn every_describe_shape_is_covered() {
 fn round_trips() {
     let mut env = golden_env();
     let sh = |env: &mut Env, c: &str| shell::run(c, env).output;
-    assert_eq!(sh(&mut env, "kubectl get netpol adservice -o yaml | kubectl apply -f -"), "networkpolicy.networking.k8s.io/adservice unchanged\n");
-    assert_eq!(sh(&mut env, "kubectl get netpol cartservice -o json | kubectl apply -f -"), "networkpolicy.networking.k8s.io/cartservice unchanged\n");
-    let rv = |env: &mut Env| sh(env, "kubectl get netpol checkoutservice -o jsonpath={.metadata.resourceVersion}");
+    assert_eq!(
+        sh(&mut env, "kubectl get netpol adservice -o yaml | kubectl apply -f -"),
+        "networkpolicy.networking.k8s.io/adservice unchanged\n"
+    );
+    assert_eq!(
+        sh(&mut env, "kubectl get netpol cartservice -o json | kubectl apply -f -"),
+        "networkpolicy.networking.k8s.io/cartservice unchanged\n"
+    );
+    let rv =
+        |env: &mut Env| sh(env, "kubectl get netpol checkoutservice -o jsonpath={.metadata.resourceVersion}");
     let before = rv(&mut env);
     let noop = r#"kubectl patch netpol checkoutservice --type=merge -p '{"spec":{"podSelector":{"matchLabels":{"app":"checkoutservice"}}}}'"#;
     assert_eq!(sh(&mut env, noop), "networkpolicy.networking.k8s.io/checkoutservice patched (no change)\n");

@@ -10,7 +10,8 @@ use netpress::k8s::eval::{Compiled, End, NsRef, PodRef};
 use netpress::k8s::labels::Labels;
 use netpress::k8s::meta::Meta;
 use netpress::k8s::policy::{
-    Direction, Expression, IntOrString, IpBlock, LabelSelector, NetworkPolicy, Peer, PolicyPort, PolicySpec, Rule,
+    Direction, Expression, IntOrString, IpBlock, LabelSelector, NetworkPolicy, Peer, PolicyPort, PolicySpec,
+    Rule,
 };
 use netpress::k8s::yaml::{parse_documents, to_json_pretty, to_yaml};
 use proptest::prelude::*;
@@ -35,7 +36,12 @@ fn labels(pairs: &[(&str, &str)]) -> Labels {
 }
 
 fn pod_strategy(ns_count: usize) -> impl Strategy<Value = Pod> {
-    (0..ns_count, prop::sample::select(vec!["x", "y", "z"]), prop::option::of(prop::sample::select(vec!["fe", "be"])), any::<bool>())
+    (
+        0..ns_count,
+        prop::sample::select(vec!["x", "y", "z"]),
+        prop::option::of(prop::sample::select(vec!["fe", "be"])),
+        any::<bool>(),
+    )
         .prop_map(|(ns, app, tier, extra_port)| {
             let mut l = labels(&[("app", app)]);
             if let Some(t) = tier {
@@ -68,7 +74,11 @@ fn selector_strategy() -> impl Strategy<Value = LabelSelector> {
             s.match_labels.insert("app".into(), a.into());
         }
         if let Some((key, op, values)) = e {
-            let values = if op == "In" || op == "NotIn" { values.iter().map(|v| v.to_string()).collect() } else { vec![] };
+            let values = if op == "In" || op == "NotIn" {
+                values.iter().map(|v| v.to_string()).collect()
+            } else {
+                vec![]
+            };
             s.match_expressions.push(Expression { key: key.into(), operator: op.into(), values });
         }
         s
@@ -79,8 +89,11 @@ fn peer_strategy() -> impl Strategy<Value = Peer> {
     prop_oneof![
         selector_strategy().prop_map(|s| Peer { pod_selector: Some(s), ..Peer::default() }),
         selector_strategy().prop_map(|s| Peer { namespace_selector: Some(s), ..Peer::default() }),
-        (selector_strategy(), selector_strategy())
-            .prop_map(|(p, n)| Peer { pod_selector: Some(p), namespace_selector: Some(n), ip_block: None }),
+        (selector_strategy(), selector_strategy()).prop_map(|(p, n)| Peer {
+            pod_selector: Some(p),
+            namespace_selector: Some(n),
+            ip_block: None
+        }),
         (0u8..3, any::<bool>()).prop_map(|(third, except)| Peer {
             ip_block: Some(IpBlock {
                 cidr: format!("10.0.{third}.0/24"),
@@ -101,7 +114,11 @@ fn port_strategy() -> impl Strategy<Value = PolicyPort> {
         Just((Some(IntOrString::Str("http".into())), None)),
         Just((Some(IntOrString::Str("extra".into())), None)),
     ];
-    (proto, port).prop_map(|(protocol, (port, end_port))| PolicyPort { protocol: protocol.map(str::to_string), port, end_port })
+    (proto, port).prop_map(|(protocol, (port, end_port))| PolicyPort {
+        protocol: protocol.map(str::to_string),
+        port,
+        end_port,
+    })
 }
 
 fn rule_strategy() -> impl Strategy<Value = Rule> {
@@ -119,9 +136,17 @@ fn policy_strategy(ns_count: usize) -> impl Strategy<Value = NetworkPolicy> {
         0u32..1000,
     )
         .prop_map(|(ns, pod_selector, ingress, egress, types, id)| {
-            let mut spec = PolicySpec { pod_selector, ingress, egress, policy_types: types.iter().map(|t| t.to_string()).collect() };
+            let mut spec = PolicySpec {
+                pod_selector,
+                ingress,
+                egress,
+                policy_types: types.iter().map(|t| t.to_string()).collect(),
+            };
             spec.apply_defaults();
-            NetworkPolicy { meta: Meta { name: format!("p{id}"), namespace: NAMESPACES[ns].into(), ..Meta::default() }, spec }
+            NetworkPolicy {
+                meta: Meta { name: format!("p{id}"), namespace: NAMESPACES[ns].into(), ..Meta::default() },
+                spec,
+            }
         })
 }
 
@@ -149,7 +174,8 @@ fn build(w: &World) -> Built {
         .pods
         .iter()
         .map(|p| {
-            let mut ports = vec![ContainerPort { name: Some("http".into()), port: 80, protocol: Protocol::Tcp }];
+            let mut ports =
+                vec![ContainerPort { name: Some("http".into()), port: 80, protocol: Protocol::Tcp }];
             if p.extra_port {
                 ports.push(ContainerPort { name: Some("extra".into()), port: 81, protocol: Protocol::Udp });
             }
@@ -160,7 +186,8 @@ fn build(w: &World) -> Built {
     Built { ns_labels, containers, ips }
 }
 
-const PROBES: [(u16, Protocol); 4] = [(80, Protocol::Tcp), (81, Protocol::Tcp), (80, Protocol::Udp), (81, Protocol::Udp)];
+const PROBES: [(u16, Protocol); 4] =
+    [(80, Protocol::Tcp), (81, Protocol::Tcp), (80, Protocol::Udp), (81, Protocol::Udp)];
 
 /// Which side to judge.
 #[derive(Clone, Copy, PartialEq)]
@@ -178,9 +205,15 @@ fn matrix(w: &World, policies: &[NetworkPolicy], side: Side) -> Vec<bool> {
         .pods
         .iter()
         .enumerate()
-        .map(|(i, p)| PodRef { namespace: NAMESPACES[p.ns], labels: &p.labels, ip: Some(b.ips[i]), containers: &b.containers[i] })
+        .map(|(i, p)| PodRef {
+            namespace: NAMESPACES[p.ns],
+            labels: &p.labels,
+            ip: Some(b.ips[i]),
+            containers: &b.containers[i],
+        })
         .collect();
-    let nss: Vec<NsRef<'_>> = b.ns_labels.iter().enumerate().map(|(i, l)| NsRef { name: NAMESPACES[i], labels: l }).collect();
+    let nss: Vec<NsRef<'_>> =
+        b.ns_labels.iter().enumerate().map(|(i, l)| NsRef { name: NAMESPACES[i], labels: l }).collect();
     let refs: Vec<&NetworkPolicy> = policies.iter().collect();
     let c = Compiled::new(&pods, &nss, &refs);
     let judge = |src: End, dst: End, port: u16, proto: Protocol| match side {

@@ -103,9 +103,14 @@ fn containers_at(v: &Value, ptr: &str) -> Vec<Container> {
                 .map(|ps| {
                     ps.iter()
                         .filter_map(|p| {
-                            let port = p.get("containerPort")?.as_u64().and_then(|n| u16::try_from(n).ok())?;
+                            let port =
+                                p.get("containerPort")?.as_u64().and_then(|n| u16::try_from(n).ok())?;
                             let protocol = Protocol::parse(str_at(p, "/protocol").unwrap_or("TCP"))?;
-                            Some(ContainerPort { name: str_at(p, "/name").map(str::to_string), port, protocol })
+                            Some(ContainerPort {
+                                name: str_at(p, "/name").map(str::to_string),
+                                port,
+                                protocol,
+                            })
                         })
                         .collect()
                 })
@@ -159,20 +164,28 @@ impl Input {
             }),
             "Service" => {}
             "NetworkPolicy" => {
-                let d = decode_policy(obj).map_err(|e| format!("{origin}: NetworkPolicy {ns}/{name}: {}", e.0))?;
+                let d = decode_policy(obj)
+                    .map_err(|e| format!("{origin}: NetworkPolicy {ns}/{name}: {}", e.0))?;
                 for u in &d.unknown {
-                    self.warnings.push(format!("{origin}: NetworkPolicy {ns}/{name}: unknown field \"{u}\" ignored"));
+                    self.warnings
+                        .push(format!("{origin}: NetworkPolicy {ns}/{name}: unknown field \"{u}\" ignored"));
                 }
                 let mut p = d.policy;
                 p.meta.namespace = ns;
                 p.spec.apply_defaults();
                 let errors = validate_policy(&p, obj.pointer("/spec/podSelector").is_some());
                 if !errors.is_empty() {
-                    return Err(format!("{origin}: {}", invalid_message("NetworkPolicy", &p.meta.name, &errors)));
+                    return Err(format!(
+                        "{origin}: {}",
+                        invalid_message("NetworkPolicy", &p.meta.name, &errors)
+                    ));
                 }
                 self.policies.push(p);
             }
-            other => self.warnings.push(format!("{origin}: ignoring {} {ns}/{name}", if other.is_empty() { "an object without kind" } else { other })),
+            other => self.warnings.push(format!(
+                "{origin}: ignoring {} {ns}/{name}",
+                if other.is_empty() { "an object without kind" } else { other }
+            )),
         }
         Ok(())
     }
@@ -188,7 +201,12 @@ impl Input {
         let pods: Vec<PodRef<'_>> = self
             .workloads
             .iter()
-            .map(|w| PodRef { namespace: &w.namespace, labels: &w.labels, ip: w.ip, containers: &w.containers })
+            .map(|w| PodRef {
+                namespace: &w.namespace,
+                labels: &w.labels,
+                ip: w.ip,
+                containers: &w.containers,
+            })
             .collect();
         let nss: Vec<NsRef<'_>> = namespaces.iter().map(|(n, l)| NsRef { name: n, labels: l }).collect();
         let policies: Vec<&NetworkPolicy> = self.policies.iter().collect();

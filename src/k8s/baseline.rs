@@ -112,7 +112,13 @@ fn parse_report(text: &str) -> Vec<Line> {
                 }
                 None => (true, target.split(':').next()?.to_string()),
             };
-            Some(Line { src: src.into(), target, name_probe, expected: expected.into(), actual: actual.into() })
+            Some(Line {
+                src: src.into(),
+                target,
+                name_probe,
+                expected: expected.into(),
+                actual: actual.into(),
+            })
         })
         .collect()
 }
@@ -124,7 +130,8 @@ fn history(messages: &[Message]) -> Vec<(String, String)> {
         if pair[0].role != Role::Assistant {
             continue;
         }
-        let cmd = fenced_blocks(&pair[0].content).first().map(|f| f.body.trim().to_string()).unwrap_or_default();
+        let cmd =
+            fenced_blocks(&pair[0].content).first().map(|f| f.body.trim().to_string()).unwrap_or_default();
         let obs = &pair[1].content;
         let output = obs
             .strip_prefix("Command output:\n")
@@ -141,7 +148,7 @@ fn latest_report(messages: &[Message]) -> &str {
     last.rsplit_once("Connectivity report:\n").map_or("", |(_, r)| r)
 }
 
-fn json_of<'a>(hist: &'a [(String, String)], cmd: &str) -> Option<Value> {
+fn json_of(hist: &[(String, String)], cmd: &str) -> Option<Value> {
     hist.iter().rev().find(|(c, _)| c == cmd).and_then(|(_, out)| serde_json::from_str(out).ok())
 }
 
@@ -172,7 +179,8 @@ fn decide(messages: &[Message]) -> String {
         .map(|l| (l.src.clone(), l.target.clone()))
         .collect();
     let wanted = intent.true_name_probes();
-    if !wanted.is_empty() && wanted.is_subset(&failing)
+    if !wanted.is_empty()
+        && wanted.is_subset(&failing)
         && let Some(cmd) = dns_step(&hist, intent.delete_allowed)
     {
         return cmd;
@@ -217,7 +225,8 @@ fn egress_step(
         if !issued(hist, &read) {
             return Some(read);
         }
-        let patch = format!("kubectl patch networkpolicy {s} --type=merge -p '{{\"spec\":{{\"egress\":[{{}}]}}}}'");
+        let patch =
+            format!("kubectl patch networkpolicy {s} --type=merge -p '{{\"spec\":{{\"egress\":[{{}}]}}}}'");
         if !issued(hist, &patch) {
             return Some(patch);
         }
@@ -250,7 +259,8 @@ fn target_step(hist: &[(String, String)], lines: &[Line], intent: &Intent) -> Op
 }
 
 fn canonical_patch(t: &str, policies: &Value, services: &Value, intent: &Intent) -> Option<String> {
-    let selects = |p: &&&Value| p.pointer("/spec/podSelector/matchLabels/app").and_then(Value::as_str) == Some(t);
+    let selects =
+        |p: &&&Value| p.pointer("/spec/podSelector/matchLabels/app").and_then(Value::as_str) == Some(t);
     let all = items(policies);
     let policy = all.iter().find(|p| name_of(p) == t).or_else(|| all.iter().find(selects))?;
     let svc = items(services).into_iter().find(|s| name_of(s) == t)?;
@@ -259,7 +269,8 @@ fn canonical_patch(t: &str, policies: &Value, services: &Value, intent: &Intent)
     let ingress = if callers.is_empty() {
         json!([{}])
     } else {
-        let from: Vec<Value> = callers.iter().map(|c| json!({"podSelector": {"matchLabels": {"app": c}}})).collect();
+        let from: Vec<Value> =
+            callers.iter().map(|c| json!({"podSelector": {"matchLabels": {"app": c}}})).collect();
         json!([{"from": from, "ports": [{"port": tp, "protocol": "TCP"}]}])
     };
     let patch = json!({"spec": {
@@ -268,7 +279,11 @@ fn canonical_patch(t: &str, policies: &Value, services: &Value, intent: &Intent)
         "ingress": ingress,
         "egress": [{}],
     }});
-    Some(format!("kubectl patch networkpolicy {} --type=merge -p '{}'", name_of(policy), to_json_compact(&patch)))
+    Some(format!(
+        "kubectl patch networkpolicy {} --type=merge -p '{}'",
+        name_of(policy),
+        to_json_compact(&patch)
+    ))
 }
 
 #[cfg(test)]

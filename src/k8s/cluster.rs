@@ -236,7 +236,11 @@ fn coredns_containers() -> Vec<Container> {
     vec![Container {
         name: "coredns".into(),
         image: COREDNS_IMAGE.into(),
-        ports: vec![port("dns", 53, Protocol::Udp), port("dns-tcp", 53, Protocol::Tcp), port("metrics", 9153, Protocol::Tcp)],
+        ports: vec![
+            port("dns", 53, Protocol::Udp),
+            port("dns-tcp", 53, Protocol::Tcp),
+            port("metrics", 9153, Protocol::Tcp),
+        ],
     }]
 }
 
@@ -289,10 +293,13 @@ impl Cluster {
     }
 
     fn add_system_services(&mut self) {
-        let meta = self.new_meta("Service", "default", "kubernetes", CLUSTER_EPOCH, labels(&[
-            ("component", "apiserver"),
-            ("provider", "kubernetes"),
-        ]));
+        let meta = self.new_meta(
+            "Service",
+            "default",
+            "kubernetes",
+            CLUSTER_EPOCH,
+            labels(&[("component", "apiserver"), ("provider", "kubernetes")]),
+        );
         let https = ServicePort {
             name: "https".into(),
             protocol: Protocol::Tcp,
@@ -325,7 +332,11 @@ impl Cluster {
             load_balancer: false,
             cluster_ip: KUBE_DNS_IP,
             selector: Some(labels(&[("k8s-app", "kube-dns")])),
-            ports: vec![port("dns", Protocol::Udp, 53), port("dns-tcp", Protocol::Tcp, 53), port("metrics", Protocol::Tcp, 9153)],
+            ports: vec![
+                port("dns", Protocol::Udp, 53),
+                port("dns-tcp", Protocol::Tcp, 53),
+                port("metrics", Protocol::Tcp, 9153),
+            ],
         });
     }
 
@@ -364,14 +375,24 @@ impl Cluster {
         ] {
             meta.annotations.insert(k.into(), v);
         }
-        meta.owner = Some(OwnerRef { api_version: "apps/v1", kind: "Deployment", name: name.into(), uid: deploy_uid });
+        meta.owner =
+            Some(OwnerRef { api_version: "apps/v1", kind: "Deployment", name: name.into(), uid: deploy_uid });
         let rs_uid = meta.uid.clone();
-        self.replicasets.push(ReplicaSet { meta, replicas, selector: pod_labels.clone(), containers: containers.clone() });
+        self.replicasets.push(ReplicaSet {
+            meta,
+            replicas,
+            selector: pod_labels.clone(),
+            containers: containers.clone(),
+        });
         for (i, last) in ip_last.iter().enumerate() {
             let mut meta = self.new_meta("Pod", ns, &pod_name(name, i), at, pod_labels.clone());
             meta.generate_name = Some(format!("{rs_name}-"));
-            meta.owner =
-                Some(OwnerRef { api_version: "apps/v1", kind: "ReplicaSet", name: rs_name.clone(), uid: rs_uid.clone() });
+            meta.owner = Some(OwnerRef {
+                api_version: "apps/v1",
+                kind: "ReplicaSet",
+                name: rs_name.clone(),
+                uid: rs_uid.clone(),
+            });
             let ip = Ipv4Addr::new(10, 244, 0, *last);
             self.pods.push(Pod { meta, ip, containers: containers.clone(), deployment: name.into() });
         }
@@ -381,7 +402,8 @@ impl Cluster {
         let (Some((port_name, port)), Some(target)) = (w.service, w.port) else { return };
         // ClusterIPs 10.96.1.1… in alphabetical Service order (frontend-external sorts after frontend).
         let alpha_index = |name: &str| {
-            let mut names: Vec<&str> = WORKLOADS.iter().filter(|w| w.service.is_some()).map(|w| w.name).collect();
+            let mut names: Vec<&str> =
+                WORKLOADS.iter().filter(|w| w.service.is_some()).map(|w| w.name).collect();
             names.push("frontend-external");
             names.sort();
             names.iter().position(|n| *n == name).unwrap_or(0) as u8 + 1
@@ -466,7 +488,8 @@ impl Cluster {
                 .pods
                 .iter()
                 .filter(|p| {
-                    p.meta.namespace == svc.meta.namespace && sel.iter().all(|(k, v)| p.meta.labels.get(k) == Some(v))
+                    p.meta.namespace == svc.meta.namespace
+                        && sel.iter().all(|(k, v)| p.meta.labels.get(k) == Some(v))
                 })
                 .collect(),
             _ => Vec::new(),
@@ -512,7 +535,10 @@ mod tests {
         let ad = c.workload_pod("adservice").unwrap();
         assert_eq!(ad.ip, Ipv4Addr::new(10, 244, 0, 5));
         assert_eq!(c.workload_pod("shippingservice").unwrap().ip, Ipv4Addr::new(10, 244, 0, 16));
-        assert_eq!(c.service("default", "frontend-external").unwrap().cluster_ip, Ipv4Addr::new(10, 96, 1, 7));
+        assert_eq!(
+            c.service("default", "frontend-external").unwrap().cluster_ip,
+            Ipv4Addr::new(10, 96, 1, 7)
+        );
         assert_eq!(c.service("default", "adservice").unwrap().cluster_ip, Ipv4Addr::new(10, 96, 1, 1));
         assert_eq!(c.service("default", "shippingservice").unwrap().cluster_ip, Ipv4Addr::new(10, 96, 1, 12));
         let dns = c.service("kube-system", "kube-dns").unwrap();

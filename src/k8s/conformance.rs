@@ -76,7 +76,12 @@ impl World {
         let refs: Vec<PodRef<'_>> = self
             .pods
             .iter()
-            .map(|p| PodRef { namespace: &p.ns, labels: &p.labels, ip: Some(p.ip), containers: &p.containers })
+            .map(|p| PodRef {
+                namespace: &p.ns,
+                labels: &p.labels,
+                ip: Some(p.ip),
+                containers: &p.containers,
+            })
             .collect();
         let nss: Vec<NsRef<'_>> = self.namespaces.iter().map(|(n, l)| NsRef { name: n, labels: l }).collect();
         let policies: Vec<&NetworkPolicy> = self.policies.values().collect();
@@ -113,7 +118,11 @@ fn e2e_world() -> World {
                 name: p.into(),
                 labels: labels(&[("pod", p)]),
                 ip: Ipv4Addr::new(10, 0, 0, (3 * n + k + 1) as u8),
-                containers: vec![Container { name: "c".into(), image: "agnhost".into(), ports: ports.clone() }],
+                containers: vec![Container {
+                    name: "c".into(),
+                    image: "agnhost".into(),
+                    ports: ports.clone(),
+                }],
             });
         }
     }
@@ -137,7 +146,9 @@ fn run_step(w: &mut World, step: &Value, case: &str, n: usize) -> Result<usize, 
     }
     for d in list(step, "delete") {
         let (ns, name) = text(d, "delete")?.split_once('/').ok_or("delete wants namespace/name")?;
-        w.policies.remove(&(ns.into(), name.into())).ok_or_else(|| format!("{case}: no policy {ns}/{name}"))?;
+        w.policies
+            .remove(&(ns.into(), name.into()))
+            .ok_or_else(|| format!("{case}: no policy {ns}/{name}"))?;
     }
     for (ns, l) in step.get("labelNamespace").and_then(Value::as_object).into_iter().flatten() {
         merge_labels(w.namespaces.get_mut(ns).ok_or("unknown namespace")?, l)?;
@@ -230,7 +241,9 @@ pub fn knp_cases(data: &str) -> Result<usize, String> {
         }
         for check in list(&case, "checks") {
             let c = check.as_array().ok_or("a check is a list")?;
-            let [src, dst, port, proto, want] = c.as_slice() else { return Err(format!("{name}: bad check {check}")) };
+            let [src, dst, port, proto, want] = c.as_slice() else {
+                return Err(format!("{name}: bad check {check}"));
+            };
             let port = port.as_u64().ok_or("port")? as u16;
             let got = w.allowed(text(src, "src")?, text(dst, "dst")?, port, protocol(proto)?)?;
             if Some(got) != want.as_bool() {
@@ -250,7 +263,10 @@ pub fn task_hashes(data: &str) -> Result<usize, String> {
         let id = id.parse().map_err(|e| format!("{id}: {e}"))?;
         let task = super::K8sApp.generate(&id).map_err(|e| e.to_string())?;
         if task.card().content_hash != want {
-            return Err(format!("{id}: content hash {} differs from the recorded {want}", task.card().content_hash));
+            return Err(format!(
+                "{id}: content hash {} differs from the recorded {want}",
+                task.card().content_hash
+            ));
         }
         n += 1;
     }

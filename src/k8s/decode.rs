@@ -9,7 +9,9 @@
 use serde_json::{Map, Value};
 
 use super::meta::Meta;
-use super::policy::{Expression, IntOrString, IpBlock, LabelSelector, NetworkPolicy, Peer, PolicyPort, PolicySpec, Rule};
+use super::policy::{
+    Expression, IntOrString, IpBlock, LabelSelector, NetworkPolicy, Peer, PolicyPort, PolicySpec, Rule,
+};
 
 /// A decoded policy and the unknown fields that were dropped.
 #[derive(Debug, Clone, PartialEq)]
@@ -49,7 +51,9 @@ fn mismatch(v: &Value, owner: &str, go_path: &str, go_type: &str) -> TypeError {
     if owner.is_empty() {
         TypeError(format!("json: cannot unmarshal {what} into Go value of type {go_type}"))
     } else {
-        TypeError(format!("json: cannot unmarshal {what} into Go struct field {owner}.{go_path} of type {go_type}"))
+        TypeError(format!(
+            "json: cannot unmarshal {what} into Go struct field {owner}.{go_path} of type {go_type}"
+        ))
     }
 }
 
@@ -95,7 +99,9 @@ fn int32(v: &Value, owner: &str, go_path: &str) -> R<Option<i32>> {
     match v {
         Value::Null => Ok(None),
         Value::Number(n) => n.as_i64().and_then(|x| i32::try_from(x).ok()).map(Some).ok_or_else(|| {
-            TypeError(format!("json: cannot unmarshal number {n} into Go struct field {owner}.{go_path} of type int32"))
+            TypeError(format!(
+                "json: cannot unmarshal number {n} into Go struct field {owner}.{go_path} of type int32"
+            ))
         }),
         other => Err(mismatch(other, owner, go_path, "int32")),
     }
@@ -109,11 +115,7 @@ fn array<'a>(v: &'a Value, owner: &str, go_path: &str, go_type: &str) -> R<&'a [
     }
 }
 
-fn string_map(
-    v: &Value,
-    owner: &str,
-    go_path: &str,
-) -> R<std::collections::BTreeMap<String, String>> {
+fn string_map(v: &Value, owner: &str, go_path: &str) -> R<std::collections::BTreeMap<String, String>> {
     match v {
         Value::Null => Ok(Default::default()),
         Value::Object(m) => m
@@ -198,11 +200,13 @@ fn decode_spec(w: &mut Walk, v: &Value) -> R<PolicySpec> {
     };
     let mut spec = PolicySpec::default();
     if let Some(s) = m.get("podSelector") {
-        spec.pod_selector = decode_selector(w, s, "spec.podSelector", "NetworkPolicySpec")?.unwrap_or_default();
+        spec.pod_selector =
+            decode_selector(w, s, "spec.podSelector", "NetworkPolicySpec")?.unwrap_or_default();
     }
-    for (key, peers_key, go_type) in
-        [("ingress", "from", "[]v1.NetworkPolicyIngressRule"), ("egress", "to", "[]v1.NetworkPolicyEgressRule")]
-    {
+    for (key, peers_key, go_type) in [
+        ("ingress", "from", "[]v1.NetworkPolicyIngressRule"),
+        ("egress", "to", "[]v1.NetworkPolicyEgressRule"),
+    ] {
         let Some(x) = m.get(key) else { continue };
         let rules = array(x, "NetworkPolicySpec", &format!("spec.{key}"), go_type)?;
         let mut out = Vec::with_capacity(rules.len());
@@ -253,7 +257,8 @@ fn decode_peer(w: &mut Walk, v: &Value, path: &str, go_path: &str) -> R<Peer> {
         peer.pod_selector = decode_selector(w, s, &format!("{path}.podSelector"), "NetworkPolicyPeer")?;
     }
     if let Some(s) = m.get("namespaceSelector") {
-        peer.namespace_selector = decode_selector(w, s, &format!("{path}.namespaceSelector"), "NetworkPolicyPeer")?;
+        peer.namespace_selector =
+            decode_selector(w, s, &format!("{path}.namespaceSelector"), "NetworkPolicyPeer")?;
     }
     if let Some(b) = m.get("ipBlock") {
         let bpath = format!("{path}.ipBlock");
@@ -265,7 +270,9 @@ fn decode_peer(w: &mut Walk, v: &Value, path: &str, go_path: &str) -> R<Peer> {
             }
             if let Some(e) = bm.get("except") {
                 for x in array(e, "IPBlock", &format!("{go}.except"), "[]string")? {
-                    block.except.push(string(x, "IPBlock", &format!("{go}.except"), "string")?.unwrap_or_default());
+                    block
+                        .except
+                        .push(string(x, "IPBlock", &format!("{go}.except"), "string")?.unwrap_or_default());
                 }
             }
             peer.ip_block = Some(block);
@@ -287,7 +294,9 @@ fn decode_port(w: &mut Walk, v: &Value, path: &str, go_path: &str) -> R<PolicyPo
         port.port = match p {
             Value::Null => None,
             Value::String(s) => Some(IntOrString::Str(s.clone())),
-            Value::Number(_) => int32(p, "NetworkPolicyPort", &format!("{go_path}.port"))?.map(IntOrString::Int),
+            Value::Number(_) => {
+                int32(p, "NetworkPolicyPort", &format!("{go_path}.port"))?.map(IntOrString::Int)
+            }
             other => return Err(mismatch(other, "", "", "int32")),
         };
     }
@@ -312,16 +321,28 @@ fn decode_selector(w: &mut Walk, v: &Value, path: &str, owner: &str) -> R<Option
         for (i, x) in array(e, "LabelSelector", &go_e, "[]v1.LabelSelectorRequirement")?.iter().enumerate() {
             let epath = format!("{path}.matchExpressions[{i}]");
             let known = ["key", "operator", "values"];
-            let Some(em) = w.object(x, &epath, &known, "LabelSelector", &go_e, "v1.LabelSelectorRequirement")?
+            let Some(em) =
+                w.object(x, &epath, &known, "LabelSelector", &go_e, "v1.LabelSelectorRequirement")?
             else {
-                sel.match_expressions.push(Expression { key: String::new(), operator: String::new(), values: vec![] });
+                sel.match_expressions.push(Expression {
+                    key: String::new(),
+                    operator: String::new(),
+                    values: vec![],
+                });
                 continue;
             };
-            let field = |k: &str| em.get(k).map_or(Ok(None), |x| string(x, "LabelSelectorRequirement", &format!("{go_e}.{k}"), "string"));
+            let field = |k: &str| {
+                em.get(k).map_or(Ok(None), |x| {
+                    string(x, "LabelSelectorRequirement", &format!("{go_e}.{k}"), "string")
+                })
+            };
             let mut values = Vec::new();
             if let Some(vs) = em.get("values") {
                 for v in array(vs, "LabelSelectorRequirement", &format!("{go_e}.values"), "[]string")? {
-                    values.push(string(v, "LabelSelectorRequirement", &format!("{go_e}.values"), "string")?.unwrap_or_default());
+                    values.push(
+                        string(v, "LabelSelectorRequirement", &format!("{go_e}.values"), "string")?
+                            .unwrap_or_default(),
+                    );
                 }
             }
             sel.match_expressions.push(Expression {
@@ -364,7 +385,12 @@ mod tests {
         );
         let v = json!({"spec": {"ingress": [{"ports": [{"port": 70000000000u64}]}]}});
         assert!(decode_policy(&v).unwrap_err().0.contains("number 70000000000"));
-        assert!(decode_policy(&json!([1])).unwrap_err().0.contains("array into Go value of type v1.NetworkPolicy"));
+        assert!(
+            decode_policy(&json!([1]))
+                .unwrap_err()
+                .0
+                .contains("array into Go value of type v1.NetworkPolicy")
+        );
     }
 
     #[test]

@@ -111,15 +111,19 @@ impl<'a> Compiled<'a> {
     /// Compiles `policies` for `pods` living in `namespaces` (a namespace missing from the
     /// list has no labels).
     pub fn new(pods: &'a [PodRef<'a>], namespaces: &[NsRef<'_>], policies: &[&NetworkPolicy]) -> Self {
-        let ns_labels: Vec<Option<&Labels>> =
-            pods.iter().map(|p| namespaces.iter().find(|n| n.name == p.namespace).map(|n| n.labels)).collect();
+        let ns_labels: Vec<Option<&Labels>> = pods
+            .iter()
+            .map(|p| namespaces.iter().find(|n| n.name == p.namespace).map(|n| n.labels))
+            .collect();
         let mut rules = Vec::with_capacity(policies.len());
         let mut isolating = vec![[Vec::new(), Vec::new()]; pods.len()];
         for (pi, policy) in policies.iter().enumerate() {
             let ns = policy.namespace();
             let mut compiled: [Vec<CRule>; 2] = [Vec::new(), Vec::new()];
-            let dirs: Vec<Direction> =
-                [Direction::Ingress, Direction::Egress].into_iter().filter(|d| policy.spec.lists(*d)).collect();
+            let dirs: Vec<Direction> = [Direction::Ingress, Direction::Egress]
+                .into_iter()
+                .filter(|d| policy.spec.lists(*d))
+                .collect();
             for &dir in &dirs {
                 compiled[dir_index(dir)] =
                     policy.spec.rules(dir).iter().map(|r| compile_rule(r, ns, pods, &ns_labels)).collect();
@@ -163,19 +167,22 @@ impl<'a> Compiled<'a> {
         self.side_ok(Direction::Egress, src, dst, dst, port, proto)
     }
 
-    /// Whether a pod is isolated in a direction.
-    pub fn isolated(&self, pod: usize, dir: Direction) -> bool {
-        !self.isolating[pod][dir_index(dir)].is_empty()
-    }
-
-    fn side_ok(&self, dir: Direction, subject: End, remote: End, dst: End, port: u16, proto: Protocol) -> bool {
+    fn side_ok(
+        &self,
+        dir: Direction,
+        subject: End,
+        remote: End,
+        dst: End,
+        port: u16,
+        proto: Protocol,
+    ) -> bool {
         let End::Pod(i) = subject else { return true };
         let policies = &self.isolating[i][dir_index(dir)];
         policies.is_empty()
             || policies.iter().any(|&p| {
-                self.rules[p as usize][dir_index(dir)].iter().any(|r| {
-                    self.peer_matches(r, remote) && self.port_matches(r, dst, port, proto)
-                })
+                self.rules[p as usize][dir_index(dir)]
+                    .iter()
+                    .any(|r| self.peer_matches(r, remote) && self.port_matches(r, dst, port, proto))
             })
     }
 
@@ -332,7 +339,7 @@ impl PortSet {
     }
 
     pub fn add(&mut self, proto: Protocol, lo: u16, hi: u16) {
-        let (lo, hi) = (lo.max(1), hi.min(65535));
+        let lo = lo.max(1);
         if lo > hi {
             return;
         }
@@ -396,18 +403,30 @@ mod tests {
         }];
         let pods = [
             PodRef { namespace: "x", labels: &la, ip: Some(Ipv4Addr::new(10, 0, 0, 1)), containers: &[] },
-            PodRef { namespace: "x", labels: &lb, ip: Some(Ipv4Addr::new(10, 0, 0, 2)), containers: &containers },
+            PodRef {
+                namespace: "x",
+                labels: &lb,
+                ip: Some(Ipv4Addr::new(10, 0, 0, 2)),
+                containers: &containers,
+            },
         ];
         let nsl = labels(&[("kubernetes.io/metadata.name", "x")]);
         let nss = [NsRef { name: "x", labels: &nsl }];
-        let allow_named = policy("x", PolicySpec {
-            pod_selector: LabelSelector::app("b"),
-            ingress: vec![Rule {
-                peers: vec![Peer::app("a")],
-                ports: vec![PolicyPort { protocol: None, port: Some(IntOrString::Str("http".into())), end_port: None }],
-            }],
-            ..PolicySpec::default()
-        });
+        let allow_named = policy(
+            "x",
+            PolicySpec {
+                pod_selector: LabelSelector::app("b"),
+                ingress: vec![Rule {
+                    peers: vec![Peer::app("a")],
+                    ports: vec![PolicyPort {
+                        protocol: None,
+                        port: Some(IntOrString::Str("http".into())),
+                        end_port: None,
+                    }],
+                }],
+                ..PolicySpec::default()
+            },
+        );
         let c = Compiled::new(&pods, &nss, &[&allow_named]);
         assert!(c.allowed(End::Pod(0), End::Pod(1), 8080, Protocol::Tcp));
         assert!(!c.allowed(End::Pod(0), End::Pod(1), 8081, Protocol::Tcp));

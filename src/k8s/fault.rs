@@ -10,7 +10,9 @@ use serde_json::{Value, json};
 
 use super::intent::{callers, intended_spec, target_port};
 use super::meta::Meta;
-use super::policy::{Direction, IntOrString, LabelSelector, NetworkPolicy, Peer, PolicyPort, PolicySpec, Rule};
+use super::policy::{
+    Direction, IntOrString, LabelSelector, NetworkPolicy, Peer, PolicyPort, PolicySpec, Rule,
+};
 
 /// Fault types in catalogue (= application) order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -43,7 +45,8 @@ impl FaultType {
         FaultType::PTC,
     ];
     /// The reference benchmark's five types (levels 1 and 2).
-    pub const REFERENCE: [FaultType; 5] = [FaultType::RI, FaultType::AI, FaultType::CP, FaultType::CPR, FaultType::AE];
+    pub const REFERENCE: [FaultType; 5] =
+        [FaultType::RI, FaultType::AI, FaultType::CP, FaultType::CPR, FaultType::AE];
 
     pub fn id(self) -> &'static str {
         match self {
@@ -116,17 +119,54 @@ pub enum NpVariant {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case", tag = "type")]
 pub enum Fault {
-    RemoveIngress { policy: String, #[serde(flatten)] scope: RiScope },
-    AddIngress { policy: String, sources: [String; 2] },
-    ChangePort { policy: String, port: u16 },
-    ChangeProtocol { policy: String, protocol: String },
-    AddEgress { policy: String, destinations: [String; 2] },
-    WrongPodSelector { policy: String, #[serde(flatten)] site: WpsSite, typo: String },
-    DenyAllKubeSystem { name: String, egress: bool },
-    WrongNamespaceSelector { policy: String, caller: String, #[serde(flatten)] variant: WnsVariant },
-    NamedPort { policy: String, variant: NpVariant, port: String },
-    EgressNoDns { policy: String },
-    PolicyTypes { policy: String },
+    RemoveIngress {
+        policy: String,
+        #[serde(flatten)]
+        scope: RiScope,
+    },
+    AddIngress {
+        policy: String,
+        sources: [String; 2],
+    },
+    ChangePort {
+        policy: String,
+        port: u16,
+    },
+    ChangeProtocol {
+        policy: String,
+        protocol: String,
+    },
+    AddEgress {
+        policy: String,
+        destinations: [String; 2],
+    },
+    WrongPodSelector {
+        policy: String,
+        #[serde(flatten)]
+        site: WpsSite,
+        typo: String,
+    },
+    DenyAllKubeSystem {
+        name: String,
+        egress: bool,
+    },
+    WrongNamespaceSelector {
+        policy: String,
+        caller: String,
+        #[serde(flatten)]
+        variant: WnsVariant,
+    },
+    NamedPort {
+        policy: String,
+        variant: NpVariant,
+        port: String,
+    },
+    EgressNoDns {
+        policy: String,
+    },
+    PolicyTypes {
+        policy: String,
+    },
 }
 
 /// Why a fault could not be applied to the current state.
@@ -291,7 +331,10 @@ impl Fault {
                     return fail("egress is not [{}]");
                 }
                 spec.egress = callees_of(policy)
-                    .map(|x| Rule { peers: vec![Peer::app(x)], ports: vec![PolicyPort::tcp(i32::from(target_port(x)))] })
+                    .map(|x| Rule {
+                        peers: vec![Peer::app(x)],
+                        ports: vec![PolicyPort::tcp(i32::from(target_port(x)))],
+                    })
                     .collect();
             }
             Fault::PolicyTypes { .. } => {
@@ -307,7 +350,10 @@ impl Fault {
     }
 }
 
-fn for_each_ingress_port(spec: &mut PolicySpec, mut f: impl FnMut(&mut PolicyPort)) -> Result<(), Precondition> {
+fn for_each_ingress_port(
+    spec: &mut PolicySpec,
+    mut f: impl FnMut(&mut PolicyPort),
+) -> Result<(), Precondition> {
     let mut any = false;
     for p in spec.rules_mut(Direction::Ingress).iter_mut().flat_map(|r| r.ports.iter_mut()) {
         f(p);
@@ -341,7 +387,10 @@ mod tests {
     #[test]
     fn remove_ingress_peer_and_rule() {
         let mut set = intended_set();
-        let f = Fault::RemoveIngress { policy: "cartservice".into(), scope: RiScope::Peer { caller: "frontend".into() } };
+        let f = Fault::RemoveIngress {
+            policy: "cartservice".into(),
+            scope: RiScope::Peer { caller: "frontend".into() },
+        };
         f.apply(&mut set).unwrap();
         assert_eq!(spec_of(&set, "cartservice").ingress[0].peers, vec![Peer::app("checkoutservice")]);
         assert!(f.apply(&mut set).is_err(), "peer already gone");
@@ -355,7 +404,13 @@ mod tests {
         let mut set = intended_set();
         Fault::EgressNoDns { policy: "recommendationservice".into() }.apply(&mut set).unwrap();
         let egress = spec_of(&set, "recommendationservice").egress;
-        assert_eq!(egress, vec![Rule { peers: vec![Peer::app("productcatalogservice")], ports: vec![PolicyPort::tcp(3550)] }]);
+        assert_eq!(
+            egress,
+            vec![Rule {
+                peers: vec![Peer::app("productcatalogservice")],
+                ports: vec![PolicyPort::tcp(3550)]
+            }]
+        );
         assert_eq!(callees_of("checkoutservice").count(), 6);
     }
 
@@ -376,7 +431,11 @@ mod tests {
 
     #[test]
     fn params_serialise_with_id() {
-        let f = Fault::WrongPodSelector { policy: "adservice".into(), site: WpsSite::Spec, typo: "adservic".into() };
+        let f = Fault::WrongPodSelector {
+            policy: "adservice".into(),
+            site: WpsSite::Spec,
+            typo: "adservic".into(),
+        };
         assert_eq!(
             f.to_json().to_string(),
             r#"{"id":"WPS","policy":"adservice","site":"spec","type":"wrong_pod_selector","typo":"adservic"}"#

@@ -32,7 +32,9 @@ fn peer_at(set: &PolicySet, key: &(String, String), app: &str) -> usize {
     let wanted = Peer::app(app);
     set.get(key)
         .and_then(|p| p.spec.ingress.first())
-        .and_then(|r| r.peers.iter().position(|p| *p == wanted || p.pod_selector == Some(LabelSelector::app(app))))
+        .and_then(|r| {
+            r.peers.iter().position(|p| *p == wanted || p.pod_selector == Some(LabelSelector::app(app)))
+        })
         .unwrap_or(0)
 }
 
@@ -41,9 +43,11 @@ fn single(f: &Fault, set: &PolicySet, verbs: VerbPolicy) -> String {
     let (ns, name) = (key.0.as_str(), key.1.as_str());
     let tp = i64::from(target_port(name));
     match f {
-        Fault::RemoveIngress { scope: RiScope::Peer { caller }, .. } => {
-            json_patch(ns, name, json!([{"op": "add", "path": "/spec/ingress/0/from/-", "value": peer_json(caller)}]))
-        }
+        Fault::RemoveIngress { scope: RiScope::Peer { caller }, .. } => json_patch(
+            ns,
+            name,
+            json!([{"op": "add", "path": "/spec/ingress/0/from/-", "value": peer_json(caller)}]),
+        ),
         Fault::RemoveIngress { scope: RiScope::Rule, .. } => {
             let rule = intended_spec(name).to_json()["ingress"][0].clone();
             json_patch(ns, name, json!([{"op": "add", "path": "/spec/ingress", "value": [rule]}]))
@@ -53,13 +57,19 @@ fn single(f: &Fault, set: &PolicySet, verbs: VerbPolicy) -> String {
             name,
             json!([{"op": "remove", "path": "/spec/ingress/2"}, {"op": "remove", "path": "/spec/ingress/1"}]),
         ),
-        Fault::ChangePort { .. } | Fault::NamedPort { .. } => {
-            json_patch(ns, name, json!([{"op": "replace", "path": "/spec/ingress/0/ports/0/port", "value": tp}]))
+        Fault::ChangePort { .. } | Fault::NamedPort { .. } => json_patch(
+            ns,
+            name,
+            json!([{"op": "replace", "path": "/spec/ingress/0/ports/0/port", "value": tp}]),
+        ),
+        Fault::ChangeProtocol { .. } => json_patch(
+            ns,
+            name,
+            json!([{"op": "replace", "path": "/spec/ingress/0/ports/0/protocol", "value": "TCP"}]),
+        ),
+        Fault::AddEgress { .. } | Fault::EgressNoDns { .. } => {
+            merge_patch(ns, name, json!({"spec": {"egress": [{}]}}))
         }
-        Fault::ChangeProtocol { .. } => {
-            json_patch(ns, name, json!([{"op": "replace", "path": "/spec/ingress/0/ports/0/protocol", "value": "TCP"}]))
-        }
-        Fault::AddEgress { .. } | Fault::EgressNoDns { .. } => merge_patch(ns, name, json!({"spec": {"egress": [{}]}})),
         Fault::WrongPodSelector { site: WpsSite::Spec, .. } => json_patch(
             ns,
             name,
@@ -73,9 +83,11 @@ fn single(f: &Fault, set: &PolicySet, verbs: VerbPolicy) -> String {
         Fault::WrongNamespaceSelector { caller, variant, .. } => {
             let i = peer_at(set, &key, caller);
             match variant {
-                WnsVariant::SplitOr => {
-                    json_patch(ns, name, json!([{"op": "remove", "path": format!("/spec/ingress/0/from/{}", i.saturating_sub(1))}]))
-                }
+                WnsVariant::SplitOr => json_patch(
+                    ns,
+                    name,
+                    json!([{"op": "remove", "path": format!("/spec/ingress/0/from/{}", i.saturating_sub(1))}]),
+                ),
                 _ => json_patch(
                     ns,
                     name,
@@ -83,9 +95,13 @@ fn single(f: &Fault, set: &PolicySet, verbs: VerbPolicy) -> String {
                 ),
             }
         }
-        Fault::DenyAllKubeSystem { .. } if verbs.delete => format!("kubectl delete networkpolicy {name} -n {ns}"),
+        Fault::DenyAllKubeSystem { .. } if verbs.delete => {
+            format!("kubectl delete networkpolicy {name} -n {ns}")
+        }
         Fault::DenyAllKubeSystem { .. } => merge_patch(ns, name, json!({"spec": {"ingress": [{}]}})),
-        Fault::PolicyTypes { .. } => merge_patch(ns, name, json!({"spec": {"policyTypes": ["Ingress", "Egress"]}})),
+        Fault::PolicyTypes { .. } => {
+            merge_patch(ns, name, json!({"spec": {"policyTypes": ["Ingress", "Egress"]}}))
+        }
     }
 }
 

@@ -17,7 +17,9 @@
 use std::sync::OnceLock;
 
 use super::cluster::{Cluster, WORKLOADS, workload};
-use super::fault::{Fault, FaultType, NpVariant, PolicySet, RiScope, WnsVariant, WpsSite, intended_set, non_sources};
+use super::fault::{
+    Fault, FaultType, NpVariant, PolicySet, RiScope, WnsVariant, WpsSite, intended_set, non_sources,
+};
 use super::intent::{callees, callers, target_port};
 use super::labels::validate_value;
 use super::policy::NetworkPolicy;
@@ -73,7 +75,10 @@ pub fn type_sets(level: u8) -> Vec<Vec<FaultType>> {
     match level {
         1 => reference.iter().map(|t| vec![*t]).collect(),
         2 => subsets(&reference, 2),
-        _ => subsets(&FaultType::ALL, 3).into_iter().filter(|s| s.iter().any(|t| !reference.contains(t))).collect(),
+        _ => subsets(&FaultType::ALL, 3)
+            .into_iter()
+            .filter(|s| s.iter().any(|t| !reference.contains(t)))
+            .collect(),
     }
 }
 
@@ -156,7 +161,8 @@ fn check(faults: &[Fault]) -> Option<(PolicySet, Matrix)> {
 
 /// The matrix of the faults except those at positions `skip`.
 fn matrix_without(faults: &[Fault], skip: &[usize]) -> Option<Matrix> {
-    let kept: Vec<&Fault> = faults.iter().enumerate().filter(|(i, _)| !skip.contains(i)).map(|(_, f)| f).collect();
+    let kept: Vec<&Fault> =
+        faults.iter().enumerate().filter(|(i, _)| !skip.contains(i)).map(|(_, f)| f).collect();
     Some(matrix_of(&inject(&kept)?))
 }
 
@@ -183,7 +189,7 @@ fn callee(s: &mut Stream) -> String {
 }
 
 fn pick<'a>(s: &mut Stream, list: &[&'a str]) -> &'a str {
-    *s.choose(list)
+    list[s.index(list.len())]
 }
 
 /// Two distinct workloads from `pool` in draw order.
@@ -321,7 +327,11 @@ mod tests {
     fn expected_counts_pinned() {
         let m = expected();
         let count = |kind: bool| {
-            probes().iter().zip(m).filter(|(p, v)| (p.kind == ProbeKind::Name) == kind && **v == Verdict::True).count()
+            probes()
+                .iter()
+                .zip(m)
+                .filter(|(p, v)| (p.kind == ProbeKind::Name) == kind && **v == Verdict::True)
+                .count()
         };
         assert_eq!(count(true), 26);
         assert_eq!(count(false), 33);
@@ -341,4 +351,3 @@ mod tests {
         }
     }
 }
-

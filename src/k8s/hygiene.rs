@@ -40,17 +40,29 @@ fn rule_diffs(name: &str, dir: Direction, have: &[Rule], want: &[Rule], out: &mu
         }
         return;
     }
-    out.push(format!("{name}: {key} has {} rule(s) that differ from the intended {}", have.len(), want.len()));
+    out.push(format!(
+        "{name}: {key} has {} rule(s) that differ from the intended {}",
+        have.len(),
+        want.len()
+    ));
 }
 
 fn spec_diffs(name: &str, have: &PolicySpec, want: &PolicySpec, out: &mut Vec<String>) {
     if have.pod_selector != want.pod_selector {
-        out.push(format!("{name}: podSelector {} (intended {})", have.pod_selector.format(), want.pod_selector.format()));
+        out.push(format!(
+            "{name}: podSelector {} (intended {})",
+            have.pod_selector.format(),
+            want.pod_selector.format()
+        ));
     }
     let ht: BTreeSet<&String> = have.policy_types.iter().collect();
     let wt: BTreeSet<&String> = want.policy_types.iter().collect();
     if ht != wt {
-        out.push(format!("{name}: policyTypes [{}] (intended [{}])", have.policy_types.join(", "), want.policy_types.join(", ")));
+        out.push(format!(
+            "{name}: policyTypes [{}] (intended [{}])",
+            have.policy_types.join(", "),
+            want.policy_types.join(", ")
+        ));
     }
     rule_diffs(name, Direction::Ingress, &have.ingress, &want.ingress, out);
     rule_diffs(name, Direction::Egress, &have.egress, &want.egress, out);
@@ -74,10 +86,26 @@ pub fn notes(c: &Cluster) -> Vec<String> {
     }
     let base = pristine();
     let pairs = [
-        ("pod", c.pods.iter().map(|p| &p.meta).collect::<Vec<_>>(), base.pods.iter().map(|p| &p.meta).collect::<Vec<_>>()),
-        ("namespace", c.namespaces.iter().map(|n| &n.meta).collect(), base.namespaces.iter().map(|n| &n.meta).collect()),
-        ("service", c.services.iter().map(|s| &s.meta).collect(), base.services.iter().map(|s| &s.meta).collect()),
-        ("deployment", c.deployments.iter().map(|d| &d.meta).collect(), base.deployments.iter().map(|d| &d.meta).collect()),
+        (
+            "pod",
+            c.pods.iter().map(|p| &p.meta).collect::<Vec<_>>(),
+            base.pods.iter().map(|p| &p.meta).collect::<Vec<_>>(),
+        ),
+        (
+            "namespace",
+            c.namespaces.iter().map(|n| &n.meta).collect(),
+            base.namespaces.iter().map(|n| &n.meta).collect(),
+        ),
+        (
+            "service",
+            c.services.iter().map(|s| &s.meta).collect(),
+            base.services.iter().map(|s| &s.meta).collect(),
+        ),
+        (
+            "deployment",
+            c.deployments.iter().map(|d| &d.meta).collect(),
+            base.deployments.iter().map(|d| &d.meta).collect(),
+        ),
     ];
     for (kind, now, before) in pairs {
         for (a, b) in now.iter().zip(before.iter()) {

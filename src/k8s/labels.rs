@@ -124,7 +124,7 @@ fn split_top_level(text: &str) -> Result<Vec<&str>, String> {
             }
             _ => {}
         }
-        if depth < 0 || depth > 1 {
+        if !(0..=1).contains(&depth) {
             return Err(format!("unable to parse requirement: unbalanced parentheses in {text:?}"));
         }
     }

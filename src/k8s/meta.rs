@@ -143,13 +143,17 @@ pub fn rfc3339(t: i64) -> String {
 /// Go's `time.Time.String()` in UTC: `2025-01-01 01:00:00 +0000 UTC`.
 pub fn go_time(t: i64) -> String {
     let p = parts(t);
-    format!("{:04}-{:02}-{:02} {:02}:{:02}:{:02} +0000 UTC", p.year, p.month, p.day, p.hour, p.minute, p.second)
+    format!(
+        "{:04}-{:02}-{:02} {:02}:{:02}:{:02} +0000 UTC",
+        p.year, p.month, p.day, p.hour, p.minute, p.second
+    )
 }
 
 /// RFC 1123 with numeric zone, as kubectl describe prints times: `Wed, 01 Jan 2025 00:05:00 +0000`.
 pub fn rfc1123z(t: i64) -> String {
     const DAYS: [&str; 7] = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"];
-    const MONTHS: [&str; 12] = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
+    const MONTHS: [&str; 12] =
+        ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
     let p = parts(t);
     format!(
         "{}, {:02} {} {:04} {:02}:{:02}:{:02} +0000",

@@ -55,7 +55,10 @@ pub const INFO: AppInfo = AppInfo {
     levels: &[
         LevelInfo { level: 1, summary: "one fault of the reference's five types (RI, AI, CP, CPR, AE)" },
         LevelInfo { level: 2, summary: "two faults of distinct reference types" },
-        LevelInfo { level: 3, summary: "three faults of distinct types, at least one of WPS, ADA, WNS, NP, EDNS, PTC" },
+        LevelInfo {
+            level: 3,
+            summary: "three faults of distinct types, at least one of WPS, ADA, WNS, NP, EDNS, PTC",
+        },
     ],
     knobs: &[
         KnobInfo { key: 't', name: "turns", help: "turn limit of an episode (default 10)", values: "1..50" },

@@ -306,10 +306,11 @@ fn pod_json(p: &Pod) -> Value {
             })
         })
         .collect();
-    let conditions: Vec<Value> = ["PodReadyToStartContainers", "Initialized", "Ready", "ContainersReady", "PodScheduled"]
-        .iter()
-        .map(|k| condition(k, at))
-        .collect();
+    let conditions: Vec<Value> =
+        ["PodReadyToStartContainers", "Initialized", "Ready", "ContainersReady", "PodScheduled"]
+            .iter()
+            .map(|k| condition(k, at))
+            .collect();
     json!({
         "spec": spec,
         "status": {
@@ -361,9 +362,14 @@ fn service_json(s: &Service) -> Value {
     json!({"spec": spec, "status": {"loadBalancer": {}}})
 }
 
+/// An endpoint address: the IP and the pod behind it (none for the API server).
+pub type Address<'a> = (String, Option<&'a Pod>);
+/// An endpoint port: name, number, protocol.
+pub type EndpointPort = (String, u16, &'static str);
+
 /// The addresses and ports of a Service's Endpoints: `(ip, pod)` pairs and `(name, port,
 /// protocol)` triples (targetPorts resolved on the first endpoint).
-pub fn endpoint_subset<'a>(c: &'a Cluster, s: &Service) -> (Vec<(String, Option<&'a Pod>)>, Vec<(String, u16, &'static str)>) {
+pub fn endpoint_subset<'a>(c: &'a Cluster, s: &Service) -> (Vec<Address<'a>>, Vec<EndpointPort>) {
     if s.meta.name == "kubernetes" && s.meta.namespace == "default" {
         let addrs = vec![(super::cluster::NODE_IP.to_string(), None)];
         return (addrs, vec![("https".into(), 6443, "TCP")]);
@@ -384,7 +390,7 @@ pub fn endpoint_subset<'a>(c: &'a Cluster, s: &Service) -> (Vec<(String, Option<
             Some((p.name.clone(), n, p.protocol.as_str()))
         })
         .collect();
-    let mut addrs: Vec<(String, Option<&Pod>)> = pods.into_iter().map(|p| (p.ip.to_string(), Some(p))).collect();
+    let mut addrs: Vec<Address<'a>> = pods.into_iter().map(|p| (p.ip.to_string(), Some(p))).collect();
     addrs.sort_by_key(|(ip, _)| ip.parse::<std::net::Ipv4Addr>().ok());
     (addrs, ports)
 }
@@ -405,8 +411,10 @@ fn endpoints_json(c: &Cluster, s: &Service) -> Value {
             None => json!({"ip": ip}),
         })
         .collect();
-    let ports: Vec<Value> =
-        ports.iter().map(|(name, port, proto)| json!({"name": name, "port": port, "protocol": proto})).collect();
+    let ports: Vec<Value> = ports
+        .iter()
+        .map(|(name, port, proto)| json!({"name": name, "port": port, "protocol": proto}))
+        .collect();
     json!({"subsets": [{"addresses": addresses, "ports": ports}]})
 }
 
@@ -461,9 +469,7 @@ fn replicaset_json(r: &ReplicaSet) -> Value {
 fn node_json(m: &Meta) -> Value {
     let at = rfc3339(m.created);
     let ip = super::cluster::NODE_IP.to_string();
-    let cond = |kind: &str, status: &str, reason: &str, message: &str| {
-        json!({"lastHeartbeatTime": at, "lastTransitionTime": at, "message": message, "reason": reason, "status": status, "type": kind})
-    };
+    let cond = |kind: &str, status: &str, reason: &str, message: &str| json!({"lastHeartbeatTime": at, "lastTransitionTime": at, "message": message, "reason": reason, "status": status, "type": kind});
     json!({
         "spec": {"podCIDR": "10.244.0.0/24", "podCIDRs": ["10.244.0.0/24"], "providerID": "kind://docker/kind/kind-control-plane"},
         "status": {

@@ -6,8 +6,6 @@
 //! `policyTypes`, selector operators) stay strings so that invalid values reach validation
 //! and get the API server's wording.
 
-use std::collections::BTreeMap;
-
 use serde_json::{Map, Value, json};
 
 use super::labels::{Labels, Op, Requirement, Selector};
@@ -349,19 +347,6 @@ impl NetworkPolicy {
     }
 }
 
-/// Canonical form of a spec for comparisons where order and duplicates do not matter
-/// (hygiene notes): rules, peers and ports as sorted sets.
-pub fn canonical_spec(spec: &PolicySpec) -> BTreeMap<String, Vec<String>> {
-    let mut out = BTreeMap::new();
-    out.insert("podSelector".into(), vec![spec.pod_selector.format()]);
-    out.insert("policyTypes".into(), sorted(spec.policy_types.iter().cloned()));
-    for dir in [Direction::Ingress, Direction::Egress] {
-        let rules = sorted(spec.rules(dir).iter().map(rule_key));
-        out.insert(dir.as_str().to_ascii_lowercase(), rules);
-    }
-    out
-}
-
 /// A rule as one comparable string with peers and ports sorted.
 pub fn rule_key(rule: &Rule) -> String {
     let peers = sorted(rule.peers.iter().map(|p| p.to_json().to_string()));
@@ -409,7 +394,10 @@ mod tests {
     fn json_omits_empty_lists_and_keeps_empty_selectors() {
         let spec = PolicySpec {
             egress: vec![Rule::default()],
-            ingress: vec![Rule { peers: vec![Peer { pod_selector: Some(LabelSelector::default()), ..Peer::default() }], ports: vec![] }],
+            ingress: vec![Rule {
+                peers: vec![Peer { pod_selector: Some(LabelSelector::default()), ..Peer::default() }],
+                ports: vec![],
+            }],
             policy_types: vec!["Ingress".into(), "Egress".into()],
             ..PolicySpec::default()
         };
@@ -422,7 +410,11 @@ mod tests {
     #[test]
     fn selector_semantics_and_format() {
         let mut s = LabelSelector::app("web");
-        s.match_expressions.push(Expression { key: "tier".into(), operator: "NotIn".into(), values: vec!["db".into()] });
+        s.match_expressions.push(Expression {
+            key: "tier".into(),
+            operator: "NotIn".into(),
+            values: vec!["db".into()],
+        });
         let l: Labels = [("app".to_string(), "web".to_string())].into();
         assert!(s.matches(&l));
         assert_eq!(s.format(), "app=web,tier notin (db)");

@@ -83,7 +83,15 @@ pub fn probes() -> &'static [Probe] {
         for (src_i, src) in WORKLOADS.iter().enumerate() {
             for (dst_i, dst) in WORKLOADS.iter().enumerate().filter(|(_, w)| w.name != src.name) {
                 let (Some((_, svc_port)), Some(tp)) = (dst.service, dst.port) else { continue };
-                let probe = |kind, port, proto| Probe { src: src.name, dst: dst.name, src_i, dst_i, kind, port, proto };
+                let probe = |kind, port, proto| Probe {
+                    src: src.name,
+                    dst: dst.name,
+                    src_i,
+                    dst_i,
+                    kind,
+                    port,
+                    proto,
+                };
                 out.push(probe(ProbeKind::Name, svc_port, Protocol::Tcp));
                 out.push(probe(ProbeKind::Udp, tp, Protocol::Udp));
                 out.push(probe(ProbeKind::OffPort, tp + 1, Protocol::Tcp));
@@ -101,7 +109,12 @@ pub fn pod_refs(c: &Cluster) -> (Vec<PodRef<'_>>, Vec<NsRef<'_>>) {
     let pods = c
         .pods
         .iter()
-        .map(|p| PodRef { namespace: &p.meta.namespace, labels: &p.meta.labels, ip: Some(p.ip), containers: &p.containers })
+        .map(|p| PodRef {
+            namespace: &p.meta.namespace,
+            labels: &p.meta.labels,
+            ip: Some(p.ip),
+            containers: &p.containers,
+        })
         .collect();
     let nss = c.namespaces.iter().map(|n| NsRef { name: &n.meta.name, labels: &n.meta.labels }).collect();
     (pods, nss)
@@ -125,10 +138,13 @@ pub fn evaluate(c: &Cluster, policies: &[&NetworkPolicy]) -> Matrix {
         .collect();
     let endpoints: Vec<Vec<(usize, Option<u16>)>> = WORKLOADS
         .iter()
-        .map(|w| c.service("default", w.name).map_or_else(Vec::new, |s| service_endpoints(c, s, Protocol::Tcp)))
+        .map(|w| {
+            c.service("default", w.name).map_or_else(Vec::new, |s| service_endpoints(c, s, Protocol::Tcp))
+        })
         .collect();
-    let dns: Vec<(usize, Option<u16>)> =
-        c.service("kube-system", "kube-dns").map_or_else(Vec::new, |s| service_endpoints(c, s, Protocol::Udp));
+    let dns: Vec<(usize, Option<u16>)> = c
+        .service("kube-system", "kube-dns")
+        .map_or_else(Vec::new, |s| service_endpoints(c, s, Protocol::Udp));
     let reaches = |src: usize, ep: &(usize, Option<u16>), proto| {
         ep.1.is_some_and(|tp| compiled.allowed(End::Pod(src), End::Pod(ep.0), tp, proto))
     };
@@ -151,7 +167,8 @@ pub fn evaluate(c: &Cluster, policies: &[&NetworkPolicy]) -> Matrix {
                     }
                 }
                 _ => Verdict::of(
-                    workload_pod[p.dst_i].is_some_and(|d| compiled.allowed(End::Pod(src), End::Pod(d), p.port, p.proto)),
+                    workload_pod[p.dst_i]
+                        .is_some_and(|d| compiled.allowed(End::Pod(src), End::Pod(d), p.port, p.proto)),
                 ),
             }
         })
@@ -160,13 +177,19 @@ pub fn evaluate(c: &Cluster, policies: &[&NetworkPolicy]) -> Matrix {
 
 /// The endpoints of a Service's first port of `proto`: pod indexes with the targetPort
 /// resolved on each pod (`None` when a named targetPort is missing on that pod).
-fn service_endpoints(c: &Cluster, svc: &super::cluster::Service, proto: Protocol) -> Vec<(usize, Option<u16>)> {
+fn service_endpoints(
+    c: &Cluster,
+    svc: &super::cluster::Service,
+    proto: Protocol,
+) -> Vec<(usize, Option<u16>)> {
     let Some(port) = svc.ports.iter().find(|p| p.protocol == proto) else { return Vec::new() };
     let Some(sel) = svc.selector.as_ref().filter(|s| !s.is_empty()) else { return Vec::new() };
     c.pods
         .iter()
         .enumerate()
-        .filter(|(_, p)| p.meta.namespace == svc.meta.namespace && sel.iter().all(|(k, v)| p.meta.labels.get(k) == Some(v)))
+        .filter(|(_, p)| {
+            p.meta.namespace == svc.meta.namespace && sel.iter().all(|(k, v)| p.meta.labels.get(k) == Some(v))
+        })
         .map(|(i, p)| (i, resolve_target(&port.target, p, proto)))
         .collect()
 }
@@ -175,9 +198,10 @@ fn service_endpoints(c: &Cluster, svc: &super::cluster::Service, proto: Protocol
 fn resolve_target(target: &IntOrString, pod: &super::cluster::Pod, proto: Protocol) -> Option<u16> {
     match target {
         IntOrString::Int(n) => u16::try_from(*n).ok(),
-        IntOrString::Str(name) => {
-            pod.ports().find(|p| p.protocol == proto && p.name.as_deref() == Some(name.as_str())).map(|p| p.port)
-        }
+        IntOrString::Str(name) => pod
+            .ports()
+            .find(|p| p.protocol == proto && p.name.as_deref() == Some(name.as_str()))
+            .map(|p| p.port),
     }
 }
 

@@ -112,8 +112,10 @@ mod tests {
 
     #[test]
     fn variants_differ_and_end_with_the_report() {
-        let texts: Vec<String> =
-            PromptVariant::ALL.iter().map(|v| render(*v, VerbPolicy::default(), 10, "No mismatches found.")).collect();
+        let texts: Vec<String> = PromptVariant::ALL
+            .iter()
+            .map(|v| render(*v, VerbPolicy::default(), 10, "No mismatches found."))
+            .collect();
         for t in &texts {
             assert!(t.ends_with("Current connectivity report:\nNo mismatches found.\n"));
             assert!(t.contains("Refused: apply, create, delete, edit, exec"));
@@ -121,7 +123,10 @@ mod tests {
         assert!(texts[2].contains("petshop") && !texts[0].contains("petshop"));
         assert!(texts[1].contains("step by step") && !texts[0].contains("step by step"));
         let with_delete = render(PromptVariant::ZeroshotBase, VerbPolicy::parse("d").unwrap(), 5, "x");
-        assert!(with_delete.contains("Allowed kubectl verbs: get, describe, explain, patch, label, version, delete."));
+        assert!(
+            with_delete
+                .contains("Allowed kubectl verbs: get, describe, explain, patch, label, version, delete.")
+        );
         assert!(with_delete.contains("at most 5 turns"));
     }
 }

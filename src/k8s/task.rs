@@ -59,7 +59,9 @@ pub fn knobs(id: &QueryId) -> Result<(u32, VerbPolicy)> {
     };
     let verbs = match id.knob('v') {
         None => VerbPolicy::default(),
-        Some(v) => VerbPolicy::parse(v).ok_or_else(|| bad('v', v, "verb letters are a subset of `acd` in that order (apply, create, delete)"))?,
+        Some(v) => VerbPolicy::parse(v).ok_or_else(|| {
+            bad('v', v, "verb letters are a subset of `acd` in that order (apply, create, delete)")
+        })?,
     };
     Ok((turns, verbs))
 }

@@ -34,7 +34,8 @@ fn invalid_int(field: &str, value: i64, detail: &str) -> FieldError {
 }
 
 fn required(field: &str, detail: &str) -> FieldError {
-    let body = if detail.is_empty() { "Required value".to_string() } else { format!("Required value: {detail}") };
+    let body =
+        if detail.is_empty() { "Required value".to_string() } else { format!("Required value: {detail}") };
     FieldError { field: field.to_string(), body }
 }
 
@@ -132,7 +133,9 @@ pub fn validate_selector(s: &LabelSelector, path: &str, errs: &mut Vec<FieldErro
                 "may not be specified when `operator` is 'Exists' or 'DoesNotExist'",
             )),
             "In" | "NotIn" | "Exists" | "DoesNotExist" => {}
-            other => errs.push(invalid_str(&format!("{epath}.operator"), other, "not a valid selector operator")),
+            other => {
+                errs.push(invalid_str(&format!("{epath}.operator"), other, "not a valid selector operator"))
+            }
         }
         if let Err(m) = validate_key(&e.key) {
             errs.push(invalid_str(&format!("{epath}.key"), &e.key, &m));
@@ -178,7 +181,11 @@ fn validate_port(port: &PolicyPort, path: &str, errs: &mut Vec<FieldError>) {
             }
             if let Some(e) = end {
                 if e < *n {
-                    errs.push(invalid_int(&end_path, i64::from(*n), "must be greater than or equal to `port`"));
+                    errs.push(invalid_int(
+                        &end_path,
+                        i64::from(*n),
+                        "must be greater than or equal to `port`",
+                    ));
                 }
                 if !(1..=65535).contains(&e) {
                     errs.push(invalid_int(&end_path, i64::from(e), PORT_RANGE));
@@ -187,15 +194,21 @@ fn validate_port(port: &PolicyPort, path: &str, errs: &mut Vec<FieldError>) {
         }
         (Some(IntOrString::Str(name)), end) => {
             if let Some(e) = end {
-                errs.push(invalid_int(&end_path, i64::from(e), "may not be specified when `port` is non-numeric"));
+                errs.push(invalid_int(
+                    &end_path,
+                    i64::from(e),
+                    "may not be specified when `port` is non-numeric",
+                ));
             }
             for m in port_name_errors(name) {
                 errs.push(invalid_str(&format!("{path}.port"), name, m));
             }
         }
-        (None, Some(e)) => {
-            errs.push(invalid_int(&end_path, i64::from(e), "may not be specified when `port` is not specified"))
-        }
+        (None, Some(e)) => errs.push(invalid_int(
+            &end_path,
+            i64::from(e),
+            "may not be specified when `port` is not specified",
+        )),
         (None, None) => {}
     }
 }
@@ -296,7 +309,8 @@ mod tests {
 
     #[test]
     fn port_errors() {
-        let p = PolicyPort { protocol: Some("ICMP".into()), port: Some(IntOrString::Int(70000)), end_port: None };
+        let p =
+            PolicyPort { protocol: Some("ICMP".into()), port: Some(IntOrString::Int(70000)), end_port: None };
         assert_eq!(
             msgs(ingress_port(p)),
             vec![
@@ -307,12 +321,16 @@ mod tests {
         let p = PolicyPort { protocol: None, port: Some(IntOrString::Str("8080".into())), end_port: None };
         assert_eq!(
             msgs(ingress_port(p)),
-            vec!["spec.ingress[0].ports[0].port: Invalid value: \"8080\": must contain at least one letter (a-z)"]
+            vec![
+                "spec.ingress[0].ports[0].port: Invalid value: \"8080\": must contain at least one letter (a-z)"
+            ]
         );
         let p = PolicyPort { protocol: None, port: Some(IntOrString::Int(90)), end_port: Some(80) };
         assert_eq!(
             msgs(ingress_port(p)),
-            vec!["spec.ingress[0].ports[0].endPort: Invalid value: 90: must be greater than or equal to `port`"]
+            vec![
+                "spec.ingress[0].ports[0].endPort: Invalid value: 90: must be greater than or equal to `port`"
+            ]
         );
         let p = PolicyPort { protocol: None, port: None, end_port: Some(80) };
         assert!(msgs(ingress_port(p))[0].ends_with("may not be specified when `port` is not specified"));
@@ -326,10 +344,16 @@ mod tests {
                     Peer::default(),
                     Peer {
                         pod_selector: Some(LabelSelector::default()),
-                        ip_block: Some(IpBlock { cidr: "10.0.0.0/8".into(), except: vec!["11.0.0.0/16".into()] }),
+                        ip_block: Some(IpBlock {
+                            cidr: "10.0.0.0/8".into(),
+                            except: vec!["11.0.0.0/16".into()],
+                        }),
                         ..Default::default()
                     },
-                    Peer { ip_block: Some(IpBlock { cidr: "x".into(), except: vec![] }), ..Default::default() },
+                    Peer {
+                        ip_block: Some(IpBlock { cidr: "x".into(), except: vec![] }),
+                        ..Default::default()
+                    },
                 ],
                 ports: vec![],
             }],
@@ -349,7 +373,10 @@ mod tests {
     #[test]
     fn renders_like_kubectl() {
         let one = [FieldError { field: "a".into(), body: "Required value".into() }];
-        assert_eq!(invalid_message("NetworkPolicy", "x", &one), "The NetworkPolicy \"x\" is invalid: a: Required value");
+        assert_eq!(
+            invalid_message("NetworkPolicy", "x", &one),
+            "The NetworkPolicy \"x\" is invalid: a: Required value"
+        );
         let two = [one[0].clone(), one[0].clone()];
         assert_eq!(
             invalid_message("NetworkPolicy", "x", &two),
@@ -362,11 +389,20 @@ mod tests {
         let spec = PolicySpec { policy_types: vec!["Ingres".into()], ..Default::default() };
         assert_eq!(
             msgs(spec),
-            vec!["spec.policyTypes[0]: Unsupported value: \"Ingres\": supported values: \"Ingress\", \"Egress\""]
+            vec![
+                "spec.policyTypes[0]: Unsupported value: \"Ingres\": supported values: \"Ingress\", \"Egress\""
+            ]
         );
         let mut p = policy(PolicySpec::default());
         p.meta.name = "Bad_Name".into();
-        assert!(validate_policy(&p, true)[0].to_string().starts_with("metadata.name: Invalid value: \"Bad_Name\""));
-        assert_eq!(validate_policy(&policy(PolicySpec::default()), false)[0].to_string(), "spec.podSelector: Required value");
+        assert!(
+            validate_policy(&p, true)[0]
+                .to_string()
+                .starts_with("metadata.name: Invalid value: \"Bad_Name\"")
+        );
+        assert_eq!(
+            validate_policy(&policy(PolicySpec::default()), false)[0].to_string(),
+            "spec.podSelector: Required value"
+        );
     }
 }

@@ -32,7 +32,11 @@ fn edges() -> Vec<(&'static str, &'static str)> {
 }
 
 fn name_verdict(m: &Matrix, src: &str, dst: &str) -> Option<Verdict> {
-    probes().iter().zip(m).find(|(p, _)| p.kind == ProbeKind::Name && p.src == src && p.dst == dst).map(|(_, v)| *v)
+    probes()
+        .iter()
+        .zip(m)
+        .find(|(p, _)| p.kind == ProbeKind::Name && p.src == src && p.dst == dst)
+        .map(|(_, v)| *v)
 }
 
 /// The call graph; with a matrix, edges are toned by the name probe's verdict and probes
@@ -40,7 +44,14 @@ fn name_verdict(m: &Matrix, src: &str, dst: &str) -> Option<Verdict> {
 pub fn call_graph(m: Option<&Matrix>, caption: &str) -> Picture {
     let nodes = LAYOUT
         .iter()
-        .map(|(n, x, y)| PicNode { id: n.to_string(), label: n.to_string(), role: "service".into(), x: *x, y: *y, tone: Tone::Neutral })
+        .map(|(n, x, y)| PicNode {
+            id: n.to_string(),
+            label: n.to_string(),
+            role: "service".into(),
+            x: *x,
+            y: *y,
+            tone: Tone::Neutral,
+        })
         .collect();
     let mut out = Vec::new();
     for (src, dst) in edges() {
@@ -50,7 +61,13 @@ pub fn call_graph(m: Option<&Matrix>, caption: &str) -> Picture {
             Some(Verdict::True) => Tone::Good,
             Some(_) => Tone::Bad,
         };
-        out.push(PicEdge { from: src.into(), to: dst.into(), label: format!(":{port}"), tone, directed: true });
+        out.push(PicEdge {
+            from: src.into(),
+            to: dst.into(),
+            label: format!(":{port}"),
+            tone,
+            directed: true,
+        });
     }
     if let Some(m) = m {
         for (p, v) in probes().iter().zip(m) {
@@ -91,8 +108,13 @@ pub fn panels(initial: &Matrix, now: &Matrix) -> Vec<Panel> {
         })
         .collect();
     let tones = wrong.iter().map(|&i| tone(i, initial, now)).collect();
-    let table = Table { headers: ["Source", "Target", "Expected", "Actual"].map(String::from).to_vec(), rows, tones };
-    let summary = if wrong.is_empty() { "No mismatches found.".to_string() } else { format!("{} mismatches", wrong.len()) };
+    let table =
+        Table { headers: ["Source", "Target", "Expected", "Actual"].map(String::from).to_vec(), rows, tones };
+    let summary = if wrong.is_empty() {
+        "No mismatches found.".to_string()
+    } else {
+        format!("{} mismatches", wrong.len())
+    };
     let sources: Vec<&str> = WORKLOADS.iter().map(|w| w.name).collect();
     let targets: Vec<&str> = WORKLOADS.iter().filter(|w| w.service.is_some()).map(|w| w.name).collect();
     let cells = sources
@@ -101,19 +123,29 @@ pub fn panels(initial: &Matrix, now: &Matrix) -> Vec<Panel> {
             targets
                 .iter()
                 .map(|t| {
-                    let found = probes().iter().position(|p| p.kind == ProbeKind::Name && p.src == *s && p.dst == *t);
+                    let found =
+                        probes().iter().position(|p| p.kind == ProbeKind::Name && p.src == *s && p.dst == *t);
                     match found {
                         None => Cell { tone: Tone::None, title: format!("{s} → {t}: not probed") },
                         Some(i) => Cell {
                             tone: tone(i, initial, now),
-                            title: format!("{s} → {}: {} (expected {})", probes()[i].target(), now[i].as_str(), exp[i].as_str()),
+                            title: format!(
+                                "{s} → {}: {} (expected {})",
+                                probes()[i].target(),
+                                now[i].as_str(),
+                                exp[i].as_str()
+                            ),
                         },
                     }
                 })
                 .collect()
         })
         .collect();
-    let grid = Grid { rows: sources.iter().map(|s| s.to_string()).collect(), cols: targets.iter().map(|t| t.to_string()).collect(), cells };
+    let grid = Grid {
+        rows: sources.iter().map(|s| s.to_string()).collect(),
+        cols: targets.iter().map(|t| t.to_string()).collect(),
+        cells,
+    };
     vec![
         Panel::Table { title: "Connectivity mismatches".into(), summary: summary.clone(), table },
         Panel::Grid { title: "Name probes (source → Service)".into(), summary, grid },

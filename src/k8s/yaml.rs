@@ -75,7 +75,8 @@ pub fn parse_documents(text: &str) -> Result<Vec<Value>, String> {
                 v
             }
             Event::Scalar(text, style, anchor, tag) => {
-                let v = resolve_scalar(&text, style, tag.as_ref()).map_err(|e| format!("yaml: line {}: {e}", mark.line()))?;
+                let v = resolve_scalar(&text, style, tag.as_ref())
+                    .map_err(|e| format!("yaml: line {}: {e}", mark.line()))?;
                 remember(&mut anchors, anchor, v)
             }
         };
@@ -165,8 +166,8 @@ pub fn resolve_plain(s: &str) -> Result<Value, String> {
         "n" | "N" | "no" | "No" | "NO" | "false" | "False" | "FALSE" | "off" | "Off" | "OFF" => {
             return Ok(Value::Bool(false));
         }
-        ".inf" | ".Inf" | ".INF" | "+.inf" | "+.Inf" | "+.INF" | "-.inf" | "-.Inf" | "-.INF" | ".nan" | ".NaN"
-        | ".NAN" => return Err(format!("cannot convert {s} to JSON (not a finite number)")),
+        ".inf" | ".Inf" | ".INF" | "+.inf" | "+.Inf" | "+.INF" | "-.inf" | "-.Inf" | "-.INF" | ".nan"
+        | ".NaN" | ".NAN" => return Err(format!("cannot convert {s} to JSON (not a finite number)")),
         _ => {}
     }
     if let Some(n) = parse_int(s) {
@@ -378,7 +379,8 @@ fn is_timestamp(s: &str) -> bool {
     };
     let nums = |t: &str, sep: char, n: usize| {
         let parts: Vec<&str> = t.split(sep).collect();
-        parts.len() == n && parts.iter().all(|p| (1..=2).contains(&p.len()) && p.bytes().all(|c| c.is_ascii_digit()))
+        parts.len() == n
+            && parts.iter().all(|p| (1..=2).contains(&p.len()) && p.bytes().all(|c| c.is_ascii_digit()))
     };
     if !nums(&date[5..], '-', 2) {
         return false;
@@ -400,7 +402,9 @@ fn is_base60_float(s: &str) -> bool {
     !rest.is_empty()
         && first.starts_with(|c: char| c.is_ascii_digit())
         && first.chars().all(|c| c.is_ascii_digit() || c == '_')
-        && rest.iter().all(|p| (1..=2).contains(&p.len()) && p.chars().all(|c| c.is_ascii_digit()) && p < &"60")
+        && rest
+            .iter()
+            .all(|p| (1..=2).contains(&p.len()) && p.chars().all(|c| c.is_ascii_digit()) && p < &"60")
         && frac.is_none_or(|f| f.chars().all(|c| c.is_ascii_digit() || c == '_'))
 }
 
@@ -412,7 +416,8 @@ fn has_special(s: &str) -> bool {
 
 /// libyaml's test for a plain scalar in block context.
 fn plain_allowed(s: &str) -> bool {
-    if s.is_empty() || s.starts_with(' ') || s.ends_with(' ') || s.starts_with("---") || s.starts_with("...") {
+    if s.is_empty() || s.starts_with(' ') || s.ends_with(' ') || s.starts_with("---") || s.starts_with("...")
+    {
         return false;
     }
     let chars: Vec<char> = s.chars().collect();
@@ -524,7 +529,9 @@ mod tests {
 
     #[test]
     fn yaml_11_scalars() {
-        let v = one("a: yes\nb: off\nc: 0x1F\nd: 010\ne: '80'\nf: 1.0\ng: ~\nh: 1_000\ni: !!str 5\nj: -3\nk: 1e3\nl: grpc\n");
+        let v = one(
+            "a: yes\nb: off\nc: 0x1F\nd: 010\ne: '80'\nf: 1.0\ng: ~\nh: 1_000\ni: !!str 5\nj: -3\nk: 1e3\nl: grpc\n",
+        );
         assert_eq!(
             v,
             json!({"a": true, "b": false, "c": 31, "d": 8, "e": "80", "f": 1, "g": null, "h": 1000, "i": "5", "j": -3, "k": 1000, "l": "grpc"})
@@ -603,7 +610,10 @@ spec:
 
     #[test]
     fn json_matches_go() {
-        assert_eq!(to_json_pretty(&json!({"a": ["<none>"]})), "{\n    \"a\": [\n        \"\\u003cnone\\u003e\"\n    ]\n}");
+        assert_eq!(
+            to_json_pretty(&json!({"a": ["<none>"]})),
+            "{\n    \"a\": [\n        \"\\u003cnone\\u003e\"\n    ]\n}"
+        );
     }
 }
 
@@ -618,8 +628,11 @@ mod proptests {
             any::<bool>().prop_map(Value::Bool),
             any::<i64>().prop_map(|n| Value::Number(n.into())),
             "\\PC{0,12}".prop_map(Value::String),
-            prop::sample::select(vec!["yes", "on", "0x1F", "010", "1e3", "~", "", " a", "a: b", "- x", "#c", "'q'", "a\nb\n", "x\n\n", "*", "1:20"])
-                .prop_map(|s| Value::String(s.to_string())),
+            prop::sample::select(vec![
+                "yes", "on", "0x1F", "010", "1e3", "~", "", " a", "a: b", "- x", "#c", "'q'", "a\nb\n",
+                "x\n\n", "*", "1:20"
+            ])
+            .prop_map(|s| Value::String(s.to_string())),
         ];
         leaf.prop_recursive(4, 32, 6, |inner| {
             prop_oneof![

@@ -35,8 +35,11 @@ const GET: &[FlagSpec] = &[
     flag("show-labels", None, false),
     flag("no-headers", None, false),
 ];
-const DESCRIBE: &[FlagSpec] =
-    &[flag("all-namespaces", Some('A'), false), flag("selector", Some('l'), true), flag("show-events", None, false)];
+const DESCRIBE: &[FlagSpec] = &[
+    flag("all-namespaces", Some('A'), false),
+    flag("selector", Some('l'), true),
+    flag("show-events", None, false),
+];
 const EXPLAIN: &[FlagSpec] =
     &[flag("recursive", None, false), flag("api-version", None, true), flag("output", Some('o'), true)];
 const PATCH: &[FlagSpec] = &[
@@ -108,7 +111,11 @@ impl Args {
 
 fn all_value_flags() -> impl Iterator<Item = FlagSpec> {
     let verbs = ["get", "describe", "explain", "patch", "label", "apply", "delete", "version"];
-    GLOBAL.iter().copied().chain(verbs.into_iter().flat_map(|v| verb_flags(v).iter().copied())).filter(|f| f.takes_value)
+    GLOBAL
+        .iter()
+        .copied()
+        .chain(verbs.into_iter().flat_map(|v| verb_flags(v).iter().copied()))
+        .filter(|f| f.takes_value)
 }
 
 /// The verb: the first word that is not a flag or a flag's value.
@@ -155,7 +162,8 @@ pub fn parse(argv: &[String], verb: &str) -> Result<Args, String> {
                 Some((n, v)) => (n, Some(v.to_string())),
                 None => (body, None),
             };
-            let spec = specs.iter().find(|s| s.long == name).ok_or_else(|| format!("unknown flag: --{name}"))?;
+            let spec =
+                specs.iter().find(|s| s.long == name).ok_or_else(|| format!("unknown flag: --{name}"))?;
             let value = take_value(spec, inline, argv, &mut i, || format!("--{name}"))?;
             args.flags.push((spec.long.to_string(), value));
         } else if a.len() > 1 && a.starts_with('-') {
@@ -181,7 +189,10 @@ fn take_value(
             None => Ok("true".into()),
             Some("true" | "1" | "t" | "T" | "TRUE" | "True") => Ok("true".into()),
             Some("false" | "0" | "f" | "F" | "FALSE" | "False") => Ok("false".into()),
-            Some(v) => Err(format!("invalid argument {v:?} for {:?} flag: strconv.ParseBool: parsing {v:?}: invalid syntax", name())),
+            Some(v) => Err(format!(
+                "invalid argument {v:?} for {:?} flag: strconv.ParseBool: parsing {v:?}: invalid syntax",
+                name()
+            )),
         };
     }
     if let Some(v) = inline {
@@ -197,7 +208,13 @@ fn take_value(
 }
 
 /// `-n default`, `-ndefault`, `-n=default`, and clusters of boolean shorthands (`-A`).
-fn parse_shorts(body: &str, specs: &[FlagSpec], argv: &[String], i: &mut usize, args: &mut Args) -> Result<(), String> {
+fn parse_shorts(
+    body: &str,
+    specs: &[FlagSpec],
+    argv: &[String],
+    i: &mut usize,
+    args: &mut Args,
+) -> Result<(), String> {
     let chars: Vec<char> = body.chars().collect();
     let mut k = 0;
     while k < chars.len() {
@@ -208,7 +225,11 @@ fn parse_shorts(body: &str, specs: &[FlagSpec], argv: &[String], i: &mut usize, 
             .ok_or_else(|| format!("unknown shorthand flag: '{c}' in -{body}"))?;
         if spec.takes_value {
             let rest: String = chars[k + 1..].iter().collect();
-            let inline = if rest.is_empty() { None } else { Some(rest.strip_prefix('=').unwrap_or(&rest).to_string()) };
+            let inline = if rest.is_empty() {
+                None
+            } else {
+                Some(rest.strip_prefix('=').unwrap_or(&rest).to_string())
+            };
             let value = take_value(spec, inline, argv, i, || format!("'{c}' in -{c}"))?;
             args.flags.push((spec.long.to_string(), value));
             return Ok(());
@@ -251,7 +272,8 @@ mod tests {
 
     #[test]
     fn parses_flags_like_pflag() {
-        let a = parse(&argv("get netpol -n kube-system -oyaml --show-labels -l=app=x adservice"), "get").unwrap();
+        let a =
+            parse(&argv("get netpol -n kube-system -oyaml --show-labels -l=app=x adservice"), "get").unwrap();
         assert_eq!(a.positional, vec!["netpol", "adservice"]);
         assert_eq!(a.value("namespace"), Some("kube-system"));
         assert_eq!(a.value("output"), Some("yaml"));
@@ -260,7 +282,10 @@ mod tests {
         assert_eq!(parse(&argv("get pods --foo"), "get").unwrap_err(), "unknown flag: --foo");
         assert_eq!(parse(&argv("get pods -x"), "get").unwrap_err(), "unknown shorthand flag: 'x' in -x");
         assert_eq!(parse(&argv("get pods -n"), "get").unwrap_err(), "flag needs an argument: 'n' in -n");
-        assert_eq!(parse(&argv("get pods --namespace"), "get").unwrap_err(), "flag needs an argument: --namespace");
+        assert_eq!(
+            parse(&argv("get pods --namespace"), "get").unwrap_err(),
+            "flag needs an argument: --namespace"
+        );
     }
 
     #[test]

@@ -10,10 +10,11 @@ use std::collections::BTreeMap;
 use super::Env;
 use super::args::Args;
 use super::get::{namespace, no_resources, not_found, selector};
-use super::printers::{endpoints_text, service_ports};
 use super::tabwriter;
 use super::target::resolve;
-use crate::k8s::cluster::{Cluster, Container, Deployment, NODE_IP, NODE_NAME, Pod, ReplicaSet, Service, template_hash};
+use crate::k8s::cluster::{
+    Cluster, Container, Deployment, NODE_IP, NODE_NAME, Pod, ReplicaSet, Service, template_hash,
+};
 use crate::k8s::labels::{Labels, format_labels};
 use crate::k8s::meta::{go_time, rfc1123z};
 use crate::k8s::objects::{Kind, NODE_KERNEL, NODE_OS, NODE_RUNTIME, Obj, endpoint_subset, list};
@@ -44,15 +45,19 @@ pub fn command(a: &Args, env: &mut Env) -> Output {
     let mut errors = Vec::new();
     for t in &targets {
         let scope = if all_ns { None } else { Some(ns.as_str()) };
-        let objs: Vec<Obj<'_>> = list(c, t.kind, scope).into_iter().filter(|x| sel.matches(&x.meta().labels)).collect();
+        let objs: Vec<Obj<'_>> =
+            list(c, t.kind, scope).into_iter().filter(|x| sel.matches(&x.meta().labels)).collect();
         if t.names.is_empty() {
             pages.extend(objs.iter().map(|x| describe(c, x)));
             continue;
         }
         for name in &t.names {
             let exact: Vec<&Obj<'_>> = objs.iter().filter(|x| x.name() == name).collect();
-            let found: Vec<&Obj<'_>> =
-                if exact.is_empty() { objs.iter().filter(|x| x.name().starts_with(name.as_str())).collect() } else { exact };
+            let found: Vec<&Obj<'_>> = if exact.is_empty() {
+                objs.iter().filter(|x| x.name().starts_with(name.as_str())).collect()
+            } else {
+                exact
+            };
             if found.is_empty() {
                 errors.push(not_found(t.kind, name));
             }
@@ -115,7 +120,11 @@ fn annotations_block(w: &mut String, indent: &str, annotations: &BTreeMap<String
         if i > 0 {
             w.push_str(&format!("{indent}\t"));
         }
-        let v = if v.chars().count() > 140 { format!("{}...", v.chars().take(140).collect::<String>()) } else { v.clone() };
+        let v = if v.chars().count() > 140 {
+            format!("{}...", v.chars().take(140).collect::<String>())
+        } else {
+            v.clone()
+        };
         w.push_str(&format!("{k}: {v}\n"));
     }
 }
@@ -130,7 +139,9 @@ fn policy(p: &NetworkPolicy) -> String {
     w.push_str("Spec:\n");
     let sel = &p.spec.pod_selector;
     if sel.is_empty() {
-        w.push_str("  PodSelector:     <none> (Allowing the specific traffic to all pods in this namespace)\n");
+        w.push_str(
+            "  PodSelector:     <none> (Allowing the specific traffic to all pods in this namespace)\n",
+        );
     } else {
         w.push_str(&format!("  PodSelector:     {}\n", sel.format()));
     }
@@ -163,7 +174,8 @@ fn rules(w: &mut String, rules: &[Rule], dir: &str, peer_word: &str, role: &str)
             w.push_str(&format!("{I}To Port: <any> (traffic allowed to all ports)\n"));
         }
         for port in &r.ports {
-            let label = if port.end_port.is_some() && port.port.is_some() { "To Port Range" } else { "To Port" };
+            let label =
+                if port.end_port.is_some() && port.port.is_some() { "To Port Range" } else { "To Port" };
             let text = match &port.port {
                 None => format!("<nil>/{}", port.protocol.as_deref().unwrap_or("TCP")),
                 Some(_) => port_text(port),
@@ -208,7 +220,13 @@ fn ports_line(c: &Container, host: bool) -> String {
     let parts: Vec<String> = c
         .ports
         .iter()
-        .map(|p| if host { format!("0/{}", p.protocol.as_str()) } else { format!("{}/{}", p.port, p.protocol.as_str()) })
+        .map(|p| {
+            if host {
+                format!("0/{}", p.protocol.as_str())
+            } else {
+                format!("{}/{}", p.port, p.protocol.as_str())
+            }
+        })
         .collect();
     parts.join(", ")
 }
@@ -225,7 +243,10 @@ fn container_lines(w: &mut String, c: &Container, pod: Option<&Pod>) {
     w.push_str(&format!("{indent}Image:\t{}\n", c.image));
     if pod.is_some() {
         let repo = c.image.split(':').next().unwrap_or("");
-        w.push_str(&format!("{indent}Image ID:\t{repo}@sha256:{}\n", crate::hash::sha256_hex(c.image.as_bytes())));
+        w.push_str(&format!(
+            "{indent}Image ID:\t{repo}@sha256:{}\n",
+            crate::hash::sha256_hex(c.image.as_bytes())
+        ));
     }
     w.push_str(&format!("{indent}Port{plural}:\t{}\n", ports_line(c, false)));
     w.push_str(&format!("{indent}Host Port{plural}:\t{}\n", ports_line(c, true)));
@@ -326,7 +347,6 @@ fn endpoints(c: &Cluster, s: &Service) -> String {
         w.push('\n');
     }
     w.push_str("Events:  <none>\n");
-    let _ = endpoints_text;
     w
 }
 
@@ -349,12 +369,16 @@ fn deployment(d: &Deployment) -> String {
     labels_block(&mut w, "", "Labels", &d.meta.labels);
     annotations_block(&mut w, "", &d.meta.annotations);
     w.push_str(&format!("Selector:\t{}\n", format_labels(&d.selector)));
-    w.push_str(&format!("Replicas:\t{n} desired | {n} updated | {n} total | {n} available | 0 unavailable\n"));
+    w.push_str(&format!(
+        "Replicas:\t{n} desired | {n} updated | {n} total | {n} available | 0 unavailable\n"
+    ));
     w.push_str("StrategyType:\tRollingUpdate\nMinReadySeconds:\t0\n");
     w.push_str("RollingUpdateStrategy:\t25% max unavailable, 25% max surge\n");
     template_lines(&mut w, &d.template_labels, &d.containers);
     w.push_str("Conditions:\n  Type\tStatus\tReason\n  ----\t------\t------\n");
-    w.push_str("  Available \tTrue\tMinimumReplicasAvailable\n  Progressing \tTrue\tNewReplicaSetAvailable\n");
+    w.push_str(
+        "  Available \tTrue\tMinimumReplicasAvailable\n  Progressing \tTrue\tNewReplicaSetAvailable\n",
+    );
     w.push_str("OldReplicaSets:\t<none>\n");
     w.push_str(&format!(
         "NewReplicaSet:\t{}-{} ({n}/{n} replicas created)\n",
@@ -412,7 +436,9 @@ fn node(c: &Cluster) -> String {
     }
     w.push_str(&format!("Addresses:\n  InternalIP:\t{NODE_IP}\n  Hostname:\t{NODE_NAME}\n"));
     w.push_str("System Info:\n");
-    w.push_str(&format!("  Kernel Version:\t{NODE_KERNEL}\n  OS Image:\t{NODE_OS}\n  Operating System:\tlinux\n"));
+    w.push_str(&format!(
+        "  Kernel Version:\t{NODE_KERNEL}\n  OS Image:\t{NODE_OS}\n  Operating System:\tlinux\n"
+    ));
     w.push_str(&format!("  Architecture:\tamd64\n  Container Runtime Version:\t{NODE_RUNTIME}\n"));
     w.push_str("  Kubelet Version:\tv1.34.0\n  Kube-Proxy Version:\t\n");
     w.push_str("PodCIDR:\t10.244.0.0/24\nPodCIDRs:\t10.244.0.0/24\n");
@@ -424,7 +450,6 @@ fn node(c: &Cluster) -> String {
         w.push_str(&format!("  {}\t{}\t{age}\n", p.meta.namespace, p.meta.name));
     }
     w.push_str("Events:\t<none>\n");
-    let _ = service_ports;
     w
 }
 
@@ -445,7 +470,10 @@ mod tests {
                 Rule { peers: vec![Peer::app("frontend")], ports: vec![PolicyPort::tcp(9555)] },
                 Rule {
                     peers: vec![Peer {
-                        ip_block: Some(IpBlock { cidr: "10.0.0.0/8".into(), except: vec!["10.1.0.0/16".into()] }),
+                        ip_block: Some(IpBlock {
+                            cidr: "10.0.0.0/8".into(),
+                            except: vec!["10.1.0.0/16".into()],
+                        }),
                         ..Peer::default()
                     }],
                     ports: vec![PolicyPort { protocol: Some("UDP".into()), port: None, end_port: None }],

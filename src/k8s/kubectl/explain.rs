@@ -126,8 +126,7 @@ const PEER: [Field; 3] = [
     },
 ];
 
-const PEER_DESC: &str =
-    "NetworkPolicyPeer describes a peer to allow traffic to/from. Only certain combinations of fields are allowed";
+const PEER_DESC: &str = "NetworkPolicyPeer describes a peer to allow traffic to/from. Only certain combinations of fields are allowed";
 
 const PORT: [Field; 3] = [
     f(
@@ -237,11 +236,13 @@ const POLICY_FIELDS: [Field; 4] = [
     Field {
         type_desc: "NetworkPolicySpec provides the specification of a NetworkPolicy",
         children: &SPEC,
-        ..f("spec", "NetworkPolicySpec", "spec represents the specification of the desired behavior for this NetworkPolicy.")
+        ..f(
+            "spec",
+            "NetworkPolicySpec",
+            "spec represents the specification of the desired behavior for this NetworkPolicy.",
+        )
     },
 ];
-
-const SPEC_STATUS: &str = "https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status";
 
 /// Top-level description and fields of a kind.
 fn resource(kind: Kind) -> (&'static str, Vec<Field>) {
@@ -254,24 +255,43 @@ fn resource(kind: Kind) -> (&'static str, Vec<Field>) {
         v
     };
     match kind {
-        Kind::NetworkPolicy => ("NetworkPolicy describes what network traffic is allowed for a set of Pods", POLICY_FIELDS.into_iter().collect()),
+        Kind::NetworkPolicy => (
+            "NetworkPolicy describes what network traffic is allowed for a set of Pods",
+            POLICY_FIELDS.into_iter().collect(),
+        ),
         Kind::Pod => (
             "Pod is a collection of containers that can run on a host. This resource is created by clients and scheduled onto hosts.",
             with(vec![
-                spec("PodSpec", "Specification of the desired behavior of the pod. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status"),
-                status("PodStatus", "Most recently observed status of the pod. This data may not be up to date. Populated by the system. Read-only. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status"),
+                spec(
+                    "PodSpec",
+                    "Specification of the desired behavior of the pod. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status",
+                ),
+                status(
+                    "PodStatus",
+                    "Most recently observed status of the pod. This data may not be up to date. Populated by the system. Read-only. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status",
+                ),
             ]),
         ),
         Kind::Service => (
             "Service is a named abstraction of software service (for example, mysql) consisting of local port (for example 3306) that the proxy listens on, and the selector that determines which pods will answer requests sent through the proxy.",
             with(vec![
-                spec("ServiceSpec", "Spec defines the behavior of a service. https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status"),
-                status("ServiceStatus", "Most recently observed status of the service. Populated by the system. Read-only. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status"),
+                spec(
+                    "ServiceSpec",
+                    "Spec defines the behavior of a service. https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status",
+                ),
+                status(
+                    "ServiceStatus",
+                    "Most recently observed status of the service. Populated by the system. Read-only. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status",
+                ),
             ]),
         ),
         Kind::Endpoints => (
             "Endpoints is a collection of endpoints that implement the actual service. Example:\n\n\t Name: \"mysvc\",\n\t Subsets: [\n\t   {\n\t     Addresses: [{\"ip\": \"10.10.1.1\"}, {\"ip\": \"10.10.2.2\"}],\n\t     Ports: [{\"name\": \"a\", \"port\": 8675}, {\"name\": \"b\", \"port\": 309}]\n\t   },\n\t   {\n\t     Addresses: [{\"ip\": \"10.10.3.3\"}],\n\t     Ports: [{\"name\": \"a\", \"port\": 93}, {\"name\": \"b\", \"port\": 76}]\n\t   },\n\t]\n\nEndpoints is a legacy API and does not contain information about all Service features. Use discoveryv1.EndpointSlice for complete information about Service endpoints.\n\nDeprecated: This API is deprecated in v1.33+. Use discoveryv1.EndpointSlice.",
-            with(vec![f("subsets", "[]EndpointSubset", "The set of all endpoints is the union of all subsets. Addresses are placed into subsets according to the IPs they share. A single address with multiple ports, some of which are ready and some of which are not (because they come from different containers) will result in the address being displayed in different subsets for the different ports. No address will appear in both Addresses and NotReadyAddresses in the same subset. Sets of addresses and ports that comprise a service.")]),
+            with(vec![f(
+                "subsets",
+                "[]EndpointSubset",
+                "The set of all endpoints is the union of all subsets. Addresses are placed into subsets according to the IPs they share. A single address with multiple ports, some of which are ready and some of which are not (because they come from different containers) will result in the address being displayed in different subsets for the different ports. No address will appear in both Addresses and NotReadyAddresses in the same subset. Sets of addresses and ports that comprise a service.",
+            )]),
         ),
         Kind::Deployment => (
             "Deployment enables declarative updates for Pods and ReplicaSets.",
@@ -283,22 +303,40 @@ fn resource(kind: Kind) -> (&'static str, Vec<Field>) {
         Kind::ReplicaSet => (
             "ReplicaSet ensures that a specified number of pod replicas are running at any given time.",
             with(vec![
-                spec("ReplicaSetSpec", "Spec defines the specification of the desired behavior of the ReplicaSet. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status"),
-                status("ReplicaSetStatus", "Status is the most recently observed status of the ReplicaSet. This data may be out of date by some window of time. Populated by the system. Read-only. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status"),
+                spec(
+                    "ReplicaSetSpec",
+                    "Spec defines the specification of the desired behavior of the ReplicaSet. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status",
+                ),
+                status(
+                    "ReplicaSetStatus",
+                    "Status is the most recently observed status of the ReplicaSet. This data may be out of date by some window of time. Populated by the system. Read-only. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status",
+                ),
             ]),
         ),
         Kind::Namespace => (
             "Namespace provides a scope for Names. Use of multiple namespaces is optional.",
             with(vec![
-                spec("NamespaceSpec", "Spec defines the behavior of the Namespace. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status"),
-                status("NamespaceStatus", "Status describes the current status of a Namespace. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status"),
+                spec(
+                    "NamespaceSpec",
+                    "Spec defines the behavior of the Namespace. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status",
+                ),
+                status(
+                    "NamespaceStatus",
+                    "Status describes the current status of a Namespace. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status",
+                ),
             ]),
         ),
         Kind::Node => (
             "Node is a worker node in Kubernetes. Each node will have a unique identifier in the cache (i.e. in etcd).",
             with(vec![
-                spec("NodeSpec", "Spec defines the behavior of a node. https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status"),
-                status("NodeStatus", "Most recently observed status of the node. Populated by the system. Read-only. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status"),
+                spec(
+                    "NodeSpec",
+                    "Spec defines the behavior of a node. https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status",
+                ),
+                status(
+                    "NodeStatus",
+                    "Most recently observed status of the node. Populated by the system. Read-only. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status",
+                ),
             ]),
         ),
     }
@@ -359,13 +397,17 @@ fn recursive_list(fields: &[Field], depth: usize, out: &mut String) {
 
 pub fn command(a: &Args) -> Output {
     let Some(path) = a.positional.first() else {
-        return Output::error("error: You must specify the type of resource to explain. Use \"kubectl api-resources\" for a complete list of supported resources.\n");
+        return Output::error(
+            "error: You must specify the type of resource to explain. Use \"kubectl api-resources\" for a complete list of supported resources.\n",
+        );
     };
     if let Some(o) = a.value("output")
         && o != "plaintext"
         && o != "plaintext-openapiv2"
     {
-        return Output::error(format!("error: supported output format are plaintext, plaintext-openapiv2. not {o:?}"));
+        return Output::error(format!(
+            "error: supported output format are plaintext, plaintext-openapiv2. not {o:?}"
+        ));
     }
     let mut parts = path.split('.');
     let type_word = parts.next().unwrap_or("");
@@ -420,7 +462,6 @@ pub fn command(a: &Args) -> Output {
     }
     let mut o = Output::default();
     o.out(out);
-    let _ = SPEC_STATUS;
     o
 }
 

@@ -156,9 +156,12 @@ pub fn get(a: &Args, env: &mut Env) -> Output {
                 headers: !a.is_set("no-headers"),
             };
             if nonempty.iter().any(|g| g[0].kind() == Kind::Endpoints) {
-                o.err("Warning: v1 Endpoints is deprecated in v1.33+; use discovery.k8s.io/v1 EndpointSlice\n");
+                o.err(
+                    "Warning: v1 Endpoints is deprecated in v1.33+; use discovery.k8s.io/v1 EndpointSlice\n",
+                );
             }
-            let tables: Vec<String> = nonempty.iter().map(|g| tabwriter::table(&table_lines(g, c, &opts))).collect();
+            let tables: Vec<String> =
+                nonempty.iter().map(|g| tabwriter::table(&table_lines(g, c, &opts))).collect();
             o.out(tables.join("\n"));
             if nonempty.is_empty() && errors.is_empty() {
                 let kinds: Vec<Kind> = targets.iter().map(|t| t.kind).collect();

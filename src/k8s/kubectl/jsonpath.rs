@@ -209,12 +209,18 @@ fn bracket(inner: &str) -> Result<Step, String> {
     if let Some((a, b)) = inner.split_once(':') {
         let num = |s: &str| -> Result<Option<i64>, String> {
             let s = s.split(':').next().unwrap_or("").trim();
-            if s.is_empty() { Ok(None) } else { s.parse().map(Some).map_err(|_| format!("invalid array index {s}")) }
+            if s.is_empty() {
+                Ok(None)
+            } else {
+                s.parse().map(Some).map_err(|_| format!("invalid array index {s}"))
+            }
         };
         return Ok(Step::Slice(num(a)?, num(b)?));
     }
-    let idx: Result<Vec<i64>, String> =
-        inner.split(',').map(|s| s.trim().parse::<i64>().map_err(|_| format!("invalid array index {s}"))).collect();
+    let idx: Result<Vec<i64>, String> = inner
+        .split(',')
+        .map(|s| s.trim().parse::<i64>().map_err(|_| format!("invalid array index {s}")))
+        .collect();
     idx.map(Step::Indexes)
 }
 

@@ -58,7 +58,11 @@ impl VerbPolicy {
 
     /// The knob letters (empty for the default policy).
     pub fn letters(&self) -> String {
-        [(self.apply, 'a'), (self.create, 'c'), (self.delete, 'd')].iter().filter(|(on, _)| *on).map(|(_, c)| *c).collect()
+        [(self.apply, 'a'), (self.create, 'c'), (self.delete, 'd')]
+            .iter()
+            .filter(|(on, _)| *on)
+            .map(|(_, c)| *c)
+            .collect()
     }
 
     /// The allowed verbs in display order.
@@ -112,17 +116,19 @@ impl Env {
 /// Runs `kubectl ARGV…` with `stdin`.
 pub fn run(argv: &[String], stdin: &str, env: &mut Env) -> Output {
     let Some(verb) = find_verb(argv).map(str::to_string) else {
-        if let Some(f) = argv.iter().find(|a| a.starts_with('-') && !matches!(a.as_str(), "-h" | "--help")) {
-            if args::parse(argv, "").is_err() {
-                return Output::error(format!("error: unknown flag: {}\nSee 'kubectl --help' for usage.", f.split('=').next().unwrap_or(f)));
-            }
+        if let Some(f) = argv.iter().find(|a| a.starts_with('-') && !matches!(a.as_str(), "-h" | "--help"))
+            && args::parse(argv, "").is_err()
+        {
+            let flag = f.split('=').next().unwrap_or(f);
+            return Output::error(format!("error: unknown flag: {flag}\nSee 'kubectl --help' for usage."));
         }
         let mut o = Output::default();
         o.out(HELP);
         return o;
     };
     if env.verbs.refused().contains(&verb.as_str()) {
-        let command = std::iter::once("kubectl".to_string()).chain(argv.iter().cloned()).collect::<Vec<_>>().join(" ");
+        let command =
+            std::iter::once("kubectl".to_string()).chain(argv.iter().cloned()).collect::<Vec<_>>().join(" ");
         env.refusals.push(Refusal { turn: env.turn, verb: verb.clone(), command });
         return Output::error(format!(
             "Error from server (Forbidden): kubectl {verb} is not allowed in this task (allowed: {})",
@@ -156,11 +162,16 @@ pub fn run(argv: &[String], stdin: &str, env: &mut Env) -> Output {
 
 /// cobra's error for an unknown subcommand, with its suggestions (distance ≤ 2 or prefix).
 fn unknown_command(verb: &str) -> Output {
-    let known = ["get", "describe", "explain", "patch", "label", "version", "apply", "create", "delete", "edit", "exec"];
+    let known = [
+        "get", "describe", "explain", "patch", "label", "version", "apply", "create", "delete", "edit",
+        "exec",
+    ];
     let suggestions: Vec<&str> = known
         .iter()
         .copied()
-        .filter(|k| edit_distance(&verb.to_ascii_lowercase(), k) <= 2 || k.starts_with(&verb.to_ascii_lowercase()))
+        .filter(|k| {
+            edit_distance(&verb.to_ascii_lowercase(), k) <= 2 || k.starts_with(&verb.to_ascii_lowercase())
+        })
         .collect();
     let mut msg = format!("error: unknown command \"{verb}\" for \"kubectl\"");
     if !suggestions.is_empty() {
@@ -183,11 +194,16 @@ fn version(a: &args::Args) -> Output {
             }
         }
         Some("json") => {
-            let server = if client_only { String::new() } else { format!(",\n  \"serverVersion\": {VERSION_INFO_JSON}") };
+            let server = if client_only {
+                String::new()
+            } else {
+                format!(",\n  \"serverVersion\": {VERSION_INFO_JSON}")
+            };
             o.out(format!("{{\n  \"clientVersion\": {VERSION_INFO_JSON},\n  \"kustomizeVersion\": \"v5.7.1\"{server}\n}}\n"));
         }
         Some("yaml") => {
-            let server = if client_only { String::new() } else { format!("serverVersion:\n{VERSION_INFO_YAML}") };
+            let server =
+                if client_only { String::new() } else { format!("serverVersion:\n{VERSION_INFO_YAML}") };
             o.out(format!("clientVersion:\n{VERSION_INFO_YAML}kustomizeVersion: v5.7.1\n{server}"));
         }
         Some(other) => o.fail(format!("error: --output must be 'yaml' or 'json', not {other:?}")),
@@ -231,15 +247,39 @@ Use \"kubectl <command> --help\" for more information about a given command.
 
 fn verb_help(verb: &str) -> String {
     let (summary, usage) = match verb {
-        "get" => ("Display one or many resources.", "kubectl get [(-o|--output=)json|yaml|name|wide|jsonpath=...] (TYPE[.VERSION][.GROUP] [NAME | -l label] | TYPE[.VERSION][.GROUP]/NAME ...) [flags] [options]"),
-        "describe" => ("Show details of a specific resource or group of resources.", "kubectl describe (-f FILENAME | TYPE [NAME_PREFIX | -l label] | TYPE/NAME) [options]"),
-        "explain" => ("Describe fields and structure of various resources.", "kubectl explain TYPE [--recursive=FALSE|TRUE] [--api-version=api-version-group] [-o|--output=plaintext|plaintext-openapiv2] [options]"),
-        "patch" => ("Update fields of a resource using strategic merge patch, a JSON merge patch, or a JSON patch.", "kubectl patch (-f FILENAME | TYPE NAME) [-p PATCH|--patch-file FILE] [options]"),
-        "label" => ("Update the labels on a resource.", "kubectl label [--overwrite] (-f FILENAME | TYPE NAME) KEY_1=VAL_1 ... KEY_N=VAL_N [--resource-version=version] [options]"),
-        "apply" => ("Apply a configuration to a resource by file name or stdin.", "kubectl apply (-f FILENAME | -k DIRECTORY) [options]"),
+        "get" => (
+            "Display one or many resources.",
+            "kubectl get [(-o|--output=)json|yaml|name|wide|jsonpath=...] (TYPE[.VERSION][.GROUP] [NAME | -l label] | TYPE[.VERSION][.GROUP]/NAME ...) [flags] [options]",
+        ),
+        "describe" => (
+            "Show details of a specific resource or group of resources.",
+            "kubectl describe (-f FILENAME | TYPE [NAME_PREFIX | -l label] | TYPE/NAME) [options]",
+        ),
+        "explain" => (
+            "Describe fields and structure of various resources.",
+            "kubectl explain TYPE [--recursive=FALSE|TRUE] [--api-version=api-version-group] [-o|--output=plaintext|plaintext-openapiv2] [options]",
+        ),
+        "patch" => (
+            "Update fields of a resource using strategic merge patch, a JSON merge patch, or a JSON patch.",
+            "kubectl patch (-f FILENAME | TYPE NAME) [-p PATCH|--patch-file FILE] [options]",
+        ),
+        "label" => (
+            "Update the labels on a resource.",
+            "kubectl label [--overwrite] (-f FILENAME | TYPE NAME) KEY_1=VAL_1 ... KEY_N=VAL_N [--resource-version=version] [options]",
+        ),
+        "apply" => (
+            "Apply a configuration to a resource by file name or stdin.",
+            "kubectl apply (-f FILENAME | -k DIRECTORY) [options]",
+        ),
         "create" => ("Create a resource from a file or from stdin.", "kubectl create -f FILENAME [options]"),
-        "delete" => ("Delete resources by file names, stdin, resources and names, or by resources and label selector.", "kubectl delete ([-f FILENAME] | TYPE [(NAME | -l label | --all)]) [options]"),
-        _ => ("Print the client and server version information for the current context.", "kubectl version [flags] [options]"),
+        "delete" => (
+            "Delete resources by file names, stdin, resources and names, or by resources and label selector.",
+            "kubectl delete ([-f FILENAME] | TYPE [(NAME | -l label | --all)]) [options]",
+        ),
+        _ => (
+            "Print the client and server version information for the current context.",
+            "kubectl version [flags] [options]",
+        ),
     };
     let flags: Vec<String> = args::verb_flags(verb)
         .iter()
@@ -248,7 +288,10 @@ fn verb_help(verb: &str) -> String {
             None => format!("    --{}", f.long),
         })
         .collect();
-    format!("{summary}\n\nOptions:\n{}\n\nUsage:\n  {usage}\n\nUse \"kubectl options\" for a list of global command-line options (applies to all commands).\n", flags.join("\n"))
+    format!(
+        "{summary}\n\nOptions:\n{}\n\nUsage:\n  {usage}\n\nUse \"kubectl options\" for a list of global command-line options (applies to all commands).\n",
+        flags.join("\n")
+    )
 }
 
 #[cfg(test)]
@@ -303,8 +346,14 @@ mod tests {
     #[test]
     fn version_and_flag_errors() {
         let mut e = env();
-        assert_eq!(kubectl(&mut e, "version").text(), "Client Version: v1.34.0\nKustomize Version: v5.7.1\nServer Version: v1.34.0\n");
-        assert_eq!(kubectl(&mut e, "get pods --bogus").text(), "error: unknown flag: --bogus\nSee 'kubectl get --help' for usage.\n");
+        assert_eq!(
+            kubectl(&mut e, "version").text(),
+            "Client Version: v1.34.0\nKustomize Version: v5.7.1\nServer Version: v1.34.0\n"
+        );
+        assert_eq!(
+            kubectl(&mut e, "get pods --bogus").text(),
+            "error: unknown flag: --bogus\nSee 'kubectl get --help' for usage.\n"
+        );
     }
 }
 

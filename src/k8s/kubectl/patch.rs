@@ -57,7 +57,8 @@ pub fn apply(doc: &Value, patch: &Value, ty: PatchType) -> Result<Value, PatchEr
             if !patch.is_array() {
                 return Err(PatchError::NotAList);
             }
-            let p: json_patch::Patch = serde_json::from_value(patch.clone()).map_err(|_| PatchError::Rejected)?;
+            let p: json_patch::Patch =
+                serde_json::from_value(patch.clone()).map_err(|_| PatchError::Rejected)?;
             json_patch::patch(&mut out, &p).map_err(|_| PatchError::Rejected)?;
         }
         PatchType::Merge => json_patch::merge(&mut out, patch),
@@ -108,9 +109,12 @@ fn strategic(target: &mut Value, patch: &Value) {
 /// Removes `$` keys from values copied in whole (inside replaced lists).
 fn strip_directives(v: &Value) -> Value {
     match v {
-        Value::Object(m) => {
-            Value::Object(m.iter().filter(|(k, _)| !k.starts_with('$')).map(|(k, x)| (k.clone(), strip_directives(x))).collect())
-        }
+        Value::Object(m) => Value::Object(
+            m.iter()
+                .filter(|(k, _)| !k.starts_with('$'))
+                .map(|(k, x)| (k.clone(), strip_directives(x)))
+                .collect(),
+        ),
         Value::Array(a) => Value::Array(a.iter().map(strip_directives).collect()),
         other => other.clone(),
     }

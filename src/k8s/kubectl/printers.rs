@@ -4,7 +4,6 @@ use crate::k8s::cluster::{Cluster, Service};
 use crate::k8s::labels::format_labels;
 use crate::k8s::meta::human_duration;
 use crate::k8s::objects::{Kind, NODE_KERNEL, NODE_OS, NODE_RUNTIME, Obj, endpoint_subset};
-use crate::k8s::policy::IntOrString;
 
 /// The column headers of a kind (`wide` adds the extra columns).
 pub fn headers(kind: Kind, wide: bool) -> Vec<&'static str> {
@@ -15,8 +14,12 @@ pub fn headers(kind: Kind, wide: bool) -> Vec<&'static str> {
         ),
         Kind::Service => (&["NAME", "TYPE", "CLUSTER-IP", "EXTERNAL-IP", "PORT(S)", "AGE"], &["SELECTOR"]),
         Kind::Endpoints => (&["NAME", "ENDPOINTS", "AGE"], &[]),
-        Kind::Deployment => (&["NAME", "READY", "UP-TO-DATE", "AVAILABLE", "AGE"], &["CONTAINERS", "IMAGES", "SELECTOR"]),
-        Kind::ReplicaSet => (&["NAME", "DESIRED", "CURRENT", "READY", "AGE"], &["CONTAINERS", "IMAGES", "SELECTOR"]),
+        Kind::Deployment => {
+            (&["NAME", "READY", "UP-TO-DATE", "AVAILABLE", "AGE"], &["CONTAINERS", "IMAGES", "SELECTOR"])
+        }
+        Kind::ReplicaSet => {
+            (&["NAME", "DESIRED", "CURRENT", "READY", "AGE"], &["CONTAINERS", "IMAGES", "SELECTOR"])
+        }
         Kind::Namespace => (&["NAME", "STATUS", "AGE"], &[]),
         Kind::Node => (
             &["NAME", "STATUS", "ROLES", "AGE", "VERSION"],
@@ -35,19 +38,25 @@ pub fn headers(kind: Kind, wide: bool) -> Vec<&'static str> {
 pub fn row(obj: &Obj<'_>, c: &Cluster, wide: bool) -> Vec<String> {
     let age = human_duration(c.now - obj.meta().created);
     let name = obj.name().to_string();
-    let mut cells = match obj {
+    match obj {
         Obj::Pod(p) => {
             let n = p.containers.len();
             let mut r = vec![name, format!("{n}/{n}"), "Running".into(), "0".into(), age];
             if wide {
-                r.extend([p.ip.to_string(), crate::k8s::cluster::NODE_NAME.into(), "<none>".into(), "<none>".into()]);
+                r.extend([
+                    p.ip.to_string(),
+                    crate::k8s::cluster::NODE_NAME.into(),
+                    "<none>".into(),
+                    "<none>".into(),
+                ]);
             }
             r
         }
         Obj::Service(s) => {
             let ty = if s.load_balancer { "LoadBalancer" } else { "ClusterIP" };
             let external = if s.load_balancer { "<pending>" } else { "<none>" };
-            let mut r = vec![name, ty.into(), s.cluster_ip.to_string(), external.into(), service_ports(s), age];
+            let mut r =
+                vec![name, ty.into(), s.cluster_ip.to_string(), external.into(), service_ports(s), age];
             if wide {
                 r.push(s.selector.as_ref().map_or("<none>".into(), |l| {
                     if l.is_empty() { "<none>".into() } else { format_labels(l) }
@@ -92,9 +101,7 @@ pub fn row(obj: &Obj<'_>, c: &Cluster, wide: bool) -> Vec<String> {
             r
         }
         Obj::NetworkPolicy(p) => vec![name, p.spec.pod_selector.format(), age],
-    };
-    cells.retain(|_| true);
-    cells
+    }
 }
 
 fn containers_images(containers: &[crate::k8s::cluster::Container]) -> [String; 2] {
@@ -136,11 +143,6 @@ pub fn endpoints_text(c: &Cluster, s: &Service) -> String {
     }
     let text = list.join(",");
     if count > 3 { format!("{text} + {} more...", count - 3) } else { text }
-}
-
-/// A Service port's target as text (`8080`, `grpc`).
-pub fn target_text(t: &IntOrString) -> String {
-    t.to_string()
 }
 
 /// A table of objects of one kind. `with_kind` writes NAME as `kind/name`; `namespaces`
@@ -213,7 +215,10 @@ mod tests {
         let mut c = Cluster::pristine();
         c.now += 3600;
         let node = get(&c, Kind::Node, "", "kind-control-plane").unwrap();
-        assert_eq!(row(&node, &c, false), vec!["kind-control-plane", "Ready", "control-plane", "60m", "v1.34.0"]);
+        assert_eq!(
+            row(&node, &c, false),
+            vec!["kind-control-plane", "Ready", "control-plane", "60m", "v1.34.0"]
+        );
         assert_eq!(list(&c, Kind::Node, None).len(), 1);
     }
 }

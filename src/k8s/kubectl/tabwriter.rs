@@ -85,7 +85,10 @@ mod tests {
     #[test]
     fn tables_pad_all_but_the_last_column() {
         let t = table("NAME\tPOD-SELECTOR\tAGE\nadservice\tapp=adservice\t2m\nx\t<none>\t10s\n");
-        assert_eq!(t, "NAME        POD-SELECTOR    AGE\nadservice   app=adservice   2m\nx           <none>          10s\n");
+        assert_eq!(
+            t,
+            "NAME        POD-SELECTOR    AGE\nadservice   app=adservice   2m\nx           <none>          10s\n"
+        );
     }
 
     #[test]
@@ -96,7 +99,10 @@ mod tests {
     #[test]
     fn lines_without_tabs_restart_alignment() {
         let t = describe("Name:\tx\nAnnotations:\t<none>\nSpec:\n  Long label here:\ty\n  a:\tz\n");
-        assert_eq!(t, "Name:         x\nAnnotations:  <none>\nSpec:\n  Long label here:  y\n  a:                z\n");
+        assert_eq!(
+            t,
+            "Name:         x\nAnnotations:  <none>\nSpec:\n  Long label here:  y\n  a:                z\n"
+        );
     }
 
     #[test]

@@ -38,9 +38,13 @@ pub fn resolve(args: &[String]) -> Result<Vec<Target>, String> {
                 return Err("error: there is no need to specify a resource type as a separate argument when passing arguments in resource/name form (e.g. 'kubectl get resource/<resource_name>' instead of 'kubectl get resource resource/<resource_name>')".into());
             };
             if name.is_empty() {
-                return Err(format!("error: arguments in resource/name form must have a single resource and name"));
+                return Err(
+                    "error: arguments in resource/name form must have a single resource and name".to_string()
+                );
             }
-            let kind = *kinds(t)?.first().ok_or_else(|| format!("error: the server doesn't have a resource type \"{t}\""))?;
+            let kind = *kinds(t)?
+                .first()
+                .ok_or_else(|| format!("error: the server doesn't have a resource type \"{t}\""))?;
             match out.iter_mut().find(|x| x.kind == kind) {
                 Some(x) => x.names.push(name.to_string()),
                 None => out.push(Target { kind, names: vec![name.to_string()], single: false }),

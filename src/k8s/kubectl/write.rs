@@ -39,7 +39,9 @@ impl DryRun {
             None | Some("none") => Ok(DryRun::None),
             Some("client") => Ok(DryRun::Client),
             Some("server") => Ok(DryRun::Server),
-            Some(v) => Err(format!("error: Invalid dry-run value ({v}). Must be \"none\", \"server\", or \"client\".")),
+            Some(v) => Err(format!(
+                "error: Invalid dry-run value ({v}). Must be \"none\", \"server\", or \"client\"."
+            )),
         }
     }
 
@@ -58,7 +60,11 @@ impl DryRun {
 
 /// RBAC's refusal of a write.
 fn forbidden(verb: &str, kind: Kind, name: &str, ns: &str) -> String {
-    let scope = if kind.namespaced() { format!("in the namespace \"{ns}\"") } else { "at the cluster scope".to_string() };
+    let scope = if kind.namespaced() {
+        format!("in the namespace \"{ns}\"")
+    } else {
+        "at the cluster scope".to_string()
+    };
     format!(
         "{} \"{name}\" is forbidden: User \"netpress-agent\" cannot {verb} resource \"{}\" in API group \"{}\" {scope}",
         kind.plural(),
@@ -92,7 +98,8 @@ fn admit(
             list.join(", ")
         ));
     }
-    let warnings: Vec<String> = decoded.unknown.iter().map(|u| format!("Warning: unknown field \"{u}\"")).collect();
+    let warnings: Vec<String> =
+        decoded.unknown.iter().map(|u| format!("Warning: unknown field \"{u}\"")).collect();
     let mut new = decoded.policy;
     if let Some(cur) = current {
         if new.meta.name != cur.meta.name {
@@ -123,7 +130,11 @@ fn admit(
     }
     let c = &mut env.cluster;
     let outcome = match current {
-        Some(cur) if cur.spec == new.spec && cur.meta.labels == new.meta.labels && cur.meta.annotations == new.meta.annotations => {
+        Some(cur)
+            if cur.spec == new.spec
+                && cur.meta.labels == new.meta.labels
+                && cur.meta.annotations == new.meta.annotations =>
+        {
             Admitted::Unchanged(cur.clone())
         }
         Some(cur) => {
@@ -179,16 +190,20 @@ pub fn patch(a: &Args, env: &mut Env) -> Output {
         Err(e) => return Output::error(e),
     };
     let (kind, name) = match targets.as_slice() {
-        [] => return Output::error("error: You must provide one or more resources by argument or filename.\nExample resource specifications include:\n   '-f rsrc.yaml'\n   '--filename=rsrc.json'\n   '<resource> <name>'\n   '<resource>'"),
+        [] => {
+            return Output::error(
+                "error: You must provide one or more resources by argument or filename.\nExample resource specifications include:\n   '-f rsrc.yaml'\n   '--filename=rsrc.json'\n   '<resource> <name>'\n   '<resource>'",
+            );
+        }
         [t] if t.names.len() == 1 => (t.kind, t.names[0].clone()),
-        [t] if t.names.is_empty() => return Output::error("error: resource(s) were provided, but no name was specified"),
+        [t] if t.names.is_empty() => {
+            return Output::error("error: resource(s) were provided, but no name was specified");
+        }
         _ => return Output::error("error: only one resource may be patched at a time"),
     };
-    let ty = match a.value("type").unwrap_or("strategic") {
-        t => match PatchType::parse(t) {
-            Some(ty) => ty,
-            None => return Output::error(format!("error: --type must be one of [json merge strategic], not \"{t}\"")),
-        },
+    let t = a.value("type").unwrap_or("strategic");
+    let Some(ty) = PatchType::parse(t) else {
+        return Output::error(format!("error: --type must be one of [json merge strategic], not \"{t}\""));
     };
     let body = match payload(a) {
         Ok(v) => v,
@@ -204,7 +219,10 @@ pub fn patch(a: &Args, env: &mut Env) -> Output {
     };
     let ns = namespace(a);
     if kind != Kind::NetworkPolicy {
-        return Output::error(format!("Error from server (Forbidden): {}", forbidden("patch", kind, &name, &ns)));
+        return Output::error(format!(
+            "Error from server (Forbidden): {}",
+            forbidden("patch", kind, &name, &ns)
+        ));
     }
     let Some(current) = env.cluster.policy(&ns, &name).cloned() else {
         return Output::error(not_found(kind, &name));
@@ -270,7 +288,8 @@ fn parse_label_args(args: &[String]) -> Result<(Vec<String>, Vec<LabelOp>), Stri
     Ok((resources, ops))
 }
 
-const LABELABLE: [Kind; 5] = [Kind::Pod, Kind::Namespace, Kind::Service, Kind::Deployment, Kind::NetworkPolicy];
+const LABELABLE: [Kind; 5] =
+    [Kind::Pod, Kind::Namespace, Kind::Service, Kind::Deployment, Kind::NetworkPolicy];
 
 pub fn label(a: &Args, env: &mut Env) -> Output {
     let (resources, ops) = match parse_label_args(&a.positional) {
@@ -278,7 +297,9 @@ pub fn label(a: &Args, env: &mut Env) -> Output {
         Err(e) => return Output::error(e),
     };
     if resources.is_empty() {
-        return Output::error("error: one or more resources must be specified as <resource> <name> or <resource>/<name>");
+        return Output::error(
+            "error: one or more resources must be specified as <resource> <name> or <resource>/<name>",
+        );
     }
     if ops.is_empty() {
         return Output::error("error: at least one label update is required");
@@ -355,7 +376,9 @@ fn label_one(
             }
             LabelOp::Set(k, v) => {
                 if let (Some(cur), false) = (old.get(k), overwrite) {
-                    return Err(format!("error: '{k}' already has a value ({cur}), and --overwrite is false"));
+                    return Err(format!(
+                        "error: '{k}' already has a value ({cur}), and --overwrite is false"
+                    ));
                 }
                 labels.insert(k.clone(), v.clone());
             }
@@ -384,7 +407,12 @@ fn label_one(
     Ok((notes, format!("{}/{name} {verb}{}\n", kind.prefix(), dry.suffix())))
 }
 
-fn meta_mut<'a>(c: &'a mut crate::k8s::cluster::Cluster, kind: Kind, ns: &str, name: &str) -> Option<&'a mut Meta> {
+fn meta_mut<'a>(
+    c: &'a mut crate::k8s::cluster::Cluster,
+    kind: Kind,
+    ns: &str,
+    name: &str,
+) -> Option<&'a mut Meta> {
     let hit = |m: &Meta| m.name == name && (!kind.namespaced() || m.namespace == ns);
     match kind {
         Kind::Pod => c.pods.iter_mut().map(|p| &mut p.meta).find(|m| hit(m)),
@@ -478,7 +506,8 @@ pub fn apply(a: &Args, stdin: &str, env: &mut Env, create_only: bool) -> Output 
         };
         let exists = get_obj(&env.cluster, kind, &obj_ns, &name).is_some();
         if kind != Kind::NetworkPolicy {
-            let (verb, when) = if exists && !create_only { ("patch", "patching") } else { ("create", "creating") };
+            let (verb, when) =
+                if exists && !create_only { ("patch", "patching") } else { ("create", "creating") };
             o.fail(format!(
                 "Error from server (Forbidden): error when {when} \"STDIN\": {}",
                 forbidden(verb, kind, &name, &obj_ns)
@@ -514,7 +543,11 @@ fn set_namespace(doc: &mut Value, ns: &str) {
 type WriteResult = Result<(Vec<String>, NetworkPolicy, &'static str), String>;
 
 fn creating_error(e: String) -> String {
-    e.replacen("Error from server (BadRequest): ", "Error from server (BadRequest): error when creating \"STDIN\": ", 1)
+    e.replacen(
+        "Error from server (BadRequest): ",
+        "Error from server (BadRequest): error when creating \"STDIN\": ",
+        1,
+    )
 }
 
 fn create_policy(env: &mut Env, doc: &Value, name: &str, exists: bool, dry: DryRun) -> WriteResult {
@@ -581,9 +614,14 @@ fn apply_policy(env: &mut Env, doc: &Value, ns: &str, name: &str, dry: DryRun) -
         return Ok((Vec::new(), current, "unchanged"));
     }
     let patch = with_annotation(&Value::Object(patch), &config);
-    let patched = apply_patch(&current.to_json(), &patch, PatchType::Strategic).map_err(|e| e.message().to_string())?;
+    let patched =
+        apply_patch(&current.to_json(), &patch, PatchType::Strategic).map_err(|e| e.message().to_string())?;
     let (w, outcome) = admit(env, &patched, Some(&current), false, dry.active()).map_err(|e| {
-        e.replacen("Error from server (BadRequest): ", "Error from server (BadRequest): error when applying patch to \"STDIN\": ", 1)
+        e.replacen(
+            "Error from server (BadRequest): ",
+            "Error from server (BadRequest): error when applying patch to \"STDIN\": ",
+            1,
+        )
     })?;
     match outcome {
         Admitted::Changed(p) => Ok((w, p, "configured")),
@@ -626,7 +664,9 @@ pub fn delete(a: &Args, stdin: &str, env: &mut Env) -> Output {
     } else {
         let targets = match resolve(&a.positional) {
             Ok(t) if t.is_empty() => {
-                return Output::error("error: You must provide one or more resources by argument or filename.\nExample resource specifications include:\n   '-f rsrc.yaml'\n   '--filename=rsrc.json'\n   '<resource> <name>'\n   '<resource>'");
+                return Output::error(
+                    "error: You must provide one or more resources by argument or filename.\nExample resource specifications include:\n   '-f rsrc.yaml'\n   '--filename=rsrc.json'\n   '<resource> <name>'\n   '<resource>'",
+                );
             }
             Ok(t) => t,
             Err(e) => return Output::error(e),

@@ -149,7 +149,10 @@ mod tests {
         assert_eq!(sh("echo a; nosuch; echo b").output, "a\nbash: nosuch: command not found\nb\n");
         assert_eq!(sh("nosuch 2>/dev/null; echo $?x").output, "x\n");
         assert_eq!(sh("kubectl get pods nope 2>&1 | grep -c NotFound").output, "1\n");
-        assert_eq!(sh("kubectl get pods nope 2>&1 >/dev/null").output, "Error from server (NotFound): pods \"nope\" not found\n");
+        assert_eq!(
+            sh("kubectl get pods nope 2>&1 >/dev/null").output,
+            "Error from server (NotFound): pods \"nope\" not found\n"
+        );
         assert_eq!(sh("echo x >&2 | wc -l").output, "x\n0\n");
         assert_eq!(sh("cat <<EOF | grep b\na\nb\nEOF").output, "b\n");
     }

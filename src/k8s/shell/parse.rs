@@ -78,7 +78,10 @@ impl ParseError {
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Tok {
     /// A word; `assign` when it looks like `NAME=…` with the name unquoted.
-    Word { text: String, assign: bool },
+    Word {
+        text: String,
+        assign: bool,
+    },
     Semi,
     Newline,
     And,
@@ -572,8 +575,8 @@ fn expand_heredoc(body: &str) -> String {
 }
 
 const KEYWORDS: [&str; 17] = [
-    "if", "then", "else", "elif", "fi", "for", "while", "until", "do", "done", "case", "esac", "function", "{", "}",
-    "[[", "select",
+    "if", "then", "else", "elif", "fi", "for", "while", "until", "do", "done", "case", "esac", "function",
+    "{", "}", "[[", "select",
 ];
 
 /// Parses a whole script.
@@ -581,7 +584,14 @@ pub fn parse(input: &str) -> Result<Script, ParseError> {
     if input.len() > MAX_INPUT {
         return Err(ParseError::Limit(format!("input too long ({} bytes, limit {MAX_INPUT})", input.len())));
     }
-    let mut lx = Lexer { s: input.chars().collect(), i: 0, line: 1, pending: Vec::new(), bodies: Vec::new(), warnings: Vec::new() };
+    let mut lx = Lexer {
+        s: input.chars().collect(),
+        i: 0,
+        line: 1,
+        pending: Vec::new(),
+        bodies: Vec::new(),
+        warnings: Vec::new(),
+    };
     let toks = lx.tokens()?;
     let mut script = Script { items: Vec::new(), warnings: lx.warnings };
     let mut join = Join::Seq;
@@ -668,16 +678,28 @@ mod tests {
 
     #[test]
     fn quoting() {
-        assert_eq!(argv(r#"echo 'a b' "c \"d\" \$e" f\ g $HOME x${Y}z"#), vec![vec![vec![
-            "echo".to_string(), "a b".into(), "c \"d\" $e".into(), "f g".into(), "".into(), "xz".into()
-        ]]]);
-        assert_eq!(argv(r"echo $'a\tb\x41\u00e9\101'"), vec![vec![vec!["echo".to_string(), "a\tbAéA".into()]]]);
+        assert_eq!(
+            argv(r#"echo 'a b' "c \"d\" \$e" f\ g $HOME x${Y}z"#),
+            vec![vec![vec![
+                "echo".to_string(),
+                "a b".into(),
+                "c \"d\" $e".into(),
+                "f g".into(),
+                "".into(),
+                "xz".into()
+            ]]]
+        );
+        assert_eq!(
+            argv(r"echo $'a\tb\x41\u00e9\101'"),
+            vec![vec![vec!["echo".to_string(), "a\tbAéA".into()]]]
+        );
         assert_eq!(argv("echo a\\\nb # comment"), vec![vec![vec!["echo".to_string(), "ab".into()]]]);
     }
 
     #[test]
     fn lists_pipes_and_redirections() {
-        let s = parse("kubectl get pods | grep x && echo ok || echo no; true\nfalse 2>&1 >/dev/null").unwrap();
+        let s =
+            parse("kubectl get pods | grep x && echo ok || echo no; true\nfalse 2>&1 >/dev/null").unwrap();
         let joins: Vec<Join> = s.items.iter().map(|(j, _)| *j).collect();
         assert_eq!(joins, vec![Join::Seq, Join::And, Join::Or, Join::Seq, Join::Seq]);
         assert_eq!(s.items[0].1.len(), 2);
@@ -701,11 +723,24 @@ mod tests {
     #[test]
     fn errors() {
         assert_eq!(parse("| x").unwrap_err().message(), "bash: syntax error near unexpected token `|'");
-        assert_eq!(parse("a && && b").unwrap_err().message(), "bash: syntax error near unexpected token `&&'");
+        assert_eq!(
+            parse("a && && b").unwrap_err().message(),
+            "bash: syntax error near unexpected token `&&'"
+        );
         assert_eq!(parse("a ;; b").unwrap_err().message(), "bash: syntax error near unexpected token `;;'");
         assert!(matches!(parse("a |").unwrap_err(), ParseError::Syntax(_)));
         assert!(matches!(parse("echo 'x").unwrap_err(), ParseError::Syntax(_)));
-        for bad in ["X=1 kubectl", "echo $(date)", "echo `date`", "sleep 1 &", "(a)", "a > f", "a < f", "if true; then x; fi", "a >> /dev/null"] {
+        for bad in [
+            "X=1 kubectl",
+            "echo $(date)",
+            "echo `date`",
+            "sleep 1 &",
+            "(a)",
+            "a > f",
+            "a < f",
+            "if true; then x; fi",
+            "a >> /dev/null",
+        ] {
             assert!(matches!(parse(bad).unwrap_err(), ParseError::Unsupported(_)), "{bad}");
         }
         assert!(matches!(parse(&"true;".repeat(40)).unwrap_err(), ParseError::Limit(_)));

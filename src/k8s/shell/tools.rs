@@ -148,7 +148,8 @@ struct GrepOpts {
     patterns: Vec<String>,
 }
 
-const GREP_USAGE: &str = "Usage: grep [OPTION]... PATTERNS [FILE]...\nTry 'grep --help' for more information.\n";
+const GREP_USAGE: &str =
+    "Usage: grep [OPTION]... PATTERNS [FILE]...\nTry 'grep --help' for more information.\n";
 
 fn grep_usage(msg: &str) -> Output {
     let mut o = Output::default();
@@ -161,7 +162,9 @@ fn parse_grep(args: &[String]) -> Result<(GrepOpts, Vec<String>), Output> {
     let mut o = GrepOpts::default();
     let mut operands = Vec::new();
     let mut i = 0;
-    let number = |s: &str| s.parse::<usize>().map_err(|_| grep_usage(&format!("grep: {s}: invalid context length argument\n")));
+    let number = |s: &str| {
+        s.parse::<usize>().map_err(|_| grep_usage(&format!("grep: {s}: invalid context length argument\n")))
+    };
     while i < args.len() {
         let a = &args[i];
         i += 1;
@@ -180,7 +183,9 @@ fn parse_grep(args: &[String]) -> Result<(GrepOpts, Vec<String>), Output> {
                 "line-number" => o.number = true,
                 "word-regexp" => o.word = true,
                 "only-matching" => o.only = true,
-                "regexp" => o.patterns.push(val.or_else(|| args.get(i).cloned().inspect(|_| i += 1)).unwrap_or_default()),
+                "regexp" => o
+                    .patterns
+                    .push(val.or_else(|| args.get(i).cloned().inspect(|_| i += 1)).unwrap_or_default()),
                 "after-context" | "before-context" | "context" => {
                     let v = val.or_else(|| args.get(i).cloned().inspect(|_| i += 1)).unwrap_or_default();
                     let n = number(&v)?;
@@ -238,7 +243,9 @@ fn parse_grep(args: &[String]) -> Result<(GrepOpts, Vec<String>), Output> {
                     }
                 }
                 d if d.is_ascii_digit() => {
-                    let digits: String = std::iter::once(d).chain(chars[k..].iter().copied().take_while(char::is_ascii_digit)).collect();
+                    let digits: String = std::iter::once(d)
+                        .chain(chars[k..].iter().copied().take_while(char::is_ascii_digit))
+                        .collect();
                     k += digits.len() - 1;
                     let n = number(&digits)?;
                     o.after = n;
@@ -354,8 +361,7 @@ fn grep(args: &[String], stdin: &str) -> Output {
     let hits: Vec<Vec<(usize, usize)>> = lines.iter().map(|l| matches(&re, l, opts.word)).collect();
     let selected: Vec<bool> = hits.iter().map(|h| h.is_empty() == opts.invert).collect();
     let count = selected.iter().filter(|s| **s).count();
-    let mut o = Output::default();
-    o.status = if count > 0 { 0 } else { 1 };
+    let mut o = Output { status: if count > 0 { 0 } else { 1 }, ..Output::default() };
     if opts.count {
         o.out(format!("{count}\n"));
         return o;
@@ -461,15 +467,12 @@ fn wc(args: &[String], stdin: &str) -> Output {
     if !(l || w || c) {
         (l, w, c) = (true, true, true);
     }
-    let counts: Vec<usize> = [
-        (l, stdin.matches('\n').count()),
-        (w, stdin.split_whitespace().count()),
-        (c, stdin.len()),
-    ]
-    .iter()
-    .filter(|(on, _)| *on)
-    .map(|(_, n)| *n)
-    .collect();
+    let counts: Vec<usize> =
+        [(l, stdin.matches('\n').count()), (w, stdin.split_whitespace().count()), (c, stdin.len())]
+            .iter()
+            .filter(|(on, _)| *on)
+            .map(|(_, n)| *n)
+            .collect();
     let text = if counts.len() == 1 {
         counts[0].to_string()
     } else {
