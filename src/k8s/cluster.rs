@@ -8,6 +8,7 @@
 
 use std::collections::BTreeMap;
 use std::net::Ipv4Addr;
+use std::sync::Arc;
 
 use super::labels::Labels;
 use super::meta::{self, CLUSTER_EPOCH, FIRST_RESOURCE_VERSION, Meta, OwnerRef, WORKLOADS_AT};
@@ -173,13 +174,16 @@ pub struct Cluster {
     /// Creations per `kind/namespace/name`, for uids.
     creations: BTreeMap<String, u32>,
     pub node: Node,
-    pub namespaces: Vec<Namespace>,
-    pub deployments: Vec<Deployment>,
-    pub replicasets: Vec<ReplicaSet>,
-    pub pods: Vec<Pod>,
-    pub services: Vec<Service>,
+    // The object lists are shared between clones (every task and episode starts from the same
+    // pristine cluster) and copied on the first write (`Arc::make_mut`), so starting an
+    // episode does not copy every pod.
+    pub namespaces: Arc<Vec<Namespace>>,
+    pub deployments: Arc<Vec<Deployment>>,
+    pub replicasets: Arc<Vec<ReplicaSet>>,
+    pub pods: Arc<Vec<Pod>>,
+    pub services: Arc<Vec<Service>>,
     /// Metadata of the Endpoints objects (one per Service); their addresses are derived.
-    pub endpoint_meta: Vec<Meta>,
+    pub endpoint_meta: Arc<Vec<Meta>>,
     pub policies: BTreeMap<(String, String), NetworkPolicy>,
 }
 
@@ -252,18 +256,18 @@ impl Cluster {
             last_rv: FIRST_RESOURCE_VERSION - 1,
             creations: BTreeMap::new(),
             node: Node { meta: Meta::default() },
-            namespaces: Vec::new(),
-            deployments: Vec::new(),
-            replicasets: Vec::new(),
-            pods: Vec::new(),
-            services: Vec::new(),
-            endpoint_meta: Vec::new(),
+            namespaces: Arc::default(),
+            deployments: Arc::default(),
+            replicasets: Arc::default(),
+            pods: Arc::default(),
+            services: Arc::default(),
+            endpoint_meta: Arc::default(),
             policies: BTreeMap::new(),
         };
         c.node.meta = c.new_meta("Node", "", NODE_NAME, CLUSTER_EPOCH, node_labels());
         for ns in ["default", "kube-system"] {
             let meta = c.new_meta("Namespace", "", ns, CLUSTER_EPOCH, Labels::new());
-            c.namespaces.push(Namespace { meta });
+            Arc::make_mut(&mut c.namespaces).push(Namespace { meta });
         }
         c.impose_namespace_labels();
         c.add_system_services();
@@ -288,7 +292,7 @@ impl Cluster {
             .collect();
         for (ns, name, at, labels) in services {
             let meta = self.new_meta("Endpoints", &ns, &name, at, labels);
-            self.endpoint_meta.push(meta);
+            Arc::make_mut(&mut self.endpoint_meta).push(meta);
         }
     }
 
@@ -307,7 +311,7 @@ impl Cluster {
             target: IntOrString::Int(6443),
             node_port: None,
         };
-        self.services.push(Service {
+        Arc::make_mut(&mut self.services).push(Service {
             meta,
             load_balancer: false,
             cluster_ip: Ipv4Addr::new(10, 96, 0, 1),
@@ -327,7 +331,7 @@ impl Cluster {
             target: IntOrString::Int(i32::from(port)),
             node_port: None,
         };
-        self.services.push(Service {
+        Arc::make_mut(&mut self.services).push(Service {
             meta,
             load_balancer: false,
             cluster_ip: KUBE_DNS_IP,
@@ -356,7 +360,7 @@ impl Cluster {
         meta.generation = Some(1);
         meta.annotations.insert("deployment.kubernetes.io/revision".into(), "1".into());
         let deploy_uid = meta.uid.clone();
-        self.deployments.push(Deployment {
+        Arc::make_mut(&mut self.deployments).push(Deployment {
             meta,
             replicas,
             selector: selector.clone(),
@@ -378,7 +382,7 @@ impl Cluster {
         meta.owner =
             Some(OwnerRef { api_version: "apps/v1", kind: "Deployment", name: name.into(), uid: deploy_uid });
         let rs_uid = meta.uid.clone();
-        self.replicasets.push(ReplicaSet {
+        Arc::make_mut(&mut self.replicasets).push(ReplicaSet {
             meta,
             replicas,
             selector: pod_labels.clone(),
@@ -394,7 +398,12 @@ impl Cluster {
                 uid: rs_uid.clone(),
             });
             let ip = Ipv4Addr::new(10, 244, 0, *last);
-            self.pods.push(Pod { meta, ip, containers: containers.clone(), deployment: name.into() });
+            Arc::make_mut(&mut self.pods).push(Pod {
+                meta,
+                ip,
+                containers: containers.clone(),
+                deployment: name.into(),
+            });
         }
     }
 
@@ -417,7 +426,7 @@ impl Cluster {
                 target: IntOrString::Int(i32::from(target)),
                 node_port: load_balancer.then_some(FRONTEND_NODE_PORT),
             };
-            self.services.push(Service {
+            Arc::make_mut(&mut self.services).push(Service {
                 meta,
                 load_balancer,
                 cluster_ip: Ipv4Addr::new(10, 96, 1, alpha_index(svc_name)),
@@ -432,12 +441,12 @@ impl Cluster {
     }
 
     fn sort(&mut self) {
-        self.namespaces.sort_by(|a, b| a.meta.name.cmp(&b.meta.name));
-        self.deployments.sort_by(|a, b| key(&a.meta).cmp(&key(&b.meta)));
-        self.replicasets.sort_by(|a, b| key(&a.meta).cmp(&key(&b.meta)));
-        self.pods.sort_by(|a, b| key(&a.meta).cmp(&key(&b.meta)));
-        self.services.sort_by(|a, b| key(&a.meta).cmp(&key(&b.meta)));
-        self.endpoint_meta.sort_by(|a, b| key(a).cmp(&key(b)));
+        Arc::make_mut(&mut self.namespaces).sort_by(|a, b| a.meta.name.cmp(&b.meta.name));
+        Arc::make_mut(&mut self.deployments).sort_by(|a, b| key(&a.meta).cmp(&key(&b.meta)));
+        Arc::make_mut(&mut self.replicasets).sort_by(|a, b| key(&a.meta).cmp(&key(&b.meta)));
+        Arc::make_mut(&mut self.pods).sort_by(|a, b| key(&a.meta).cmp(&key(&b.meta)));
+        Arc::make_mut(&mut self.services).sort_by(|a, b| key(&a.meta).cmp(&key(&b.meta)));
+        Arc::make_mut(&mut self.endpoint_meta).sort_by(|a, b| key(a).cmp(&key(b)));
     }
 
     /// Fresh metadata with the next resourceVersion and a uid for this creation.
@@ -464,7 +473,7 @@ impl Cluster {
 
     /// The server re-imposes `kubernetes.io/metadata.name` on every namespace write.
     pub fn impose_namespace_labels(&mut self) {
-        for ns in &mut self.namespaces {
+        for ns in Arc::make_mut(&mut self.namespaces) {
             ns.meta.labels.insert("kubernetes.io/metadata.name".into(), ns.meta.name.clone());
         }
     }

@@ -173,14 +173,23 @@ pub enum Fault {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Precondition(pub String);
 
-/// The policies a fault set acts on: `(namespace, name)` → policy, in API order.
-pub type PolicySet = std::collections::BTreeMap<(String, String), NetworkPolicy>;
+/// The policies a fault set acts on: `(namespace, name)` → policy, in API order. Policies
+/// are shared between copies and copied on write, so trying a fault set copies only the
+/// policies it touches.
+pub type PolicySet = std::collections::BTreeMap<(String, String), std::sync::Arc<NetworkPolicy>>;
 
 /// The intended policies with bare metadata (generation needs no uids or clocks).
 pub fn intended_set() -> PolicySet {
-    super::intent::policy_names()
-        .map(|name| (("default".to_string(), name.to_string()), bare("default", name, intended_spec(name))))
-        .collect()
+    static SET: std::sync::OnceLock<PolicySet> = std::sync::OnceLock::new();
+    SET.get_or_init(|| {
+        super::intent::policy_names()
+            .map(|name| {
+                let policy = bare("default", name, intended_spec(name));
+                (("default".to_string(), name.to_string()), std::sync::Arc::new(policy))
+            })
+            .collect()
+    })
+    .clone()
 }
 
 fn bare(ns: &str, name: &str, spec: PolicySpec) -> NetworkPolicy {
@@ -248,11 +257,12 @@ impl Fault {
                 types.push("Egress".into());
             }
             let spec = PolicySpec { policy_types: types, ..PolicySpec::default() };
-            set.insert(key, bare("kube-system", name, spec));
+            set.insert(key, std::sync::Arc::new(bare("kube-system", name, spec)));
             return Ok(());
         }
         let key = self.target();
-        let spec = &mut set.get_mut(&key).ok_or_else(|| Precondition(format!("no policy {}", key.1)))?.spec;
+        let policy = set.get_mut(&key).ok_or_else(|| Precondition(format!("no policy {}", key.1)))?;
+        let spec = &mut std::sync::Arc::make_mut(policy).spec;
         self.mutate(spec)
     }
 

@@ -23,7 +23,7 @@ use super::fault::{
 use super::intent::{callees, callers, target_port};
 use super::labels::validate_value;
 use super::policy::NetworkPolicy;
-use super::probe::{Matrix, evaluate};
+use super::probe::{Matrix, Prepared};
 use super::validate::validate_policy;
 use crate::error::{Error, Result};
 use crate::id::QueryId;
@@ -59,8 +59,9 @@ pub fn expected() -> &'static Matrix {
 
 /// The matrix of the pristine workloads under a policy set.
 pub fn matrix_of(set: &PolicySet) -> Matrix {
-    let policies: Vec<&NetworkPolicy> = set.values().collect();
-    evaluate(pristine(), &policies)
+    static PREPARED: OnceLock<Prepared<'static>> = OnceLock::new();
+    let policies: Vec<&NetworkPolicy> = set.values().map(|p| &**p).collect();
+    PREPARED.get_or_init(|| Prepared::new(pristine())).matrix(&policies)
 }
 
 /// The label of a type set: `L2:AI+CPR`.

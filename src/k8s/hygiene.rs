@@ -134,7 +134,9 @@ mod tests {
         let mut set = intended_set();
         assert!(notes(&inject_cluster(&set)).is_empty());
         let key = ("default".to_string(), "emailservice".to_string());
-        set.get_mut(&key).unwrap().spec.ingress[0].ports.push(PolicyPort::tcp(5000));
+        std::sync::Arc::make_mut(set.get_mut(&key).unwrap()).spec.ingress[0]
+            .ports
+            .push(PolicyPort::tcp(5000));
         let n = notes(&inject_cluster(&set));
         assert_eq!(n, vec!["emailservice: ingress[0] extra port 5000/TCP"]);
     }

@@ -128,51 +128,77 @@ pub fn evaluate_cluster(c: &Cluster) -> Matrix {
 
 /// The matrix of `c`'s pods and Services under `policies`.
 pub fn evaluate(c: &Cluster, policies: &[&NetworkPolicy]) -> Matrix {
-    let (pods, nss) = pod_refs(c);
-    let compiled = Compiled::new(&pods, &nss, policies);
-    // Everything a probe needs is looked up once: each workload's pod, each Service's
-    // endpoints with their resolved targetPorts, and whether each source resolves DNS.
-    let workload_pod: Vec<Option<usize>> = WORKLOADS
-        .iter()
-        .map(|w| c.pods.iter().position(|p| p.meta.namespace == "default" && p.deployment == w.name))
-        .collect();
-    let endpoints: Vec<Vec<(usize, Option<u16>)>> = WORKLOADS
-        .iter()
-        .map(|w| {
-            c.service("default", w.name).map_or_else(Vec::new, |s| service_endpoints(c, s, Protocol::Tcp))
-        })
-        .collect();
-    let dns: Vec<(usize, Option<u16>)> = c
-        .service("kube-system", "kube-dns")
-        .map_or_else(Vec::new, |s| service_endpoints(c, s, Protocol::Udp));
-    let reaches = |src: usize, ep: &(usize, Option<u16>), proto| {
-        ep.1.is_some_and(|tp| compiled.allowed(End::Pod(src), End::Pod(ep.0), tp, proto))
-    };
-    let dns_ok: Vec<bool> = workload_pod
-        .iter()
-        .map(|src| src.is_some_and(|s| !dns.is_empty() && dns.iter().all(|ep| reaches(s, ep, Protocol::Udp))))
-        .collect();
-    probes()
-        .iter()
-        .map(|p| {
-            let Some(src) = workload_pod[p.src_i] else { return Verdict::False };
-            match p.kind {
-                ProbeKind::Name if !dns_ok[p.src_i] => Verdict::False,
-                ProbeKind::Name => {
-                    let eps = &endpoints[p.dst_i];
-                    match eps.iter().filter(|ep| reaches(src, ep, Protocol::Tcp)).count() {
-                        0 => Verdict::False,
-                        n if n == eps.len() => Verdict::True,
-                        _ => Verdict::Partial,
+    Prepared::new(c).matrix(policies)
+}
+
+/// Everything about a cluster that a probe needs apart from the policies, looked up once:
+/// the pods in the evaluator's form, each workload's pod, each Service's endpoints with
+/// their resolved targetPorts, and kube-dns's endpoints. The generator keeps one for the
+/// pristine cluster and evaluates many policy sets against it.
+pub struct Prepared<'a> {
+    pods: Vec<PodRef<'a>>,
+    namespaces: Vec<NsRef<'a>>,
+    workload_pod: Vec<Option<usize>>,
+    endpoints: Vec<Vec<(usize, Option<u16>)>>,
+    dns: Vec<(usize, Option<u16>)>,
+}
+
+impl<'a> Prepared<'a> {
+    pub fn new(c: &'a Cluster) -> Self {
+        let (pods, namespaces) = pod_refs(c);
+        let workload_pod = WORKLOADS
+            .iter()
+            .map(|w| c.pods.iter().position(|p| p.meta.namespace == "default" && p.deployment == w.name))
+            .collect();
+        let endpoints = WORKLOADS
+            .iter()
+            .map(|w| {
+                c.service("default", w.name).map_or_else(Vec::new, |s| service_endpoints(c, s, Protocol::Tcp))
+            })
+            .collect();
+        let dns = c
+            .service("kube-system", "kube-dns")
+            .map_or_else(Vec::new, |s| service_endpoints(c, s, Protocol::Udp));
+        Prepared { pods, namespaces, workload_pod, endpoints, dns }
+    }
+
+    /// The matrix under `policies`.
+    pub fn matrix(&self, policies: &[&NetworkPolicy]) -> Matrix {
+        let compiled = Compiled::new(&self.pods, &self.namespaces, policies);
+        let reaches = |src: usize, ep: &(usize, Option<u16>), proto| {
+            ep.1.is_some_and(|tp| compiled.allowed(End::Pod(src), End::Pod(ep.0), tp, proto))
+        };
+        let dns_ok: Vec<bool> = self
+            .workload_pod
+            .iter()
+            .map(|src| {
+                src.is_some_and(|s| {
+                    !self.dns.is_empty() && self.dns.iter().all(|ep| reaches(s, ep, Protocol::Udp))
+                })
+            })
+            .collect();
+        probes()
+            .iter()
+            .map(|p| {
+                let Some(src) = self.workload_pod[p.src_i] else { return Verdict::False };
+                match p.kind {
+                    ProbeKind::Name if !dns_ok[p.src_i] => Verdict::False,
+                    ProbeKind::Name => {
+                        let eps = &self.endpoints[p.dst_i];
+                        match eps.iter().filter(|ep| reaches(src, ep, Protocol::Tcp)).count() {
+                            0 => Verdict::False,
+                            n if n == eps.len() => Verdict::True,
+                            _ => Verdict::Partial,
+                        }
                     }
+                    _ => Verdict::of(
+                        self.workload_pod[p.dst_i]
+                            .is_some_and(|d| compiled.allowed(End::Pod(src), End::Pod(d), p.port, p.proto)),
+                    ),
                 }
-                _ => Verdict::of(
-                    workload_pod[p.dst_i]
-                        .is_some_and(|d| compiled.allowed(End::Pod(src), End::Pod(d), p.port, p.proto)),
-                ),
-            }
-        })
-        .collect()
+            })
+            .collect()
+    }
 }
 
 /// The endpoints of a Service's first port of `proto`: pod indexes with the targetPort

@@ -16,7 +16,7 @@ use super::kubectl::write::LAST_APPLIED;
 use super::labels::Labels;
 use super::meta::{EPISODE_AT, POLICIES_AT};
 use super::policy::NetworkPolicy;
-use super::probe::{Matrix, Verdict, mismatch_line, mismatches, probes, report};
+use super::probe::{Matrix, Verdict, mismatch_line, mismatches, report};
 use super::yaml::to_json_compact;
 use super::{INFO, view};
 use crate::app::{Episode, PromptVariant, Task, TaskCard};
@@ -70,17 +70,33 @@ pub fn knobs(id: &QueryId) -> Result<(u32, VerbPolicy)> {
 pub fn inject_cluster(set: &PolicySet) -> Cluster {
     let mut c = super::generate::pristine().clone();
     c.now = POLICIES_AT;
+    let intended = crate::k8s::fault::intended_set();
     for ((ns, name), p) in set {
         let mut meta = c.new_meta("NetworkPolicy", ns, name, POLICIES_AT, Labels::new());
         meta.generation = Some(1);
-        let policy = NetworkPolicy { meta, spec: p.spec.clone() };
-        let applied = format!("{}\n", to_json_compact(&policy.manifest()));
-        let mut policy = policy;
-        policy.meta.annotations.insert(LAST_APPLIED.into(), applied);
+        let unchanged =
+            intended.get(&(ns.clone(), name.clone())).is_some_and(|i| std::sync::Arc::ptr_eq(i, p));
+        let mut policy = NetworkPolicy { meta, spec: p.spec.clone() };
+        policy.meta.annotations.insert(LAST_APPLIED.into(), last_applied(&policy, unchanged));
         c.put_policy(policy);
     }
     c.now = EPISODE_AT;
     c
+}
+
+/// The `last-applied-configuration` of an injected policy; the intended policies' are the
+/// same in every task and computed once (`unchanged`: `p` is one of them).
+fn last_applied(p: &NetworkPolicy, unchanged: bool) -> String {
+    static INTENDED: std::sync::OnceLock<std::collections::BTreeMap<String, String>> =
+        std::sync::OnceLock::new();
+    let render = |p: &NetworkPolicy| format!("{}\n", to_json_compact(&p.manifest()));
+    let cache = INTENDED.get_or_init(|| {
+        crate::k8s::fault::intended_set().values().map(|p| (p.meta.name.clone(), render(p))).collect()
+    });
+    match cache.get(&p.meta.name) {
+        Some(s) if unchanged => s.clone(),
+        _ => render(p),
+    }
 }
 
 /// The hash of a matrix: SHA-256 of its verdicts as `T`/`F`/`P` characters.
@@ -94,19 +110,6 @@ pub fn matrix_hash(m: &Matrix) -> String {
         })
         .collect();
     sha256_hex(s.as_bytes())
-}
-
-/// The probes expected True, as `src → target` strings (the same for every task).
-fn expected_true() -> &'static [String] {
-    static TRUE: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
-    TRUE.get_or_init(|| {
-        probes()
-            .iter()
-            .zip(expected())
-            .filter(|(_, v)| **v == Verdict::True)
-            .map(|(p, _)| format!("{} \u{2192} {}", p.src, p.target()))
-            .collect()
-    })
 }
 
 /// The hash of the expected matrix (the same for every task).
@@ -136,7 +139,6 @@ pub fn build(id: &QueryId) -> Result<K8sTask> {
         mismatches(exp, &matrix).into_iter().map(|i| mismatch_line(i, exp[i], matrix[i])).collect();
     let expected_json = json!({
         "matrix_hash": expected_hash(),
-        "expected_true": expected_true(),
         "post_injection_mismatches": mismatch_lines,
         "post_injection_matrix_hash": matrix_hash(&matrix),
         "fix": fix,

@@ -445,7 +445,7 @@ fn node(c: &Cluster) -> String {
     w.push_str("ProviderID:\tkind://docker/kind/kind-control-plane\n");
     w.push_str(&format!("Non-terminated Pods:\t({} in total)\n", c.pods.len()));
     w.push_str("  Namespace\tName\tAge\n  ---------\t----\t---\n");
-    for p in &c.pods {
+    for p in c.pods.iter() {
         let age = crate::k8s::meta::human_duration(c.now - p.meta.created);
         w.push_str(&format!("  {}\t{}\t{age}\n", p.meta.namespace, p.meta.name));
     }

@@ -415,10 +415,16 @@ fn meta_mut<'a>(
 ) -> Option<&'a mut Meta> {
     let hit = |m: &Meta| m.name == name && (!kind.namespaced() || m.namespace == ns);
     match kind {
-        Kind::Pod => c.pods.iter_mut().map(|p| &mut p.meta).find(|m| hit(m)),
-        Kind::Service => c.services.iter_mut().map(|p| &mut p.meta).find(|m| hit(m)),
-        Kind::Deployment => c.deployments.iter_mut().map(|p| &mut p.meta).find(|m| hit(m)),
-        Kind::Namespace => c.namespaces.iter_mut().map(|p| &mut p.meta).find(|m| hit(m)),
+        Kind::Pod => std::sync::Arc::make_mut(&mut c.pods).iter_mut().map(|p| &mut p.meta).find(|m| hit(m)),
+        Kind::Service => {
+            std::sync::Arc::make_mut(&mut c.services).iter_mut().map(|p| &mut p.meta).find(|m| hit(m))
+        }
+        Kind::Deployment => {
+            std::sync::Arc::make_mut(&mut c.deployments).iter_mut().map(|p| &mut p.meta).find(|m| hit(m))
+        }
+        Kind::Namespace => {
+            std::sync::Arc::make_mut(&mut c.namespaces).iter_mut().map(|p| &mut p.meta).find(|m| hit(m))
+        }
         Kind::NetworkPolicy => c.policies.values_mut().map(|p| &mut p.meta).find(|m| hit(m)),
         Kind::ReplicaSet | Kind::Endpoints | Kind::Node => None,
     }
