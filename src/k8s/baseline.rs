@@ -6,7 +6,8 @@
 //! its own. Priorities: (1) every intended name probe fails → neutralise kube-system
 //! policies (DNS); (2) every intended name probe *from* a source fails → restore that
 //! source's egress; (3) otherwise rebuild the policy of the target with the most mismatch
-//! lines from the intent.
+//! lines from the intent. Rule (2) skips a source whose failing targets fail for every one of
+//! their callers (then the targets are at fault, e.g. frontend without an ingress rule).
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -41,6 +42,8 @@ struct Intent {
     ports: BTreeMap<String, u16>,
     /// Every workload the prompt names.
     workloads: BTreeSet<String>,
+    /// Workloads that accept anything from anywhere.
+    open: BTreeSet<String>,
     delete_allowed: bool,
 }
 
@@ -53,6 +56,10 @@ impl Intent {
                 it.delete_allowed = list.split(", ").any(|v| v.trim_end_matches('.') == "delete");
             }
             let Some(rest) = line.strip_prefix("- ") else { continue };
+            if let Some(name) = rest.strip_suffix(" accepts any traffic from anywhere.") {
+                it.open.insert(name.to_string());
+                continue;
+            }
             let Some((src, targets)) = rest.split_once(" \u{2192} ") else { continue };
             if src.contains(' ') {
                 continue;
@@ -143,9 +150,11 @@ fn history(messages: &[Message]) -> Vec<(String, String)> {
     out
 }
 
+/// The newest report: after the last observation's `Connectivity report:`, or the prompt's
+/// `Current connectivity report:` before the first turn.
 fn latest_report(messages: &[Message]) -> &str {
     let last = messages.last().map_or("", |m| m.content.as_str());
-    last.rsplit_once("Connectivity report:\n").map_or("", |(_, r)| r)
+    last.rsplit_once("onnectivity report:\n").map_or("", |(_, r)| r)
 }
 
 fn json_of(hist: &[(String, String)], cmd: &str) -> Option<Value> {
@@ -221,6 +230,13 @@ fn egress_step(
         if own.is_empty() || !own.iter().all(|p| failing.contains(*p)) {
             continue;
         }
+        // A failure shared by every caller of a target is the target's, not the source's.
+        let shared = own
+            .iter()
+            .all(|(_, t)| wanted.iter().filter(|(_, dst)| dst == t).all(|probe| failing.contains(probe)));
+        if shared {
+            continue;
+        }
         let read = format!("kubectl get networkpolicy {s} -o json");
         if !issued(hist, &read) {
             return Some(read);
@@ -266,7 +282,7 @@ fn canonical_patch(t: &str, policies: &Value, services: &Value, intent: &Intent)
     let svc = items(services).into_iter().find(|s| name_of(s) == t)?;
     let tp = svc.pointer("/spec/ports/0/targetPort").cloned().unwrap_or(Value::Null);
     let callers = intent.callers.get(t).cloned().unwrap_or_default();
-    let ingress = if callers.is_empty() {
+    let ingress = if callers.is_empty() || intent.open.contains(t) {
         json!([{}])
     } else {
         let from: Vec<Value> =
@@ -302,6 +318,7 @@ mod tests {
         assert_eq!(it.workloads.len(), 12);
         assert_eq!(it.true_name_probes().len(), 26);
         assert_eq!(it.callers["productcatalogservice"].len(), 3);
+        assert!(it.open.contains("frontend"));
         assert!(!it.delete_allowed);
         let lines = parse_report(
             "Mismatch: frontend \u{2192} adservice:9555 (Expected: True, Actual: False)\nMismatch: cartservice \u{2192} pod/redis-cart-abcdefghij-klmno:6379/UDP (Expected: False, Actual: True)",
