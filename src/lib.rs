@@ -26,6 +26,7 @@ pub mod error;
 pub mod export;
 pub mod hash;
 pub mod id;
+pub mod k8s;
 pub mod link;
 pub mod provenance;
 pub mod record;

@@ -6,7 +6,7 @@ use crate::error::{Error, Result};
 
 /// Every application, in display order.
 pub fn apps() -> &'static [&'static dyn App] {
-    &[]
+    &[&crate::k8s::K8sApp]
 }
 
 /// The application called `name`.
