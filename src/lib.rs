@@ -21,6 +21,7 @@ pub mod app;
 pub mod error;
 pub mod hash;
 pub mod id;
+pub mod malt;
 pub mod record;
 pub mod registry;
 pub mod reply;
