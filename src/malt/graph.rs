@@ -68,6 +68,14 @@ impl Capacity {
         }
     }
 
+    /// Exact for integers, by value otherwise.
+    pub fn total_cmp(&self, other: &Capacity) -> std::cmp::Ordering {
+        match (self, other) {
+            (Capacity::Int(a), Capacity::Int(b)) => a.cmp(b),
+            _ => self.as_f64().total_cmp(&other.as_f64()),
+        }
+    }
+
     fn add(self, v: &AttrValue) -> Capacity {
         match (self, v) {
             (Capacity::Int(a), AttrValue::Int(b)) => Capacity::Int(a + i128::from(*b)),
