@@ -322,6 +322,30 @@ impl Query {
 }
 
 impl Plan {
+    /// The existing nodes the plan names (the new ones are left out), for pictures.
+    pub fn named(&self) -> Vec<String> {
+        let mut names = Vec::new();
+        for a in &self.actions {
+            names.push(match a {
+                Action::AddPort { switch, .. } | Action::SetPortCaps { switch, .. } => switch,
+                Action::RemoveSwitch { switch } => switch,
+                Action::AddSwitch { block, .. } | Action::AddPortsEach { block, .. } => block,
+                Action::RemoveAggBlock { block } => block,
+                Action::AddAggBlock { superblock, .. } => superblock,
+                Action::RemovePort { port } | Action::SetPortCap { port, .. } => port,
+                Action::ForEach { scope, .. } => scope,
+            });
+        }
+        match &self.query {
+            Query::Graph | Query::Count { under: None, .. } => {}
+            Query::Children { y, .. } | Query::Descendants { y, .. } | Query::Rank { y, .. } => names.push(y),
+            Query::Count { under: Some(y), .. } | Query::Capacity { y } => names.push(y),
+            Query::Extreme { z, .. } => names.push(z),
+            Query::SharedRisk { x, x2 } => names.extend([x, x2]),
+        }
+        names.into_iter().cloned().collect()
+    }
+
     /// Applies the actions to `g` and evaluates the query.
     pub fn run(&self, g: &mut Working) -> GraphResult<Truth> {
         for action in &self.actions {
