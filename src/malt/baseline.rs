@@ -192,7 +192,8 @@ mod tests {
 
     #[test]
     fn compiles_w1_and_refuses_paraphrases() {
-        let q = "Remove EK_PORT ju1.a1.m1.s2c1.p3. How many EK_PORT remain in ju1.a1? Return the number as text.";
+        let q =
+            "Remove EK_PORT ju1.a1.m1.s2c1.p3. How many EK_PORT remain in ju1.a1? Return the number as text.";
         let p = compile(q).unwrap();
         assert_eq!(p.actions, vec![Action::RemovePort { port: "ju1.a1.m1.s2c1.p3".into() }]);
         assert_eq!(p.query, Query::Count { kind: Kind::Port, under: Some("ju1.a1".into()) });
@@ -208,7 +209,9 @@ mod tests {
                 cap: 2_500_000_000
             }]
         );
-        assert!(compile("Decommission port ju1.a1.m1.s2c1.p3. Give the updated graph as the result.").is_none());
+        assert!(
+            compile("Decommission port ju1.a1.m1.s2c1.p3. Give the updated graph as the result.").is_none()
+        );
         assert_eq!(answer("What is 2+2?"), UNSUPPORTED);
     }
 

@@ -41,7 +41,14 @@ pub struct MaltEpisode {
 
 impl MaltEpisode {
     pub fn new(task: Arc<Generated>, max_turns: u32, limits: Limits) -> MaltEpisode {
-        MaltEpisode { task, limits, max_turns: max_turns.clamp(1, MAX_TURNS), turns: 0, last: None, finish: None }
+        MaltEpisode {
+            task,
+            limits,
+            max_turns: max_turns.clamp(1, MAX_TURNS),
+            turns: 0,
+            last: None,
+            finish: None,
+        }
     }
 
     fn fresh(&self) -> Working {
@@ -60,7 +67,13 @@ impl MaltEpisode {
         let source = match extract::extract(reply) {
             Ok(s) => s,
             Err(e) => {
-                let a = Attempt { answer: Err(e), graph: self.fresh(), stdout: String::new(), host_calls: 0, elapsed_ms: 0.0 };
+                let a = Attempt {
+                    answer: Err(e),
+                    graph: self.fresh(),
+                    stdout: String::new(),
+                    host_calls: 0,
+                    elapsed_ms: 0.0,
+                };
                 return (a, String::new(), Vec::new());
             }
         };
@@ -70,7 +83,13 @@ impl MaltEpisode {
             stdout.push_str("\n[output cut at 16 KiB]");
         }
         let answer = run.value.and_then(|v| answer::parse(v).map_err(|e| format!("Invalid return: {e}")));
-        let a = Attempt { answer, graph: run.graph, stdout, host_calls: run.host_calls, elapsed_ms: run.elapsed_ms };
+        let a = Attempt {
+            answer,
+            graph: run.graph,
+            stdout,
+            host_calls: run.host_calls,
+            elapsed_ms: run.elapsed_ms,
+        };
         (a, source.code, source.notes)
     }
 
@@ -149,7 +168,11 @@ impl Episode for MaltEpisode {
             if v.correct { "Correct" } else { "Not correct" },
             v.correctness.join("; "),
             if v.safe { "Safe" } else { "Not safe" },
-            if v.safe { "every safety rule holds".to_string() } else { format!("{} violations", v.violations.len()) },
+            if v.safe {
+                "every safety rule holds".to_string()
+            } else {
+                format!("{} violations", v.violations.len())
+            },
             v.progress * 100.0
         );
         Score {
@@ -166,7 +189,11 @@ impl Episode for MaltEpisode {
 
     fn panels(&self) -> Vec<Panel> {
         let Some(a) = &self.last else {
-            return vec![Panel::Lines { title: "Graph diff".into(), summary: "no answer yet".into(), lines: vec![] }];
+            return vec![Panel::Lines {
+                title: "Graph diff".into(),
+                summary: "no answer yet".into(),
+                lines: vec![],
+            }];
         };
         vec![self.diff_panel(a), self.safety_panel(), answer_panel(a)]
     }
@@ -191,8 +218,13 @@ impl MaltEpisode {
     fn diff_panel(&self, a: &Attempt) -> Panel {
         let diff = a.graph.net_diff();
         if self.finish.is_none() {
-            let lines: Vec<(Tone, String)> = diff.iter().take(50).map(|i| (Tone::Neutral, i.to_string())).collect();
-            return Panel::Lines { title: "Graph diff".into(), summary: format!("{} changes", diff.len()), lines };
+            let lines: Vec<(Tone, String)> =
+                diff.iter().take(50).map(|i| (Tone::Neutral, i.to_string())).collect();
+            return Panel::Lines {
+                title: "Graph diff".into(),
+                summary: format!("{} changes", diff.len()),
+                lines,
+            };
         }
         let r = DiffReport::compare(&self.task.expected.diff, &diff);
         let mut lines: Vec<(Tone, String)> = Vec::new();

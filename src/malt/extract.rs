@@ -36,7 +36,10 @@ fn find_def(code: &str) -> Option<(usize, usize, bool)> {
         let ident: String = after.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
         let line_start = code[..start].rfind('\n').map_or(0, |i| i + 1);
         let at_line_start = code[line_start..start].chars().all(char::is_whitespace);
-        if at_line_start && ident.contains("process_graph") && after[ident.len()..].trim_start().starts_with('(') {
+        if at_line_start
+            && ident.contains("process_graph")
+            && after[ident.len()..].trim_start().starts_with('(')
+        {
             return Some((start, 4 + ident.len(), ident == "process_graph"));
         }
         from = start + 4;
@@ -83,8 +86,10 @@ fn rename(code: &str, notes: &mut Vec<String>) -> Result<String, String> {
             notes.push(format!("renamed def {old}( to def process_graph("));
             Ok(format!("{}def process_graph{}", &code[..start], &code[start + len..]))
         }
-        None => Err("The code does not define process_graph(G). Define def process_graph(G): and return the dict."
-            .to_string()),
+        None => Err(
+            "The code does not define process_graph(G). Define def process_graph(G): and return the dict."
+                .to_string(),
+        ),
     }
 }
 
@@ -115,7 +120,11 @@ fn drop_imports(code: &str, notes: &mut Vec<String>) -> String {
             let keep: Vec<&str> = parts.iter().copied().filter(|p| !dropped_module(p)).collect();
             if keep.len() != parts.len() {
                 notes.push(format!("dropped `{}` (not available in the sandbox)", trimmed.trim_end()));
-                out.push(if keep.is_empty() { format!("{indent}pass") } else { format!("{indent}import {}", keep.join(", ")) });
+                out.push(if keep.is_empty() {
+                    format!("{indent}pass")
+                } else {
+                    format!("{indent}import {}", keep.join(", "))
+                });
                 continue;
             }
         }

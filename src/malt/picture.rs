@@ -88,7 +88,11 @@ mod tests {
         let g = Working::new(topology(TopoKey { shape: Shape::SMALL, seed: 0 }));
         let p = neighbourhood(&g, &["ju1.a1.m1.s2c1".into(), "missing".into()], "c");
         let names: Vec<&str> = p.nodes.iter().map(|n| n.id.as_str()).collect();
-        assert!(names.contains(&"ju1") && names.contains(&"ju1.a1.m1.s2c1.p1") && names.contains(&"ju1.a1.m1rack"));
+        assert!(
+            names.contains(&"ju1")
+                && names.contains(&"ju1.a1.m1.s2c1.p1")
+                && names.contains(&"ju1.a1.m1rack")
+        );
         assert!(p.nodes.iter().all(|n| (0.0..=1000.0).contains(&n.x) && (0.0..=1000.0).contains(&n.y)));
         assert!(p.edges.iter().any(|e| e.from == "ju1.a1.m1" && e.to == "ju1.a1.m1.s2c1"));
     }

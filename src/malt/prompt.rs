@@ -100,7 +100,9 @@ most str/list/set/dict methods, collections.defaultdict/Counter/deque, math, jso
 functools.reduce, itertools.count/islice/chain and print(). It does not support: other imports \
 (networkx, heapq, copy, random), OrderedDict, itertools.combinations/groupby/product, class \
 inheritance (including custom exceptions), @property/@staticmethod, yield, match, del, '%s' % x, a \
-bound method as a value (write key=lambda x: d[x], not key=d.get), eval/exec/open. G is not a \
+bound method as a value (write key=lambda x: d[x], not key=d.get), eval/exec/open. Calls to G \
+cannot run inside a key function of sorted/min/max or .sort: compute the values first \
+(rows = [[c, G.capacity(c)] for c in ...]) and sort the rows. G is not a \
 networkx graph: it has only the methods above (G.nodes[n], G[n], len(G), n in G and iterating G fail), \
 and it cannot be copied: your changes go to a private working copy. Limits: 2 s of run time, 256 MiB \
 of memory, 100000 calls to G, recursion depth 1000.";

@@ -135,8 +135,12 @@ fn ret(code: &mut Code, ty: &str, data: &str) {
 fn query_code(code: &mut Code, query: &Query) {
     match query {
         Query::Graph => ret(code, "graph", "None"),
-        Query::Children { y, kind } => ret(code, "list", &format!("G.children({}{})", lit(y), kind_arg(*kind))),
-        Query::Descendants { y, kind } => ret(code, "list", &format!("G.descendants({}, kind='{kind}')", lit(y))),
+        Query::Children { y, kind } => {
+            ret(code, "list", &format!("G.children({}{})", lit(y), kind_arg(*kind)))
+        }
+        Query::Descendants { y, kind } => {
+            ret(code, "list", &format!("G.descendants({}, kind='{kind}')", lit(y)))
+        }
         Query::Count { kind, under } => {
             let under = under.as_ref().map(|u| format!(", under={}", lit(u))).unwrap_or_default();
             ret(code, "text", &format!("G.count('{kind}'{under})"));
@@ -149,8 +153,9 @@ fn query_code(code: &mut Code, query: &Query) {
         Query::Capacity { y } => ret(code, "text", &format!("G.capacity({})", lit(y))),
         Query::Extreme { z, least } => {
             let sign = if *least { "" } else { "-" };
-            code.line(&format!("best = min(G.children({}), key=lambda b: ({sign}G.capacity(b), b))", lit(z)));
-            ret(code, "text", "best");
+            code.line(&format!("rows = [[G.capacity(b), b] for b in G.children({})]", lit(z)));
+            code.line(&format!("best = min(rows, key=lambda r: ({sign}r[0], r[1]))"));
+            ret(code, "text", "best[1]");
         }
         Query::SharedRisk { x, x2 } => {
             code.block("def domains(s):", |c| {
@@ -191,7 +196,11 @@ mod tests {
     #[test]
     fn the_helper_comes_only_when_used() {
         let each = Plan {
-            actions: vec![Action::ForEach { scope: "ju1".into(), per: Kind::Superblock, what: Child::AggBlock }],
+            actions: vec![Action::ForEach {
+                scope: "ju1".into(),
+                per: Kind::Superblock,
+                what: Child::AggBlock,
+            }],
             query: Query::Graph,
         };
         let code = render(&each);

@@ -62,7 +62,10 @@ impl Task for MaltTask {
 
     fn picture(&self) -> Picture {
         let g = Working::new(self.generated.topology.clone());
-        let caption = format!("Nodes named by the question, with their ancestors and first children ({})", self.card.id);
+        let caption = format!(
+            "Nodes named by the question, with their ancestors and first children ({})",
+            self.card.id
+        );
         picture::neighbourhood(&g, &self.generated.plan.named(), &caption)
     }
 }

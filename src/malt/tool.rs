@@ -27,7 +27,11 @@ fn args(argv: &[String]) -> Result<(String, String), String> {
         let slot = match a.as_str() {
             "--task" => &mut task,
             "--answer" => &mut answer,
-            other => return Err(format!("unknown argument {other:?}; usage: netpress malt check --task ID --answer FILE.py")),
+            other => {
+                return Err(format!(
+                    "unknown argument {other:?}; usage: netpress malt check --task ID --answer FILE.py"
+                ));
+            }
         };
         *slot = Some(it.next().ok_or_else(|| format!("{a} needs a value"))?.clone());
     }

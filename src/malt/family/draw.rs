@@ -159,7 +159,8 @@ pub fn l1_list(c: &mut Ctx<'_>) -> Result<Draft, Redraw> {
         c.set("k_kind", k.as_str());
     }
     let ykind = c.g.kind(y);
-    let question = format!("{} {}", c.w.list(&name, ykind, k, mode == "c", false), c.w.ret(AnswerType::List, false));
+    let question =
+        format!("{} {}", c.w.list(&name, ykind, k, mode == "c", false), c.w.ret(AnswerType::List, false));
     let query = match k {
         Some(kind) if mode == "c" => Query::Descendants { y: name, kind },
         kind => Query::Children { y: name, kind },
@@ -341,7 +342,11 @@ pub fn l3_foreach_count(c: &mut Ctx<'_>) -> Result<Draft, Redraw> {
     let ck = what.kind();
     let (yy, zz) = (w.node(&yname), w.node(&zname));
     let sentence = match w.0 {
-        1 => format!("For each {} in {yy}, add {new_text}. Then count the {} in {zz}.", w.kind(per), w.kinds(ck)),
+        1 => format!(
+            "For each {} in {yy}, add {new_text}. Then count the {} in {zz}.",
+            w.kind(per),
+            w.kinds(ck)
+        ),
         2 => format!(
             "Give every {} of {yy} one more {}: {new_text}. How many {} does {zz} have afterwards?",
             w.kind(per),

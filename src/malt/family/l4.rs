@@ -55,7 +55,9 @@ pub fn drain(c: &mut Ctx<'_>) -> Result<Draft, Redraw> {
         1 => format!(
             "Drain {xs_text}: remove each of these switches with its ports. Report the remaining total capacity of {yy} in bps."
         ),
-        2 => format!("What capacity is left in {yy} after switches {xs_text} are taken out with their ports?"),
+        2 => {
+            format!("What capacity is left in {yy} after switches {xs_text} are taken out with their ports?")
+        }
         _ => format!("Maintenance removes {xs_text} and their ports. How many bps does {yy} still have?"),
     };
     let actions = xs.iter().map(|&x| Action::RemoveSwitch { switch: c.name(x) }).collect();
@@ -117,13 +119,19 @@ pub fn expand(c: &mut Ctx<'_>) -> Result<Draft, Redraw> {
         1 => format!(
             "Add {count} new ports of {cc} to every packet switch in {bname}, numbered after each switch's highest port (e.g. {ex}). Report the new total capacity of {yy} in bps."
         ),
-        2 => format!("Each switch of {bname} gets {count} extra ports at {cc} ({ex}). What is {yy}'s total capacity then, in bps?"),
+        2 => format!(
+            "Each switch of {bname} gets {count} extra ports at {cc} ({ex}). What is {yy}'s total capacity then, in bps?"
+        ),
         _ => format!(
             "What-if: grow every switch in {bname} by {count} ports of {cc}, numbered after its last port ({ex}); report {yy}'s new capacity."
         ),
     };
     let action = Action::AddPortsEach { block: bname, count, cap };
-    draft(format!("{sentence} {}", w.ret(AnswerType::Text, false)), vec![action], Query::Capacity { y: yname })
+    draft(
+        format!("{sentence} {}", w.ret(AnswerType::Text, false)),
+        vec![action],
+        Query::Capacity { y: yname },
+    )
 }
 
 pub fn upgrade_rank(c: &mut Ctx<'_>) -> Result<Draft, Redraw> {
@@ -138,7 +146,9 @@ pub fn upgrade_rank(c: &mut Ctx<'_>) -> Result<Draft, Redraw> {
         1 => format!(
             "Upgrade every port of {xs_text} to {cc}. Then rank the aggregation blocks of {z} by total capacity, {dir}, ties by name ascending."
         ),
-        2 => format!("Ports on {xs_text} move to {cc}. Rank {z}'s aggregation blocks by resulting capacity, {dir}, ties by name."),
+        2 => format!(
+            "Ports on {xs_text} move to {cc}. Rank {z}'s aggregation blocks by resulting capacity, {dir}, ties by name."
+        ),
         _ => format!(
             "What-if: all ports of {xs_text} run at {cc}. Order {z}'s aggregation blocks by total capacity {dir}, alphabetical on ties."
         ),
@@ -152,8 +162,10 @@ pub fn shared_risk(c: &mut Ctx<'_>) -> Result<Draft, Redraw> {
     let all = c.g.nodes_of(Kind::PacketSwitch);
     let x = c.pick(&all, "switch")?;
     let mode = c.rng.index(3);
-    let block = c.g.parents(x).into_iter().find(|&p| matches!(c.g.kind(p), Kind::AggBlock | Kind::Spineblock));
-    let superblock = block.and_then(|b| c.g.parents(b).into_iter().find(|&p| c.g.kind(p) == Kind::Superblock));
+    let block =
+        c.g.parents(x).into_iter().find(|&p| matches!(c.g.kind(p), Kind::AggBlock | Kind::Spineblock));
+    let superblock =
+        block.and_then(|b| c.g.parents(b).into_iter().find(|&p| c.g.kind(p) == Kind::Superblock));
     let pool = match (mode, block, superblock) {
         (0, Some(b), _) => switches_under(c, b),
         (1, _, Some(z)) => switches_under(c, z),

@@ -88,15 +88,19 @@ impl Words {
     /// `{ret}`; `name` selects W1's text-name form.
     pub fn ret(self, ty: AnswerType, name: bool) -> &'static str {
         match ty {
-            AnswerType::Graph => {
-                self.pick("Return a graph.", "Answer with type graph.", "Give the updated graph as the result.")
-            }
+            AnswerType::Graph => self.pick(
+                "Return a graph.",
+                "Answer with type graph.",
+                "Give the updated graph as the result.",
+            ),
             AnswerType::Text if name => {
                 self.pick("Return the name as text.", "Answer with type text.", "Reply as text, value only.")
             }
-            AnswerType::Text => {
-                self.pick("Return the number as text.", "Answer with type text.", "Reply as text, value only.")
-            }
+            AnswerType::Text => self.pick(
+                "Return the number as text.",
+                "Answer with type text.",
+                "Reply as text, value only.",
+            ),
             AnswerType::List => self.pick(
                 "Return a list of node names.",
                 "Answer with type list; order does not matter.",
@@ -142,7 +146,9 @@ impl Words {
             Kind::PacketSwitch => match self.0 {
                 1 => format!("Remove EK_PACKET_SWITCH {x} and the EK_PORT nodes it contains."),
                 2 => format!("Delete switch {x} together with all its ports."),
-                _ => format!("Decommission packet switch {x}: remove it and its ports; its chassis and control point stay."),
+                _ => format!(
+                    "Decommission packet switch {x}: remove it and its ports; its chassis and control point stay."
+                ),
             },
             _ => match self.0 {
                 1 => format!("Remove EK_AGG_BLOCK {x} with every EK_PACKET_SWITCH and EK_PORT below it."),
@@ -207,14 +213,20 @@ impl Words {
         let yy = self.node(y);
         match (self.0, k, deep) {
             (1, None, _) => format!("List the direct children of {y}{upd}."),
-            (1, Some(k), false) => format!("List the direct children of {y}{upd} that are {}.", self.kinds(k)),
+            (1, Some(k), false) => {
+                format!("List the direct children of {y}{upd} that are {}.", self.kinds(k))
+            }
             (1, Some(k), true) => format!("List all {} contained in {y}{upd}.", self.kinds(k)),
             (2, None, _) => format!("What does {yy} directly contain?"),
             (2, Some(k), false) => format!("Which {} does {yy} directly contain?", self.kinds(k)),
             (2, Some(k), true) => format!("Which {} are anywhere under {yy}?", self.kinds(k)),
             (_, None, _) => format!("Name the immediate children of {}.", self.kind_node(ykind, y)),
-            (_, Some(k), false) => format!("Name the {} directly inside {}.", self.kinds(k), self.kind_node(ykind, y)),
-            (_, Some(k), true) => format!("Name every {} inside {}.", self.kinds(k), self.kind_node(ykind, y)),
+            (_, Some(k), false) => {
+                format!("Name the {} directly inside {}.", self.kinds(k), self.kind_node(ykind, y))
+            }
+            (_, Some(k), true) => {
+                format!("Name every {} inside {}.", self.kinds(k), self.kind_node(ykind, y))
+            }
         }
     }
 
@@ -237,7 +249,9 @@ impl Words {
         match self.0 {
             1 => {
                 let upd = if updated { " in the updated graph" } else { "" };
-                format!("Rank the direct children of {y}{upd} by total capacity, {dir}, ties by name ascending{top}.")
+                format!(
+                    "Rank the direct children of {y}{upd} by total capacity, {dir}, ties by name ascending{top}."
+                )
             }
             2 => format!(
                 "Order the children of {} by total capacity {dir} (equal capacities: by name){top}.",
@@ -268,6 +282,9 @@ mod tests {
         assert_eq!(Words(2).node("ju1"), "the whole fabric");
         assert_eq!(Words(3).kind_node(Kind::AggBlock, "ju1.a1.m1"), "aggregation block ju1.a1.m1");
         assert_eq!(Words(3).kinds(Kind::PacketSwitch), "packet switches");
-        assert_eq!(Words(2).then("What does x directly contain?"), "After that, what does x directly contain?");
+        assert_eq!(
+            Words(2).then("What does x directly contain?"),
+            "After that, what does x directly contain?"
+        );
     }
 }

@@ -23,8 +23,9 @@ use std::sync::Mutex;
 
 use monty::{MontyRun, RunProgress};
 use monty_types::{
-    CompileOptions, DictPairs, ExcType, ExtFunctionResult, MontyClassInstance, MontyClassType, MontyException,
-    MontyObject, MontyUuid, NameLookupResult, PrintWriter, PrintWriterCallback, ResourceLimits, ResourceTracker,
+    CompileOptions, DictPairs, ExcType, ExtFunctionResult, MontyClassInstance, MontyClassType,
+    MontyException, MontyObject, MontyUuid, NameLookupResult, PrintWriter, PrintWriterCallback,
+    ResourceLimits, ResourceTracker,
 };
 #[cfg(not(target_arch = "wasm32"))]
 use std::time::Instant;
@@ -153,7 +154,9 @@ fn to_py(obj: MontyObject, items: &mut usize) -> Py {
         MontyObject::String(s) => Py::Str(s),
         MontyObject::List(l) | MontyObject::Set(l) | MontyObject::FrozenSet(l) => Py::List(all(l, items)),
         MontyObject::Tuple(t) | MontyObject::NamedTuple { values: t, .. } => Py::Tuple(all(t, items)),
-        MontyObject::Dict(d) => Py::Dict(d.into_iter().map(|(k, v)| (to_py(k, items), to_py(v, items))).collect()),
+        MontyObject::Dict(d) => {
+            Py::Dict(d.into_iter().map(|(k, v)| (to_py(k, items), to_py(v, items))).collect())
+        }
         other => Py::Other(other.type_name().to_string()),
     }
 }
@@ -167,7 +170,10 @@ fn count(obj: &MontyObject, limit: usize) -> usize {
             break;
         }
         match o {
-            MontyObject::List(l) | MontyObject::Set(l) | MontyObject::FrozenSet(l) | MontyObject::Tuple(l) => {
+            MontyObject::List(l)
+            | MontyObject::Set(l)
+            | MontyObject::FrozenSet(l)
+            | MontyObject::Tuple(l) => {
                 n += l.len();
                 stack.extend(l);
             }
@@ -211,11 +217,16 @@ fn host_call(
     for (k, v) in kwargs {
         match k {
             MontyObject::String(k) => kw.push((k, to_py(v, &mut items))),
-            other => return exc(ExcType::TypeError, format!("keywords must be str, got {}", other.type_name())).into(),
+            other => {
+                return exc(ExcType::TypeError, format!("keywords must be str, got {}", other.type_name()))
+                    .into();
+            }
         }
     }
     let budget = |bytes: usize| {
-        tracker.check_allocation(bytes).map_err(|e| ApiError { exc: Exc::MemoryError, message: e.to_string() })
+        tracker
+            .check_allocation(bytes)
+            .map_err(|e| ApiError { exc: Exc::MemoryError, message: e.to_string() })
     };
     match api::call(graph, name, args, kw, &budget) {
         Ok(v) => from_py(v).into(),
@@ -230,16 +241,17 @@ pub(super) fn run(program: &str, graph: Working, limits: &Limits) -> Outcome {
     let mut graph = graph;
     let mut calls = 0u64;
     let mut failure = None;
-    let result = match MontyRun::new(program.to_string(), "answer.py", vec!["G".into()], CompileOptions::default()) {
-        Err(e) => {
-            failure = Some(Failure::Syntax);
-            Err(e)
-        }
-        Ok(runner) => {
-            let _armed = Armed::new(limits.memory);
-            drive(runner, &mut graph, limits, &mut out, &mut calls, &mut failure, start)
-        }
-    };
+    let result =
+        match MontyRun::new(program.to_string(), "answer.py", vec!["G".into()], CompileOptions::default()) {
+            Err(e) => {
+                failure = Some(Failure::Syntax);
+                Err(e)
+            }
+            Ok(runner) => {
+                let _armed = Armed::new(limits.memory);
+                drive(runner, &mut graph, limits, &mut out, &mut calls, &mut failure, start)
+            }
+        };
     let value = match result {
         Ok(obj) if count(&obj, limits.result_items) > limits.result_items => {
             failure = Some(Failure::ResultTooLarge);
@@ -274,9 +286,15 @@ fn classify(e: &MontyException) -> Failure {
 /// The traceback, with the limit named when one was hit.
 fn explain(e: &MontyException, limits: &Limits) -> String {
     let hint = match e.exc_type() {
-        ExcType::TimeoutError => format!("\n(the sandbox allows {} s of run time)", limits.time.as_secs_f64()),
-        ExcType::MemoryError => format!("\n(the sandbox allows {} MiB of memory)", limits.memory / (1024 * 1024)),
-        ExcType::RecursionError => format!("\n(the sandbox allows a recursion depth of {})", limits.recursion),
+        ExcType::TimeoutError => {
+            format!("\n(the sandbox allows {} s of run time)", limits.time.as_secs_f64())
+        }
+        ExcType::MemoryError => {
+            format!("\n(the sandbox allows {} MiB of memory)", limits.memory / (1024 * 1024))
+        }
+        ExcType::RecursionError => {
+            format!("\n(the sandbox allows a recursion depth of {})", limits.recursion)
+        }
         _ => String::new(),
     };
     format!("{e}{hint}")
@@ -299,10 +317,12 @@ fn drive(
         max_recursion_depth: limits.recursion,
         max_suspensions: usize::try_from(limits.host_calls).unwrap_or(usize::MAX).saturating_add(1),
     };
-    let mut progress = runner.start(vec![graph_object()], ResourceTracker::new(resource), PrintWriter::Callback(out))?;
+    let mut progress =
+        runner.start(vec![graph_object()], ResourceTracker::new(resource), PrintWriter::Callback(out))?;
     loop {
         let late = start.elapsed() > limits.time;
-        let timeout = || exc(ExcType::TimeoutError, format!("time limit exceeded: more than {:?} in all", limits.time));
+        let timeout =
+            || exc(ExcType::TimeoutError, format!("time limit exceeded: more than {:?} in all", limits.time));
         progress = match progress {
             RunProgress::Complete(value) => return Ok(value),
             RunProgress::FunctionCall(mut call) => {
@@ -312,7 +332,10 @@ fn drive(
                     call.abort(timeout(), PrintWriter::Callback(out))?
                 } else if *calls > limits.host_calls {
                     *failure = Some(Failure::HostCalls);
-                    let e = exc(ExcType::RuntimeError, format!("host call budget {} exhausted", limits.host_calls));
+                    let e = exc(
+                        ExcType::RuntimeError,
+                        format!("host call budget {} exhausted", limits.host_calls),
+                    );
                     call.abort(e, PrintWriter::Callback(out))?
                 } else if call.object_id != Some(G_ID) {
                     let name = call.function_name.clone();
@@ -335,9 +358,10 @@ fn drive(
                 let e = exc(ExcType::PermissionError, "the sandbox has no files, network or environment");
                 os.resume(e, PrintWriter::Callback(out))?
             }
-            RunProgress::ResolveFutures(f) => {
-                f.abort(exc(ExcType::RuntimeError, "asyncio is not supported here"), PrintWriter::Callback(out))?
-            }
+            RunProgress::ResolveFutures(f) => f.abort(
+                exc(ExcType::RuntimeError, "asyncio is not supported here"),
+                PrintWriter::Callback(out),
+            )?,
         };
     }
 }
