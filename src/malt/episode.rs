@@ -93,6 +93,8 @@ impl MaltEpisode {
         (a, source.code, source.notes)
     }
 
+    /// What the agent sees: deterministic (no timings), so a replayed answer gets the same
+    /// observation everywhere.
     fn observation(&self, a: &Attempt, notes: &[String]) -> String {
         let mut text = String::new();
         for n in notes {
@@ -100,10 +102,9 @@ impl MaltEpisode {
         }
         match &a.answer {
             Ok(answer) => text.push_str(&format!(
-                "Answer received ({}; {} calls to G, {:.0} ms). The episode is over and will be scored.",
+                "Answer received ({}; {} calls to G). The episode is over and will be scored.",
                 answer.summary(),
-                a.host_calls,
-                a.elapsed_ms
+                a.host_calls
             )),
             Err(e) => {
                 text.push_str(e);

@@ -14,7 +14,8 @@
 //! - [`sandbox`]: the monty interpreter with limits (feature `sandbox`);
 //! - [`answer`], [`check`], [`safety`]: the return contract, correctness and S1–S6;
 //! - [`task`], [`episode`], [`picture`]: the shared roles; [`baseline`], [`oracle`]: agents;
-//! - [`python`]: plans rendered as G-API Python; [`tool`]: `netpress malt check`.
+//! - [`python`]: plans rendered as G-API Python; [`tool`]: `netpress malt check`;
+//! - `worker`: the sandbox worker's message protocol (feature `sandbox`).
 
 pub mod answer;
 pub mod api;
@@ -37,6 +38,8 @@ pub mod sandbox;
 pub mod task;
 pub mod tool;
 pub mod topo;
+#[cfg(feature = "sandbox")]
+pub mod worker;
 
 use std::sync::Arc;
 

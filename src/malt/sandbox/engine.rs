@@ -283,21 +283,25 @@ fn classify(e: &MontyException) -> Failure {
     }
 }
 
-/// The traceback, with the limit named when one was hit.
+/// The traceback, with the limit named when one was hit. Limit messages are rewritten
+/// without the measured amounts, so the same answer gets the same observation everywhere.
 fn explain(e: &MontyException, limits: &Limits) -> String {
-    let hint = match e.exc_type() {
-        ExcType::TimeoutError => {
-            format!("\n(the sandbox allows {} s of run time)", limits.time.as_secs_f64())
-        }
+    let fixed = match e.exc_type() {
+        ExcType::TimeoutError => Some(format!("time limit exceeded (the sandbox allows {} s)", limits.time.as_secs_f64())),
         ExcType::MemoryError => {
-            format!("\n(the sandbox allows {} MiB of memory)", limits.memory / (1024 * 1024))
+            Some(format!("memory limit exceeded (the sandbox allows {} MiB)", limits.memory / (1024 * 1024)))
         }
         ExcType::RecursionError => {
-            format!("\n(the sandbox allows a recursion depth of {})", limits.recursion)
+            Some(format!("maximum recursion depth exceeded (the sandbox allows {})", limits.recursion))
         }
-        _ => String::new(),
+        _ => None,
     };
-    format!("{e}{hint}")
+    match fixed {
+        Some(message) => {
+            MontyException::with_traceback(e.exc_type(), Some(message), e.traceback().to_vec()).to_string()
+        }
+        None => e.to_string(),
+    }
 }
 
 /// The suspend–resume loop.
