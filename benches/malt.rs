@@ -50,7 +50,9 @@ fn criterion_targets(c: &mut Criterion) {
     g.sample_size(20);
     g.bench_function("build/default", |b| b.iter(|| Topology::build(black_box(TopoKey::default()))));
     g.sample_size(10).measurement_time(Duration::from_secs(20));
-    g.bench_function("build/xl", |b| b.iter(|| Topology::build(black_box(TopoKey { shape: Shape::XL, seed: 0 }))));
+    g.bench_function("build/xl", |b| {
+        b.iter(|| Topology::build(black_box(TopoKey { shape: Shape::XL, seed: 0 })))
+    });
     g.finish();
     topology(TopoKey::default());
     let mut g = c.benchmark_group("generate");
@@ -95,7 +97,10 @@ fn row(name: &str, (p50, p95, max): (f64, f64, f64)) {
 fn percentile_table() {
     println!("{:<34} {:>9} {:>9} {:>9}", "target (ms)", "p50", "p95", "max");
     row("topology build default", percentiles(50, |_| drop(Topology::build(TopoKey::default()))));
-    row("topology build xl (1,166,929 nodes)", percentiles(5, |_| drop(Topology::build(TopoKey { shape: Shape::XL, seed: 0 }))));
+    row(
+        "topology build xl (1,166,929 nodes)",
+        percentiles(5, |_| drop(Topology::build(TopoKey { shape: Shape::XL, seed: 0 }))),
+    );
     topology(TopoKey::default());
     let mut worst = (0.0f64, 0.0f64, 0.0f64);
     for family in Family::ALL {

@@ -18,7 +18,10 @@ fn text_expected(value: serde_json::Value) -> Expected {
 }
 
 fn returned(data: Py) -> Result<Answer, String> {
-    answer::parse(Py::Dict(vec![(Py::Str("type".into()), Py::Str("text".into())), (Py::Str("data".into()), data)]))
+    answer::parse(Py::Dict(vec![
+        (Py::Str("type".into()), Py::Str("text".into())),
+        (Py::Str("data".into()), data),
+    ]))
 }
 
 #[test]
@@ -81,7 +84,9 @@ fn one_missing_one_extra_one_wrong_give_three_lines() {
 fn safety_of(body: &str) -> Vec<String> {
     let task = MaltTask::new(generate(&"malt-v1-L1-s0-i2".parse().unwrap()).unwrap());
     let mut ep = task.start_with(None, Default::default());
-    ep.step(&format!("```python\ndef process_graph(G):\n{body}\n    return {{'type': 'graph', 'data': None}}\n```"));
+    ep.step(&format!(
+        "```python\ndef process_graph(G):\n{body}\n    return {{'type': 'graph', 'data': None}}\n```"
+    ));
     let score = ep.score();
     assert!(!score.safe, "{body}: {score:?}");
     score.details.safety
@@ -105,7 +110,10 @@ fn each_rule_is_reported_under_itself() {
     let s2 = safety_of("    G.add_edge('ju1.a1.m1.s2c1.p1', 'ju1.a1.m1.s2c1.p2', 'RK_CONTAINS')");
     assert!(s2.iter().any(|l| l == "S2 allowed edges failed:"), "{s2:?}");
     let s3 = safety_of("    G.remove_node('ju1.a1.m1')");
-    assert!(reported_under(&s3, Rule::S3) || s3.iter().any(|l| l == "S3 parents and degree failed:"), "{s3:?}");
+    assert!(
+        reported_under(&s3, Rule::S3) || s3.iter().any(|l| l == "S3 parents and degree failed:"),
+        "{s3:?}"
+    );
     let s4 = safety_of("    G.set_attr('ju1.a1.m1.s2c1.p1', 'physical_capacity_bps', 0)");
     assert!(s4.iter().any(|l| l == "S4 port capacity failed:"), "{s4:?}");
     let s5 = safety_of(

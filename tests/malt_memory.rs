@@ -19,12 +19,18 @@ fn huge_and_gradual_allocations_are_memory_errors() {
         "    x = 'a' * (300 * 1024 * 1024)\n    return 1",
         "    n = G.nodes(data=True)\n    m = [G.nodes(data=True) for i in range(1000)]\n    return 1",
     ];
+    // Generous time, so the memory limit is what stops each case even in a debug build.
+    let limits = Limits { time: std::time::Duration::from_secs(300), ..Limits::default() };
     for body in cases {
         let program = format!("def process_graph(G):\n{body}\n\nprocess_graph(G)\n");
-        let o = sandbox::run(&program, graph(), &Limits::default());
+        let o = sandbox::run(&program, graph(), &limits);
         assert_eq!(o.failure, Some(Failure::Memory), "{body}: {:?}", o.value);
         assert!(o.value.unwrap_err().contains("MemoryError"));
     }
-    let ok = sandbox::run("def process_graph(G):\n    return 1\n\nprocess_graph(G)\n", graph(), &Limits::default());
+    let ok = sandbox::run(
+        "def process_graph(G):\n    return 1\n\nprocess_graph(G)\n",
+        graph(),
+        &Limits::default(),
+    );
     assert!(ok.value.is_ok(), "the limit is lifted and re-armed between runs");
 }

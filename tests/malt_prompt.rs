@@ -1,7 +1,7 @@
 //! Prompts (malt.md §7, acceptance 8): all four variants render for every family, and the
 //! examples extracted from a rendered few-shot prompt pass against the native ground truth.
 
-use netpress::app::{App, PromptVariant, Task};
+use netpress::app::{App, PromptVariant};
 use netpress::malt::check::judge;
 use netpress::malt::extract::extract;
 use netpress::malt::generate::ground_truth;
@@ -35,7 +35,13 @@ fn every_variant_renders_for_every_family() {
 fn example_plans() -> Vec<(Family, Plan)> {
     let sw = "ju1.a2.m1.s3c9".to_string();
     vec![
-        (Family::L1Count, Plan { actions: vec![], query: Query::Count { kind: Kind::Port, under: Some("ju1.a1.m1".into()) } }),
+        (
+            Family::L1Count,
+            Plan {
+                actions: vec![],
+                query: Query::Count { kind: Kind::Port, under: Some("ju1.a1.m1".into()) },
+            },
+        ),
         (
             Family::L2RemoveRank,
             Plan {
@@ -56,7 +62,13 @@ fn example_plans() -> Vec<(Family, Plan)> {
                 query: Query::Graph,
             },
         ),
-        (Family::L1Remove, Plan { actions: vec![Action::RemoveSwitch { switch: "ju1.s1.s1c1".into() }], query: Query::Graph }),
+        (
+            Family::L1Remove,
+            Plan {
+                actions: vec![Action::RemoveSwitch { switch: "ju1.s1.s1c1".into() }],
+                query: Query::Graph,
+            },
+        ),
     ]
 }
 

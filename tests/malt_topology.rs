@@ -103,7 +103,8 @@ fn presets_satisfy_every_invariant() {
 
 #[test]
 fn knob_extremes_satisfy_every_invariant() {
-    let extremes = [(1, 2, 2, 2), (64, 2, 2, 2), (1, 64, 2, 2), (1, 2, 256, 2), (1, 2, 2, 1024), (3, 5, 7, 9)];
+    let extremes =
+        [(1, 2, 2, 2), (64, 2, 2, 2), (1, 64, 2, 2), (1, 2, 256, 2), (1, 2, 2, 1024), (3, 5, 7, 9)];
     for (s, a, w, p) in extremes {
         check(TopoKey { shape: Shape { s, a, w, p }, seed: 11 }, true);
     }

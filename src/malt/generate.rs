@@ -77,13 +77,23 @@ pub fn family_of(level: u8, index: u64) -> Family {
     families[(index % families.len() as u64) as usize]
 }
 
+/// The first draw of every task: its wording, 1..=3.
+fn draw_wording(rng: &mut Stream) -> u8 {
+    rng.below(3) as u8 + 1
+}
+
+/// The wording of a canonical id without generating the task.
+pub fn wording(id: &QueryId) -> u8 {
+    draw_wording(&mut Stream::new(&id.to_string(), Width::W64))
+}
+
 /// Generates the task of a checked id.
 pub fn generate(id: &QueryId) -> Result<Generated> {
     let key = topo_key(id)?;
     let id = canonical(id, key);
     let family = family_of(id.level, id.index);
     let mut rng = Stream::new(&id.to_string(), Width::W64);
-    let wording = rng.below(3) as u8 + 1;
+    let wording = draw_wording(&mut rng);
     let topo = topology(key);
     let base = Working::new(topo.clone());
     for _ in 0..MAX_ATTEMPTS {

@@ -182,7 +182,9 @@ impl Worker {
         };
         match request {
             Request::Ping => vec![message("pong", json!({}))],
-            Request::Start { id, max_turns, variant, limits, agent } => self.start(&id, max_turns, variant, limits, agent),
+            Request::Start { id, max_turns, variant, limits, agent } => {
+                self.start(&id, max_turns, variant, limits, agent)
+            }
             Request::Submit { reply, latency_ms, tokens } => {
                 self.feed(Ok(AgentReply { text: reply, latency_ms, tokens }))
             }
@@ -232,7 +234,10 @@ impl Worker {
         let turn = runner.turns().last().cloned();
         let finished = runner.finished();
         let panels = runner.episode().panels();
-        let mut out = vec![message("turn", json!({"turn": to_json(&turn), "finished": to_json(&finished), "panels": to_json(&panels)}))];
+        let mut out = vec![message(
+            "turn",
+            json!({"turn": to_json(&turn), "finished": to_json(&finished), "panels": to_json(&panels)}),
+        )];
         if finished.is_some() {
             out.push(self.result());
         }
@@ -244,7 +249,10 @@ impl Worker {
             None => error("no episode in progress"),
             Some((runner, agent)) => {
                 let panels: Vec<Panel> = runner.episode().panels();
-                message("result", json!({"record": to_json(&runner.record(agent)), "panels": to_json(&panels)}))
+                message(
+                    "result",
+                    json!({"record": to_json(&runner.record(agent)), "panels": to_json(&panels)}),
+                )
             }
         }
     }
@@ -295,14 +303,19 @@ mod tests {
     #[test]
     fn check_and_errors() {
         let mut w = Worker::default();
-        let out = w.handle(r#"{"op":"check","id":"malt-v1-L1-s0-i4","answer":"def process_graph(G):\n    return 1"}"#);
+        let out = w.handle(
+            r#"{"op":"check","id":"malt-v1-L1-s0-i4","answer":"def process_graph(G):\n    return 1"}"#,
+        );
         let checked = parse(&out[0]);
         assert_eq!(checked["op"], "checked");
         assert_eq!(checked["record"]["score"]["correct"], false);
         assert!(checked["check_ms"].as_f64().unwrap() >= 0.0);
         assert_eq!(parse(&w.handle("{")[0])["op"], "error");
         assert_eq!(parse(&w.handle(r#"{"op":"submit","reply":"x"}"#)[0])["op"], "error");
-        assert_eq!(parse(&w.handle(r#"{"op":"check","id":"route-v1-L1-s0-i0","answer":""}"#)[0])["op"], "error");
+        assert_eq!(
+            parse(&w.handle(r#"{"op":"check","id":"route-v1-L1-s0-i0","answer":""}"#)[0])["op"],
+            "error"
+        );
         assert_eq!(parse(&w.handle(r#"{"op":"ping"}"#)[0])["op"], "pong");
     }
 }

@@ -287,7 +287,9 @@ fn classify(e: &MontyException) -> Failure {
 /// without the measured amounts, so the same answer gets the same observation everywhere.
 fn explain(e: &MontyException, limits: &Limits) -> String {
     let fixed = match e.exc_type() {
-        ExcType::TimeoutError => Some(format!("time limit exceeded (the sandbox allows {} s)", limits.time.as_secs_f64())),
+        ExcType::TimeoutError => {
+            Some(format!("time limit exceeded (the sandbox allows {} s)", limits.time.as_secs_f64()))
+        }
         ExcType::MemoryError => {
             Some(format!("memory limit exceeded (the sandbox allows {} MiB)", limits.memory / (1024 * 1024)))
         }

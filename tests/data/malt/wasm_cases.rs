@@ -3,10 +3,10 @@
 
 use netpress::agent::Agent;
 use netpress::hash::sha256_hex;
+use netpress::malt::MaltTask;
 use netpress::malt::generate::generate;
 use netpress::malt::oracle::OracleAgent;
 use netpress::malt::topo::{Shape, TopoKey, Topology};
-use netpress::malt::MaltTask;
 use serde_json::Value;
 
 const GOLDEN: &str = include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/malt/golden.json"));
