@@ -5,7 +5,6 @@
 //! After an intended generator change (which bumps the generator version), rewrite it with
 //! `MALT_GOLDEN_WRITE=1 cargo test --test malt_golden`.
 
-use netpress::hash::sha256_hex;
 use netpress::malt::generate::generate;
 use netpress::malt::topo::{Shape, TopoKey, Topology};
 use serde_json::{Value, json};
@@ -17,7 +16,7 @@ const PATH: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/malt/golden.
 
 fn topology_hash(name: &str) -> String {
     let shape = Shape::parse(name).unwrap();
-    sha256_hex(Topology::build(TopoKey { shape, seed: 0 }).node_link_json().as_bytes())
+    Topology::build(TopoKey { shape, seed: 0 }).node_link_sha256()
 }
 
 fn task_hashes() -> Vec<(String, String)> {

@@ -70,3 +70,15 @@ fn oracle_scores_everything_on_small_and_large() {
         }
     }
 }
+
+/// Generation never exhausts its redraws on valid knobs, down to the smallest shapes.
+#[test]
+fn oracle_scores_everything_at_the_knob_extremes() {
+    for shape in ["1x2x2x2", "1x2x3x2", "2x3x2x5"] {
+        for family in Family::ALL {
+            for seed in 0..3 {
+                check(family, seed, shape);
+            }
+        }
+    }
+}

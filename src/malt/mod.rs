@@ -14,7 +14,7 @@
 //! - [`sandbox`]: the monty interpreter with limits (feature `sandbox`);
 //! - [`answer`], [`check`], [`safety`]: the return contract, correctness and S1–S6;
 //! - [`task`], [`episode`], [`picture`]: the shared roles; [`baseline`], [`oracle`]: agents;
-//! - [`python`]: plans rendered as G-API Python; [`tool`]: `netpress malt check`;
+//! - [`python`]: plans rendered as G-API Python; [`tool`]: `netpress malt check` and `export`;
 //! - `worker`: the sandbox worker's message protocol (feature `sandbox`).
 
 pub mod answer;
@@ -114,6 +114,6 @@ impl App for Malt {
     }
 
     fn tools(&self) -> &'static [Tool] {
-        &[tool::CHECK]
+        &[tool::CHECK, tool::EXPORT]
     }
 }

@@ -1,5 +1,6 @@
-//! `netpress malt check --task ID --answer FILE.py`: scores one answer file against one task
-//! and prints the score, the explanation and the graph diff.
+//! The `netpress malt …` tools: `check` scores one answer file against one task and prints the
+//! score, the explanation and the graph diff; `export` writes a base topology as node-link JSON
+//! in canonical order (or its SHA-256).
 
 use std::io::{Read, Write};
 
@@ -7,6 +8,7 @@ use crate::app::{Task, Tool};
 
 use super::generate::generate;
 use super::task::MaltTask;
+use super::topo::{Shape, TopoKey, topology};
 
 pub const CHECK: Tool = Tool {
     name: "check",
@@ -88,6 +90,62 @@ fn run(argv: &[String], stdin: &mut dyn Read, stdout: &mut dyn Write, stderr: &m
         }
         Err(e) => {
             let _ = writeln!(stderr, "netpress malt check: {e}");
+            2
+        }
+    }
+}
+
+pub const EXPORT: Tool = Tool {
+    name: "export",
+    about: "write a base topology as node-link JSON in canonical order (or its SHA-256)",
+    usage: "usage: netpress malt export [--shape SxAxWxP|small|default|large|xl] [--topo-seed T] [--sha256]
+
+Writes the base topology of the knobs as compact node-link JSON with sorted keys, nodes in
+canonical order and links by (source, target); --sha256 prints only the SHA-256 of that export,
+which is the same natively and in the browser.
+",
+    run: run_export,
+};
+
+fn export(argv: &[String], out: &mut dyn Write) -> Result<(), String> {
+    let mut key = TopoKey::default();
+    let mut hash = false;
+    let mut it = argv.iter();
+    while let Some(a) = it.next() {
+        let mut value = || it.next().ok_or_else(|| format!("{a} needs a value"));
+        match a.as_str() {
+            "--shape" => key.shape = Shape::parse(value()?)?,
+            "--topo-seed" => {
+                key.seed = value()?.parse().map_err(|_| "--topo-seed takes a number".to_string())?
+            }
+            "--sha256" => hash = true,
+            other => return Err(format!("unknown argument {other:?}; see netpress malt export --help")),
+        }
+    }
+    let t = topology(key);
+    let written = if hash {
+        writeln!(out, "{}", t.node_link_sha256())
+    } else {
+        let mut result = Ok(());
+        t.write_node_link(&mut |piece| {
+            if result.is_ok() {
+                result = out.write_all(piece.as_bytes());
+            }
+        });
+        result.and_then(|_| writeln!(out))
+    };
+    match written {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(format!("cannot write: {e}")),
+        _ => Ok(()),
+    }
+}
+
+fn run_export(argv: &[String], _stdin: &mut dyn Read, stdout: &mut dyn Write, stderr: &mut dyn Write) -> i32 {
+    let mut buffered = std::io::BufWriter::new(stdout);
+    match export(argv, &mut buffered).and_then(|_| buffered.flush().map_err(|e| e.to_string())) {
+        Ok(()) => 0,
+        Err(e) => {
+            let _ = writeln!(stderr, "netpress malt export: {e}");
             2
         }
     }

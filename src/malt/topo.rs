@@ -15,7 +15,6 @@ use hashbrown::HashTable;
 use petgraph::Direction;
 use petgraph::stable_graph::{NodeIndex, StableDiGraph};
 use petgraph::visit::{EdgeRef, IntoEdgeReferences};
-use serde_json::{Value, json};
 
 use super::kind::{AttrValue, Kind, Rel};
 use crate::seed::{Stream, Width};
@@ -301,33 +300,50 @@ impl Topology {
         edges
     }
 
-    /// Node-link JSON in canonical order (`{"directed": true, "nodes": [...], "links": [...]}`),
-    /// written compactly with sorted keys so its SHA-256 identifies the topology.
-    pub fn node_link_json(&self) -> String {
-        let mut out = String::with_capacity(self.len() * 64);
-        out.push_str("{\"directed\":true,\"links\":[");
+    /// Node-link JSON in canonical order (`{"directed":true,"links":[…],"multigraph":false,
+    /// "nodes":[…]}`), compact with sorted keys (canonical JSON), so its SHA-256 identifies the
+    /// topology. Written piece by piece to `out`: the xl export is about 200 MB, and hashing it
+    /// never needs it whole.
+    pub fn write_node_link(&self, out: &mut dyn FnMut(&str)) {
+        out("{\"directed\":true,\"links\":[");
         for (i, (u, v, rel)) in self.all_edges().into_iter().enumerate() {
-            if i > 0 {
-                out.push(',');
-            }
-            let link = json!({"rel": rel.as_str(), "source": self.name(u), "target": self.name(v)});
-            out.push_str(&crate::hash::canonical_json(&link));
+            let sep = if i > 0 { "," } else { "" };
+            // Base names are generated from [A-Za-z0-9_.-] and need no JSON escaping.
+            out(&format!(
+                "{sep}{{\"rel\":\"{rel}\",\"source\":\"{}\",\"target\":\"{}\"}}",
+                self.name(u),
+                self.name(v)
+            ));
         }
-        out.push_str("],\"multigraph\":false,\"nodes\":[");
+        out("],\"multigraph\":false,\"nodes\":[");
         for id in 0..self.len() as u32 {
-            if id > 0 {
-                out.push(',');
-            }
-            let mut obj = serde_json::Map::new();
-            obj.insert("id".into(), Value::from(self.name(id)));
-            obj.insert("kind".into(), Value::from(self.kind(id).as_str()));
-            for (k, v) in self.attrs(id) {
-                obj.insert(k.into(), serde_json::to_value(v).unwrap_or(Value::Null));
-            }
-            out.push_str(&crate::hash::canonical_json(&Value::Object(obj)));
+            let sep = if id > 0 { "," } else { "" };
+            // Keys in byte order: id, index_within_jupiter, jupiter_type, kind, physical_capacity_bps, stage.
+            let mut keys: Vec<(&str, String)> =
+                vec![("id", format!("\"{}\"", self.name(id))), ("kind", format!("\"{}\"", self.kind(id)))];
+            keys.extend(
+                self.attrs(id).into_iter().map(|(k, v)| (k, serde_json::to_string(&v).unwrap_or_default())),
+            );
+            keys.sort_unstable_by_key(|(k, _)| *k);
+            let body: Vec<String> = keys.into_iter().map(|(k, v)| format!("\"{k}\":{v}")).collect();
+            out(&format!("{sep}{{{}}}", body.join(",")));
         }
-        out.push_str("]}");
-        out
+        out("]}");
+    }
+
+    /// The whole node-link export as one string.
+    pub fn node_link_json(&self) -> String {
+        let mut s = String::with_capacity(self.len() * 96);
+        self.write_node_link(&mut |piece| s.push_str(piece));
+        s
+    }
+
+    /// The SHA-256 of the node-link export, without holding it.
+    pub fn node_link_sha256(&self) -> String {
+        use sha2::{Digest, Sha256};
+        let mut h = Sha256::new();
+        self.write_node_link(&mut |piece| h.update(piece.as_bytes()));
+        h.finalize().iter().map(|b| format!("{b:02x}")).collect()
     }
 
     /// Sets the seeded capacity outliers: a partial Fisher–Yates draw of ⌈ports/1024⌉ ports
@@ -578,6 +594,31 @@ mod tests {
             |t: &Topology| t.of_kind(Kind::Port).iter().map(|&p| t.port_capacity(p)).collect::<Vec<_>>();
         assert_ne!(caps(&a), caps(&b));
         assert_eq!(caps(&a), caps(&Topology::build(TopoKey::default())));
+    }
+
+    /// The fast writer produces exactly the canonical JSON of the node-link document.
+    #[test]
+    fn node_link_export_is_canonical_json() {
+        let t = small();
+        let nodes: Vec<serde_json::Value> = (0..t.len() as u32)
+            .map(|id| {
+                let mut obj = serde_json::Map::new();
+                obj.insert("id".into(), t.name(id).into());
+                obj.insert("kind".into(), t.kind(id).as_str().into());
+                for (k, v) in t.attrs(id) {
+                    obj.insert(k.into(), serde_json::to_value(v).unwrap());
+                }
+                serde_json::Value::Object(obj)
+            })
+            .collect();
+        let links: Vec<serde_json::Value> = t
+            .all_edges()
+            .into_iter()
+            .map(|(u, v, r)| serde_json::json!({"rel": r.as_str(), "source": t.name(u), "target": t.name(v)}))
+            .collect();
+        let doc = serde_json::json!({"directed": true, "multigraph": false, "nodes": nodes, "links": links});
+        assert_eq!(t.node_link_json(), crate::hash::canonical_json(&doc));
+        assert_eq!(t.node_link_sha256(), crate::hash::sha256_hex(t.node_link_json().as_bytes()));
     }
 
     #[test]

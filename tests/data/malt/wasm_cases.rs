@@ -2,7 +2,6 @@
 //! Chrome): the golden values and a sandboxed oracle run, as natively.
 
 use netpress::agent::Agent;
-use netpress::hash::sha256_hex;
 use netpress::malt::MaltTask;
 use netpress::malt::generate::generate;
 use netpress::malt::oracle::OracleAgent;
@@ -19,7 +18,7 @@ pub fn topology_exports_match() {
     let g = golden();
     for p in ["small", "default", "large", "xl"] {
         let t = Topology::build(TopoKey { shape: Shape::parse(p).unwrap(), seed: 0 });
-        assert_eq!(g["topologies"][p].as_str().unwrap(), sha256_hex(t.node_link_json().as_bytes()), "{p}");
+        assert_eq!(g["topologies"][p].as_str().unwrap(), t.node_link_sha256(), "{p}");
     }
 }
 
