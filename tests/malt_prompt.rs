@@ -83,7 +83,7 @@ fn examples_in_a_rendered_prompt_pass() {
         let expected = ground_truth(&base, family, &plan).expect("the example's plan is valid");
         let source = extract(&format!("```python\n{block}\n```")).unwrap();
         let run = sandbox::run(&source.program(), base.clone(), &Limits::default());
-        let answer = run.value.clone().and_then(|v| answer::parse(v));
+        let answer = run.value.clone().and_then(answer::parse);
         let verdict = judge(&expected, answer.as_ref().map_err(String::as_str), &run.graph);
         assert!(verdict.correct && verdict.safe, "{question}: {verdict:?}");
     }

@@ -234,10 +234,9 @@ impl Working {
         if !self.is_live(u) || !self.is_live(v) {
             return None;
         }
-        if u < self.base_len() && v < self.base_len() && !self.removed_edges.contains(&(u, v)) {
-            if let Some(rel) = self.base.edge(u, v) {
-                return Some(rel);
-            }
+        let base_edge = u < self.base_len() && v < self.base_len() && !self.removed_edges.contains(&(u, v));
+        if let Some(rel) = self.base.edge(u, v).filter(|_| base_edge) {
+            return Some(rel);
         }
         self.extra_out.get(&u).and_then(|l| l.iter().find(|(w, _)| *w == v)).map(|&(_, r)| r)
     }
@@ -340,10 +339,8 @@ impl Working {
         let mut total = Capacity::Int(0);
         let own = std::iter::once(id);
         for n in own.chain(self.descendants(id)) {
-            if self.kind(n) == Kind::Port {
-                if let Some(v) = self.port_capacity(n) {
-                    total = total.add(&v);
-                }
+            if let Some(v) = self.port_capacity(n).filter(|_| self.kind(n) == Kind::Port) {
+                total = total.add(&v);
             }
         }
         total

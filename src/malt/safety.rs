@@ -105,10 +105,8 @@ pub fn check_node(n: &Local) -> Vec<Violation> {
     for problem in parent_problems(kind, n) {
         flag(Rule::S3, problem);
     }
-    if kind == Kind::Port {
-        if let Some(problem) = capacity_problem(n) {
-            flag(Rule::S4, problem);
-        }
+    if let Some(problem) = capacity_problem(n).filter(|_| kind == Kind::Port) {
+        flag(Rule::S4, problem);
     }
     if kind == Kind::PacketSwitch
         && !n.out.iter().any(|e| e.rel == Rel::Contains.as_str() && e.kind == "EK_PORT")
@@ -347,8 +345,8 @@ mod tests {
     fn s6_scope_and_read_only() {
         let add = DiffItem::DelNode { node: "a".into() };
         let other = DiffItem::DelNode { node: "b".into() };
-        assert!(check_scope(&[add.clone()], &[add.clone()], false).is_empty());
-        let v = check_scope(&[add.clone(), other], &[add.clone()], false);
+        assert!(check_scope(std::slice::from_ref(&add), std::slice::from_ref(&add), false).is_empty());
+        let v = check_scope(&[add.clone(), other], std::slice::from_ref(&add), false);
         assert_eq!((v.len(), v[0].rule, v[0].node.as_str()), (1, Rule::S6, "b"));
         assert_eq!(check_scope(&[add], &[], true).len(), 1);
         let lines = report(&v);

@@ -512,12 +512,12 @@ pub fn topology(key: TopoKey) -> Arc<Topology> {
         return hit;
     }
     let built = Arc::new(Topology::build(key));
-    if let Ok(mut cache) = CACHE.lock() {
-        if !cache.iter().any(|t| t.key == key) {
-            cache.push_back(built.clone());
-            if cache.len() > CACHE_SIZE {
-                cache.pop_front();
-            }
+    if let Ok(mut cache) = CACHE.lock()
+        && !cache.iter().any(|t| t.key == key)
+    {
+        cache.push_back(built.clone());
+        if cache.len() > CACHE_SIZE {
+            cache.pop_front();
         }
     }
     built
