@@ -28,6 +28,7 @@ pub mod hash;
 pub mod id;
 pub mod k8s;
 pub mod link;
+pub mod malt;
 pub mod provenance;
 pub mod record;
 pub mod registry;
