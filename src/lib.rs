@@ -24,6 +24,7 @@ pub mod id;
 pub mod record;
 pub mod registry;
 pub mod reply;
+pub mod route;
 pub mod seed;
 pub mod stats;
 pub mod view;

@@ -1,0 +1,8 @@
+//! Route: router fault repair on an emulated Linux network (route.md).
+
+pub mod cmd;
+pub mod engine;
+pub mod net;
+pub mod shell;
+pub mod text;
+pub mod topology;
