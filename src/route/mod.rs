@@ -2,6 +2,8 @@
 
 pub mod cmd;
 pub mod engine;
+pub mod fault;
+pub mod generate;
 pub mod net;
 pub mod shell;
 pub mod text;

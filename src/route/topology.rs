@@ -233,6 +233,7 @@ impl Topology {
             }
         }
         net.set_peer_indexes();
+        net.sync_carrier();
         net
     }
 

@@ -22,8 +22,10 @@ pub fn run(ctx: &mut Ctx<'_>, args: &[String], io: &mut Io) -> i32 {
                 match ctx.node().iface(name) {
                     Some(d) => only = Some(d),
                     None => {
-                        return io
-                            .fail(255, &format!("arp: in 0 entries no match found.\n{name}: No such device"));
+                        return io.fail(
+                            255,
+                            &format!("arp: in 0 entries no match found.\n{name}: No such device"),
+                        );
                     }
                 }
             }

@@ -158,7 +158,7 @@ fn flags(iface: &Iface) -> String {
     set(iface.up, 0x1, "UP");
     set(!iface.is_loopback(), 0x2, "BROADCAST");
     set(iface.is_loopback(), 0x8, "LOOPBACK");
-    set(iface.up, 0x40, "RUNNING");
+    set(iface.running(), 0x40, "RUNNING");
     set(iface.promisc, 0x100, "PROMISC");
     set(!iface.is_loopback(), 0x1000, "MULTICAST");
     format!("flags={value}<{}>", names.join(","))

@@ -190,7 +190,7 @@ fn transmit(
     local: bool,
 ) -> Next {
     let iface = &net.nodes[node].ifaces[dev];
-    if !iface.up || iface.segment.is_none() {
+    if !iface.running() || iface.segment.is_none() {
         return Next::Lost;
     }
     if let Some(q) = iface.qdisc {

@@ -14,6 +14,8 @@ pub struct Addr {
     /// Set only by `brd +`/`broadcast B`/ifconfig, as in the kernel.
     pub brd: Option<Ipv4Addr>,
     pub secondary: bool,
+    /// When it was added (the node's change clock), which orders equal local-table keys.
+    pub seq: u64,
 }
 
 impl Addr {
@@ -59,6 +61,10 @@ pub struct Iface {
     /// The peer's ifindex shown as `@ifN` (0 for `lo`).
     pub peer_index: u32,
     pub up: bool,
+    /// When the link last came up (the node's change clock).
+    pub up_seq: u64,
+    /// The link partner is up (a switch port always is; a transit link's is the other end).
+    pub carrier: bool,
     pub mtu: u32,
     pub promisc: bool,
     pub addrs: Vec<Addr>,
@@ -74,6 +80,11 @@ impl Iface {
         self.segment.is_none()
     }
 
+    /// Up with a carrier: what `LOWER_UP`/`RUNNING` show and what moves packets.
+    pub fn running(&self) -> bool {
+        self.up && self.carrier
+    }
+
     /// The loopback interface every node starts with.
     pub fn loopback(forwarding: i32) -> Self {
         Iface {
@@ -82,12 +93,15 @@ impl Iface {
             segment: None,
             peer_index: 0,
             up: true,
+            up_seq: 0,
+            carrier: true,
             mtu: 65536,
             promisc: false,
             addrs: vec![Addr {
                 net: Ipv4Net::new(Ipv4Addr::LOCALHOST, 8).expect("valid"),
                 brd: None,
                 secondary: false,
+                seq: 0,
             }],
             qdisc: None,
             forwarding,

@@ -73,7 +73,10 @@ impl Node {
         if iface.addrs.len() >= MAX_ADDRS {
             return Err(KernelError::Full);
         }
-        let new = Addr { net, brd, secondary };
+        let seq = self.clock + 1;
+        self.clock = seq;
+        let iface = &mut self.ifaces[dev];
+        let new = Addr { net, brd, secondary, seq };
         let at = if secondary {
             iface.addrs.len()
         } else {
@@ -190,6 +193,7 @@ impl Node {
         }
         self.ifaces[dev].up = up;
         if up {
+            self.ifaces[dev].up_seq = self.tick();
             let primaries: Vec<Addr> = self.ifaces[dev].primaries().copied().collect();
             for a in primaries {
                 self.add_connected(dev, &a);
@@ -275,22 +279,23 @@ impl Node {
                 };
                 let src = prim.ip();
                 let host = |ip: Ipv4Addr| Ipv4Net::new(ip, 32).expect("valid");
-                out.push(LocalRoute { broadcast: false, dst: host(a.ip()), dev, src });
+                out.push(LocalRoute { broadcast: false, dst: host(a.ip()), dev, src, seq: a.seq });
                 if !iface.up {
                     continue;
                 }
+                let seq = a.seq.max(iface.up_seq);
                 if let Some(b) = a.brd.filter(|b| *b != Ipv4Addr::BROADCAST) {
-                    out.push(LocalRoute { broadcast: true, dst: host(b), dev, src });
+                    out.push(LocalRoute { broadcast: true, dst: host(b), dev, src, seq });
                 }
                 let prefix = a.prefix();
                 if a.secondary || prefix.addr().octets()[0] == 0 {
                     continue;
                 }
                 if iface.is_loopback() && (prefix.addr() != a.ip() || a.len() < 32) {
-                    out.push(LocalRoute { broadcast: false, dst: prefix, dev, src });
+                    out.push(LocalRoute { broadcast: false, dst: prefix, dev, src, seq });
                 }
                 if a.len() < 31 {
-                    out.push(LocalRoute { broadcast: true, dst: host(prefix.broadcast()), dev, src });
+                    out.push(LocalRoute { broadcast: true, dst: host(prefix.broadcast()), dev, src, seq });
                 }
             }
         }

@@ -56,6 +56,8 @@ pub struct Node {
     pub neigh: Vec<Neigh>,
     /// The next automatic qdisc handle (`8001:` first).
     pub next_handle: u32,
+    /// A counter of address and link changes, for the kernel's insertion orders.
+    pub clock: u64,
 }
 
 impl Node {
@@ -73,6 +75,7 @@ impl Node {
             filter: Filter::default(),
             neigh: Vec::new(),
             next_handle: 0x8001,
+            clock: 1,
         }
     }
 
@@ -90,6 +93,12 @@ impl Node {
     /// The interface holding `ip`, if any.
     pub fn owner(&self, ip: Ipv4Addr) -> Option<IfId> {
         self.ifaces.iter().position(|i| i.has(ip))
+    }
+
+    /// Advances the change clock.
+    pub fn tick(&mut self) -> u64 {
+        self.clock += 1;
+        self.clock
     }
 
     /// The first global (non-loopback) address, the last resort for a source address.
@@ -133,6 +142,8 @@ impl Net {
             segment: Some(segment),
             peer_index: 0,
             up: false,
+            up_seq: 0,
+            carrier: true,
             mtu: 1500,
             promisc: false,
             addrs: Vec::new(),
@@ -143,6 +154,16 @@ impl Net {
         });
         self.segments[segment].ports.push((node, id));
         id
+    }
+
+    /// Recomputes carriers: the ends of a direct link see each other's admin state.
+    pub fn sync_carrier(&mut self) {
+        for seg in self.segments.iter().filter(|s| !s.switch && s.ports.len() == 2) {
+            let [(a, ai), (b, bi)] = [seg.ports[0], seg.ports[1]];
+            let (a_up, b_up) = (self.nodes[a].ifaces[ai].up, self.nodes[b].ifaces[bi].up);
+            self.nodes[a].ifaces[ai].carrier = b_up;
+            self.nodes[b].ifaces[bi].carrier = a_up;
+        }
     }
 
     /// Fills each interface's `@ifN` peer index: a switch port's peer is the bridge port in

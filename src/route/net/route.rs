@@ -239,6 +239,8 @@ pub struct LocalRoute {
     pub dst: Ipv4Net,
     pub dev: IfId,
     pub src: Ipv4Addr,
+    /// When the kernel would have inserted it (equal keys list oldest first).
+    pub seq: u64,
 }
 
 /// Sorts local entries into the kernel's display order and drops exact duplicates.
@@ -247,6 +249,7 @@ pub fn sort_local(entries: &mut Vec<LocalRoute>) {
         u32::from(a.dst.addr())
             .cmp(&u32::from(b.dst.addr()))
             .then(b.dst.prefix_len().cmp(&a.dst.prefix_len()))
+            .then(a.seq.cmp(&b.seq))
     });
     let mut seen: Vec<LocalRoute> = Vec::with_capacity(entries.len());
     entries.retain(|e| {

@@ -12,6 +12,10 @@ const CONF_KEYS: [&str; 5] = ["arp_ignore", "bc_forwarding", "forwarding", "mc_f
 /// Per-interface keys under `net.ipv6.conf.<x>.`.
 const CONF6_KEYS: [&str; 2] = ["forwarding", "mc_forwarding"];
 
+/// Below this MTU the kernel drops an interface's IPv6 state, and its `net.ipv6.conf`
+/// directory with it.
+const IPV6_MIN_MTU: u32 = 1280;
+
 /// Why a key could not be read or written.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum SysctlError {
@@ -51,7 +55,10 @@ pub fn all(node: &Node) -> Vec<(String, String)> {
     out.push(("net.ipv4.ip_forward".into(), node.ip_forward.to_string()));
     out.push(("net.ipv4.ip_forward_update_priority".into(), "1".into()));
     out.push(("net.ipv4.ip_forward_use_pmtu".into(), "0".into()));
-    for (dir, _) in &dirs {
+    for (dir, conf) in &dirs {
+        if matches!(conf, Conf::Iface(i) if node.ifaces[*i].mtu < IPV6_MIN_MTU) {
+            continue;
+        }
         for key in CONF6_KEYS {
             out.push((format!("net.ipv6.conf.{dir}.{key}"), "0".into()));
         }

@@ -65,6 +65,7 @@ pub fn run(net: &mut Net, node: NodeId, line: &str) -> Outcome {
         };
         if go {
             status = run_pipeline(net, node, pipeline, &mut term);
+            net.sync_carrier();
         }
     }
     Outcome { output: term, status }

@@ -141,24 +141,33 @@ where  OBJECT := { address | addrlabel | amt | fou | help | ila | ioam | l2tp | 
 
 /// The `<…>` flags of an interface.
 pub fn flags(iface: &crate::route::net::Iface) -> String {
-    let mut f: Vec<&str> =
-        if iface.is_loopback() { vec!["LOOPBACK"] } else { vec!["BROADCAST", "MULTICAST"] };
+    let mut f: Vec<&str> = Vec::new();
+    if iface.up && !iface.carrier {
+        f.push("NO-CARRIER");
+    }
+    f.extend(if iface.is_loopback() {
+        ["LOOPBACK"].as_slice()
+    } else {
+        ["BROADCAST", "MULTICAST"].as_slice()
+    });
     if iface.promisc {
         f.push("PROMISC");
     }
     if iface.up {
         f.push("UP");
+    }
+    if iface.running() {
         f.push("LOWER_UP");
     }
     f.join(",")
 }
 
-/// `state UP|DOWN|UNKNOWN`.
+/// `state UP|DOWN|UNKNOWN` (a veth whose peer is down is DOWN too).
 pub fn state(iface: &crate::route::net::Iface) -> &'static str {
-    match (iface.is_loopback(), iface.up) {
-        (true, true) => "UNKNOWN",
+    match (iface.is_loopback(), iface.running()) {
+        (true, _) if iface.up => "UNKNOWN",
         (_, false) => "DOWN",
-        (false, true) => "UP",
+        (_, true) => "UP",
     }
 }
 

@@ -258,8 +258,9 @@ fn show(ctx: &mut Ctx<'_>, args: &[String], io: &mut Io) -> i32 {
                 if f.dev.is_some() { String::new() } else { format!(" dev {}", node.ifaces[l.dev].name) };
             let table = if f.main { " table local" } else { "" };
             let scope = if l.broadcast { "link" } else { "host" };
+            let down = if l.broadcast && !node.ifaces[l.dev].carrier { " linkdown" } else { "" };
             out.push_str(&format!(
-                "{kind} {}{dev}{table} proto kernel scope {scope} src {} \n",
+                "{kind} {}{dev}{table} proto kernel scope {scope} src {}{down} \n",
                 show_prefix(l.dst),
                 l.src
             ));
@@ -297,6 +298,9 @@ pub fn route_line(node: &Node, r: &Route, omit_dev: bool) -> String {
     }
     if r.onlink {
         s.push_str(" onlink");
+    }
+    if r.dev.is_some_and(|d| !node.ifaces[d].carrier) {
+        s.push_str(" linkdown");
     }
     s.push_str(" \n");
     s
