@@ -6,7 +6,7 @@ use crate::error::{Error, Result};
 
 /// Every application, in display order.
 pub fn apps() -> &'static [&'static dyn App] {
-    &[]
+    &[&crate::route::RouteApp]
 }
 
 /// The application called `name`.

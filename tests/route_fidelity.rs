@@ -180,6 +180,7 @@ fn route_fidelity() {
     if skip_reason().is_some() {
         return;
     }
+    let _limits = lab::RedirectLimits::lift();
     let netem = lab::has_netem();
     if !netem {
         println!("SKIP netem: kernel lacks sch_netem");

@@ -61,6 +61,31 @@ pub fn sh(script: &str) -> (String, i32) {
     (String::from_utf8_lossy(&out.stdout).into_owned(), out.status.code().unwrap_or(-1))
 }
 
+/// The host's ICMP redirect rate limits (global, not per namespace) lifted for the test's
+/// duration, so every redirect the emulator sends is sent by Linux too; restored on drop.
+pub struct RedirectLimits {
+    saved: String,
+}
+
+impl RedirectLimits {
+    pub fn lift() -> Self {
+        let (saved, _) = sh("sysctl -n net.ipv4.route.redirect_load net.ipv4.route.redirect_number");
+        sh("sysctl -qw net.ipv4.route.redirect_load=0 net.ipv4.route.redirect_number=1000000");
+        RedirectLimits { saved }
+    }
+}
+
+impl Drop for RedirectLimits {
+    fn drop(&mut self) {
+        let mut v = self.saved.split_whitespace();
+        if let (Some(load), Some(number)) = (v.next(), v.next()) {
+            sh(&format!(
+                "sysctl -qw net.ipv4.route.redirect_load={load} net.ipv4.route.redirect_number={number}"
+            ));
+        }
+    }
+}
+
 static LABS: AtomicU32 = AtomicU32::new(0);
 
 /// A built namespace lab; torn down on drop.
@@ -85,7 +110,7 @@ impl Lab {
         for name in lab.names.iter().chain(&lab.switches) {
             let ns = lab.ns(name);
             script.push_str(&format!(
-                "ip netns add {ns}\nip netns exec {ns} sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1 net.ipv4.conf.all.rp_filter=0 net.ipv4.conf.default.rp_filter=0 net.ipv4.icmp_ratelimit=0 net.ipv4.conf.all.arp_ignore=0\nip -n {ns} link set lo up\n"
+                "ip netns add {ns}\nip netns exec {ns} sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1 net.ipv4.conf.all.rp_filter=0 net.ipv4.conf.default.rp_filter=0 net.ipv4.icmp_ratelimit=0 net.ipv4.conf.all.arp_ignore=0 net.ipv4.conf.all.accept_redirects=0 net.ipv4.conf.default.accept_redirects=0\nip -n {ns} link set lo up\n"
             ));
         }
         for s in &lab.switches {

@@ -232,13 +232,13 @@ fn random_step(s: &mut Stream, topo: &Topology, f: &fault::Fault, netem: bool) -
         let gw = format!("192.168.{}.1", s.range(1, topo.n as u64));
         let line = match s.below(8) {
             0 => format!("ping -c1 -W1 {target}"),
-            1 => format!("traceroute -n -q 1 -N 1 -w 1 -m 8 {target}"),
+            1 => format!("traceroute -n -q 1 -N 1 -w 2 -m 8 {target}"),
             2 => "ip route".to_string(),
             3 => "ip route del default".to_string(),
             4 => format!("ip route replace default via {gw}"),
             5 => "ip addr; ip -br link".to_string(),
             6 => format!("ip route get {target}"),
-            _ => format!("route -n; arp -n | wc -l; ping -c1 -W1 -I {host}-eth0 {target}"),
+            _ => format!("route -n; ping -c1 -W1 -I {host}-eth0 {target}"),
         };
         return Step::on(&host, &line);
     }
@@ -262,7 +262,7 @@ fn random_step(s: &mut Stream, topo: &Topology, f: &fault::Fault, netem: bool) -
         "sysctl net.ipv4.ip_forward net.ipv4.conf.all.forwarding".into(),
         format!("ip route get {target}"),
         format!("ping -c1 -W1 {target}"),
-        format!("traceroute -n -q 1 -N 1 -w 1 -m 8 {target}"),
+        format!("traceroute -n -q 1 -N 1 -w 2 -m 8 {target}"),
         "route -n; netstat -rn".into(),
         "ifconfig -a".into(),
         "tc qdisc show".into(),

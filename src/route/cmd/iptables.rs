@@ -67,10 +67,15 @@ pub fn run(ctx: &mut Ctx<'_>, args: &[String], io: &mut Io) -> i32 {
             };
             let filter = &mut ctx.node_mut().filter;
             if matches!(command, Command::Zero(_)) {
+                if id.is_some_and(|c| !filter.chain(c).exists) {
+                    return io.fail(1, "iptables: No chain/target/match by that name.");
+                }
                 filter.zero(id);
             } else {
                 for c in ChainId::ALL.into_iter().filter(|c| id.is_none_or(|i| i == *c)) {
-                    filter.chain_mut(c).rules.clear();
+                    let chain = filter.chain_mut(c);
+                    chain.rules.clear();
+                    chain.exists = true;
                 }
             }
             0
@@ -84,9 +89,9 @@ pub fn run(ctx: &mut Ctx<'_>, args: &[String], io: &mut Io) -> i32 {
                 "DROP" => Target::Drop,
                 _ => return io.fail(1, "iptables: Bad policy name. Run `dmesg' for more information."),
             };
-            let filter = &mut ctx.node_mut().filter;
-            filter.chain_mut(id).policy = policy;
-            filter.touched = true;
+            let chain = ctx.node_mut().filter.chain_mut(id);
+            chain.policy = policy;
+            chain.exists = true;
             0
         }
         Command::Append(chain) | Command::Insert(chain, _) | Command::Delete(chain, _) => {
@@ -122,21 +127,22 @@ fn edit(ctx: &mut Ctx<'_>, io: &mut Io, p: &Parsed, command: &Command, chain: &s
         if p.rule.any {
             return usage(io, "Illegal option `-s' with this command");
         }
-        let filter = &mut ctx.node_mut().filter;
-        let rules = &mut filter.chain_mut(id).rules;
-        if n > rules.len() {
+        let chain = ctx.node_mut().filter.chain_mut(id);
+        if !chain.exists {
             return io.fail(1, "iptables: No chain/target/match by that name.");
         }
-        rules.remove(n - 1);
-        filter.touched = true;
+        if n > chain.rules.len() {
+            return io.fail(1, "iptables: Index of deletion too big.");
+        }
+        chain.rules.remove(n - 1);
         return 0;
     }
     let rule = match build_rule(io, &p.rule) {
         Ok(r) => r,
         Err(s) => return s,
     };
-    let filter = &mut ctx.node_mut().filter;
-    let rules = &mut filter.chain_mut(id).rules;
+    let chain = ctx.node_mut().filter.chain_mut(id);
+    let rules = &mut chain.rules;
     match command {
         Command::Delete(..) => match rules.iter().position(|r| *r == rule) {
             Some(i) => {
@@ -154,7 +160,7 @@ fn edit(ctx: &mut Ctx<'_>, io: &mut Io, p: &Parsed, command: &Command, chain: &s
         }
         _ => rules.push(rule),
     }
-    filter.touched = true;
+    chain.exists = true;
     0
 }
 
@@ -437,9 +443,9 @@ fn chain_block(id: ChainId, chain: &Chain, p: &Parsed) -> String {
     if p.verbose {
         s.push_str(if p.exact { "    pkts      bytes " } else { " pkts bytes " });
     }
-    s.push_str("target     prot opt ");
+    s.push_str("target     prot opt");
     if p.verbose {
-        s.push_str("in     out    ");
+        s.push_str(" in     out    ");
     }
     s.push_str(" source               destination         \n");
     for (n, r) in chain.rules.iter().enumerate() {
@@ -463,16 +469,7 @@ fn addr_text(m: &Option<Neg<Ipv4Net>>, numeric: bool) -> String {
 
 fn proto_text(m: &Option<Neg<u8>>, numeric: bool) -> String {
     let n = m.as_ref().map_or(0, |m| m.value);
-    if numeric {
-        return n.to_string();
-    }
-    match n {
-        0 => "all".into(),
-        1 => "icmp".into(),
-        6 => "tcp".into(),
-        17 => "udp".into(),
-        n => n.to_string(),
-    }
+    if numeric { n.to_string() } else { iptables::proto_name(n) }
 }
 
 fn row(n: usize, r: &FilterRule, p: &Parsed) -> String {
@@ -507,32 +504,6 @@ fn row(n: usize, r: &FilterRule, p: &Parsed) -> String {
     s
 }
 
-/// One rule in `-S`/`iptables-save` form.
-fn spec_line(chain: ChainId, r: &FilterRule) -> String {
-    let mut s = format!("-A {}", chain.name());
-    let bang = |negated: bool| if negated { " !" } else { "" };
-    if let Some(m) = &r.src {
-        s.push_str(&format!("{} -s {}/{}", bang(m.negated), m.value.addr(), m.value.prefix_len()));
-    }
-    if let Some(m) = &r.dst {
-        s.push_str(&format!("{} -d {}/{}", bang(m.negated), m.value.addr(), m.value.prefix_len()));
-    }
-    if let Some(m) = &r.iif {
-        s.push_str(&format!("{} -i {}", bang(m.negated), m.value));
-    }
-    if let Some(m) = &r.oif {
-        s.push_str(&format!("{} -o {}", bang(m.negated), m.value));
-    }
-    if let Some(m) = &r.proto {
-        s.push_str(&format!("{} -p {}", bang(m.negated), proto_text(&r.proto, false)));
-    }
-    s.push_str(&format!(" -j {}", r.target.name()));
-    if let Target::Reject(with) = r.target {
-        s.push_str(&format!(" --reject-with {}", with.name()));
-    }
-    s
-}
-
 fn save_rules(ctx: &Ctx<'_>, io: &mut Io, chain: Option<&str>) -> i32 {
     let chains = match chains_for(io, chain) {
         Ok(c) => c,
@@ -545,7 +516,7 @@ fn save_rules(ctx: &Ctx<'_>, io: &mut Io, chain: Option<&str>) -> i32 {
     }
     for &id in &chains {
         for r in &filter.chain(id).rules {
-            out.push_str(&spec_line(id, r));
+            out.push_str(&r.save_line(id));
             out.push('\n');
         }
     }
@@ -559,7 +530,7 @@ pub fn save(ctx: &mut Ctx<'_>, args: &[String], io: &mut Io) -> i32 {
         return unsupported(io, &format!("iptables-save {a}"));
     }
     let filter = &ctx.node().filter;
-    if !filter.touched {
+    if !filter.touched() {
         return 0;
     }
     let stamp = "Thu Jan  1 00:00:00 1970";
@@ -569,7 +540,7 @@ pub fn save(ctx: &mut Ctx<'_>, args: &[String], io: &mut Io) -> i32 {
     }
     for id in ChainId::ALL {
         for r in &filter.chain(id).rules {
-            out.push_str(&spec_line(id, r));
+            out.push_str(&r.save_line(id));
             out.push('\n');
         }
     }

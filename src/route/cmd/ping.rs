@@ -11,6 +11,9 @@ use crate::route::text::{c_g, ms3, rtt_text};
 /// Probes one ping may send (route.md §7).
 pub const MAX_COUNT: u64 = 100;
 
+/// Time between probes (iputils' default interval).
+const INTERVAL_US: u64 = 1_000_000;
+
 #[derive(Debug)]
 struct Opts {
     count: u64,
@@ -129,14 +132,42 @@ pub fn run(ctx: &mut Ctx<'_>, args: &[String], io: &mut Io) -> i32 {
         return local_error(io, LookupError::Prohibit);
     }
     let mut out = format!("PING {dst} ({dst}) {from_text}{}({}) bytes of data.\n", o.size, o.size + 28);
+    let mut probes = Vec::new();
+    let mut redirects = Vec::new();
+    for seq in 0..o.count {
+        match probe::send_noting(ctx.net, &spec, Kind::EchoRequest) {
+            Ok((outcome, r)) => {
+                probes.push((seq * INTERVAL_US, outcome));
+                redirects.extend(r.into_iter().map(|r| (seq * INTERVAL_US + r.after_us, seq, r)));
+            }
+            Err(e) => return local_error(io, e),
+        }
+    }
+    let arrivals = probe::arrivals(&probes);
+    // ping waits for answers until the wait after its last probe runs out.
+    let limit = (o.count - 1) * INTERVAL_US + o.wait_us;
+    let shown: Vec<Option<u64>> = arrivals.iter().map(|a| a.filter(|&t| t < limit)).collect();
+    // (time, seq, redirect index or none for the probe's own answer)
+    let mut events: Vec<(u64, u64, Option<usize>)> =
+        shown.iter().enumerate().filter_map(|(i, a)| a.map(|t| (t, i as u64, None))).collect();
+    events
+        .extend(redirects.iter().enumerate().filter(|(_, r)| r.0 < limit).map(|(k, r)| (r.0, r.1, Some(k))));
+    events.sort_unstable();
     let mut rtts: Vec<u64> = Vec::new();
     let mut errors = 0;
-    for seq in 1..=o.count {
-        let outcome = match probe::send(ctx.net, &spec, Kind::EchoRequest) {
-            Ok(outcome) => outcome.within(o.wait_us),
-            Err(e) => return local_error(io, e),
-        };
-        match outcome {
+    for (_, i, redirect) in events {
+        let seq = i + 1;
+        if let Some(k) = redirect {
+            let r = redirects[k].2;
+            if !o.quiet {
+                out.push_str(&format!(
+                    "From {}: icmp_seq={seq} Redirect Host(New nexthop: {})\n",
+                    r.from, r.gateway
+                ));
+            }
+            continue;
+        }
+        match probes[i as usize].1 {
             Outcome::Reply { from, ttl, rtt_us } => {
                 rtts.push(rtt_us);
                 if !o.quiet {
@@ -160,12 +191,16 @@ pub fn run(ctx: &mut Ctx<'_>, args: &[String], io: &mut Io) -> i32 {
             Outcome::Lost => {}
         }
     }
-    out.push_str(&summary(&dst, o.count, &rtts, errors));
+    let pipe = (0..probes.len())
+        .map(|k| k + 1 - shown[..k].iter().filter(|a| a.is_some_and(|t| t < probes[k].0)).count())
+        .max()
+        .unwrap_or(1);
+    out.push_str(&summary(&dst, o.count, &rtts, errors, pipe));
     io.out(&out);
     i32::from(rtts.is_empty())
 }
 
-fn summary(dst: &Ipv4Addr, sent: u64, rtts: &[u64], errors: u64) -> String {
+fn summary(dst: &Ipv4Addr, sent: u64, rtts: &[u64], errors: u64, pipe: usize) -> String {
     let received = rtts.len() as u64;
     let loss = ((sent - received) as f32 * 100.0 / sent as f32) as f64;
     let errors = if errors > 0 { format!(", +{errors} errors") } else { String::new() };
@@ -174,18 +209,22 @@ fn summary(dst: &Ipv4Addr, sent: u64, rtts: &[u64], errors: u64) -> String {
         c_g(loss, 6),
         (sent - 1) * 1000
     );
-    if rtts.is_empty() {
-        s.push('\n');
-        return s;
+    let mut parts = Vec::new();
+    if !rtts.is_empty() {
+        let min = *rtts.iter().min().expect("non-empty");
+        let max = *rtts.iter().max().expect("non-empty");
+        let sum: u64 = rtts.iter().sum();
+        let avg = sum / received;
+        let sum2: u128 = rtts.iter().map(|&r| u128::from(r) * u128::from(r)).sum();
+        let var = (sum2 / u128::from(received)).saturating_sub(u128::from(avg) * u128::from(avg));
+        let mdev = (var as f64).sqrt() as u64;
+        parts.push(format!("rtt min/avg/max/mdev = {}/{}/{}/{} ms", ms3(min), ms3(avg), ms3(max), ms3(mdev)));
     }
-    let min = *rtts.iter().min().expect("non-empty");
-    let max = *rtts.iter().max().expect("non-empty");
-    let sum: u64 = rtts.iter().sum();
-    let avg = sum / received;
-    let sum2: u128 = rtts.iter().map(|&r| u128::from(r) * u128::from(r)).sum();
-    let var = (sum2 / u128::from(received)).saturating_sub(u128::from(avg) * u128::from(avg));
-    let mdev = (var as f64).sqrt() as u64;
-    s.push_str(&format!("rtt min/avg/max/mdev = {}/{}/{}/{} ms\n", ms3(min), ms3(avg), ms3(max), ms3(mdev)));
+    if pipe > 1 {
+        parts.push(format!("pipe {pipe}"));
+    }
+    s.push_str(&parts.join(", "));
+    s.push('\n');
     s
 }
 

@@ -72,18 +72,38 @@ pub fn run(ctx: &mut Ctx<'_>, args: &[String], io: &mut Io) -> i32 {
         io.out(&out);
         return io.fail(1, &format!("connect: {}", e.strerror()));
     }
+    // Probes go one after another: the next leaves when an answer comes or the wait runs
+    // out. An answer that comes too late for its own probe (a neighbour resolution giving up
+    // after 3 s) is shown at the probe waiting when it lands, as traceroute does.
+    let mut now = 0u64;
+    let mut sent: Vec<(u64, Outcome)> = Vec::new();
+    let mut late: Vec<(u64, Outcome)> = Vec::new();
     for ttl in 1..=max {
         out.push_str(&format!("{ttl:>2} "));
         let mut last_from = None;
         let mut done = false;
         for _ in 0..queries {
-            let outcome = probe::send(ctx.net, &ProbeSpec { ttl, ..spec }, Kind::Udp)
-                .unwrap_or(Outcome::Lost)
-                .within(wait_us);
-            let Outcome::Error { from, icmp, after_us, .. } = outcome else {
+            let outcome =
+                probe::send(ctx.net, &ProbeSpec { ttl, ..spec }, Kind::Udp).unwrap_or(Outcome::Lost);
+            sent.push((now, outcome));
+            let arrival = *probe::arrivals(&sent).last().expect("just pushed");
+            let window = now..now + wait_us;
+            let shown = match arrival {
+                Some(t) if window.contains(&t) => Some((t, outcome)),
+                _ => {
+                    if let Some(t) = arrival {
+                        late.push((t, outcome));
+                    }
+                    late.iter().filter(|(t, _)| window.contains(t)).min_by_key(|(t, _)| *t).copied()
+                }
+            };
+            let Some((t, Outcome::Error { from, icmp, .. })) = shown else {
                 out.push_str(" *");
+                now += wait_us;
                 continue;
             };
+            let rtt = t - now;
+            now = t;
             if last_from != Some(from) {
                 if numeric {
                     out.push_str(&format!(" {from}"));
@@ -92,26 +112,18 @@ pub fn run(ctx: &mut Ctx<'_>, args: &[String], io: &mut Io) -> i32 {
                 }
                 last_from = Some(from);
             }
-            out.push_str(&format!("  {}.{:03} ms", after_us / 1000, after_us % 1000));
-            match icmp {
-                IcmpError::TimeExceeded => {}
-                IcmpError::PortUnreachable => done = true,
-                IcmpError::NetUnreachable => {
-                    out.push_str(" !N");
-                    done = true;
-                }
-                IcmpError::HostUnreachable => {
-                    out.push_str(" !H");
-                    done = true;
-                }
-                IcmpError::Filtered => {
-                    out.push_str(" !X");
-                    done = true;
-                }
-                IcmpError::FragNeeded(mtu) => {
-                    out.push_str(&format!(" !F-{mtu}"));
-                    done = true;
-                }
+            out.push_str(&format!("  {}.{:03} ms", rtt / 1000, rtt % 1000));
+            let mark = match icmp {
+                IcmpError::TimeExceeded => None,
+                IcmpError::PortUnreachable => Some(String::new()),
+                IcmpError::NetUnreachable => Some(" !N".into()),
+                IcmpError::HostUnreachable => Some(" !H".into()),
+                IcmpError::Filtered => Some(" !X".into()),
+                IcmpError::FragNeeded(mtu) => Some(format!(" !F-{mtu}")),
+            };
+            if let Some(m) = mark {
+                out.push_str(&m);
+                done = true;
             }
         }
         out.push('\n');

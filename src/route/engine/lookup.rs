@@ -107,7 +107,8 @@ fn policy_lookup(
             RuleAction::Lookup(TableId::Default) => {}
             RuleAction::Blackhole => return Err(LookupError::Blackhole),
             RuleAction::Prohibit => return Err(LookupError::Prohibit),
-            RuleAction::Unreachable => return Err(LookupError::Unreachable),
+            // An `unreachable` rule answers ENETUNREACH (fib4_rule_action), unlike the route type.
+            RuleAction::Unreachable => return Err(LookupError::NoRoute),
         }
     }
     Err(LookupError::NoRoute)

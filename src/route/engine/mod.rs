@@ -46,6 +46,8 @@ pub enum Kind {
     Udp,
     /// An ICMP error about an earlier packet.
     Error(IcmpError),
+    /// An ICMP redirect naming a better next hop.
+    Redirect(Ipv4Addr),
 }
 
 impl Kind {
@@ -75,11 +77,25 @@ pub struct Packet {
     pub delay_us: u64,
     /// Links crossed so far (request and answer together).
     pub links: u32,
+    /// An error caused by a failed neighbour resolution: it comes when the resolution
+    /// gives up, which the sender's timeline works out (see [`ARP_TIMEOUT_US`]).
+    pub arp: bool,
 }
 
 impl Packet {
     pub fn new(src: Ipv4Addr, dst: Ipv4Addr, kind: Kind, size: u32, ttl: u8) -> Self {
-        Packet { src, dst, kind, size, wire: size, df: kind == Kind::EchoRequest, ttl, delay_us: 0, links: 0 }
+        Packet {
+            src,
+            dst,
+            kind,
+            size,
+            wire: size,
+            df: kind == Kind::EchoRequest,
+            ttl,
+            delay_us: 0,
+            links: 0,
+            arp: false,
+        }
     }
 }
 

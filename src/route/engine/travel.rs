@@ -5,7 +5,7 @@
 use std::net::Ipv4Addr;
 
 use super::lookup::{Hop, LookupError, lookup, source_for};
-use super::{ARP_TIMEOUT_US, Arrival, IcmpError, Kind, Packet};
+use super::{Arrival, IcmpError, Kind, Packet};
 use crate::route::net::iptables::{ChainId, PacketView, Target};
 use crate::route::net::route::IfId;
 use crate::route::net::{MAX_NEIGH, Neigh, Net, NodeId, addr};
@@ -18,16 +18,44 @@ const ETH_HEADER: u32 = 14;
 
 /// What happens next to the packet being followed.
 enum Next {
-    Send { node: NodeId, packet: Packet },
-    Recv { node: NodeId, iface: IfId, packet: Packet },
-    Arrive { node: NodeId, packet: Packet, send_refused: bool },
+    Send {
+        node: NodeId,
+        packet: Packet,
+    },
+    Recv {
+        node: NodeId,
+        iface: IfId,
+        packet: Packet,
+    },
+    Arrive {
+        node: NodeId,
+        packet: Packet,
+        send_refused: bool,
+    },
     Lost,
+    /// The packet goes on as `main` and `node` also sends `side` (an ICMP redirect).
+    Fork {
+        main: Box<Next>,
+        node: NodeId,
+        side: Packet,
+    },
 }
 
 /// Sends a locally generated packet from `node` whose route was already looked up (`hop`),
 /// and follows it and every answer it provokes until an answer arrives somewhere or all is
 /// lost.
 pub fn journey(net: &mut Net, node: NodeId, packet: Packet, hop: Hop) -> Arrival {
+    journey_with(net, node, packet, hop, &mut Vec::new())
+}
+
+/// [`journey`], collecting the packets sent on the side (redirects) with their senders.
+pub fn journey_with(
+    net: &mut Net,
+    node: NodeId,
+    packet: Packet,
+    hop: Hop,
+    side: &mut Vec<(NodeId, Packet)>,
+) -> Arrival {
     let mut next = output(net, node, packet, hop);
     for _ in 0..HOP_GUARD {
         next = match next {
@@ -39,6 +67,10 @@ pub fn journey(net: &mut Net, node: NodeId, packet: Packet, hop: Hop) -> Arrival
             Next::Recv { node, iface, packet } => input(net, node, iface, packet),
             Next::Arrive { node, packet, send_refused } => return Arrival::At { node, packet, send_refused },
             Next::Lost => return Arrival::Lost,
+            Next::Fork { main, node, side: extra } => {
+                side.push((node, extra));
+                *main
+            }
         };
     }
     Arrival::Lost
@@ -76,7 +108,7 @@ fn output(net: &mut Net, node: NodeId, packet: Packet, hop: Hop) -> Next {
             match filter(net, node, ChainId::Input, &packet, Some(0), None) {
                 Target::Accept => deliver(net, node, packet),
                 Target::Drop => Next::Lost,
-                Target::Reject(with) => error_for(net, node, &packet, reject_error(with), true, 0),
+                Target::Reject(with) => error_for(net, node, &packet, reject_error(with), true),
             }
         }
         Hop::Broadcast => Next::Lost,
@@ -92,7 +124,7 @@ fn output(net: &mut Net, node: NodeId, packet: Packet, hop: Hop) -> Next {
             }
             Target::Drop => Next::Lost,
             Target::Reject(with) => {
-                let refused = error_for(net, node, &packet, reject_error(with), false, 0);
+                let refused = error_for(net, node, &packet, reject_error(with), false);
                 match refused {
                     Next::Send { node: n, packet: e } if n == node && net.nodes[node].is_local(e.dst) => {
                         Next::Arrive { node, packet: e, send_refused: true }
@@ -135,7 +167,7 @@ fn input(net: &mut Net, node: NodeId, iface: IfId, packet: Packet) -> Next {
         Hop::Local => match filter(net, node, ChainId::Input, &packet, Some(iface), None) {
             Target::Accept => deliver(net, node, packet),
             Target::Drop => Next::Lost,
-            Target::Reject(with) => error_for(net, node, &packet, reject_error(with), true, 0),
+            Target::Reject(with) => error_for(net, node, &packet, reject_error(with), true),
         },
         Hop::Broadcast => Next::Lost,
         Hop::Out { .. } if !forwards => Next::Lost,
@@ -150,7 +182,7 @@ fn route_error(net: &mut Net, node: NodeId, packet: &Packet, e: LookupError) -> 
         LookupError::Prohibit => IcmpError::Filtered,
         LookupError::Blackhole => return Next::Lost,
     };
-    error_for(net, node, packet, icmp, false, 0)
+    error_for(net, node, packet, icmp, false)
 }
 
 fn forward(
@@ -162,22 +194,40 @@ fn forward(
     mut packet: Packet,
 ) -> Next {
     if packet.ttl <= 1 {
-        return error_for(net, node, &packet, IcmpError::TimeExceeded, false, 0);
+        return error_for(net, node, &packet, IcmpError::TimeExceeded, false);
     }
     let mtu = net.nodes[node].ifaces[dev].mtu;
     if packet.wire > mtu {
         if packet.df {
-            return error_for(net, node, &packet, IcmpError::FragNeeded(mtu), false, 0);
+            return error_for(net, node, &packet, IcmpError::FragNeeded(mtu), false);
         }
         packet.wire = mtu;
     }
     match filter(net, node, ChainId::Forward, &packet, Some(iif), Some(dev)) {
         Target::Accept => {}
         Target::Drop => return Next::Lost,
-        Target::Reject(with) => return error_for(net, node, &packet, reject_error(with), false, 0),
+        Target::Reject(with) => return error_for(net, node, &packet, reject_error(with), false),
     }
     packet.ttl -= 1;
-    transmit(net, node, dev, gw, packet, false)
+    let redirect = (dev == iif && !matches!(packet.kind, Kind::Error(_) | Kind::Redirect(_)))
+        .then(|| redirect_for(net, node, &packet, gw.unwrap_or(packet.dst)))
+        .flatten();
+    let main = transmit(net, node, dev, gw, packet, false);
+    match redirect {
+        Some(side) => Next::Fork { main: Box::new(main), node, side },
+        None => main,
+    }
+}
+
+/// The ICMP redirect a router sends when it forwards a packet back out of the interface it
+/// came in by (`send_redirects`, shared media): "use `gw` directly".
+fn redirect_for(net: &Net, node: NodeId, packet: &Packet, gw: Ipv4Addr) -> Option<Packet> {
+    let n = &net.nodes[node];
+    let src = lookup(n, packet.src, None, None).ok().and_then(|hop| source_for(n, packet.src, hop))?;
+    let mut r = Packet::new(src, packet.src, Kind::Redirect(gw), 28 + packet.size.min(548), 64);
+    r.delay_us = packet.delay_us;
+    r.links = packet.links;
+    Some(r)
 }
 
 /// Puts a packet on `dev`'s segment toward `gw` (or its destination).
@@ -210,11 +260,18 @@ fn transmit(
         remember(net, node, dev, next_hop, None);
         if local {
             let mut err = Packet::new(packet.src, packet.src, Kind::Error(IcmpError::HostUnreachable), 0, 64);
-            err.delay_us = packet.delay_us + ARP_TIMEOUT_US;
+            err.delay_us = packet.delay_us;
             err.links = packet.links;
+            err.arp = true;
             return Next::Arrive { node, packet: err, send_refused: false };
         }
-        return error_for(net, node, &packet, IcmpError::HostUnreachable, false, ARP_TIMEOUT_US);
+        return match error_for(net, node, &packet, IcmpError::HostUnreachable, false) {
+            Next::Send { node, mut packet } => {
+                packet.arp = true;
+                Next::Send { node, packet }
+            }
+            other => other,
+        };
     };
     let mac = net.nodes[peer].ifaces[peer_if].mac;
     remember(net, node, dev, next_hop, Some(mac));
@@ -260,23 +317,18 @@ fn deliver(net: &mut Net, node: NodeId, packet: Packet) -> Next {
             reply.links = packet.links;
             Next::Send { node, packet: reply }
         }
-        Kind::Udp => error_for(net, node, &packet, IcmpError::PortUnreachable, true, 0),
-        Kind::EchoReply | Kind::Error(_) => Next::Arrive { node, packet, send_refused: false },
+        Kind::Udp => error_for(net, node, &packet, IcmpError::PortUnreachable, true),
+        Kind::EchoReply | Kind::Error(_) | Kind::Redirect(_) => {
+            Next::Arrive { node, packet, send_refused: false }
+        }
     }
 }
 
 /// The ICMP error `node` sends about `packet` (never about an error). Its source is the
 /// packet's destination when that was local, else the address the node would use toward
 /// the packet's source.
-fn error_for(
-    net: &mut Net,
-    node: NodeId,
-    packet: &Packet,
-    icmp: IcmpError,
-    was_local: bool,
-    extra_us: u64,
-) -> Next {
-    if matches!(packet.kind, Kind::Error(_)) {
+fn error_for(net: &mut Net, node: NodeId, packet: &Packet, icmp: IcmpError, was_local: bool) -> Next {
+    if matches!(packet.kind, Kind::Error(_) | Kind::Redirect(_)) {
         return Next::Lost;
     }
     let n = &net.nodes[node];
@@ -287,7 +339,7 @@ fn error_for(
     };
     let Some(src) = src else { return Next::Lost };
     let mut err = Packet::new(src, packet.src, Kind::Error(icmp), 28 + packet.size.min(548), 64);
-    err.delay_us = packet.delay_us + extra_us;
+    err.delay_us = packet.delay_us;
     err.links = packet.links;
     Next::Send { node, packet: err }
 }

@@ -182,3 +182,30 @@ mod tests {
         assert_eq!(classful_len(Ipv4Addr::new(192, 168, 2, 7)), 24);
     }
 }
+
+#[cfg(all(test, not(target_arch = "wasm32")))]
+mod proptests {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #[test]
+        fn parsers_are_total(s in "[0-9a-fx./ ]{0,40}") {
+            let _ = parse_iproute(&s);
+            let _ = parse_iproute_prefix(&s);
+            let _ = parse_aton(&s);
+            let _ = parse_dotted(&s);
+            let _ = parse_len_or_mask(&s);
+        }
+
+        #[test]
+        fn dotted_quads_round_trip(a: u8, b: u8, c: u8, d: u8, len in 0u8..=32) {
+            let ip = Ipv4Addr::new(a, b, c, d);
+            prop_assert_eq!(parse_iproute(&ip.to_string()), Some(ip));
+            prop_assert_eq!(parse_aton(&ip.to_string()), Some(ip));
+            let net = parse_iproute_prefix(&format!("{ip}/{len}")).unwrap();
+            prop_assert_eq!((net.addr(), net.prefix_len()), (ip, len));
+            prop_assert_eq!(mask_len(len_mask(len)), Some(len));
+        }
+    }
+}

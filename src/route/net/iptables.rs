@@ -116,6 +116,17 @@ pub struct PacketView<'a> {
     pub size: u32,
 }
 
+/// A protocol number by the name iptables prints without `-n`.
+pub fn proto_name(n: u8) -> String {
+    match n {
+        0 => "all".into(),
+        1 => "icmp".into(),
+        6 => "tcp".into(),
+        17 => "udp".into(),
+        n => n.to_string(),
+    }
+}
+
 /// `eth+` matches every name starting with `eth`.
 fn iface_matches(pattern: &str, name: Option<&str>) -> bool {
     let Some(name) = name else { return false };
@@ -126,6 +137,33 @@ fn iface_matches(pattern: &str, name: Option<&str>) -> bool {
 }
 
 impl FilterRule {
+    /// The rule in `-S`/`iptables-save` form: `-A CH [!] -s A/P [!] -d A/P -i IF -o IF -p P
+    /// -j T`, protocols by name.
+    pub fn save_line(&self, chain: ChainId) -> String {
+        let mut s = format!("-A {}", chain.name());
+        let bang = |negated: bool| if negated { " !" } else { "" };
+        if let Some(m) = &self.src {
+            s.push_str(&format!("{} -s {}/{}", bang(m.negated), m.value.addr(), m.value.prefix_len()));
+        }
+        if let Some(m) = &self.dst {
+            s.push_str(&format!("{} -d {}/{}", bang(m.negated), m.value.addr(), m.value.prefix_len()));
+        }
+        if let Some(m) = &self.iif {
+            s.push_str(&format!("{} -i {}", bang(m.negated), m.value));
+        }
+        if let Some(m) = &self.oif {
+            s.push_str(&format!("{} -o {}", bang(m.negated), m.value));
+        }
+        if let Some(m) = &self.proto {
+            s.push_str(&format!("{} -p {}", bang(m.negated), proto_name(m.value)));
+        }
+        s.push_str(&format!(" -j {}", self.target.name()));
+        if let Target::Reject(with) = self.target {
+            s.push_str(&format!(" --reject-with {}", with.name()));
+        }
+        s
+    }
+
     pub fn matches(&self, p: &PacketView<'_>) -> bool {
         self.src.as_ref().is_none_or(|m| m.test(m.value.contains(&p.src)))
             && self.dst.as_ref().is_none_or(|m| m.test(m.value.contains(&p.dst)))
@@ -138,6 +176,9 @@ impl FilterRule {
 /// A built-in chain.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Chain {
+    /// iptables-nft creates a base chain on its first change (`-A/-I/-P/-F`); until then
+    /// it cannot be zeroed or have rules deleted by number.
+    pub exists: bool,
     pub policy: Target,
     pub packets: u64,
     pub bytes: u64,
@@ -146,7 +187,7 @@ pub struct Chain {
 
 impl Default for Chain {
     fn default() -> Self {
-        Chain { policy: Target::Accept, packets: 0, bytes: 0, rules: Vec::new() }
+        Chain { exists: false, policy: Target::Accept, packets: 0, bytes: 0, rules: Vec::new() }
     }
 }
 
@@ -157,12 +198,15 @@ pub const MAX_RULES: usize = 1024;
 #[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
 pub struct Filter {
     pub chains: [Chain; 3],
-    /// Whether a write (`-A/-I/-D/-P`) ever succeeded: `iptables-save` prints nothing before,
-    /// because iptables-nft creates the table on first change.
-    pub touched: bool,
 }
 
 impl Filter {
+    /// Whether the table exists (some chain was changed): `iptables-save` prints nothing
+    /// before.
+    pub fn touched(&self) -> bool {
+        self.chains.iter().any(|c| c.exists)
+    }
+
     pub fn chain(&self, id: ChainId) -> &Chain {
         &self.chains[id as usize]
     }

@@ -255,3 +255,151 @@ mod tests {
         assert_eq!(sh(&mut net, "foo"), ("bash: foo: command not found\n".into(), 127));
     }
 }
+
+#[cfg(all(test, not(target_arch = "wasm32")))]
+mod proptests {
+    use super::*;
+    use crate::route::topology::{Shape, Topology};
+    use proptest::prelude::*;
+
+    /// Words the lab knows, so random lines reach deep into the commands.
+    const WORDS: &[&str] = &[
+        "ip",
+        "addr",
+        "a",
+        "add",
+        "del",
+        "flush",
+        "dev",
+        "r0-eth1",
+        "r0-eth2",
+        "route",
+        "r",
+        "rule",
+        "link",
+        "set",
+        "up",
+        "down",
+        "mtu",
+        "68",
+        "neigh",
+        "show",
+        "get",
+        "via",
+        "metric",
+        "table",
+        "local",
+        "all",
+        "pref",
+        "0",
+        "prohibit",
+        "192.168.1.0/24",
+        "192.168.2.1",
+        "10.0.0.0/8",
+        "default",
+        "ifconfig",
+        "netmask",
+        "255.255.0.0",
+        "iptables",
+        "-A",
+        "-I",
+        "-D",
+        "-P",
+        "-L",
+        "-S",
+        "-F",
+        "-Z",
+        "-nvx",
+        "INPUT",
+        "FORWARD",
+        "OUTPUT",
+        "-s",
+        "-d",
+        "-p",
+        "icmp",
+        "-j",
+        "DROP",
+        "REJECT",
+        "ACCEPT",
+        "!",
+        "sysctl",
+        "-w",
+        "net.ipv4.ip_forward=0",
+        "-a",
+        "tc",
+        "qdisc",
+        "root",
+        "netem",
+        "delay",
+        "100ms",
+        "loss",
+        "60%",
+        "ping",
+        "-c",
+        "2",
+        "-W",
+        "1",
+        "-I",
+        "192.168.2.100",
+        "traceroute",
+        "-n",
+        "-m",
+        "3",
+        "route",
+        "-net",
+        "gw",
+        "netstat",
+        "-rn",
+        "arp",
+        "grep",
+        "-v",
+        "head",
+        "wc",
+        "-l",
+        "echo",
+        "cat",
+        "/proc/sys/net/ipv4/ip_forward",
+        "|",
+        ";",
+        "&&",
+        "||",
+        ">",
+        "2>&1",
+        "/dev/null",
+        "'",
+        "\"",
+        "sudo",
+    ];
+
+    fn line() -> impl Strategy<Value = String> {
+        prop::collection::vec(prop::sample::select(WORDS), 0..24).prop_map(|w| w.join(" "))
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 600, ..ProptestConfig::default() })]
+
+        #[test]
+        fn word_salad_never_panics(lines in prop::collection::vec(line(), 1..4)) {
+            let mut net = Topology { n: 2, m: 1, r: 1, shape: Shape::Single }.build();
+            for l in &lines {
+                let out = run(&mut net, 0, l);
+                prop_assert!(out.output.len() <= 33 * cmd::MAX_OUTPUT);
+            }
+            let m = crate::route::engine::matrix::compute(&mut net, &Topology { n: 2, m: 1, r: 1, shape: Shape::Single }.machines());
+            prop_assert_eq!(m.n, 3);
+        }
+
+        #[test]
+        fn arbitrary_text_never_panics(text in "\\PC{0,300}") {
+            let mut net = Topology { n: 2, m: 1, r: 1, shape: Shape::Single }.build();
+            let _ = run(&mut net, 1, &text);
+        }
+
+        #[test]
+        fn lexer_and_parser_total(text in "[ -~]{0,200}") {
+            if let Ok(tokens) = lex::lex(&text) {
+                let _ = parse::parse(tokens);
+            }
+        }
+    }
+}
