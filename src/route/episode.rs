@@ -37,9 +37,12 @@ pub struct RouteEpisode {
 
 impl RouteEpisode {
     pub fn new(task: Arc<RouteTask>, max_turns: u32) -> Self {
+        let mut net = task.injected().clone();
+        let matrix = matrix::compute(&mut net, &task.machines);
+        debug_assert_eq!(matrix, task.initial, "the prompt's matrix is the network's");
         RouteEpisode {
-            net: task.injected.clone(),
-            matrix: task.initial.clone(),
+            net,
+            matrix,
             task,
             max_turns: max_turns.max(1),
             turns: 0,
@@ -156,7 +159,7 @@ impl Episode for RouteEpisode {
             last: &self.matrix,
             breach: self.breach.as_ref(),
             turns: self.turns,
-            healthy: &self.task.healthy,
+            healthy: self.task.healthy(),
             net: &self.net,
             blocked: self.blocked(),
         })

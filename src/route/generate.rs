@@ -101,6 +101,8 @@ pub struct Drawn {
     pub faults: Vec<Fault>,
     /// How many draws were tried (1 when the first was valid).
     pub attempts: u32,
+    /// The ping matrix right after injection.
+    pub initial: Matrix,
 }
 
 /// Every family combination of a level, in draw order (multisets in lexicographic order).
@@ -134,8 +136,9 @@ pub fn draw(id: &QueryId) -> Result<Drawn> {
             None => stream.choose(&combos).clone(),
         };
         let faults: Vec<Fault> = families.iter().map(|&f| fault::draw(&mut stream, &topo, f)).collect();
-        if valid(&topo, &faults) {
-            return Ok(Drawn { topo, faults, attempts: attempt });
+        if let Some(small) = valid(&topo, &faults) {
+            let initial = expand(&topo, &small);
+            return Ok(Drawn { topo, faults, attempts: attempt, initial });
         }
     }
     Err(Error::GenerationExhausted(id.to_string()))
@@ -177,30 +180,47 @@ pub fn inject(healthy: &Net, faults: &[&Fault]) -> Net {
     net
 }
 
-/// (a) each fault alone breaks a pair; (b) no fault is masked by the others.
-pub fn valid(topo: &Topology, faults: &[Fault]) -> bool {
+/// Checks (a) each fault alone breaks a pair and (b) no fault is masked by the others, on
+/// the network with one host per subnet; returns that network's matrix with every fault
+/// injected (see [`expand`]) when the faults are valid.
+pub fn valid(topo: &Topology, faults: &[Fault]) -> Option<Matrix> {
     let small = Topology { m: 1, ..*topo };
     let healthy = small.build();
     let machines = small.machines();
-    let matrix_of = |subset: &[&Fault]| -> Matrix {
-        let mut net = inject(&healthy, subset);
-        matrix::compute(&mut net, &machines)
-    };
     let all: Vec<&Fault> = faults.iter().collect();
-    let singles: Vec<Matrix> = all.iter().map(|f| matrix_of(&[*f])).collect();
-    if singles.iter().any(|m| m.lost() == 0) {
-        return false;
+    for f in &all {
+        if !matrix::any_failure(&mut inject(&healthy, &[*f]), &machines) {
+            return None;
+        }
     }
+    let full = matrix::compute(&mut inject(&healthy, &all), &machines);
     if all.len() == 1 {
-        return true;
+        return Some(full);
     }
-    let full = matrix_of(&all);
-    (0..all.len()).all(|skip| {
+    for skip in 0..all.len() {
         let rest: Vec<&Fault> = all.iter().enumerate().filter(|(i, _)| *i != skip).map(|(_, f)| *f).collect();
-        let without =
-            if rest.len() == 1 { singles[if skip == 0 { 1 } else { 0 }].clone() } else { matrix_of(&rest) };
-        without != full
-    })
+        if !matrix::differs(&mut inject(&healthy, &rest), &machines, &full) {
+            return None;
+        }
+    }
+    Some(full)
+}
+
+/// The matrix of the full network from the one-host-per-subnet matrix: hosts of one subnet
+/// behave alike toward everyone (faults sit on routers and name whole subnets), and two hosts
+/// of one subnet reach each other over their switch alone.
+pub fn expand(topo: &Topology, small: &Matrix) -> Matrix {
+    let hosts = topo.hosts();
+    let n = hosts + topo.r;
+    let rep = |i: usize| if i < hosts { i / topo.m } else { topo.n + (i - hosts) };
+    let mut ok = vec![false; n * n];
+    for s in 0..n {
+        for d in (0..n).filter(|&d| d != s) {
+            let same_subnet = s < hosts && d < hosts && s / topo.m == d / topo.m;
+            ok[s * n + d] = same_subnet || small.get(rep(s), rep(d));
+        }
+    }
+    Matrix { n, ok }
 }
 
 #[cfg(test)]
@@ -240,7 +260,22 @@ mod tests {
             let b = draw(&id(s)).unwrap();
             assert_eq!(a.faults, b.faults);
             assert_eq!(a.topo, b.topo);
-            assert!(valid(&a.topo, &a.faults));
+            assert!(valid(&a.topo, &a.faults).is_some());
+        }
+    }
+
+    /// The expanded matrix is the one the full network gives.
+    #[test]
+    fn expansion_matches_the_full_network() {
+        for level in 1..=3u8 {
+            for seed in 0..40 {
+                let q = QueryId::new("route", 1, level, seed, 0);
+                let d = draw(&q).unwrap();
+                let machines = d.topo.machines();
+                let faults: Vec<&Fault> = d.faults.iter().collect();
+                let direct = matrix::compute(&mut inject(&d.topo.build(), &faults), &machines);
+                assert_eq!(direct, d.initial, "{q}");
+            }
         }
     }
 
@@ -255,6 +290,6 @@ mod tests {
             }
         };
         let (dr1, dr2) = (dr(1), dr(2));
-        assert!(!valid(&topo, &[dr1, dr2]));
+        assert!(valid(&topo, &[dr1, dr2]).is_none());
     }
 }

@@ -1,7 +1,7 @@
 //! A generated Route task: the card (prompt, label, parameters, expected outcome, hash), the
 //! injected network an episode starts from, and its picture.
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use serde_json::{Value, json};
 
@@ -10,7 +10,7 @@ use crate::hash::content_hash;
 use crate::id::QueryId;
 use crate::view::{PicEdge, PicNode, Picture, Tone};
 
-use super::engine::matrix::{self, Machine, Matrix};
+use super::engine::matrix::{Machine, Matrix};
 use super::episode::RouteEpisode;
 use super::fault::Fault;
 use super::generate::{Drawn, inject};
@@ -24,11 +24,10 @@ pub struct RouteTask {
     pub topo: Topology,
     pub faults: Vec<Fault>,
     pub machines: Vec<Machine>,
-    /// The intended network (for hygiene notes).
-    pub healthy: Net,
-    /// The network right after injection, where every episode starts.
-    pub injected: Net,
-    /// Its ping matrix.
+    /// The intended and the injected network, built when the first episode starts (a task
+    /// is mostly read, not played).
+    nets: OnceLock<(Net, Net)>,
+    /// The ping matrix right after injection (shown in the prompt).
     pub initial: Matrix,
     me: std::sync::Weak<RouteTask>,
 }
@@ -38,13 +37,11 @@ impl RouteTask {
     pub fn new(id: &QueryId, drawn: Drawn, max_turns: u32) -> Arc<RouteTask> {
         let topo = drawn.topo;
         let machines = topo.machines();
-        let healthy = topo.build();
-        let mut injected = inject(&healthy, &drawn.faults.iter().collect::<Vec<_>>());
-        let initial = matrix::compute(&mut injected, &machines);
+        let initial = drawn.initial.clone();
         let matrix_text = initial.render(&machines);
         let label = drawn.faults.iter().map(|f| f.family.name()).collect::<Vec<_>>().join("+");
         let prompt = prompt::render(&machines, max_turns, &matrix_text, PromptVariant::ZeroshotBase);
-        let expected = expected(&machines, &initial, &matrix_text, &drawn.faults);
+        let expected = expected(&matrix_text, &drawn.faults);
         let card = TaskCard {
             id: id.to_string(),
             app: "route".into(),
@@ -63,8 +60,7 @@ impl RouteTask {
             topo,
             faults: drawn.faults,
             machines,
-            healthy,
-            injected,
+            nets: OnceLock::new(),
             initial,
             me: me.clone(),
         })
@@ -88,12 +84,7 @@ fn params(topo: &Topology, machines: &[Machine], drawn: &Drawn) -> Value {
     })
 }
 
-fn expected(machines: &[Machine], initial: &Matrix, matrix_text: &str, faults: &[Fault]) -> Value {
-    let failing: Vec<String> = initial
-        .failing()
-        .iter()
-        .map(|&(s, d)| format!("{} -> {}", machines[s].name, machines[d].name))
-        .collect();
+fn expected(matrix_text: &str, faults: &[Fault]) -> Value {
     let fix: Vec<Value> = faults
         .iter()
         .flat_map(|f| f.fix.iter().map(move |c| json!({ "machine": f.router_name(), "command": c })))
@@ -101,9 +92,29 @@ fn expected(machines: &[Machine], initial: &Matrix, matrix_text: &str, faults: &
     json!({
         "goal": "every ordered pair of machines answers one ping (0% dropped)",
         "initial_matrix": matrix_text,
-        "failing_pairs": failing,
         "fix": fix,
     })
+}
+
+impl RouteTask {
+    /// The intended network (for hygiene notes).
+    pub fn healthy(&self) -> &Net {
+        &self.nets().0
+    }
+
+    /// The network right after injection; every episode starts from it once its first ping
+    /// matrix has run.
+    pub fn injected(&self) -> &Net {
+        &self.nets().1
+    }
+
+    fn nets(&self) -> &(Net, Net) {
+        self.nets.get_or_init(|| {
+            let healthy = self.topo.build();
+            let injected = inject(&healthy, &self.faults.iter().collect::<Vec<_>>());
+            (healthy, injected)
+        })
+    }
 }
 
 impl Task for RouteTask {

@@ -207,7 +207,7 @@ impl Topology {
             ports: vec![],
         }));
         for x in 0..self.r {
-            sysctl::write(&mut net.nodes[x], "net.ipv4.ip_forward", "1").expect("ip_forward exists");
+            sysctl::set_all_forwarding(&mut net.nodes[x], 1);
             for p in self.ports(x) {
                 let seg = match p.port {
                     Port::Lan(s) => s - 1,

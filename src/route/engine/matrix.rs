@@ -80,9 +80,7 @@ impl Matrix {
 /// Pings every ordered pair. Neighbour tables start empty and keep what this evaluation
 /// resolved (what `ip neigh` shows afterwards).
 pub fn compute(net: &mut Net, machines: &[Machine]) -> Matrix {
-    for node in &mut net.nodes {
-        node.neigh.clear();
-    }
+    cool(net);
     let n = machines.len();
     let mut ok = vec![false; n * n];
     for (s, src) in machines.iter().enumerate() {
@@ -93,6 +91,28 @@ pub fn compute(net: &mut Net, machines: &[Machine]) -> Matrix {
         }
     }
     Matrix { n, ok }
+}
+
+/// Whether some pair fails, stopping at the first that does.
+pub fn any_failure(net: &mut Net, machines: &[Machine]) -> bool {
+    cool(net);
+    ordered(machines.len()).any(|(s, d)| !answers(net, machines[s].node, machines[d].target))
+}
+
+/// Whether the matrix would differ from `other`, stopping at the first pair that does.
+pub fn differs(net: &mut Net, machines: &[Machine], other: &Matrix) -> bool {
+    cool(net);
+    ordered(machines.len()).any(|(s, d)| answers(net, machines[s].node, machines[d].target) != other.get(s, d))
+}
+
+fn cool(net: &mut Net) {
+    for node in &mut net.nodes {
+        node.neigh.clear();
+    }
+}
+
+fn ordered(n: usize) -> impl Iterator<Item = (usize, usize)> {
+    (0..n).flat_map(move |s| (0..n).filter(move |&d| d != s).map(move |d| (s, d)))
 }
 
 /// One matrix probe.

@@ -35,6 +35,16 @@ enum Conf {
     Iface(usize),
 }
 
+/// A resolved key.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Key {
+    Conf { v6: bool, dir: Conf, leaf: &'static str },
+    Global(&'static str),
+}
+
+/// Node-wide keys under `net.ipv4.`, in directory order.
+const GLOBALS: [&str; 4] = ["icmp_echo_ignore_all", "ip_forward", "ip_forward_update_priority", "ip_forward_use_pmtu"];
+
 fn conf_dirs(node: &Node) -> Vec<(String, Conf)> {
     let mut dirs = vec![("all".to_string(), Conf::All), ("default".to_string(), Conf::Default)];
     dirs.extend(node.ifaces.iter().enumerate().map(|(i, f)| (f.name.clone(), Conf::Iface(i))));
@@ -42,39 +52,67 @@ fn conf_dirs(node: &Node) -> Vec<(String, Conf)> {
     dirs
 }
 
+/// Whether the node has an IPv6 `conf` directory for `dir`.
+fn has_v6(node: &Node, dir: Conf) -> bool {
+    !matches!(dir, Conf::Iface(i) if node.ifaces[i].mtu < IPV6_MIN_MTU)
+}
+
+/// The key a dotted name denotes, if it is one (not a directory).
+fn resolve(node: &Node, key: &str) -> Option<Key> {
+    if let Some(name) = key.strip_prefix("net.ipv4.") {
+        if let Some(g) = GLOBALS.iter().find(|g| **g == name) {
+            return Some(Key::Global(g));
+        }
+    }
+    let (v6, rest) = match (key.strip_prefix("net.ipv4.conf."), key.strip_prefix("net.ipv6.conf.")) {
+        (Some(r), _) => (false, r),
+        (_, Some(r)) => (true, r),
+        _ => return None,
+    };
+    let (dir, leaf) = rest.rsplit_once('.')?;
+    let leaves: &[&'static str] = if v6 { &CONF6_KEYS } else { &CONF_KEYS };
+    let leaf = leaves.iter().find(|l| **l == leaf)?;
+    let dir = match dir {
+        "all" => Conf::All,
+        "default" => Conf::Default,
+        name => Conf::Iface(node.iface(name)?),
+    };
+    (!v6 || has_v6(node, dir)).then_some(Key::Conf { v6, dir, leaf })
+}
+
+fn value(node: &Node, key: Key) -> i32 {
+    match key {
+        Key::Global("icmp_echo_ignore_all") => node.icmp_echo_ignore_all,
+        Key::Global("ip_forward") => node.ip_forward,
+        Key::Global("ip_forward_update_priority") => 1,
+        Key::Conf { v6: false, dir, leaf: "forwarding" } => match dir {
+            Conf::All => node.ip_forward,
+            Conf::Default => node.default_forwarding,
+            Conf::Iface(i) => node.ifaces[i].forwarding,
+        },
+        _ => 0,
+    }
+}
+
 /// Every key with its value, in `sysctl -a` order.
 pub fn all(node: &Node) -> Vec<(String, String)> {
     let mut out = Vec::new();
     let dirs = conf_dirs(node);
+    let mut push = |name: String, key: Key| out.push((name, value(node, key).to_string()));
     for (dir, conf) in &dirs {
-        for key in CONF_KEYS {
-            out.push((format!("net.ipv4.conf.{dir}.{key}"), conf_value(node, *conf, key).to_string()));
+        for leaf in CONF_KEYS {
+            push(format!("net.ipv4.conf.{dir}.{leaf}"), Key::Conf { v6: false, dir: *conf, leaf });
         }
     }
-    out.push(("net.ipv4.icmp_echo_ignore_all".into(), node.icmp_echo_ignore_all.to_string()));
-    out.push(("net.ipv4.ip_forward".into(), node.ip_forward.to_string()));
-    out.push(("net.ipv4.ip_forward_update_priority".into(), "1".into()));
-    out.push(("net.ipv4.ip_forward_use_pmtu".into(), "0".into()));
-    for (dir, conf) in &dirs {
-        if matches!(conf, Conf::Iface(i) if node.ifaces[*i].mtu < IPV6_MIN_MTU) {
-            continue;
-        }
-        for key in CONF6_KEYS {
-            out.push((format!("net.ipv6.conf.{dir}.{key}"), "0".into()));
+    for g in GLOBALS {
+        push(format!("net.ipv4.{g}"), Key::Global(g));
+    }
+    for (dir, conf) in dirs.iter().filter(|(_, c)| has_v6(node, *c)) {
+        for leaf in CONF6_KEYS {
+            push(format!("net.ipv6.conf.{dir}.{leaf}"), Key::Conf { v6: true, dir: *conf, leaf });
         }
     }
     out
-}
-
-fn conf_value(node: &Node, conf: Conf, key: &str) -> i32 {
-    if key != "forwarding" {
-        return 0;
-    }
-    match conf {
-        Conf::All => node.ip_forward,
-        Conf::Default => node.default_forwarding,
-        Conf::Iface(i) => node.ifaces[i].forwarding,
-    }
 }
 
 /// A key with `/` separators in the dotted form sysctl prints.
@@ -85,47 +123,41 @@ pub fn normalize(key: &str) -> String {
 /// The keys at or under `key` (a value or a directory), in order; empty if none.
 pub fn matching(node: &Node, key: &str) -> Vec<(String, String)> {
     let key = normalize(key);
+    if let Some(k) = resolve(node, &key) {
+        return vec![(key, value(node, k).to_string())];
+    }
     let dir = format!("{key}.");
-    all(node).into_iter().filter(|(k, _)| *k == key || k.starts_with(&dir)).collect()
+    all(node).into_iter().filter(|(k, _)| k.starts_with(&dir)).collect()
 }
 
-/// Whether the lab models writes to `key` (forwarding switches and echo-ignore).
+/// Whether the lab models writes to a key (forwarding switches and echo-ignore).
+fn can_write(key: Key) -> bool {
+    matches!(key, Key::Global("ip_forward" | "icmp_echo_ignore_all") | Key::Conf { v6: false, leaf: "forwarding", .. })
+}
+
+/// Whether the lab models writes to `key`.
 pub fn writable(node: &Node, key: &str) -> bool {
-    let key = normalize(key);
-    match key.as_str() {
-        "net.ipv4.ip_forward" | "net.ipv4.icmp_echo_ignore_all" => true,
-        _ => key
-            .strip_prefix("net.ipv4.conf.")
-            .and_then(|rest| rest.strip_suffix(".forwarding"))
-            .is_some_and(|dir| dir == "all" || dir == "default" || node.iface(dir).is_some()),
-    }
+    resolve(node, &normalize(key)).is_some_and(can_write)
 }
 
 /// Writes one key. Values are C integers (`proc_dointvec`): surrounding blanks allowed.
 pub fn write(node: &mut Node, key: &str, value: &str) -> Result<(), SysctlError> {
-    let key = normalize(key);
-    let entries = matching(node, &key);
-    if entries.len() != 1 || entries[0].0 != key {
-        return Err(SysctlError::Missing);
-    }
-    if !writable(node, &key) {
+    let key = resolve(node, &normalize(key)).ok_or(SysctlError::Missing)?;
+    if !can_write(key) {
         return Err(SysctlError::ReadOnly);
     }
     let v: i32 = value.trim().parse().map_err(|_| SysctlError::Invalid)?;
-    match key.as_str() {
-        "net.ipv4.ip_forward" | "net.ipv4.conf.all.forwarding" => set_all_forwarding(node, v),
-        "net.ipv4.icmp_echo_ignore_all" => node.icmp_echo_ignore_all = v,
-        "net.ipv4.conf.default.forwarding" => node.default_forwarding = v,
-        _ => {
-            let name = &key["net.ipv4.conf.".len()..key.len() - ".forwarding".len()];
-            let iface = node.iface(name).ok_or(SysctlError::Missing)?;
-            node.ifaces[iface].forwarding = v;
-        }
+    match key {
+        Key::Global("icmp_echo_ignore_all") => node.icmp_echo_ignore_all = v,
+        Key::Global(_) | Key::Conf { dir: Conf::All, .. } => set_all_forwarding(node, v),
+        Key::Conf { dir: Conf::Default, .. } => node.default_forwarding = v,
+        Key::Conf { dir: Conf::Iface(i), .. } => node.ifaces[i].forwarding = v,
     }
     Ok(())
 }
 
-fn set_all_forwarding(node: &mut Node, v: i32) {
+/// Sets `ip_forward` as a write does (propagating only a change).
+pub fn set_all_forwarding(node: &mut Node, v: i32) {
     if node.ip_forward == v {
         return;
     }
