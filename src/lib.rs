@@ -34,6 +34,7 @@ pub mod record;
 pub mod registry;
 pub mod reply;
 pub mod report;
+pub mod route;
 pub mod seed;
 pub mod selfcheck;
 pub mod stats;
