@@ -9,6 +9,8 @@
 //!
 //! Run with `cargo bench --bench export`.
 
+mod quick;
+
 use std::hint::black_box;
 use std::time::Duration;
 
@@ -62,10 +64,10 @@ fn record(i: u64, agent: &str) -> ResultRecord {
 }
 
 fn exports(c: &mut Criterion) {
-    const N: u64 = 100_000;
-    let records: Vec<ResultRecord> = (0..N).map(|i| record(i, "model")).collect();
+    let n = quick::scaled(100_000);
+    let records: Vec<ResultRecord> = (0..n).map(|i| record(i, "model")).collect();
     let mut group = c.benchmark_group("export-100k");
-    group.sample_size(10).measurement_time(Duration::from_secs(20)).throughput(Throughput::Elements(N));
+    group.sample_size(10).measurement_time(Duration::from_secs(20)).throughput(Throughput::Elements(n));
     group.bench_function("sft-per-episode", |b| {
         let opts = sft::SftOptions::default();
         b.iter(|| sft::write(&records, &opts, &mut std::io::sink()).unwrap())
@@ -81,15 +83,15 @@ fn exports(c: &mut Criterion) {
 }
 
 fn generation(c: &mut Criterion) {
-    const N: u64 = 10_000;
+    let n = quick::scaled(10_000);
     let mut group = c.benchmark_group("rl-generate-10k");
-    group.sample_size(10).throughput(Throughput::Elements(N));
+    group.sample_size(10).throughput(Throughput::Elements(n));
     for app in registry::apps() {
         let info = app.info();
         let level = info.levels[0].level;
         group.bench_function(info.name, |b| {
             b.iter(|| {
-                let tasks = (0..N).map(|seed| app.generate(&QueryId { seed, ..app.default_id(level, 0, 0) }));
+                let tasks = (0..n).map(|seed| app.generate(&QueryId { seed, ..app.default_id(level, 0, 0) }));
                 rl::write_tasks(tasks, PromptVariant::ZeroshotBase, "bench", &mut std::io::sink()).unwrap()
             })
         });
@@ -98,8 +100,9 @@ fn generation(c: &mut Criterion) {
 }
 
 fn reports(c: &mut Criterion) {
+    let half = quick::scaled(5_000);
     let records: Vec<ResultRecord> =
-        (0..5_000).map(|i| record(i, "a")).chain((0..5_000).map(|i| record(i + 1, "b"))).collect();
+        (0..half).map(|i| record(i, "a")).chain((0..half).map(|i| record(i + 1, "b"))).collect();
     let mut group = c.benchmark_group("report-10k");
     group.sample_size(10);
     group.bench_function("tables-charts-html", |b| {

@@ -4,6 +4,8 @@
 //!
 //!     cargo bench --bench k8s
 
+mod quick;
+
 use std::hint::black_box;
 
 use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
@@ -34,7 +36,7 @@ fn generate(c: &mut Criterion) {
     group.sample_size(10);
     group.bench_function("10,000 tasks, levels 1-3 mixed", |b| {
         b.iter(|| {
-            for i in 0..10_000u64 {
+            for i in 0..quick::scaled(10_000) {
                 let level = (i % 3) as u8 + 1;
                 black_box(K8sApp.generate(&K8sApp.default_id(level, i / 3, 0)).expect("task"));
             }

@@ -8,6 +8,8 @@
 //! `cargo bench --bench malt` runs both; `cargo bench --bench malt -- --percentiles` prints only
 //! the table (the figures in docs/malt.md).
 
+mod quick;
+
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
@@ -129,5 +131,7 @@ fn main() {
     }
     benches();
     Criterion::default().configure_from_args().final_summary();
-    percentile_table();
+    if quick::full() {
+        percentile_table();
+    }
 }

@@ -19,14 +19,18 @@ step "Library for wasm32 (cargo check --lib --target wasm32-unknown-unknown)"
 cargo check --lib --target wasm32-unknown-unknown
 cargo check --lib --target wasm32-unknown-unknown --no-default-features
 
-step "wasm-bindgen tests in headless Chrome"
+step "wasm-bindgen tests in headless Chrome (golden hashes, MALT sandbox, agent clients)"
 CHROMEDRIVER=/usr/bin/chromedriver \
 CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner \
-  cargo test --target wasm32-unknown-unknown --no-default-features --features web --test wasm_determinism
+  cargo test --target wasm32-unknown-unknown --no-default-features --features web,sandbox \
+    --test wasm_determinism --test malt_wasm_browser
 bash scripts/agent-wasm-test.sh
 
 step "Release web build (trunk build --release --offline)"
 trunk build --release --offline
+
+step "MALT sandbox worker in headless Chromium (limits, responsiveness, same record as natively)"
+bash scripts/malt-worker-e2e.sh
 
 step "Browser tests (playwright-core + Chromium against dist/ on loopback)"
 cargo build --bin netpress

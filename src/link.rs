@@ -137,7 +137,8 @@ pub fn encode_answer(answer: &str) -> String {
 pub fn decode_answer(encoded: &str) -> Result<String, String> {
     let bad = || "the answer in this link is damaged".to_string();
     let bytes = URL_SAFE_NO_PAD.decode(encoded.as_bytes()).map_err(|_| bad())?;
-    let raw = miniz_oxide::inflate::decompress_to_vec_with_limit(&bytes, MAX_LINK_ANSWER).map_err(|_| bad())?;
+    let raw =
+        miniz_oxide::inflate::decompress_to_vec_with_limit(&bytes, MAX_LINK_ANSWER).map_err(|_| bad())?;
     String::from_utf8(raw).map_err(|_| bad())
 }
 

@@ -133,7 +133,8 @@ mod tests {
     /// any change to the RNG crate, the seeding or the sampler shows up here.
     #[test]
     fn golden_draws() {
-        let golden: serde_json::Value = serde_json::from_str(include_str!("../tests/data/core_golden.json")).unwrap();
+        let golden: serde_json::Value =
+            serde_json::from_str(include_str!("../tests/data/core_golden.json")).unwrap();
         for case in golden["draws"].as_array().unwrap() {
             let width = if case["width"] == 32 { Width::W32 } else { Width::W64 };
             let mut s = Stream::new(case["material"].as_str().unwrap(), width);

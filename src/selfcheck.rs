@@ -51,7 +51,9 @@ pub fn task_hashes<'a>(pairs: impl IntoIterator<Item = (&'a str, &'a str)>) -> R
     for (id, expected) in pairs {
         match crate::registry::generate(id) {
             Ok(task) if task.card().content_hash == expected => {}
-            Ok(task) => errors.push(format!("{id}: content hash {} != golden {expected}", task.card().content_hash)),
+            Ok(task) => {
+                errors.push(format!("{id}: content hash {} != golden {expected}", task.card().content_hash))
+            }
             Err(e) => errors.push(format!("{id}: {e}")),
         }
         checked += 1;

@@ -211,7 +211,8 @@ fn exports_from_files() {
     assert_eq!(doc["participants"], serde_json::json!({"route_operator": "my-agent"}));
     assert_eq!(doc["results"].as_array().unwrap().len(), 7);
     // The shape comes from the registry when the app is known, else from --kind.
-    let inferred: serde_json::Value = serde_json::from_str(&ok(&netpress(&["export", "--leaderboard", a]))).unwrap();
+    let inferred: serde_json::Value =
+        serde_json::from_str(&ok(&netpress(&["export", "--leaderboard", a]))).unwrap();
     assert_eq!(inferred["participants"], serde_json::json!({"route_operator": "baseline:route-baseline"}));
     let mut unknown = run_of("someone", &[true], &[true]);
     unknown[0].app = "no-such-app".into();

@@ -228,3 +228,32 @@ async fn batches_report_turns_and_records() {
     done.sort();
     assert_eq!((turns, done), (6, vec![0, 1, 2]));
 }
+
+/// A known-good level-1 task of `app` with the baseline's replies, played directly in wasm.
+fn baseline_solve(app: &dyn netpress::app::App) -> (Arc<dyn Task>, ResultRecord) {
+    let min_turns = if app.info().default_max_turns > 1 { 2 } else { 1 };
+    (0..200u64)
+        .find_map(|seed| {
+            let task = app.generate(&app.default_id(1, seed, 0)).ok()?;
+            let mut agent = app.baseline();
+            let mut runner = netpress::agent::Runner::new(task.clone(), RunSettings::default());
+            netpress::agent::runner::drive(&mut runner, agent.as_mut(), &netpress::agent::Cancel::new());
+            let record = runner.record(&agent.info());
+            (record.score.correct && record.turns.len() >= min_turns).then_some((task, record))
+        })
+        .expect("the baseline answers some level-1 task")
+}
+
+#[wasm_bindgen_test]
+async fn every_application_is_solved_through_the_endpoint_in_the_browser() {
+    for app in netpress::registry::apps() {
+        let name = app.info().name;
+        let (task, direct) = baseline_solve(*app);
+        let replies: Vec<&str> = direct.turns.iter().map(|t| t.reply.as_str()).collect();
+        let (record, requests) = solve_in_browser(&format!("app-{name}"), task, &replies).await;
+        assert!(record.score.correct, "{name} {}", direct.id);
+        assert_eq!((record.finish, requests.len()), (direct.finish, replies.len()), "{name}");
+        let observations = |r: &ResultRecord| r.turns.iter().map(|t| t.observation.clone()).collect::<Vec<_>>();
+        assert_eq!(observations(&record), observations(&direct), "{name}: same observations");
+    }
+}

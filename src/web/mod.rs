@@ -45,7 +45,9 @@ fn root() -> Html {
         View::Home => html! { <home::Home /> },
         View::Task(t) => html! { <task::TaskPage link={t.clone()} /> },
         View::NotFound(reason) => html! { <layout::NotFound reason={reason.clone()} /> },
-        other => html! { <layout::NotFound reason={format!("the {} view is not available yet", view_name(other))} /> },
+        other => {
+            html! { <layout::NotFound reason={format!("the {} view is not available yet", view_name(other))} /> }
+        }
     };
     html! {
         <>
