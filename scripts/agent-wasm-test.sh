@@ -2,8 +2,8 @@
 # Runs the browser agent tests (tests/wasm_agent.rs) in headless Chrome against a scripted
 # mock agent server (`netpress mock-agent`) on 127.0.0.1, started here and stopped on exit.
 # The server's URL reaches the tests at build time as NETPRESS_MOCK_URL.
-# Extra arguments go to the test binary (e.g. a test name filter). The features match
-# scripts/test.sh's other wasm tests so the library is built for wasm32 once.
+# Extra arguments go to the test binary (e.g. a test name filter). Built optimised, as
+# scripts/test.sh builds its other wasm tests, so the library is built for wasm32 once.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo build --quiet --bin netpress
@@ -17,5 +17,6 @@ url=$(sed -n 's/^listening on //p' "$log")
 echo "mock agent server: $url"
 NETPRESS_MOCK_URL="$url" \
 CHROMEDRIVER="${CHROMEDRIVER:-/usr/bin/chromedriver}" \
+CARGO_PROFILE_DEV_OPT_LEVEL=2 \
 CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner \
   cargo test --target wasm32-unknown-unknown --no-default-features --features web,sandbox --test wasm_agent -- "$@"

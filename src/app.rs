@@ -279,6 +279,23 @@ pub enum Finish {
     Stopped,
 }
 
+impl Finish {
+    /// The finish rule every reactive application shares: solved as soon as the goal holds
+    /// after a turn (never before the first, so an agent always acts), then the turn limit,
+    /// then an early stop by the runner.
+    pub fn reactive(goal_holds: bool, turns: u32, max_turns: u32, stopped: bool) -> Option<Finish> {
+        if turns > 0 && goal_holds {
+            Some(Finish::Solved)
+        } else if turns >= max_turns {
+            Some(Finish::TurnLimit)
+        } else if stopped {
+            Some(Finish::Stopped)
+        } else {
+            None
+        }
+    }
+}
+
 /// What one step did: the action as parsed, what it printed, and the text the agent sees next.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct StepOutcome {

@@ -1,4 +1,4 @@
-//! Golden values (malt.md §10, acceptances 2 and 3), natively; `malt_wasm.rs` checks the same
+//! Golden values (malt.md §10, acceptances 2 and 3), natively; `malt_wasm_browser.rs` checks the same
 //! file in wasm. `tests/data/malt/golden.json` holds the SHA-256 of each preset's canonical
 //! node-link export and the content hashes of 300 ids (every family on three knob sets).
 //!

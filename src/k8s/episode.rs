@@ -137,15 +137,7 @@ impl Episode for K8sEpisode {
     }
 
     fn finished(&self) -> Option<Finish> {
-        if self.turns > 0 && self.mismatches().is_empty() {
-            Some(Finish::Solved)
-        } else if self.turns >= self.max_turns {
-            Some(Finish::TurnLimit)
-        } else if self.stopped {
-            Some(Finish::Stopped)
-        } else {
-            None
-        }
+        Finish::reactive(self.mismatches().is_empty(), self.turns, self.max_turns, self.stopped)
     }
 
     fn turns(&self) -> u32 {

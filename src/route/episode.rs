@@ -139,13 +139,7 @@ impl Episode for RouteEpisode {
     }
 
     fn finished(&self) -> Option<Finish> {
-        if self.turns > 0 && self.matrix.lost() == 0 {
-            Some(Finish::Solved)
-        } else if self.stopped || self.turns >= self.max_turns {
-            Some(Finish::TurnLimit)
-        } else {
-            None
-        }
+        Finish::reactive(self.matrix.lost() == 0, self.turns, self.max_turns, self.stopped)
     }
 
     fn turns(&self) -> u32 {

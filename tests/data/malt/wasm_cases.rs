@@ -1,5 +1,5 @@
-//! The wasm32 checks shared by `malt_wasm.rs` (Node) and `malt_wasm_browser.rs` (headless
-//! Chrome): the golden values and a sandboxed oracle run, as natively.
+//! The wasm32 checks of `malt_wasm_browser.rs` (headless Chrome): the golden values and a
+//! sandboxed oracle run, as natively.
 
 use netpress::agent::Agent;
 use netpress::malt::MaltTask;
