@@ -1,0 +1,269 @@
+//! The batch view: run N tasks (a range of seeds, chosen levels, knobs) with the baseline or
+//! an endpoint agent; a progress bar with ETA and cancel; live pass rates per label with
+//! Wilson intervals; and a results table that fills in as tasks finish. The settings are the
+//! URL; the finished batch is saved to the history as one run.
+
+pub mod job;
+
+use yew::prelude::*;
+
+use super::agents::form::EndpointForm;
+use super::charts::{Bar, Group, rate_chart};
+use super::util::{duration, event_checked, event_value, pct};
+use super::{go, show::tone_class};
+use crate::app::{App, PromptVariant};
+use crate::link::{BatchLink, TaskLink, View};
+use crate::record::ResultRecord;
+use crate::stats::{Grouping, Summary, breakdown};
+use crate::view::Tone;
+
+#[derive(Properties, PartialEq)]
+pub struct BatchProps {
+    pub link: BatchLink,
+}
+
+/// The application a link names (the first one when it names none).
+fn app_of(link: &BatchLink) -> Option<&'static dyn App> {
+    match &link.app {
+        Some(name) => crate::registry::app(name).ok(),
+        None => crate::registry::apps().first().copied(),
+    }
+}
+
+/// A callback that edits the link and opens the edited view.
+fn edit(link: &BatchLink, f: fn(&mut BatchLink, String)) -> Callback<Event> {
+    let link = link.clone();
+    Callback::from(move |e: Event| {
+        let mut next = link.clone();
+        f(&mut next, event_value(&e));
+        go(&View::Batch(next));
+    })
+}
+
+#[function_component(BatchPage)]
+pub fn batch_page(props: &BatchProps) -> Html {
+    let job = job::use_job();
+    let error = use_state(|| None::<String>);
+    let link = &props.link;
+    let Some(app) = app_of(link) else {
+        return html! { <super::layout::NotFound reason={format!("no application {:?}", link.app.clone().unwrap_or_default())} /> };
+    };
+    let running = job.as_ref().is_some_and(|j| j.borrow().running());
+    let count = link.task_count(app.info().levels.len());
+    let start = {
+        let (link, error) = (link.clone(), error.clone());
+        Callback::from(move |_| error.set(job::start(link.clone()).err()))
+    };
+    let cancel = Callback::from(|_| {
+        if let Some(j) = job::current() {
+            j.borrow().cancel();
+        }
+    });
+    html! {
+        <section class="batch">
+            <h2>{ "Batch" }</h2>
+            { form(link, app, running) }
+            if link.agent == "endpoint" { <EndpointForm /> }
+            <div class="row">
+                <button type="button" id="batch-run" onclick={start} disabled={running}>{ format!("Run {count} tasks") }</button>
+                <button type="button" class="secondary" id="batch-cancel" onclick={cancel} disabled={!running}>{ "Cancel" }</button>
+                <span class="muted">{ "Larger batches: " }<code>{ cli_line(link, app) }</code></span>
+            </div>
+            if let Some(e) = &*error { <p class="error" role="alert">{ e }</p> }
+            if let Some(job) = job { { progress(&job.borrow()) } }
+        </section>
+    }
+}
+
+/// The CLI command that runs the same batch natively.
+fn cli_line(link: &BatchLink, app: &dyn App) -> String {
+    let mut s = format!("netpress run --app {} --agent {} --seeds {}..{}", app.info().name, link.agent, link.seeds.0, link.seeds.1);
+    if !link.levels.is_empty() {
+        let levels: Vec<String> = link.levels.iter().map(u8::to_string).collect();
+        s.push_str(&format!(" --levels {}", levels.join(",")));
+    }
+    if link.per_seed != 1 {
+        s.push_str(&format!(" --per-seed {}", link.per_seed));
+    }
+    if link.variant != PromptVariant::default() {
+        s.push_str(&format!(" --prompt {}", link.variant.as_str()));
+    }
+    if let Some(t) = link.max_turns {
+        s.push_str(&format!(" --max-turns {t}"));
+    }
+    s
+}
+
+fn form(link: &BatchLink, app: &'static dyn App, running: bool) -> Html {
+    let info = app.info();
+    let level_boxes = info.levels.iter().map(|l| {
+        let (link, level) = (link.clone(), l.level);
+        let checked = link.levels.is_empty() || link.levels.contains(&level);
+        let onchange = Callback::from(move |e: Event| {
+            let mut next = link.clone();
+            let all: Vec<u8> = info.levels.iter().map(|l| l.level).collect();
+            let mut chosen = if next.levels.is_empty() { all.clone() } else { next.levels.clone() };
+            chosen.retain(|l| *l != level);
+            if event_checked(&e) {
+                chosen.push(level);
+            }
+            chosen.sort_unstable();
+            next.levels = if chosen == all || chosen.is_empty() { Vec::new() } else { chosen };
+            go(&View::Batch(next));
+        });
+        html! {
+            <label class="check" title={l.summary}>
+                <input type="checkbox" {checked} {onchange} disabled={running} />{ format!(" L{}", l.level) }
+            </label>
+        }
+    });
+    html! {
+        <form class="card batch-form" aria-label="Batch settings" onsubmit={Callback::from(|e: SubmitEvent| e.prevent_default())}>
+            <fieldset disabled={running}>
+                <div class="field">
+                    <label for="b-app">{ "Application" }</label>
+                    <select id="b-app" onchange={edit(link, |b, v| { *b = BatchLink { app: Some(v), ..BatchLink::default() } })}>
+                    { for crate::registry::apps().iter().map(|a| html! {
+                        <option value={a.info().name} selected={a.info().name == info.name}>{ a.info().title }</option>
+                    }) }
+                    </select>
+                </div>
+                <div class="field" role="group" aria-label="Levels"><span class="label">{ "Levels" }</span>{ for level_boxes }</div>
+                <div class="field num">
+                    <label for="b-from">{ "Seeds from" }</label>
+                    <input id="b-from" type="number" min="0" value={link.seeds.0.to_string()}
+                           onchange={edit(link, |b, v| if let Ok(s) = v.parse() { b.seeds = (s, b.seeds.1.max(s)) })} />
+                    <label for="b-to">{ "to" }</label>
+                    <input id="b-to" type="number" min="0" value={link.seeds.1.to_string()}
+                           onchange={edit(link, |b, v| if let Ok(s) = v.parse() { b.seeds = (b.seeds.0.min(s), s) })} />
+                </div>
+                <div class="field num">
+                    <label for="b-per">{ "Tasks per seed" }</label>
+                    <input id="b-per" type="number" min="1" value={link.per_seed.to_string()}
+                           onchange={edit(link, |b, v| b.per_seed = v.parse().unwrap_or(1).max(1))} />
+                </div>
+                <div class="field">
+                    <label for="b-knobs">{ "Knobs" }</label>
+                    <input id="b-knobs" value={link.knobs.clone()} size="10"
+                           placeholder={info.knobs.iter().map(|k| format!("-{}{}", k.key, k.values)).collect::<Vec<_>>().join(" ")}
+                           title={info.knobs.iter().map(|k| format!("-{}: {} ({})", k.key, k.name, k.values)).collect::<Vec<_>>().join("; ")}
+                           onchange={edit(link, |b, v| b.knobs = v.trim().to_string())} />
+                </div>
+                <div class="field">
+                    <label for="b-agent">{ "Agent" }</label>
+                    <select id="b-agent" onchange={edit(link, |b, v| b.agent = v)}>
+                        <option value="baseline" selected={link.agent == "baseline"}>{ "built-in baseline" }</option>
+                        <option value="endpoint" selected={link.agent == "endpoint"}>{ "endpoint (settings below)" }</option>
+                    </select>
+                </div>
+                <div class="field">
+                    <label for="b-variant">{ "Prompt" }</label>
+                    <select id="b-variant" onchange={edit(link, |b, v| b.variant = PromptVariant::parse(&v).unwrap_or_default())}>
+                    { for PromptVariant::ALL.iter().map(|v| html! { <option value={v.as_str()} selected={*v == link.variant}>{ v.as_str() }</option> }) }
+                    </select>
+                </div>
+                <div class="field num">
+                    <label for="b-turns">{ "Turn limit" }</label>
+                    <input id="b-turns" type="number" min="1" value={link.max_turns.map(|t| t.to_string()).unwrap_or_default()}
+                           placeholder="task's" onchange={edit(link, |b, v| b.max_turns = v.parse().ok().filter(|t| *t > 0))} />
+                </div>
+            </fieldset>
+        </form>
+    }
+}
+
+fn progress(job: &job::Job) -> Html {
+    let (done, total) = (job.done(), job.total);
+    let fraction = if total == 0 { 1.0 } else { done as f64 / total as f64 };
+    let status = match &job.phase {
+        job::Phase::Running => match job.eta_ms() {
+            Some(eta) => format!("{done} / {total} · {} elapsed · about {} left", duration(job.elapsed_ms()), duration(eta)),
+            None => format!("{done} / {total} · starting…"),
+        },
+        job::Phase::Done => format!("{done} / {total} · done in {}", duration(job.elapsed_ms())),
+        job::Phase::Cancelled => format!("{done} / {total} · cancelled after {}", duration(job.elapsed_ms())),
+        job::Phase::Failed(e) => format!("{done} / {total} · stopped: {e}"),
+    };
+    html! {
+        <section class="card job" aria-label="Batch progress">
+            <div class="row spread">
+                <h3>{ format!("{} · {}", job.agent.label(), job.app) }</h3>
+                if let Some(meta) = &job.saved {
+                    <span>{ "Saved to " }<a href="#/history">{ "history" }</a>{ " · " }
+                        <a href={crate::link::format(&View::Compare(vec![meta.id.clone()]))}>{ "compare it" }</a></span>
+                }
+            </div>
+            <progress id="batch-progress" max={total.to_string()} value={done.to_string()} aria-valuetext={pct(fraction)}>{ pct(fraction) }</progress>
+            <p id="batch-status" role="status">{ format!("{} · {status}", pct(fraction)) }</p>
+            { summary(&job.records) }
+            { results(&job.records) }
+        </section>
+    }
+}
+
+fn summary(records: &[ResultRecord]) -> Html {
+    if records.is_empty() {
+        return html! {};
+    }
+    let all = Summary::of(records);
+    let by_label = Grouping { agent: false, app: false, level: false, label: true };
+    let groups: Vec<Group> = breakdown(records, by_label)
+        .into_iter()
+        .map(|(k, s)| Group { label: k.label.unwrap_or_default(), bars: vec![Bar { series: 0, rate: s.correct }] })
+        .chain(std::iter::once(Group { label: "all".into(), bars: vec![Bar { series: 0, rate: all.correct }] }))
+        .collect();
+    html! {
+        <>
+            <p class="totals">
+                { format!("correct {} [{}–{}] · safe {} · progress {} · {:.1} turns",
+                    pct(all.correct.rate), pct(all.correct.wilson.lo), pct(all.correct.wilson.hi),
+                    pct(all.safe.rate), pct(all.mean_progress), all.mean_turns) }
+            </p>
+            { rate_chart("Correctness by task label", &groups) }
+        </>
+    }
+}
+
+/// Rows shown before "show all": enough to watch progress, cheap to redraw.
+const SHOWN_ROWS: usize = 50;
+
+fn results(records: &[ResultRecord]) -> Html {
+    if records.is_empty() {
+        return html! {};
+    }
+    let shown = records.iter().rev().take(SHOWN_ROWS);
+    html! {
+        <div class="table-wrap">
+            <table class="data results" id="batch-results">
+                <caption>{ if records.len() > SHOWN_ROWS { format!("Newest {SHOWN_ROWS} of {} results (all are in the history)", records.len()) } else { format!("{} results", records.len()) } }</caption>
+                <thead><tr>
+                    <th scope="col">{ "query" }</th><th scope="col">{ "label" }</th><th scope="col">{ "correct" }</th>
+                    <th scope="col">{ "safe" }</th><th scope="col">{ "progress" }</th><th scope="col">{ "turns" }</th><th scope="col">{ "latency" }</th>
+                </tr></thead>
+                <tbody>{ for shown.map(result_row) }</tbody>
+            </table>
+        </div>
+    }
+}
+
+/// A ✓/✗ cell.
+pub fn mark(ok: bool) -> Html {
+    let tone = if ok { Tone::Good } else { Tone::Bad };
+    html! { <td class={classes!("sym", tone_class(tone))}>{ tone.symbol() }</td> }
+}
+
+pub fn result_row(r: &ResultRecord) -> Html {
+    let mut link = TaskLink::new(r.id.parse().unwrap_or_else(|_| crate::QueryId::new("x", 0, 0, 0, 0)));
+    link.variant = r.prompt_variant;
+    html! {
+        <tr>
+            <td><a href={crate::link::format(&View::Task(link))}><code>{ &r.id }</code></a></td>
+            <td>{ &r.label }</td>
+            { mark(r.score.correct) }
+            { mark(r.score.safe) }
+            <td>{ pct(r.score.progress) }</td>
+            <td>{ r.score.turns }</td>
+            <td>{ r.score.latency_ms.map_or("—".to_string(), duration) }</td>
+        </tr>
+    }
+}
