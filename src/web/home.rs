@@ -35,7 +35,7 @@ pub fn home() -> Html {
             go(&View::Task(link));
         });
         html! {
-            <article class="card app-card" data-app={info.name}>
+            <article class="card app-card" data-app={info.name} data-sandboxed={info.sandboxed.to_string()}>
                 <h2>{ info.title }</h2>
                 <p>{ info.summary }</p>
                 <ul class="levels">

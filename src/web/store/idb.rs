@@ -120,6 +120,9 @@ pub struct Write<'a> {
 
 /// Applies writes atomically: all land or none does.
 pub async fn write_all(db: &IdbDatabase, writes: &[Write<'_>]) -> Result<(), String> {
+    if writes.is_empty() {
+        return Ok(());
+    }
     let context = "could not save";
     let mut stores: Vec<&str> = writes.iter().map(|w| w.store).collect();
     stores.sort_unstable();
