@@ -31,9 +31,15 @@ fn marker(series: usize, x: f64, y: f64) -> Html {
     let class = format!("series s{}", series % 6);
     match series % SHAPES {
         0 => html! { <circle {class} cx={x.to_string()} cy={y.to_string()} r="4.5" /> },
-        1 => html! { <rect {class} x={(x - 4.0).to_string()} y={(y - 4.0).to_string()} width="8" height="8" /> },
-        2 => html! { <path {class} d={format!("M {x} {} L {} {} L {} {} Z", y - 5.0, x + 5.0, y + 4.0, x - 5.0, y + 4.0)} /> },
-        _ => html! { <path {class} d={format!("M {x} {} L {} {y} L {x} {} L {} {y} Z", y - 5.5, x + 5.5, y + 5.5, x - 5.5)} /> },
+        1 => {
+            html! { <rect {class} x={(x - 4.0).to_string()} y={(y - 4.0).to_string()} width="8" height="8" /> }
+        }
+        2 => {
+            html! { <path {class} d={format!("M {x} {} L {} {} L {} {} Z", y - 5.0, x + 5.0, y + 4.0, x - 5.0, y + 4.0)} /> }
+        }
+        _ => {
+            html! { <path {class} d={format!("M {x} {} L {} {y} L {x} {} L {} {y} Z", y - 5.5, x + 5.5, y + 5.5, x - 5.5)} /> }
+        }
     }
 }
 
@@ -119,7 +125,11 @@ pub fn radar(title: &str, axes: &[&str], polygons: &[Spoke]) -> Html {
         (cx + r * v * a.cos(), cy + r * v * a.sin())
     };
     let ring = |v: f64| {
-        (0..axes.len()).map(|i| point(i, v)).map(|(x, y)| format!("{x:.1},{y:.1}")).collect::<Vec<_>>().join(" ")
+        (0..axes.len())
+            .map(|i| point(i, v))
+            .map(|(x, y)| format!("{x:.1},{y:.1}"))
+            .collect::<Vec<_>>()
+            .join(" ")
     };
     html! {
         <figure class="radar">

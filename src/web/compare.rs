@@ -32,7 +32,10 @@ async fn load(ids: Vec<String>) -> Result<(Vec<RunMeta>, Vec<Loaded>), String> {
     let all = store::list().await?;
     let mut loaded = Vec::new();
     for id in &ids {
-        let meta = all.iter().find(|m| &m.id == id).ok_or_else(|| format!("run {id} is not in this browser's history"))?;
+        let meta = all
+            .iter()
+            .find(|m| &m.id == id)
+            .ok_or_else(|| format!("run {id} is not in this browser's history"))?;
         loaded.push(Loaded { meta: meta.clone(), records: store::records(id).await? });
     }
     Ok((all, loaded))
@@ -111,8 +114,14 @@ fn report(runs: &[Loaded]) -> Html {
     let names: Vec<String> = runs.iter().map(|r| r.meta.name.clone()).collect();
     let summaries: Vec<Summary> = runs.iter().map(|r| Summary::of(&r.records)).collect();
     let overall = vec![
-        Group { label: "correct".into(), bars: summaries.iter().enumerate().map(|(i, s)| Bar { series: i, rate: s.correct }).collect() },
-        Group { label: "safe".into(), bars: summaries.iter().enumerate().map(|(i, s)| Bar { series: i, rate: s.safe }).collect() },
+        Group {
+            label: "correct".into(),
+            bars: summaries.iter().enumerate().map(|(i, s)| Bar { series: i, rate: s.correct }).collect(),
+        },
+        Group {
+            label: "safe".into(),
+            bars: summaries.iter().enumerate().map(|(i, s)| Bar { series: i, rate: s.safe }).collect(),
+        },
     ];
     html! {
         <>
@@ -155,7 +164,9 @@ fn overlap(names: &[String], summaries: &[Summary]) -> Html {
                 format!("overlap {:.1} points: not separated yet", width * 100.0)
             };
             let needed = queries_to_separate(a.rate, b.rate)
-                .map_or("equal rates: no number of queries separates them".to_string(), |n| format!("about {n} queries per run would separate rates like these"));
+                .map_or("equal rates: no number of queries separates them".to_string(), |n| {
+                    format!("about {n} queries per run would separate rates like these")
+                });
             rows.push(html! { <tr><td>{ format!("{} vs {}", names[i], names[j]) }</td><td>{ verdict }</td><td>{ needed }</td></tr> });
         }
     }
@@ -173,7 +184,8 @@ fn turns_left(records: &[&ResultRecord]) -> f64 {
     if records.is_empty() {
         return 0.0;
     }
-    let sum: f64 = records.iter().map(|r| 1.0 - f64::from(r.score.turns) / f64::from(r.max_turns.max(1))).sum();
+    let sum: f64 =
+        records.iter().map(|r| 1.0 - f64::from(r.score.turns) / f64::from(r.max_turns.max(1))).sum();
     sum / records.len() as f64
 }
 
@@ -193,7 +205,11 @@ fn labels(runs: &[Loaded], names: &[String]) -> Html {
         .iter()
         .map(|label| Group {
             label: label.clone(),
-            bars: per_run.iter().enumerate().filter_map(|(i, m)| m.get(label).map(|s| Bar { series: i, rate: s.correct })).collect(),
+            bars: per_run
+                .iter()
+                .enumerate()
+                .filter_map(|(i, m)| m.get(label).map(|s| Bar { series: i, rate: s.correct }))
+                .collect(),
         })
         .collect();
     let radars = all.iter().map(|label| {
@@ -204,7 +220,10 @@ fn labels(runs: &[Loaded], names: &[String]) -> Html {
                 let s = per_run[i].get(label)?;
                 let of_label: Vec<&ResultRecord> =
                     r.records.iter().filter(|x| format!("{} {}", x.app, x.label) == *label).collect();
-                Some(Spoke { series: i, values: vec![s.correct.rate, s.safe.rate, s.mean_progress, turns_left(&of_label)] })
+                Some(Spoke {
+                    series: i,
+                    values: vec![s.correct.rate, s.safe.rate, s.mean_progress, turns_left(&of_label)],
+                })
             })
             .collect();
         radar(label, &["correct", "safe", "progress", "turns left"], &spokes)
@@ -232,12 +251,14 @@ fn labels(runs: &[Loaded], names: &[String]) -> Html {
 fn differences(runs: &[Loaded], names: &[String]) -> Html {
     let maps: Vec<BTreeMap<&str, &ResultRecord>> =
         runs.iter().map(|r| r.records.iter().rev().map(|x| (x.id.as_str(), x)).collect()).collect();
-    let shared: Vec<&str> = maps[0].keys().copied().filter(|id| maps.iter().all(|m| m.contains_key(id))).collect();
+    let shared: Vec<&str> =
+        maps[0].keys().copied().filter(|id| maps.iter().all(|m| m.contains_key(id))).collect();
     let differing: Vec<&str> = shared
         .iter()
         .copied()
         .filter(|id| {
-            let outcomes: BTreeSet<(bool, bool)> = maps.iter().map(|m| (m[id].score.correct, m[id].score.safe)).collect();
+            let outcomes: BTreeSet<(bool, bool)> =
+                maps.iter().map(|m| (m[id].score.correct, m[id].score.safe)).collect();
             let hashes: BTreeSet<&str> = maps.iter().map(|m| m[id].content_hash.as_str()).collect();
             outcomes.len() > 1 || hashes.len() > 1
         })

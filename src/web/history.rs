@@ -7,9 +7,9 @@ use std::collections::BTreeSet;
 use yew::prelude::*;
 
 use super::batch::result_row;
+use super::go;
 use super::store::{self, RunMeta, transfer};
 use super::util::{date_time, download, epoch_ms, event_checked, pct, read_file};
-use super::go;
 use crate::link::View;
 use crate::record::ResultRecord;
 
@@ -25,7 +25,10 @@ async fn apply(plan: &transfer::ImportPlan) -> Result<String, String> {
     store::save_all(&plan.runs).await?;
     let mut msg = format!("Imported {} records in {} runs.", plan.record_count(), plan.runs.len());
     if !plan.already_present.is_empty() {
-        msg.push_str(&format!(" {} runs were already in the history and were left as they are.", plan.already_present.len()));
+        msg.push_str(&format!(
+            " {} runs were already in the history and were left as they are.",
+            plan.already_present.len()
+        ));
     }
     Ok(msg)
 }
@@ -74,7 +77,8 @@ pub fn history_page() -> Html {
         })
     };
     let on_delete = {
-        let (chosen, message, selected, reload) = (chosen.clone(), message.clone(), selected.clone(), reload.clone());
+        let (chosen, message, selected, reload) =
+            (chosen.clone(), message.clone(), selected.clone(), reload.clone());
         Callback::from(move |_| {
             let ask = format!("Delete {} runs from the history? This cannot be undone.", chosen.len());
             if !gloo::utils::window().confirm_with_message(&ask).unwrap_or(false) {
@@ -94,7 +98,8 @@ pub fn history_page() -> Html {
         Callback::from(move |_| go(&View::Compare(chosen.iter().map(|m| m.id.clone()).collect())))
     };
     let on_import = {
-        let (message, pending, reload, list) = (message.clone(), pending.clone(), reload.clone(), list.clone());
+        let (message, pending, reload, list) =
+            (message.clone(), pending.clone(), reload.clone(), list.clone());
         Callback::from(move |e: Event| {
             let input: web_sys::HtmlInputElement = e.target_unchecked_into();
             let Some(file) = input.files().and_then(|f| f.get(0)) else { return };
@@ -106,7 +111,8 @@ pub fn history_page() -> Html {
                     Ok(t) => t,
                     Err(e) => return message.set(Some(Err(e))),
                 };
-                let plan = transfer::plan_import(&text, &file.name(), &existing, epoch_ms(), store::new_run_id);
+                let plan =
+                    transfer::plan_import(&text, &file.name(), &existing, epoch_ms(), store::new_run_id);
                 if plan.errors.is_empty() {
                     message.set(Some(apply(&plan).await));
                     reload.emit(());
@@ -162,9 +168,11 @@ fn pending_html(
     const SHOWN: usize = 20;
     let good = p.plan.record_count();
     let import = {
-        let (plan, pending, message, reload) = (p.plan.clone(), pending.clone(), message.clone(), reload.clone());
+        let (plan, pending, message, reload) =
+            (p.plan.clone(), pending.clone(), message.clone(), reload.clone());
         Callback::from(move |_| {
-            let (plan, pending, message, reload) = (plan.clone(), pending.clone(), message.clone(), reload.clone());
+            let (plan, pending, message, reload) =
+                (plan.clone(), pending.clone(), message.clone(), reload.clone());
             wasm_bindgen_futures::spawn_local(async move {
                 message.set(Some(apply(&plan).await));
                 pending.set(None);
@@ -202,7 +210,9 @@ fn table(
     let all_checked = !list.is_empty() && list.iter().all(|m| selected.contains(&m.id));
     let toggle_all = {
         let (selected, ids) = (selected.clone(), list.iter().map(|m| m.id.clone()).collect::<BTreeSet<_>>());
-        Callback::from(move |e: Event| selected.set(if event_checked(&e) { ids.clone() } else { BTreeSet::new() }))
+        Callback::from(move |e: Event| {
+            selected.set(if event_checked(&e) { ids.clone() } else { BTreeSet::new() })
+        })
     };
     html! {
         <div class="table-wrap">

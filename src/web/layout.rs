@@ -11,7 +11,8 @@ pub struct HeaderProps {
 }
 
 /// The navigation entries: fragment, label, and whether a view is theirs.
-const NAV: [(&str, &str); 4] = [("#/batch", "Batch"), ("#/compare", "Compare"), ("#/history", "History"), ("#/bench", "Benchmark")];
+const NAV: [(&str, &str); 4] =
+    [("#/batch", "Batch"), ("#/compare", "Compare"), ("#/history", "History"), ("#/bench", "Benchmark")];
 
 fn section(view: &View) -> &'static str {
     match view {

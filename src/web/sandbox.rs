@@ -172,7 +172,8 @@ struct WorkerEpisode {
 impl Drop for WorkerEpisode {
     fn drop(&mut self) {
         let number = self.number;
-        let held = SANDBOX.with(|s| s.borrow().as_ref().is_some_and(|s| s.episodes.borrow().contains(&number)));
+        let held =
+            SANDBOX.with(|s| s.borrow().as_ref().is_some_and(|s| s.episodes.borrow().contains(&number)));
         if !held {
             return;
         }
@@ -185,9 +186,16 @@ impl Drop for WorkerEpisode {
 impl WorkerEpisode {
     async fn start(id: String, settings: RunSettings) -> Result<Self, String> {
         let number = NEXT_EPISODE.with(|n| n.replace(n.get() + 1));
-        let reply = call(number, "start", json!({ "id": id, "settings": settings }), START_DEADLINE_MS).await?;
+        let reply =
+            call(number, "start", json!({ "id": id, "settings": settings }), START_DEADLINE_MS).await?;
         let snapshot = field(reply, "snapshot")?;
-        Ok(WorkerEpisode { number, id, settings, replies: RefCell::default(), snapshot: RefCell::new(snapshot) })
+        Ok(WorkerEpisode {
+            number,
+            id,
+            settings,
+            replies: RefCell::default(),
+            snapshot: RefCell::new(snapshot),
+        })
     }
 
     async fn submit(&self, reply: Result<AgentReply, AgentError>) -> Result<Snapshot, String> {
@@ -293,7 +301,8 @@ impl Sandbox {
         if let Some(s) = SANDBOX.with(|s| s.borrow().clone()) {
             return Ok(s);
         }
-        let worker = web_sys::Worker::new(WORKER_URL).map_err(|_| "could not start the sandbox worker".to_string())?;
+        let worker =
+            web_sys::Worker::new(WORKER_URL).map_err(|_| "could not start the sandbox worker".to_string())?;
         let on_message = Closure::<dyn FnMut(web_sys::MessageEvent)>::new(|e: web_sys::MessageEvent| {
             if let Some(s) = SANDBOX.with(|s| s.borrow().clone()) {
                 s.answer(e.data().as_string().unwrap_or_default());

@@ -27,7 +27,8 @@ async fn run(ctl: SessionCtl, agent: Box<dyn Agent>, pace_ms: u32) {
     }
 }
 
-const PACES: [(u32, &str); 4] = [(0, "instant"), (300, "0.3 s per turn"), (1000, "1 s per turn"), (2500, "2.5 s per turn")];
+const PACES: [(u32, &str); 4] =
+    [(0, "instant"), (300, "0.3 s per turn"), (1000, "1 s per turn"), (2500, "2.5 s per turn")];
 
 #[function_component(Baseline)]
 pub fn baseline(props: &ModeProps) -> Html {

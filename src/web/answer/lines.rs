@@ -61,9 +61,10 @@ pub fn split_paste(text: &str, answer: AnswerKind, targets: &[String]) -> Vec<Pi
     let mut pieces = Vec::new();
     let mut pending = String::new();
     for raw in text.lines() {
-        let line = raw.trim_end();
+        // A continued line joins the previous one with a single space.
+        let line = if pending.is_empty() { raw.trim_end() } else { raw.trim() };
         if let Some(head) = line.strip_suffix('\\') {
-            pending.push_str(head);
+            pending.push_str(head.trim_end());
             pending.push(' ');
             continue;
         }
@@ -104,10 +105,16 @@ mod tests {
 
     #[test]
     fn lines_name_known_machines_only() {
-        assert_eq!(Line::parse(" r0:  ip route ", &targets()), Line { target: Some("r0".into()), command: "ip route".into() });
+        assert_eq!(
+            Line::parse(" r0:  ip route ", &targets()),
+            Line { target: Some("r0".into()), command: "ip route".into() }
+        );
         let url = Line::parse("curl http://x", &targets());
         assert_eq!(url, Line { target: None, command: "curl http://x".into() });
-        assert_eq!(Line::parse(&Line::parse("h1: ping -c1 a", &targets()).written(), &targets()).target.as_deref(), Some("h1"));
+        assert_eq!(
+            Line::parse(&Line::parse("h1: ping -c1 a", &targets()).written(), &targets()).target.as_deref(),
+            Some("h1")
+        );
     }
 
     #[test]
@@ -126,7 +133,7 @@ mod tests {
             vec![
                 Piece::Command(Line { target: Some("r0".into()), command: "ip link".into() }),
                 Piece::Reply("{\"machine\": \"h1\", \"command\": \"ip a\"}".into()),
-                Piece::Command(Line { target: None, command: "kubectl get netpol  -n default".into() }),
+                Piece::Command(Line { target: None, command: "kubectl get netpol -n default".into() }),
             ]
         );
     }
@@ -151,5 +158,28 @@ mod tests {
                 Piece::Reply("line one\nline two".into())
             ]
         );
+    }
+}
+
+#[cfg(all(test, not(target_arch = "wasm32")))]
+mod proptests {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #[test]
+        fn split_paste_never_panics(text in "(.|\n){0,300}") {
+            for kind in [AnswerKind::Python, AnswerKind::Commands, AnswerKind::MachineCommands] {
+                let _ = split_paste(&text, kind, &["r0".to_string()]);
+            }
+        }
+
+        #[test]
+        fn written_lines_read_back(target in proptest::option::of("[a-z][a-z0-9]{0,3}"), command in "[^\n:]{1,40}") {
+            let targets: Vec<String> = target.iter().cloned().collect();
+            let line = Line { target, command: command.trim().to_string() };
+            prop_assume!(!line.command.is_empty());
+            prop_assert_eq!(Line::parse(&line.written(), &targets), line);
+        }
     }
 }

@@ -3,8 +3,8 @@
 //! network agent endpoint. The mode is part of the URL.
 
 mod baseline;
-mod lines;
 mod endpoint;
+mod lines;
 mod paste;
 mod session;
 mod terminal;
@@ -16,7 +16,6 @@ use super::task::TaskRef;
 use crate::app::AnswerKind;
 use crate::link::{TaskLink, View};
 use crate::view::Picture;
-
 
 #[derive(Properties, PartialEq)]
 pub struct ModeProps {
@@ -47,7 +46,9 @@ pub fn answer_panel(props: &ModeProps) -> Html {
         .map_or(modes[0].0, |(k, _)| *k);
     let select = {
         let link = props.link.clone();
-        move |mode: &str| go(&View::Task(TaskLink { mode: Some(mode.to_string()), answer: None, ..link.clone() }))
+        move |mode: &str| {
+            go(&View::Task(TaskLink { mode: Some(mode.to_string()), answer: None, ..link.clone() }))
+        }
     };
     let onkeydown = {
         let keys: Vec<&'static str> = modes.iter().map(|(k, _)| *k).collect();
@@ -77,7 +78,11 @@ pub fn answer_panel(props: &ModeProps) -> Html {
         }
     });
     let mode_key = format!("{}|{}|{current}", props.task.0.card().id, props.link.variant.as_str());
-    let p = ModeProps { task: props.task.clone(), link: props.link.clone(), on_picture: props.on_picture.clone() };
+    let p = ModeProps {
+        task: props.task.clone(),
+        link: props.link.clone(),
+        on_picture: props.on_picture.clone(),
+    };
     let panel = match current {
         "terminal" => html! { <terminal::Terminal key={mode_key} ..p /> },
         "paste" => html! { <paste::Paste key={mode_key} ..p /> },

@@ -4,9 +4,9 @@
 
 use yew::prelude::*;
 
+use super::ModeProps;
 use super::lines::{Piece, split_paste};
 use super::session::{EpisodeView, SessionCtl, use_session};
-use super::ModeProps;
 use crate::agent::{AgentInfo, AgentReply};
 use crate::app::AnswerKind;
 use crate::link::{MAX_LINK_ANSWER, TaskLink, View};
@@ -61,7 +61,8 @@ async fn run(ctl: SessionCtl, answer: AnswerKind, text: String) {
 pub fn paste(props: &ModeProps) -> Html {
     let ctl = use_session(&props.task, props.link.variant, &props.on_picture);
     let text = use_state(|| props.link.answer.clone().unwrap_or_default());
-    let answer = crate::registry::app(&props.task.0.card().app).map_or(AnswerKind::Commands, |a| a.info().answer);
+    let answer =
+        crate::registry::app(&props.task.0.card().app).map_or(AnswerKind::Commands, |a| a.info().answer);
     let start = {
         let (ctl, text, link) = (ctl.clone(), text.clone(), props.link.clone());
         move || {

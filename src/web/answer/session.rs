@@ -50,7 +50,11 @@ impl PartialEq for SessionCtl {
 
 /// The session of one mode on one task; it is cancelled when the mode goes away.
 #[hook]
-pub fn use_session(task: &TaskRef, variant: PromptVariant, on_picture: &Callback<Option<Picture>>) -> SessionCtl {
+pub fn use_session(
+    task: &TaskRef,
+    variant: PromptVariant,
+    on_picture: &Callback<Option<Picture>>,
+) -> SessionCtl {
     let state = use_mut_ref(Session::default);
     let redraw = use_force_update();
     {
@@ -145,7 +149,9 @@ fn finish_line(snapshot: &Snapshot) -> Option<String> {
         Finish::Solved => "Solved: every intended behaviour works.".to_string(),
         Finish::TurnLimit => "The turn limit was reached.".to_string(),
         Finish::Answered => "Answer submitted.".to_string(),
-        Finish::Stopped => format!("Stopped: {}.", snapshot.stop_reason.as_deref().unwrap_or("no reason given")),
+        Finish::Stopped => {
+            format!("Stopped: {}.", snapshot.stop_reason.as_deref().unwrap_or("no reason given"))
+        }
     };
     Some(words)
 }

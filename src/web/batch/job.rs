@@ -9,9 +9,9 @@ use yew::prelude::*;
 
 use super::super::agents::{CANCELLED, Cancel, Pace, PageAgent, drive, remote};
 use super::super::sandbox::EpisodeHandle;
+use super::super::settings;
 use super::super::store::{self, RunMeta, Source};
 use super::super::util::{Slicer, now_ms};
-use super::super::settings;
 use crate::agent::{AgentInfo, RunSettings};
 use crate::app::App;
 use crate::link::BatchLink;
@@ -71,9 +71,12 @@ impl Job {
 
 pub type Shared = Rc<RefCell<Job>>;
 
+/// A subscribed view's redraw.
+type Listener = Rc<dyn Fn()>;
+
 thread_local! {
     static CURRENT: RefCell<Option<Shared>> = const { RefCell::new(None) };
-    static LISTENERS: RefCell<Vec<(u32, Rc<dyn Fn()>)>> = const { RefCell::new(Vec::new()) };
+    static LISTENERS: RefCell<Vec<(u32, Listener)>> = const { RefCell::new(Vec::new()) };
     static NEXT_LISTENER: Cell<u32> = const { Cell::new(0) };
 }
 
@@ -83,7 +86,7 @@ pub fn current() -> Option<Shared> {
 }
 
 fn notify() {
-    let listeners: Vec<Rc<dyn Fn()>> = LISTENERS.with(|l| l.borrow().iter().map(|(_, f)| f.clone()).collect());
+    let listeners: Vec<Listener> = LISTENERS.with(|l| l.borrow().iter().map(|(_, f)| f.clone()).collect());
     for f in listeners {
         f();
     }
@@ -105,7 +108,10 @@ type Agents = Box<dyn Fn() -> PageAgent>;
 
 /// The agent a batch link asks for, made fresh per task (baselines keep per-task state), and
 /// the network client behind it if any.
-fn make_agent(app: &'static dyn App, link: &BatchLink) -> Result<(Agents, Option<Rc<dyn remote::RemoteClient>>), String> {
+fn make_agent(
+    app: &'static dyn App,
+    link: &BatchLink,
+) -> Result<(Agents, Option<Rc<dyn remote::RemoteClient>>), String> {
     match link.agent.as_str() {
         "baseline" => Ok((Box::new(move || PageAgent::Local(app.baseline())), None)),
         "endpoint" => {

@@ -77,7 +77,13 @@ pub fn batch_page(props: &BatchProps) -> Html {
 
 /// The CLI command that runs the same batch natively.
 fn cli_line(link: &BatchLink, app: &dyn App) -> String {
-    let mut s = format!("netpress run --app {} --agent {} --seeds {}..{}", app.info().name, link.agent, link.seeds.0, link.seeds.1);
+    let mut s = format!(
+        "netpress run --app {} --agent {} --seeds {}..{}",
+        app.info().name,
+        link.agent,
+        link.seeds.0,
+        link.seeds.1
+    );
     if !link.levels.is_empty() {
         let levels: Vec<String> = link.levels.iter().map(u8::to_string).collect();
         s.push_str(&format!(" --levels {}", levels.join(",")));
@@ -177,7 +183,11 @@ fn progress(job: &job::Job) -> Html {
     let fraction = if total == 0 { 1.0 } else { done as f64 / total as f64 };
     let status = match &job.phase {
         job::Phase::Running => match job.eta_ms() {
-            Some(eta) => format!("{done} / {total} · {} elapsed · about {} left", duration(job.elapsed_ms()), duration(eta)),
+            Some(eta) => format!(
+                "{done} / {total} · {} elapsed · about {} left",
+                duration(job.elapsed_ms()),
+                duration(eta)
+            ),
             None => format!("{done} / {total} · starting…"),
         },
         job::Phase::Done => format!("{done} / {total} · done in {}", duration(job.elapsed_ms())),
@@ -209,8 +219,14 @@ fn summary(records: &[ResultRecord]) -> Html {
     let by_label = Grouping { agent: false, app: false, level: false, label: true };
     let groups: Vec<Group> = breakdown(records, by_label)
         .into_iter()
-        .map(|(k, s)| Group { label: k.label.unwrap_or_default(), bars: vec![Bar { series: 0, rate: s.correct }] })
-        .chain(std::iter::once(Group { label: "all".into(), bars: vec![Bar { series: 0, rate: all.correct }] }))
+        .map(|(k, s)| Group {
+            label: k.label.unwrap_or_default(),
+            bars: vec![Bar { series: 0, rate: s.correct }],
+        })
+        .chain(std::iter::once(Group {
+            label: "all".into(),
+            bars: vec![Bar { series: 0, rate: all.correct }],
+        }))
         .collect();
     html! {
         <>

@@ -101,7 +101,8 @@ fn markers() -> Html {
 
 /// The bounding box of the nodes with room for labels.
 fn view_box(p: &Picture) -> String {
-    let fold = |f: fn(f64, f64) -> f64, init: f64, g: fn(&PicNode) -> f64| p.nodes.iter().map(g).fold(init, f);
+    let fold =
+        |f: fn(f64, f64) -> f64, init: f64, g: fn(&PicNode) -> f64| p.nodes.iter().map(g).fold(init, f);
     if p.nodes.is_empty() {
         return "0 0 1000 400".into();
     }

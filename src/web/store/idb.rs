@@ -72,7 +72,7 @@ pub async fn open() -> Result<IdbDatabase, String> {
     let open = factory.open_with_u32(DB_NAME, DB_VERSION).map_err(|e| js_error(context, e))?;
     let upgrading = open.clone();
     let on_upgrade = Closure::once_into_js(move || {
-        if let Ok(db) = upgrading.result().and_then(|r| r.dyn_into::<IdbDatabase>().map_err(JsValue::from)) {
+        if let Ok(db) = upgrading.result().and_then(|r| r.dyn_into::<IdbDatabase>()) {
             let existing = db.object_store_names();
             for store in STORES {
                 if !existing.contains(store) {
@@ -86,12 +86,17 @@ pub async fn open() -> Result<IdbDatabase, String> {
     db.dyn_into::<IdbDatabase>().map_err(|e| js_error(context, e))
 }
 
-fn transaction(db: &IdbDatabase, stores: &[&str], mode: IdbTransactionMode) -> Result<IdbTransaction, String> {
+fn transaction(
+    db: &IdbDatabase,
+    stores: &[&str],
+    mode: IdbTransactionMode,
+) -> Result<IdbTransaction, String> {
     let names = js_sys::Array::new();
     for store in stores {
         names.push(&JsValue::from_str(store));
     }
-    db.transaction_with_str_sequence_and_mode(&names, mode).map_err(|e| js_error("could not start a transaction", e))
+    db.transaction_with_str_sequence_and_mode(&names, mode)
+        .map_err(|e| js_error("could not start a transaction", e))
 }
 
 /// The value stored under `key`, if any.

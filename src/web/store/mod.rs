@@ -94,7 +94,8 @@ pub async fn list() -> Result<Vec<RunMeta>, String> {
 /// The records of one run.
 pub async fn records(id: &str) -> Result<Vec<ResultRecord>, String> {
     let db = idb::open().await?;
-    let text = idb::get(&db, "records", id).await?.ok_or_else(|| format!("run {id} is not in the history"))?;
+    let text =
+        idb::get(&db, "records", id).await?.ok_or_else(|| format!("run {id} is not in the history"))?;
     Ok(parse_results(&text).0)
 }
 
@@ -103,7 +104,9 @@ pub async fn save_all(runs: &[(RunMeta, Vec<ResultRecord>)]) -> Result<(), Strin
     let db = idb::open().await?;
     let texts: Vec<(String, String, &str)> = runs
         .iter()
-        .map(|(meta, records)| (serde_json::to_string(meta).unwrap_or_default(), to_jsonl(records), meta.id.as_str()))
+        .map(|(meta, records)| {
+            (serde_json::to_string(meta).unwrap_or_default(), to_jsonl(records), meta.id.as_str())
+        })
         .collect();
     let mut writes = Vec::new();
     for (meta, records, id) in &texts {

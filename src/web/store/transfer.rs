@@ -31,7 +31,12 @@ struct RunTag {
 pub fn export(runs: &[(RunMeta, Vec<ResultRecord>)]) -> String {
     let mut out = String::new();
     for (meta, records) in runs {
-        let tag = RunTag { id: meta.id.clone(), name: meta.name.clone(), created: meta.created, source: meta.source };
+        let tag = RunTag {
+            id: meta.id.clone(),
+            name: meta.name.clone(),
+            created: meta.created,
+            source: meta.source,
+        };
         for record in records {
             let mut value = serde_json::to_value(record).unwrap_or_default();
             if let Some(object) = value.as_object_mut() {
@@ -122,7 +127,9 @@ fn read_line(line: &str) -> Result<(ResultRecord, Option<RunTag>), String> {
     let value: serde_json::Value = serde_json::from_str(line).map_err(|e| e.to_string())?;
     let tag = match value.get("run") {
         None | Some(serde_json::Value::Null) => None,
-        Some(tag) => Some(serde_json::from_value(tag.clone()).map_err(|e| format!("bad \"run\" field: {e}"))?),
+        Some(tag) => {
+            Some(serde_json::from_value(tag.clone()).map_err(|e| format!("bad \"run\" field: {e}"))?)
+        }
     };
     Ok((record, tag))
 }
@@ -206,7 +213,10 @@ mod tests {
         let plan = plan_import(&text, "cli.jsonl", &[], 7.0, ids());
         let names: Vec<(&str, &str, u64)> =
             plan.runs.iter().map(|(m, _)| (m.id.as_str(), m.name.as_str(), m.n)).collect();
-        assert_eq!(names, vec![("new-1", "cli.jsonl · baseline:x", 2), ("new-2", "cli.jsonl · baseline:y", 1)]);
+        assert_eq!(
+            names,
+            vec![("new-1", "cli.jsonl · baseline:x", 2), ("new-2", "cli.jsonl · baseline:y", 1)]
+        );
         assert_eq!(plan.runs[0].0.source, Source::Import);
         assert_eq!(plan.record_count(), 3);
     }
@@ -224,5 +234,19 @@ mod tests {
         assert!(plan.errors[0].message.starts_with("not JSON"));
         assert!(plan.errors[1].message.contains("unsupported schema"));
         assert!(plan.errors[2].message.starts_with("bad \"run\" field"));
+    }
+}
+
+#[cfg(all(test, not(target_arch = "wasm32")))]
+mod proptests {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #[test]
+        fn import_never_panics(text in "(.|\n){0,400}") {
+            let plan = plan_import(&text, "f", &[], 0.0, || "x".to_string());
+            prop_assert!(plan.errors.len() <= text.lines().count());
+        }
     }
 }

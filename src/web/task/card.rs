@@ -32,7 +32,10 @@ pub fn copy_button(props: &CopyProps) -> Html {
         let status = status.clone();
         let text = props.text.clone();
         Callback::from(move |_| {
-            let text = text.as_ref().map(|t| t.to_string()).unwrap_or_else(|| gloo::utils::window().location().href().unwrap_or_default());
+            let text = text
+                .as_ref()
+                .map(|t| t.to_string())
+                .unwrap_or_else(|| gloo::utils::window().location().href().unwrap_or_default());
             let status = status.clone();
             wasm_bindgen_futures::spawn_local(async move {
                 status.set(match util::copy_text(&text).await {

@@ -28,7 +28,8 @@ pub struct TaskProps {
 /// Single-key shortcuts of the task view, ignored while typing in a field.
 fn shortcut(link: &TaskLink, e: &web_sys::KeyboardEvent) -> bool {
     let typing = e.target().and_then(|t| t.dyn_into::<web_sys::Element>().ok()).is_some_and(|el| {
-        matches!(el.tag_name().as_str(), "INPUT" | "TEXTAREA" | "SELECT") || el.has_attribute("contenteditable")
+        matches!(el.tag_name().as_str(), "INPUT" | "TEXTAREA" | "SELECT")
+            || el.has_attribute("contenteditable")
     });
     if typing || e.ctrl_key() || e.meta_key() || e.alt_key() {
         return false;
@@ -39,7 +40,9 @@ fn shortcut(link: &TaskLink, e: &web_sys::KeyboardEvent) -> bool {
         "s" => QueryId { seed: id.seed.saturating_add(1), index: 0, ..id.clone() },
         "r" => QueryId { seed: random_seed(), index: 0, ..id.clone() },
         "/" => {
-            if let Some(el) = gloo::utils::document().query_selector(".answer [data-autofocus]").ok().flatten() {
+            if let Some(el) =
+                gloo::utils::document().query_selector(".answer [data-autofocus]").ok().flatten()
+            {
                 let _ = el.unchecked_into::<web_sys::HtmlElement>().focus();
             }
             return true;
@@ -65,10 +68,10 @@ pub fn task_page(props: &TaskProps) -> Html {
         use_effect_with(link.clone(), move |link| {
             let link = link.clone();
             let listener = EventListener::new(&gloo::utils::document(), "keydown", move |e| {
-                if let Some(e) = e.dyn_ref::<web_sys::KeyboardEvent>() {
-                    if shortcut(&link, e) {
-                        e.prevent_default();
-                    }
+                if let Some(e) = e.dyn_ref::<web_sys::KeyboardEvent>()
+                    && shortcut(&link, e)
+                {
+                    e.prevent_default();
                 }
             });
             move || drop(listener)
