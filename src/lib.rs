@@ -14,18 +14,24 @@
 //! - [`reply`]: lenient extraction of actions from free-form agent replies.
 //! - [`record`]: the versioned result record written as JSONL.
 //! - [`stats`]: Wilson and bootstrap intervals, overlap, sample-size planning, aggregation.
+//! - [`provenance`]: where a published number came from (versions, queries, agents, command).
+//! - [`report`]: tables, charts (SVG) and the self-contained HTML report of some results.
+//! - [`export`]: the NetArena leaderboard file and SFT/RL JSONL data sets.
 //! - [`agent`]: the multi-turn runner and the agent interface.
 
 pub mod agent;
 pub mod app;
 pub mod bench;
 pub mod error;
+pub mod export;
 pub mod hash;
 pub mod id;
 pub mod link;
+pub mod provenance;
 pub mod record;
 pub mod registry;
 pub mod reply;
+pub mod report;
 pub mod seed;
 pub mod selfcheck;
 pub mod stats;

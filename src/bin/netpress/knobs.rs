@@ -1,5 +1,5 @@
 //! Knob flags built from the registry: every knob of every application becomes a
-//! `--<name> VALUE` flag of `generate` and `run` (e.g. route's `-n` knob is `--subnets 8`).
+//! `--<name> VALUE` flag of `generate`, `run` and `export` (e.g. route's `-n` knob is `--subnets 8`).
 //! The chosen application checks that the knobs given are its own.
 
 use clap::{Arg, ArgMatches, Command};
@@ -10,7 +10,7 @@ use netpress::registry::apps;
 use crate::{CliResult, Fail};
 
 /// The subcommands that take knob flags.
-const WITH_KNOBS: [&str; 2] = ["generate", "run"];
+const WITH_KNOBS: [&str; 3] = ["generate", "run", "export"];
 
 /// Distinct knob names over all applications, with the first help text seen.
 fn knob_flags() -> Vec<(&'static str, String)> {

@@ -6,7 +6,9 @@
 
 mod bench;
 mod exec;
+mod export;
 mod knobs;
+mod report;
 mod run;
 mod stats_cmd;
 mod tasks;
@@ -59,12 +61,17 @@ enum Command {
     Run(run::RunArgs),
     /// Re-score result files by replaying each episode's replies against a fresh emulator.
     Score(run::ScoreArgs),
-    /// Summarise result files: rates with 95% Wilson intervals per agent, app, level and label.
+    /// Summarise result files: rates with 95% Wilson intervals per agent, app, level and label,
+    /// the leaderboard and pairwise comparisons.
     Stats(stats_cmd::StatsArgs),
     /// How many queries separate two pass rates with non-overlapping 95% Wilson intervals.
     Plan(stats_cmd::PlanArgs),
     /// Time the fixed seeded workload per application: generate, step and score.
     Bench(bench::BenchArgs),
+    /// Write one self-contained HTML report (tables, charts, per-query table) of result files.
+    Report(report::ReportArgs),
+    /// Export results (or generated tasks) for elsewhere: NetArena leaderboard file, SFT or RL JSONL.
+    Export(export::ExportArgs),
     /// Drive one task by hand: read replies from stdin or a file, print each observation.
     Exec(exec::ExecArgs),
     /// App-specific commands: `netpress <app> exec …` or `netpress <app> <tool> …`.
@@ -113,6 +120,8 @@ fn dispatch(cli: Cli, matches: &clap::ArgMatches) -> CliResult {
         Command::Stats(args) => stats_cmd::stats(args),
         Command::Plan(args) => stats_cmd::plan(args),
         Command::Bench(args) => bench::bench(args),
+        Command::Report(args) => report::report(args),
+        Command::Export(args) => export::export(args, sub.expect("export matches")),
         Command::Exec(args) => exec::exec(args),
         Command::App(argv) => exec::app_command(&argv),
     }

@@ -213,7 +213,7 @@ fn per_label(
     Ok(tasks)
 }
 
-fn parse_seeds(s: &str) -> CliResult<(u64, u64)> {
+pub fn parse_seeds(s: &str) -> CliResult<(u64, u64)> {
     let bad = || Fail { message: format!("bad --seeds {s:?}: use A..B (inclusive) or one seed"), code: 2 };
     let (a, b) = match s.split_once("..") {
         Some((a, b)) => (a.trim().parse().map_err(|_| bad())?, b.trim().parse().map_err(|_| bad())?),

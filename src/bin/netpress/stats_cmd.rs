@@ -1,19 +1,34 @@
-//! `stats` and `plan`: tables of rates with 95% Wilson intervals, and the sample-size planner.
+//! `stats` and `plan`: the numbers of result files (per agent, application, level, task label
+//! and overall, with 95% Wilson intervals, the leaderboard and pairwise comparisons), and the
+//! sample-size planner. Also the input and provenance helpers `report` and `export` share.
+
+use std::io::Read;
 
 use clap::{Args, ValueEnum};
+use netpress::provenance::{InputFile, Provenance};
 use netpress::record::{ResultRecord, parse_results};
-use netpress::stats::{Grouping, Interval, Summary, breakdown, leaderboard, queries_to_separate};
+use netpress::report::{Tables, chart, text};
+use netpress::stats::{
+    Interval, Summary, checkpoints, group, queries_to_separate, sample_grid, simulate_pair,
+};
 
 use crate::{CliResult, Fail};
 
 #[derive(Args, Debug)]
 pub struct StatsArgs {
-    /// Result files (JSONL).
+    /// Result files (JSONL); `-` reads standard input.
     #[arg(required = true)]
     pub files: Vec<String>,
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Table)]
     pub format: Format,
+    /// Also show every pair of agents after each one's first N episodes, for each N given
+    /// (e.g. `--at 100,150,2000`): do the intervals still overlap?
+    #[arg(long, value_delimiter = ',', value_name = "N,…")]
+    pub at: Vec<u64>,
+    /// Write here instead of standard output.
+    #[arg(short, long)]
+    pub output: Option<String>,
 }
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
@@ -24,6 +39,17 @@ pub enum Format {
     Csv,
 }
 
+impl From<Format> for text::Format {
+    fn from(f: Format) -> Self {
+        match f {
+            Format::Table => text::Format::Table,
+            Format::Json => text::Format::Json,
+            Format::Markdown => text::Format::Markdown,
+            Format::Csv => text::Format::Csv,
+        }
+    }
+}
+
 #[derive(Args, Debug)]
 pub struct PlanArgs {
     /// Expected pass rate of the first agent (0..1).
@@ -32,66 +58,70 @@ pub struct PlanArgs {
     /// Expected pass rate of the second agent (0..1).
     #[arg(long)]
     pub p2: f64,
+    /// Also simulate two agents at these rates (seeded Bernoulli outcomes) and show their
+    /// intervals as queries accumulate.
+    #[arg(long)]
+    pub simulate: bool,
+    /// Queries per simulated agent.
+    #[arg(long, default_value_t = 3000, requires = "simulate")]
+    pub queries: u64,
+    /// Seed of the simulation.
+    #[arg(long, default_value_t = 0, requires = "simulate")]
+    pub seed: u64,
+    /// Write the simulation's chart to this SVG file.
+    #[arg(long, requires = "simulate")]
+    pub svg: Option<String>,
 }
 
 pub fn stats(args: StatsArgs) -> CliResult {
-    let records = read_all(&args.files)?;
-    if records.is_empty() {
-        return Err(Fail::from("no result records in the given files"));
+    let (records, inputs) = read_inputs(&args.files)?;
+    let provenance = Provenance::of_records(&records, &command_line(), inputs);
+    let mut tables = Tables::build(&records, provenance);
+    if !args.at.is_empty() {
+        tables = tables.with_checkpoints(&records, &args.at);
     }
-    let rows = rows(&records);
-    let out = match args.format {
-        Format::Table => render_table(&rows) + &render_extras(&records),
-        Format::Markdown => render_markdown(&rows),
-        Format::Csv => render_csv(&rows),
-        Format::Json => render_json(&rows, &records),
-    };
-    print!("{out}");
-    Ok(())
+    let out = text::render(&tables, args.format.into());
+    crate::tasks::write_out(args.output.as_deref(), |w| w.write_all(out.as_bytes()))
 }
 
-pub fn read_all(files: &[String]) -> CliResult<Vec<ResultRecord>> {
+/// Reads result files (`-` is standard input); any bad line is an error naming file and line.
+pub fn read_inputs(files: &[String]) -> CliResult<(Vec<ResultRecord>, Vec<InputFile>)> {
     let mut records = Vec::new();
+    let mut inputs = Vec::new();
     for path in files {
-        let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {path}: {e}"))?;
+        let bytes = read_bytes(path)?;
+        let text = String::from_utf8(bytes).map_err(|_| format!("{path}: not UTF-8 text"))?;
         let (mut rs, errors) = parse_results(&text);
         if let Some(e) = errors.first() {
             return Err(Fail::from(format!("{path}: {e} ({} bad lines in all)", errors.len())));
         }
+        inputs.push(InputFile::new(path, text.as_bytes(), rs.len()));
         records.append(&mut rs);
     }
-    Ok(records)
+    if records.is_empty() {
+        return Err(Fail::from("no result records in the given files"));
+    }
+    Ok((records, inputs))
 }
 
-/// Rows: per agent × app × level × label, then per agent × app × level, per agent × app,
-/// per agent, and overall.
-fn rows(records: &[ResultRecord]) -> Vec<(String, Summary)> {
-    let mut out = Vec::new();
-    let groupings = [
-        Grouping { agent: true, app: true, level: true, label: true },
-        Grouping { agent: true, app: true, level: true, label: false },
-        Grouping { agent: true, app: true, level: false, label: false },
-        Grouping { agent: true, app: false, level: false, label: false },
-    ];
-    for by in groupings {
-        for (k, s) in breakdown(records, by) {
-            let mut name = k.agent.unwrap_or_default();
-            if let Some(app) = k.app {
-                name.push_str(&format!(" {app}"));
-            }
-            if let Some(level) = k.level {
-                name.push_str(&format!(" L{level}"));
-            }
-            match k.label {
-                Some(label) => name.push_str(&format!(" {label}")),
-                None if by.app => name.push_str(" (all)"),
-                None => name.push_str(" (overall)"),
-            }
-            out.push((name, s));
-        }
+fn read_bytes(path: &str) -> CliResult<Vec<u8>> {
+    let mut bytes = Vec::new();
+    let read = if path == "-" {
+        std::io::stdin().read_to_end(&mut bytes).map(|_| ())
+    } else {
+        std::fs::File::open(path).and_then(|mut f| f.read_to_end(&mut bytes)).map(|_| ())
+    };
+    read.map_err(|e| format!("cannot read {path}: {e}"))?;
+    Ok(bytes)
+}
+
+/// This process's command line as one shell-quoted string, recorded as provenance.
+pub fn command_line() -> String {
+    let mut args: Vec<String> = std::env::args().collect();
+    if let Some(first) = args.first_mut() {
+        *first = "netpress".into();
     }
-    out.push(("overall".into(), Summary::of(records)));
-    out
+    shlex::try_join(args.iter().map(String::as_str)).unwrap_or_else(|_| args.join(" "))
 }
 
 fn pct(i: Interval) -> String {
@@ -119,7 +149,7 @@ fn cells(name: &str, s: &Summary) -> [String; 9] {
     ]
 }
 
-/// An aligned plain-text table.
+/// An aligned plain-text table of named summaries (the summary `run` and `score` print).
 pub fn render_table(rows: &[(String, Summary)]) -> String {
     let body: Vec<[String; 9]> = rows.iter().map(|(n, s)| cells(n, s)).collect();
     let mut widths = HEADERS.map(str::len);
@@ -146,104 +176,6 @@ pub fn render_table(rows: &[(String, Summary)]) -> String {
     out
 }
 
-fn render_markdown(rows: &[(String, Summary)]) -> String {
-    let mut out = format!("| {} |\n|{}\n", HEADERS.join(" | "), "---|".repeat(HEADERS.len()));
-    for (n, s) in rows {
-        out.push_str(&format!("| {} |\n", cells(n, s).join(" | ")));
-    }
-    out
-}
-
-fn render_csv(rows: &[(String, Summary)]) -> String {
-    let mut out = String::from(
-        "group,n,correct,correct_lo,correct_hi,safe,safe_lo,safe_hi,progress,turns,latency_ms\n",
-    );
-    for (n, s) in rows {
-        let name = if n.contains([',', '"']) { format!("\"{}\"", n.replace('"', "\"\"")) } else { n.clone() };
-        out.push_str(&format!(
-            "{name},{},{:.6},{:.6},{:.6},{:.6},{:.6},{:.6},{:.6},{:.6},{}\n",
-            s.n,
-            s.correct.rate,
-            s.correct.wilson.lo,
-            s.correct.wilson.hi,
-            s.safe.rate,
-            s.safe.wilson.lo,
-            s.safe.wilson.hi,
-            s.mean_progress,
-            s.mean_turns,
-            s.mean_latency_ms.map_or(String::new(), |m| format!("{m:.3}"))
-        ));
-    }
-    out
-}
-
-fn render_json(rows: &[(String, Summary)], records: &[ResultRecord]) -> String {
-    let groups: Vec<serde_json::Value> =
-        rows.iter().map(|(n, s)| serde_json::json!({"group": n, "summary": s})).collect();
-    let board: Vec<serde_json::Value> = leaderboard(records)
-        .into_iter()
-        .map(|(a, s)| serde_json::json!({"agent": a, "score": s.leaderboard_score, "summary": s}))
-        .collect();
-    let doc = serde_json::json!({
-        "netpress_version": netpress::VERSION,
-        "records": records.len(),
-        "groups": groups,
-        "leaderboard": board,
-        "overlap": overlaps(records),
-    });
-    serde_json::to_string_pretty(&doc).expect("serialisable") + "\n"
-}
-
-/// Pairwise correctness-interval overlap between agents.
-fn overlaps(records: &[ResultRecord]) -> Vec<serde_json::Value> {
-    let board = leaderboard(records);
-    let mut out = Vec::new();
-    for (i, (a, sa)) in board.iter().enumerate() {
-        for (b, sb) in &board[i + 1..] {
-            let (ia, ib) = (sa.correct.wilson, sb.correct.wilson);
-            out.push(serde_json::json!({
-                "a": a, "b": b, "overlap": ia.overlap(ib), "separated": ia.separated_from(ib),
-                "queries_to_separate": queries_to_separate(sa.correct.rate, sb.correct.rate),
-            }));
-        }
-    }
-    out
-}
-
-/// Leaderboard and pairwise overlaps as text.
-fn render_extras(records: &[ResultRecord]) -> String {
-    let board = leaderboard(records);
-    if board.len() < 2 {
-        return String::new();
-    }
-    let mut out = String::from("\nleaderboard (0.5·correct + 0.5·safe, then latency):\n");
-    for (i, (a, s)) in board.iter().enumerate() {
-        out.push_str(&format!("  {}. {a}  {:.3}  latency {}\n", i + 1, s.leaderboard_score, latency(s)));
-    }
-    out.push_str("\ncorrectness intervals, pairwise:\n");
-    for o in overlaps(records) {
-        let verdict = if o["separated"].as_bool() == Some(true) {
-            "separated".to_string()
-        } else {
-            match o["queries_to_separate"].as_u64() {
-                Some(n) => format!(
-                    "overlap {:.3}: not yet separable; about {n} queries per agent would separate these rates",
-                    o["overlap"].as_f64().unwrap_or(0.0)
-                ),
-                None => {
-                    format!("overlap {:.3}: equal rates, not separable", o["overlap"].as_f64().unwrap_or(0.0))
-                }
-            }
-        };
-        out.push_str(&format!(
-            "  {} vs {}: {verdict}\n",
-            o["a"].as_str().unwrap_or(""),
-            o["b"].as_str().unwrap_or("")
-        ));
-    }
-    out
-}
-
 pub fn plan(args: PlanArgs) -> CliResult {
     for p in [args.p1, args.p2] {
         if !(0.0..=1.0).contains(&p) {
@@ -252,13 +184,57 @@ pub fn plan(args: PlanArgs) -> CliResult {
     }
     match queries_to_separate(args.p1, args.p2) {
         Some(n) => println!(
-            "{n} queries per agent separate pass rates {} and {} with non-overlapping 95% Wilson intervals",
-            args.p1, args.p2
+            "{} queries per agent separate pass rates {} and {} with non-overlapping 95% Wilson intervals \
+(when the observed rates equal these)",
+            group(n),
+            args.p1,
+            args.p2
         ),
         None => println!(
-            "pass rates {} and {} cannot be separated (equal, or over ten million queries)",
+            "pass rates {} and {} cannot be separated (equal, or over ten million queries per agent)",
             args.p1, args.p2
         ),
+    }
+    if args.simulate { simulate(&args) } else { Ok(()) }
+}
+
+/// Seeded Bernoulli agents at the two rates: a table of their intervals as queries accumulate,
+/// and optionally the chart.
+fn simulate(args: &PlanArgs) -> CliResult {
+    if args.queries == 0 || args.queries > 10_000_000 {
+        return Err(Fail { message: "--queries must be between 1 and 10,000,000".into(), code: 2 });
+    }
+    let [a, b] = simulate_pair(args.p1, args.p2, args.queries as usize, args.seed);
+    let (name_a, name_b) = (format!("p1 = {}", args.p1), format!("p2 = {}", args.p2));
+    println!("\nsimulated agents (seed {}), intervals after the first n queries:", args.seed);
+    println!("{:>9}  {:>22}  {:>22}  {:>8}  verdict", "n", name_a, name_b, "overlap");
+    for c in checkpoints(&a, &b, &sample_grid(args.queries)) {
+        println!(
+            "{:>9}  {:>22}  {:>22}  {:>8.1}  {}",
+            group(c.n),
+            format!("{:.1}% {}", 100.0 * c.a.rate, pct(c.a.wilson)),
+            format!("{:.1}% {}", 100.0 * c.b.rate, pct(c.b.wilson)),
+            100.0 * c.overlap,
+            if c.separated { "separated" } else { "overlap" }
+        );
+    }
+    if let Some(path) = &args.svg {
+        let chart = chart::convergence_of(
+            "simulated",
+            &format!("Two simulated agents at pass rates {} and {} (seed {})", args.p1, args.p2, args.seed),
+            "pass rate",
+            &[(name_a, a), (name_b, b)],
+        )
+        .expect("at least one query");
+        let provenance = serde_json::json!({
+            "netpress_version": netpress::VERSION,
+            "command": command_line(),
+            "simulation": {
+                "p1": args.p1, "p2": args.p2, "queries": args.queries, "seed": args.seed,
+                "streams": [format!("netpress|simulate|{}|1", args.seed), format!("netpress|simulate|{}|2", args.seed)],
+            },
+        });
+        std::fs::write(path, chart.svg_file(&provenance)).map_err(|e| format!("cannot write {path}: {e}"))?;
     }
     Ok(())
 }
