@@ -1,57 +1,88 @@
-//! The compare view: two or more saved runs side by side — pass rates with 95% Wilson
-//! intervals, how far the intervals overlap and how many queries would separate the agents,
-//! the per-label breakdown with a radar chart per label, and the per-query differences on the
-//! query ids the runs share. The chosen runs are in the URL.
-
-use std::collections::{BTreeMap, BTreeSet};
+//! The compare view: two or more saved runs side by side, from the library's report model
+//! ([`crate::report::build`]) — the leaderboard with 95% Wilson intervals, each pair's
+//! interval overlap and the queries that would separate them, the per-label breakdown, the
+//! report's charts (bars per label, safety against correctness, a radar per run over task
+//! labels, intervals as queries accumulate), and the per-query differences on the query ids
+//! the runs share. The chosen runs are in the URL.
 
 use yew::prelude::*;
 
 use super::batch::mark;
-use super::charts::{Bar, Group, Spoke, legend, radar, rate_chart};
 use super::go;
+use super::show::chart::chart;
 use super::store::{self, RunMeta};
-use super::util::{duration, event_checked, pct};
+use super::util::{download, duration, event_checked, pct};
+use crate::agent::AgentInfo;
 use crate::link::{TaskLink, View};
+use crate::provenance::Provenance;
 use crate::record::ResultRecord;
-use crate::stats::{Grouping, Rate, Summary, breakdown, queries_to_separate};
+use crate::report::{Chart, QueryRow, Tables};
+use crate::stats::Rate;
 
 #[derive(Properties, PartialEq)]
 pub struct CompareProps {
     pub runs: Vec<String>,
 }
 
-/// A run with its records.
-#[derive(Clone, PartialEq)]
+/// The report of the chosen runs, and every run for the picker.
+#[derive(PartialEq)]
 struct Loaded {
-    meta: RunMeta,
-    records: Vec<ResultRecord>,
+    all: Vec<RunMeta>,
+    chosen: usize,
+    tables: Tables,
+    charts: Vec<Chart>,
 }
 
-async fn load(ids: Vec<String>) -> Result<(Vec<RunMeta>, Vec<Loaded>), String> {
+/// Each run's records with the run as their agent, so the report compares runs (two batches
+/// of one agent stay two series). Names are made unique.
+fn as_runs(runs: Vec<(RunMeta, Vec<ResultRecord>)>) -> Vec<ResultRecord> {
+    let mut names: Vec<String> = Vec::new();
+    let mut out = Vec::new();
+    for (meta, records) in runs {
+        let mut name = meta.name.clone();
+        let mut k = 2;
+        while names.contains(&name) {
+            name = format!("{} #{k}", meta.name);
+            k += 1;
+        }
+        names.push(name.clone());
+        out.extend(records.into_iter().map(|mut r| {
+            r.agent = AgentInfo::new("run", &name);
+            r
+        }));
+    }
+    out
+}
+
+async fn load(ids: Vec<String>) -> Result<Loaded, String> {
     let all = store::list().await?;
-    let mut loaded = Vec::new();
+    let mut runs = Vec::new();
     for id in &ids {
         let meta = all
             .iter()
             .find(|m| &m.id == id)
             .ok_or_else(|| format!("run {id} is not in this browser's history"))?;
-        loaded.push(Loaded { meta: meta.clone(), records: store::records(id).await? });
+        runs.push((meta.clone(), store::records(id).await?));
     }
-    Ok((all, loaded))
+    let records = as_runs(runs);
+    let provenance = Provenance::of_records(&records, &format!("web app: compare {}", ids.join(",")), vec![]);
+    let (tables, charts) = crate::report::build(&records, provenance);
+    Ok(Loaded { all, chosen: ids.len(), tables, charts })
 }
 
 #[function_component(ComparePage)]
 pub fn compare_page(props: &CompareProps) -> Html {
-    let state = use_state(|| None::<Result<(Vec<RunMeta>, Vec<Loaded>), String>>);
+    let state = use_state(|| None::<Result<std::rc::Rc<Loaded>, String>>);
     {
         let state = state.clone();
         use_effect_with(props.runs.clone(), move |ids| {
             let ids = ids.clone();
-            wasm_bindgen_futures::spawn_local(async move { state.set(Some(load(ids).await)) });
+            wasm_bindgen_futures::spawn_local(async move {
+                state.set(Some(load(ids).await.map(std::rc::Rc::new)))
+            });
         });
     }
-    let (all, loaded) = match &*state {
+    let loaded = match &*state {
         None => return html! { <section><h2>{ "Compare" }</h2><p class="muted">{ "Loading…" }</p></section> },
         Some(Err(e)) => {
             return html! {
@@ -61,13 +92,13 @@ pub fn compare_page(props: &CompareProps) -> Html {
                 </section>
             };
         }
-        Some(Ok(pair)) => pair.clone(),
+        Some(Ok(loaded)) => loaded.clone(),
     };
     html! {
         <section class="compare">
             <h2>{ "Compare runs" }</h2>
-            { picker(&all, &props.runs) }
-            if loaded.len() < 2 {
+            { picker(&loaded.all, &props.runs) }
+            if loaded.chosen < 2 {
                 <p class="muted">{ "Pick two or more runs above (batches compare best: same seeds, different agents or prompts)." }</p>
             } else {
                 { report(&loaded) }
@@ -107,184 +138,135 @@ fn picker(all: &[RunMeta], chosen: &[String]) -> Html {
 }
 
 fn rate_cell(r: &Rate) -> Html {
-    html! { <td>{ format!("{} ", pct(r.rate)) }<span class="muted">{ format!("[{}–{}] n={}", pct(r.wilson.lo), pct(r.wilson.hi), r.n) }</span></td> }
+    html! {
+        <td>{ format!("{} ", pct(r.rate)) }
+            <span class="muted">{ format!("[{}–{}] n={}", pct(r.wilson.lo), pct(r.wilson.hi), r.n) }</span></td>
+    }
 }
 
-fn report(runs: &[Loaded]) -> Html {
-    let names: Vec<String> = runs.iter().map(|r| r.meta.name.clone()).collect();
-    let summaries: Vec<Summary> = runs.iter().map(|r| Summary::of(&r.records)).collect();
-    let overall = vec![
-        Group {
-            label: "correct".into(),
-            bars: summaries.iter().enumerate().map(|(i, s)| Bar { series: i, rate: s.correct }).collect(),
-        },
-        Group {
-            label: "safe".into(),
-            bars: summaries.iter().enumerate().map(|(i, s)| Bar { series: i, rate: s.safe }).collect(),
-        },
-    ];
+/// A run's name as the report shows it (`run:<name>`, without the kind).
+fn short(agent: &str) -> &str {
+    agent.strip_prefix("run:").unwrap_or(agent)
+}
+
+fn report(l: &Loaded) -> Html {
+    let t = &l.tables;
+    let save = {
+        let (tables, charts) = (t.clone(), l.charts.clone());
+        Callback::from(move |_| {
+            let page = crate::report::html::document("NetPress comparison", &tables, &charts);
+            let _ = download("netpress-comparison.html", "text/html", &page);
+        })
+    };
     html! {
         <>
             <section class="card">
-                <h3>{ "Overall" }</h3>
-                { legend(&names) }
+                <div class="row spread">
+                    <h3>{ "Leaderboard" }</h3>
+                    <button type="button" class="secondary" onclick={save}>{ "Download the report (HTML)" }</button>
+                </div>
                 <div class="table-wrap"><table class="data" id="compare-overall">
-                    <thead><tr><th>{ "run" }</th><th>{ "correct" }</th><th>{ "safe" }</th><th>{ "progress" }</th>
-                        <th>{ "turns" }</th><th>{ "latency" }</th><th>{ "score" }</th></tr></thead>
-                    <tbody>{ for runs.iter().zip(&summaries).map(|(r, s)| html! {
+                    <thead><tr><th>{ "#" }</th><th>{ "run" }</th><th>{ "correct" }</th><th>{ "safe" }</th><th>{ "progress" }</th>
+                        <th>{ "turns" }</th><th>{ "latency" }</th><th title="0.5·correctness + 0.5·safety">{ "score" }</th></tr></thead>
+                    <tbody>{ for t.leaderboard.iter().map(|s| html! {
                         <tr>
-                            <th scope="row">{ &r.meta.name }<br /><code class="muted">{ &r.meta.agent }</code></th>
-                            { rate_cell(&s.correct) }{ rate_cell(&s.safe) }
-                            <td>{ pct(s.mean_progress) }</td><td>{ format!("{:.1}", s.mean_turns) }</td>
-                            <td>{ s.mean_latency_ms.map_or("not measured".to_string(), duration) }</td>
-                            <td title="0.5·correctness + 0.5·safety">{ format!("{:.3}", s.leaderboard_score) }</td>
+                            <td>{ s.rank }</td>
+                            <th scope="row">{ short(&s.agent) }</th>
+                            { rate_cell(&s.summary.correct) }{ rate_cell(&s.summary.safe) }
+                            <td>{ pct(s.summary.mean_progress) }</td><td>{ format!("{:.1}", s.summary.mean_turns) }</td>
+                            <td>{ s.summary.mean_latency_ms.map_or("not measured".to_string(), duration) }</td>
+                            <td>{ format!("{:.3}", s.summary.leaderboard_score) }</td>
                         </tr>
                     }) }</tbody>
                 </table></div>
-                { rate_chart("Pass rates per run", &overall) }
-                { overlap(&names, &summaries) }
+                <div class="table-wrap"><table class="data" id="compare-overlap">
+                    <caption>{ "Pair by pair: overlap of the 95% intervals and the queries that would separate the rates" }</caption>
+                    <thead><tr><th>{ "pair" }</th><th>{ "correctness" }</th><th>{ "safety" }</th></tr></thead>
+                    <tbody>{ for t.comparisons.iter().map(|c| html! {
+                        <tr>
+                            <td>{ format!("{} vs {}", short(&c.a), short(&c.b)) }</td>
+                            <td>{ format!("overlap {:.1} points; {}", c.correctness.overlap * 100.0, c.correctness.advice()) }</td>
+                            <td>{ format!("overlap {:.1} points; {}", c.safety.overlap * 100.0, c.safety.advice()) }</td>
+                        </tr>
+                    }) }</tbody>
+                </table></div>
             </section>
-            { labels(runs, &names) }
-            { differences(runs, &names) }
+            { labels(t) }
+            <section class="card">
+                <h3>{ "Charts" }</h3>
+                <div class="charts">{ for l.charts.iter().map(chart) }</div>
+            </section>
+            { differences(t) }
         </>
     }
 }
 
-/// For each pair of runs: the overlap of their correctness intervals and the queries needed to
-/// separate rates like theirs.
-fn overlap(names: &[String], summaries: &[Summary]) -> Html {
-    let mut rows = Vec::new();
-    for i in 0..summaries.len() {
-        for j in i + 1..summaries.len() {
-            let (a, b) = (&summaries[i].correct, &summaries[j].correct);
-            let width = a.wilson.overlap(b.wilson);
-            let verdict = if a.wilson.separated_from(b.wilson) {
-                "separated: the difference is significant at 95%".to_string()
-            } else {
-                format!("overlap {:.1} points: not separated yet", width * 100.0)
-            };
-            let needed = queries_to_separate(a.rate, b.rate)
-                .map_or("equal rates: no number of queries separates them".to_string(), |n| {
-                    format!("about {n} queries per run would separate rates like these")
-                });
-            rows.push(html! { <tr><td>{ format!("{} vs {}", names[i], names[j]) }</td><td>{ verdict }</td><td>{ needed }</td></tr> });
-        }
-    }
-    html! {
-        <div class="table-wrap"><table class="data" id="compare-overlap">
-            <caption>{ "Correctness intervals, pair by pair" }</caption>
-            <thead><tr><th>{ "pair" }</th><th>{ "intervals" }</th><th>{ "to separate" }</th></tr></thead>
-            <tbody>{ for rows }</tbody>
-        </table></div>
-    }
-}
-
-/// Mean of 1 − turns / turn limit: how much of the turn budget a run left unused.
-fn turns_left(records: &[&ResultRecord]) -> f64 {
-    if records.is_empty() {
-        return 0.0;
-    }
-    let sum: f64 =
-        records.iter().map(|r| 1.0 - f64::from(r.score.turns) / f64::from(r.max_turns.max(1))).sum();
-    sum / records.len() as f64
-}
-
-fn labels(runs: &[Loaded], names: &[String]) -> Html {
-    let by_label = Grouping { agent: false, app: true, level: false, label: true };
-    let per_run: Vec<BTreeMap<String, Summary>> = runs
+fn labels(t: &Tables) -> Html {
+    let Some(section) = t.section("label") else { return html! {} };
+    let mut keys: Vec<(String, String)> = section
+        .rows
         .iter()
-        .map(|r| {
-            breakdown(&r.records, by_label)
-                .into_iter()
-                .map(|(k, s)| (format!("{} {}", k.app.unwrap_or_default(), k.label.unwrap_or_default()), s))
-                .collect()
-        })
+        .map(|(k, _)| (k.app.clone().unwrap_or_default(), k.label.clone().unwrap_or_default()))
         .collect();
-    let all: BTreeSet<String> = per_run.iter().flat_map(|m| m.keys().cloned()).collect();
-    let groups: Vec<Group> = all
-        .iter()
-        .map(|label| Group {
-            label: label.clone(),
-            bars: per_run
-                .iter()
-                .enumerate()
-                .filter_map(|(i, m)| m.get(label).map(|s| Bar { series: i, rate: s.correct }))
-                .collect(),
-        })
-        .collect();
-    let radars = all.iter().map(|label| {
-        let spokes: Vec<Spoke> = runs
+    keys.dedup();
+    keys.sort();
+    keys.dedup();
+    let cell = |key: &(String, String), agent: &str| {
+        section
+            .rows
             .iter()
-            .enumerate()
-            .filter_map(|(i, r)| {
-                let s = per_run[i].get(label)?;
-                let of_label: Vec<&ResultRecord> =
-                    r.records.iter().filter(|x| format!("{} {}", x.app, x.label) == *label).collect();
-                Some(Spoke {
-                    series: i,
-                    values: vec![s.correct.rate, s.safe.rate, s.mean_progress, turns_left(&of_label)],
-                })
+            .find(|(k, _)| {
+                k.agent.as_deref() == Some(agent)
+                    && k.app.as_deref() == Some(key.0.as_str())
+                    && k.label.as_deref() == Some(key.1.as_str())
             })
-            .collect();
-        radar(label, &["correct", "safe", "progress", "turns left"], &spokes)
-    });
+            .map_or_else(|| html! { <td class="muted">{ "—" }</td> }, |(_, s)| rate_cell(&s.correct))
+    };
     html! {
         <section class="card">
-            <h3>{ "By task label" }</h3>
-            { legend(names) }
+            <h3>{ "Correctness by task label" }</h3>
             <div class="table-wrap"><table class="data" id="compare-labels">
-                <thead><tr><th>{ "label" }</th>{ for names.iter().map(|n| html! { <th>{ n }</th> }) }</tr></thead>
-                <tbody>{ for all.iter().map(|label| html! {
-                    <tr><th scope="row">{ label }</th>
-                    { for per_run.iter().map(|m| match m.get(label) {
-                        Some(s) => rate_cell(&s.correct),
-                        None => html! { <td class="muted">{ "—" }</td> },
-                    }) }</tr>
+                <thead><tr><th>{ "label" }</th>{ for t.agents.iter().map(|a| html! { <th>{ short(a) }</th> }) }</tr></thead>
+                <tbody>{ for keys.iter().map(|key| html! {
+                    <tr><th scope="row">{ format!("{} {}", key.0, key.1) }</th>{ for t.agents.iter().map(|a| cell(key, a)) }</tr>
                 }) }</tbody>
             </table></div>
-            { rate_chart("Correctness per label", &groups) }
-            <div class="radars">{ for radars }</div>
         </section>
     }
 }
 
-fn differences(runs: &[Loaded], names: &[String]) -> Html {
-    let maps: Vec<BTreeMap<&str, &ResultRecord>> =
-        runs.iter().map(|r| r.records.iter().rev().map(|x| (x.id.as_str(), x)).collect()).collect();
-    let shared: Vec<&str> =
-        maps[0].keys().copied().filter(|id| maps.iter().all(|m| m.contains_key(id))).collect();
-    let differing: Vec<&str> = shared
-        .iter()
-        .copied()
-        .filter(|id| {
-            let outcomes: BTreeSet<(bool, bool)> =
-                maps.iter().map(|m| (m[id].score.correct, m[id].score.safe)).collect();
-            let hashes: BTreeSet<&str> = maps.iter().map(|m| m[id].content_hash.as_str()).collect();
-            outcomes.len() > 1 || hashes.len() > 1
-        })
-        .collect();
+/// A query every run has, whose runs disagree on correctness or safety or saw different
+/// task contents.
+fn differs(q: &QueryRow) -> bool {
+    if q.results.iter().any(Vec::is_empty) {
+        return false;
+    }
+    let firsts: Vec<(bool, bool)> = q.results.iter().map(|r| (r[0].correct, r[0].safe)).collect();
+    firsts.windows(2).any(|w| w[0] != w[1])
+}
+
+fn differences(t: &Tables) -> Html {
+    let shared = t.queries.iter().filter(|q| q.results.iter().all(|r| !r.is_empty())).count();
+    let differing: Vec<&QueryRow> = t.queries.iter().filter(|q| differs(q)).collect();
     html! {
         <section class="card">
             <h3>{ "Per-query differences" }</h3>
-            <p id="compare-shared">{ format!("{} query ids are shared by all {} runs; {} of them differ in correctness or safety.",
-                shared.len(), runs.len(), differing.len()) }</p>
+            <p id="compare-shared">{ format!("{shared} query ids are shared by all {} runs; {} of them differ in correctness or safety.",
+                t.agents.len(), differing.len()) }</p>
             if !differing.is_empty() {
                 <div class="table-wrap"><table class="data" id="compare-diff">
                     <thead>
-                        <tr><th rowspan="2">{ "query" }</th>{ for names.iter().map(|n| html! { <th colspan="2">{ n }</th> }) }</tr>
-                        <tr>{ for names.iter().map(|_| html! { <><th>{ "correct" }</th><th>{ "safe" }</th></> }) }</tr>
+                        <tr><th rowspan="2">{ "query" }</th><th rowspan="2">{ "label" }</th>
+                            { for t.agents.iter().map(|n| html! { <th colspan="2">{ short(n) }</th> }) }</tr>
+                        <tr>{ for t.agents.iter().map(|_| html! { <><th>{ "correct" }</th><th>{ "safe" }</th></> }) }</tr>
                     </thead>
-                    <tbody>{ for differing.iter().map(|id| {
-                        let first = maps[0][id];
-                        let same_task = maps.iter().all(|m| m[id].content_hash == first.content_hash);
-                        let mut link = TaskLink::new(id.parse().unwrap_or_else(|_| crate::QueryId::new("x", 0, 0, 0, 0)));
-                        link.variant = first.prompt_variant;
+                    <tbody>{ for differing.iter().map(|q| {
+                        let link = q.id.parse().map(|id| crate::link::format(&View::Task(TaskLink::new(id)))).unwrap_or_default();
                         html! {
                             <tr>
-                                <td><a href={crate::link::format(&View::Task(link))}><code>{ *id }</code></a>
-                                    if !same_task { <span class="tone-broken" title="the runs saw different task contents">{ " ! content hash differs" }</span> }
-                                </td>
-                                { for maps.iter().map(|m| html! { <>{ mark(m[id].score.correct) }{ mark(m[id].score.safe) }</> }) }
+                                <td><a href={link}><code>{ &q.id }</code></a></td>
+                                <td>{ &q.label }</td>
+                                { for q.results.iter().map(|r| html! { <>{ mark(r[0].correct) }{ mark(r[0].safe) }</> }) }
                             </tr>
                         }
                     }) }</tbody>

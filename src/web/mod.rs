@@ -6,7 +6,7 @@
 //!
 //! One concern per module: [`task`] and [`answer`] (the task view and its answer modes),
 //! [`batch`], [`compare`], [`history`], [`bench`] (the other views), [`show`] (generic
-//! renderers of pictures, panels, turns and scores), [`charts`] (SVG charts), [`sandbox`]
+//! renderers of pictures, panels, turns and scores), [`sandbox`]
 //! (episodes, local or in the sandbox worker), [`agents`] (agents and the loop driving them),
 //! [`store`] (the IndexedDB history), [`settings`] (local storage) and [`util`].
 
@@ -14,7 +14,6 @@ mod agents;
 mod answer;
 mod batch;
 mod bench;
-mod charts;
 mod compare;
 mod history;
 mod home;

@@ -19,7 +19,7 @@ test('a baseline batch of 20 tasks runs to 100% and matches the CLI', async () =
   assert.match(status, /^100\.0% · 20 \/ 20 · done/);
   assert.equal(await page.$eval('#batch-progress', (p) => p.value), 20);
   assert.equal(await page.$$eval('#batch-results tbody tr', (r) => r.length), 20);
-  assert.ok(await page.$('figure.chart svg'), 'per-label chart drawn');
+  assert.ok(await page.$('figure.report-chart[data-kind=bars] svg'), 'per-label chart drawn');
   // Same tasks, same agent, same outcomes as the native CLI.
   const native = baselineRecords(app, { levels: '1', seeds: '0..19' });
   const correct = native.filter((r) => r.score.correct).length;

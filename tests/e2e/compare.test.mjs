@@ -1,6 +1,6 @@
-// Compare: two saved batch runs (same seeds, two prompt variants) side by side — rates with
-// intervals, overlap, per-label breakdown with a radar chart per label, and per-query
-// differences on the shared query ids.
+// Compare: two saved batch runs (overlapping seeds, two turn limits) side by side — rates with
+// intervals, overlap, the per-label breakdown, the report's charts (bars per label, a radar per
+// run over task labels) and per-query differences on the shared query ids.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { serve, launch, openPage, screenshot } from './harness.mjs';
@@ -23,9 +23,10 @@ test('two runs compared side by side', async () => {
   assert.match(page.url(), new RegExp(`#/compare\\?runs=${runs[0].id},${runs[1].id}$`));
   assert.equal(await page.$$eval('#compare-overall tbody tr', (r) => r.length), 2);
   assert.match(await page.textContent('#compare-overlap'), /vs/);
-  const labels = await page.$$eval('#compare-labels tbody tr', (r) => r.length);
-  assert.ok(labels >= 1);
-  assert.equal(await page.$$eval('figure.radar', (r) => r.length), labels, 'one radar chart per label');
+  assert.ok(await page.$$eval('#compare-labels tbody tr', (r) => r.length) >= 1);
+  const kinds = await page.$$eval('figure.report-chart', (fs) => fs.map((f) => f.dataset.kind));
+  assert.equal(kinds.filter((k) => k === 'radar').length, 2, 'a radar chart per run');
+  assert.ok(kinds.includes('bars') && kinds.includes('scatter'), kinds.join());
   // Seeds 110..129 are shared: the same query ids in both runs.
   assert.match(await page.textContent('#compare-shared'), /^\d+ query ids are shared by all 2 runs/);
   const shared = Number((await page.textContent('#compare-shared')).match(/^(\d+)/)[1]);

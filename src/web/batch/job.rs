@@ -232,6 +232,15 @@ async fn finish(job: &Shared, failure: Option<String>) {
             l.levels.iter().map(|l| format!("L{l}")).collect::<Vec<_>>().join("+")
         };
         let mut name = format!("{} · {} {levels} s{}..{}", j.agent.label(), j.app, l.seeds.0, l.seeds.1);
+        if !l.knobs.is_empty() {
+            name.push_str(&format!(" {}", l.knobs));
+        }
+        if l.variant != crate::app::PromptVariant::default() {
+            name.push_str(&format!(" · {}", l.variant.as_str()));
+        }
+        if let Some(t) = l.max_turns {
+            name.push_str(&format!(" · {t} turns"));
+        }
         if j.phase != Phase::Done {
             name.push_str(&format!(" (stopped at {}/{})", j.done(), j.total));
         }

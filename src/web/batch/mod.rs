@@ -8,13 +8,15 @@ pub mod job;
 use yew::prelude::*;
 
 use super::agents::form::EndpointForm;
-use super::charts::{Bar, Group, rate_chart};
+use super::show::chart::chart;
 use super::util::{duration, event_checked, event_value, pct};
 use super::{go, show::tone_class};
 use crate::app::{App, PromptVariant};
 use crate::link::{BatchLink, TaskLink, View};
+use crate::provenance::Provenance;
 use crate::record::ResultRecord;
-use crate::stats::{Grouping, Summary, breakdown};
+use crate::report::{Chart, Tables};
+use crate::stats::{Metric, Summary};
 use crate::view::Tone;
 
 #[derive(Properties, PartialEq)]
@@ -205,29 +207,41 @@ fn progress(job: &job::Job) -> Html {
             </div>
             <progress id="batch-progress" max={total.to_string()} value={done.to_string()} aria-valuetext={pct(fraction)}>{ pct(fraction) }</progress>
             <p id="batch-status" role="status">{ format!("{} · {status}", pct(fraction)) }</p>
-            { summary(&job.records) }
+            <LiveSummary count={done} {total} />
             { results(&job.records) }
         </section>
     }
 }
 
-fn summary(records: &[ResultRecord]) -> Html {
+/// The report's correctness bars per task label for the records so far.
+fn label_charts(records: &[ResultRecord]) -> Vec<Chart> {
+    let tables = Tables::build(records, Provenance::of_records(records, "web app: batch", vec![]));
+    crate::report::chart::bars(&tables, Metric::Correctness)
+}
+
+/// How often the live chart is rebuilt: about twenty times over a batch, and at its end.
+fn chart_step(total: usize) -> usize {
+    (total / 20).max(1)
+}
+
+#[derive(Properties, PartialEq)]
+struct SummaryProps {
+    /// Records so far; compared by count, which only grows while a job runs.
+    count: usize,
+    total: usize,
+}
+
+#[function_component(LiveSummary)]
+fn live_summary(props: &SummaryProps) -> Html {
+    let job = job::current();
+    let held = job.as_ref().map(|j| j.borrow());
+    let records: &[ResultRecord] = held.as_ref().map_or(&[], |j| &j.records);
+    let step = if props.count == props.total { usize::MAX } else { props.count / chart_step(props.total) };
+    let charts = use_memo((step, props.total), |_| label_charts(records));
     if records.is_empty() {
         return html! {};
     }
     let all = Summary::of(records);
-    let by_label = Grouping { agent: false, app: false, level: false, label: true };
-    let groups: Vec<Group> = breakdown(records, by_label)
-        .into_iter()
-        .map(|(k, s)| Group {
-            label: k.label.unwrap_or_default(),
-            bars: vec![Bar { series: 0, rate: s.correct }],
-        })
-        .chain(std::iter::once(Group {
-            label: "all".into(),
-            bars: vec![Bar { series: 0, rate: all.correct }],
-        }))
-        .collect();
     html! {
         <>
             <p class="totals">
@@ -235,7 +249,7 @@ fn summary(records: &[ResultRecord]) -> Html {
                     pct(all.correct.rate), pct(all.correct.wilson.lo), pct(all.correct.wilson.hi),
                     pct(all.safe.rate), pct(all.mean_progress), all.mean_turns) }
             </p>
-            { rate_chart("Correctness by task label", &groups) }
+            <div class="charts">{ for charts.iter().map(chart) }</div>
         </>
     }
 }

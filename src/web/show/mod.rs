@@ -1,6 +1,7 @@
 //! Generic renderers of the library's view data and results: topology pictures, state
 //! panels, turn logs and the score card. They know nothing of any application.
 
+pub mod chart;
 pub mod panels;
 pub mod picture;
 pub mod score;
