@@ -1,35 +1,27 @@
 //! Episodes as the page drives them: one async handle for every application.
 //!
 //! Applications whose episodes run untrusted code (`AppInfo::sandboxed`, MALT's Python) are
-//! built into the page without the sandbox, so their episodes run in the sandbox Web Worker, a
-//! wasm bundle of its own that the page loads the first time such an episode starts. Every
-//! other application's episode runs here, in a library [`Runner`]. Views do not care which:
-//! they hold an [`EpisodeHandle`] and await its methods, which all return a [`Snapshot`] of the
-//! conversation and emulator state.
+//! built into the page without the sandbox, so their episodes run in the sandbox Web Worker,
+//! a wasm bundle of its own (`netpress-worker`) that the page loads the first time such an
+//! episode starts. Every other application's episode runs here, in a library [`Runner`].
+//! Views do not care which: they hold an [`EpisodeHandle`] and await its methods, which
+//! return a [`Snapshot`] of the conversation and emulator state.
 //!
-//! ## Worker protocol (JSON text over `postMessage`, one reply per request, in order)
+//! The worker speaks the protocol of `netpress::malt::worker` (JSON text both ways, one
+//! episode per worker): `start` → `started` (the prompt); `submit`/`fail` → `turn` (the turn
+//! record, `finished`, the panels) and, once finished, `result` (the record); `stop` →
+//! `result`. Workers are pooled: an episode borrows one and returns it when dropped, so a
+//! batch reuses one worker while the task view can hold another.
 //!
-//! Requests carry `seq` (echoed in the reply) and `episode` (the page's number for one
-//! episode; the worker keeps a `Runner` per number):
-//!
-//! | request `op` | fields | reply |
-//! |---|---|---|
-//! | `start` | `id` (query id), `settings` (`RunSettings`) | `{"snapshot": Snapshot}` |
-//! | `submit` | `reply`: `{"Ok": AgentReply}` or `{"Err": AgentError}` | `{"snapshot": …}` |
-//! | `compose` | `target` (string or null), `line` | `{"composed": "…"}` |
-//! | `stop` | `reason` | `{"snapshot": …}` |
-//! | `record` | `agent` (`AgentInfo`) | `{"record": ResultRecord}` |
-//! | `drop` | | `{"dropped": true}` |
-//!
-//! Any request may instead get `{"seq": n, "error": "…"}`. A watchdog terminates a worker
-//! that stays silent past a request's deadline (the sandbox's own 2 s limit plus 3 s for a
-//! step) or that crashes; the episodes it held are rebuilt in a fresh worker by replaying
-//! their earlier replies (episodes are deterministic) and stopped with the reason, so the
-//! user still gets a scored record of what happened.
+//! A watchdog terminates a worker silent past a request's deadline (the sandbox's 2 s limit
+//! plus 3 s for a step), or one that crashed (a trap at the memory ceiling). The episode is
+//! then rebuilt in a fresh worker by replaying its earlier replies (episodes are
+//! deterministic) and ended with the reason as a failed turn, so the user still gets a scored
+//! record. A worker whose linear memory passed 1 GiB is not reused.
 
 use std::cell::{Cell, RefCell};
-use std::collections::BTreeMap;
-use std::rc::Rc;
+use std::collections::VecDeque;
+use std::rc::{Rc, Weak};
 use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
@@ -39,43 +31,38 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
 
 use crate::agent::{AgentError, AgentInfo, AgentReply, Message, RunSettings, Runner};
-use crate::app::{Finish, Task};
+use crate::app::{Episode, Finish, Task};
 use crate::record::{ResultRecord, TurnRecord};
 use crate::view::{Panel, Picture};
 
 /// The worker script Trunk emits for the `netpress-worker` binary (`data-loader-shim`).
 const WORKER_URL: &str = "./netpress-worker_loader.js";
 
-/// Deadline for building a task in the worker (large topologies take a moment).
+/// Deadline for a fresh worker to load and for a task to be built (large topologies).
 const START_DEADLINE_MS: u32 = 30_000;
 
 /// Deadline for one step: the sandbox's 2 s wall-time limit plus 3 s (malt.md §5).
 const STEP_DEADLINE_MS: u32 = 5_000;
+
+/// A worker past this much linear memory is not reused (malt.md §5).
+const RETIRE_BYTES: u64 = 1 << 30;
 
 /// The state of an episode after a call: what views draw and what agents read.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct Snapshot {
     pub turns: Vec<TurnRecord>,
     pub finished: Option<Finish>,
-    #[serde(default)]
+    /// Why the page stopped the episode, when it did.
     pub stop_reason: Option<String>,
-    #[serde(default)]
     pub panels: Vec<Panel>,
-    #[serde(default)]
     pub picture: Option<Picture>,
-    #[serde(default)]
     pub targets: Vec<String>,
-    /// The conversation to send next (chat endpoints).
-    #[serde(default)]
+    /// The conversation to send next (endpoint clients turn it into their protocol's form).
     pub messages: Vec<Message>,
-    /// The same conversation as one text (A2A agents).
-    #[serde(default)]
-    pub transcript: String,
 }
 
 impl Snapshot {
-    /// The snapshot of a runner; also what the worker computes on its side.
-    pub fn of(runner: &Runner) -> Self {
+    fn of(runner: &Runner) -> Self {
         let episode = runner.episode();
         Snapshot {
             turns: runner.turns().to_vec(),
@@ -85,7 +72,6 @@ impl Snapshot {
             picture: episode.picture(),
             targets: episode.targets(),
             messages: runner.messages().to_vec(),
-            transcript: runner.transcript(),
         }
     }
 }
@@ -95,8 +81,8 @@ impl Snapshot {
 pub struct EpisodeHandle(Rc<Backend>);
 
 enum Backend {
-    Local(RefCell<Runner>),
-    Worker(WorkerEpisode),
+    Local(RefCell<Runner>, AgentInfo),
+    Worker(Box<WorkerEpisode>),
 }
 
 impl PartialEq for EpisodeHandle {
@@ -106,24 +92,29 @@ impl PartialEq for EpisodeHandle {
 }
 
 impl EpisodeHandle {
-    /// Starts an episode of `task`: in the worker if its application is sandboxed.
-    pub async fn start(task: Arc<dyn Task>, settings: RunSettings) -> Result<(Self, Snapshot), String> {
+    /// Starts an episode of `task` played by `agent`: in the worker if its application is
+    /// sandboxed.
+    pub async fn start(
+        task: Arc<dyn Task>,
+        settings: RunSettings,
+        agent: AgentInfo,
+    ) -> Result<(Self, Snapshot), String> {
         let app = crate::registry::app(&task.card().app).map_err(|e| e.to_string())?;
         if app.info().sandboxed {
-            let episode = WorkerEpisode::start(task.card().id.clone(), settings).await?;
-            let snapshot = episode.snapshot.borrow().clone();
-            Ok((EpisodeHandle(Rc::new(Backend::Worker(episode))), snapshot))
+            let episode = WorkerEpisode::start(task, settings, agent).await?;
+            let snapshot = episode.state.borrow().clone();
+            Ok((EpisodeHandle(Rc::new(Backend::Worker(Box::new(episode)))), snapshot))
         } else {
             let runner = Runner::new(task, settings);
             let snapshot = Snapshot::of(&runner);
-            Ok((EpisodeHandle(Rc::new(Backend::Local(RefCell::new(runner)))), snapshot))
+            Ok((EpisodeHandle(Rc::new(Backend::Local(RefCell::new(runner), agent))), snapshot))
         }
     }
 
     /// Feeds one reply (or failed call) to the episode.
     pub async fn submit(&self, reply: Result<AgentReply, AgentError>) -> Result<Snapshot, String> {
         match &*self.0 {
-            Backend::Local(runner) => {
+            Backend::Local(runner, _) => {
                 runner.borrow_mut().submit(reply);
                 Ok(Snapshot::of(&runner.borrow()))
             }
@@ -132,17 +123,17 @@ impl EpisodeHandle {
     }
 
     /// Turns a typed command into a reply in the application's format.
-    pub async fn compose(&self, target: Option<String>, line: String) -> Result<String, String> {
+    pub fn compose(&self, target: Option<&str>, line: &str) -> String {
         match &*self.0 {
-            Backend::Local(runner) => Ok(runner.borrow().episode().compose(target.as_deref(), &line)),
-            Backend::Worker(w) => w.compose(target, line).await,
+            Backend::Local(runner, _) => runner.borrow().episode().compose(target, line),
+            Backend::Worker(w) => w.shadow.compose(target, line),
         }
     }
 
     /// Ends the episode early with a reason.
     pub async fn stop(&self, reason: &str) -> Result<Snapshot, String> {
         match &*self.0 {
-            Backend::Local(runner) => {
+            Backend::Local(runner, _) => {
                 runner.borrow_mut().stop(reason);
                 Ok(Snapshot::of(&runner.borrow()))
             }
@@ -150,237 +141,316 @@ impl EpisodeHandle {
         }
     }
 
-    /// The result record as the episode stands.
-    pub async fn record(&self, agent: &AgentInfo) -> Result<ResultRecord, String> {
+    /// The result record of a finished episode.
+    pub fn record(&self) -> Result<ResultRecord, String> {
         match &*self.0 {
-            Backend::Local(runner) => Ok(runner.borrow().record(agent)),
-            Backend::Worker(w) => w.record(agent).await,
+            Backend::Local(runner, agent) => Ok(runner.borrow().record(agent)),
+            Backend::Worker(w) => {
+                w.record.borrow().clone().ok_or_else(|| "the episode has not finished".into())
+            }
         }
     }
 }
 
-/// An episode held by the worker, with what the page needs to rebuild it after a restart.
+/// An episode held by a worker, with what the page needs to rebuild it after a restart.
 struct WorkerEpisode {
-    number: u32,
-    id: String,
-    settings: RunSettings,
-    /// Every reply submitted so far, for replay into a fresh worker.
-    replies: RefCell<Vec<Result<AgentReply, AgentError>>>,
-    snapshot: RefCell<Snapshot>,
+    worker: RefCell<Option<Rc<SandboxWorker>>>,
+    start: Value,
+    /// A page-side episode of the same task, never stepped: it composes typed commands and
+    /// lists targets, which need no sandbox.
+    shadow: Box<dyn Episode>,
+    /// The `submit` and `fail` requests sent so far, for replay into a fresh worker.
+    sent: RefCell<Vec<Value>>,
+    state: RefCell<Snapshot>,
+    record: RefCell<Option<ResultRecord>>,
 }
 
 impl Drop for WorkerEpisode {
     fn drop(&mut self) {
-        let number = self.number;
-        let held =
-            SANDBOX.with(|s| s.borrow().as_ref().is_some_and(|s| s.episodes.borrow().contains(&number)));
-        if !held {
-            return;
+        if let Some(worker) = self.worker.borrow_mut().take() {
+            give_back(worker);
         }
-        wasm_bindgen_futures::spawn_local(async move {
-            let _ = call(number, "drop", json!({}), STEP_DEADLINE_MS).await;
-        });
     }
 }
 
 impl WorkerEpisode {
-    async fn start(id: String, settings: RunSettings) -> Result<Self, String> {
-        let number = NEXT_EPISODE.with(|n| n.replace(n.get() + 1));
-        let reply =
-            call(number, "start", json!({ "id": id, "settings": settings }), START_DEADLINE_MS).await?;
-        let snapshot = field(reply, "snapshot")?;
-        Ok(WorkerEpisode {
-            number,
-            id,
-            settings,
-            replies: RefCell::default(),
-            snapshot: RefCell::new(snapshot),
-        })
+    async fn start(task: Arc<dyn Task>, settings: RunSettings, agent: AgentInfo) -> Result<Self, String> {
+        let start = json!({
+            "op": "start", "id": task.card().id, "max_turns": settings.max_turns,
+            "variant": settings.variant, "agent": agent,
+        });
+        let episode = WorkerEpisode {
+            worker: RefCell::new(None),
+            start,
+            shadow: task.start(settings.max_turns),
+            sent: RefCell::default(),
+            state: RefCell::default(),
+            record: RefCell::default(),
+        };
+        episode.begin().await?;
+        Ok(episode)
+    }
+
+    /// Starts the episode in a worker from the pool and resets the page's copy of it.
+    async fn begin(&self) -> Result<(), String> {
+        let worker = take_worker().await?;
+        *self.worker.borrow_mut() = Some(worker.clone());
+        let started = worker.call(&self.start, START_DEADLINE_MS).await?;
+        let started = expect(started, "started")?;
+        let messages = vec![Message::user(started["prompt"].as_str().unwrap_or_default())];
+        *self.state.borrow_mut() =
+            Snapshot { messages, targets: self.shadow.targets(), ..Snapshot::default() };
+        *self.record.borrow_mut() = None;
+        Ok(())
+    }
+
+    fn worker(&self) -> Result<Rc<SandboxWorker>, String> {
+        self.worker.borrow().clone().ok_or_else(|| "the sandbox worker is gone".into())
     }
 
     async fn submit(&self, reply: Result<AgentReply, AgentError>) -> Result<Snapshot, String> {
-        self.replies.borrow_mut().push(reply.clone());
-        let fields = json!({ "reply": reply });
-        match call(self.number, "submit", fields, STEP_DEADLINE_MS).await {
-            Ok(answer) => self.keep(field(answer, "snapshot")?),
-            Err(CallError::Lost(reason)) => {
-                // The reply that hung the sandbox must not run again.
-                self.replies.borrow_mut().pop();
-                self.rebuild(&reason).await
+        if self.state.borrow().finished.is_some() {
+            return Ok(self.state.borrow().clone());
+        }
+        let request = match reply {
+            Ok(r) => json!({"op": "submit", "reply": r.text, "latency_ms": r.latency_ms, "tokens": r.tokens}),
+            Err(e) => json!({"op": "fail", "message": e.message, "fatal": e.fatal}),
+        };
+        match self.step(&request).await {
+            Err(Call::Lost(reason)) => self.recover(&reason).await,
+            Err(Call::Failed(e)) => Err(e),
+            Ok(()) => {
+                self.sent.borrow_mut().push(request);
+                Ok(self.state.borrow().clone())
             }
-            Err(e) => Err(e.into()),
         }
     }
 
-    async fn compose(&self, target: Option<String>, line: String) -> Result<String, String> {
-        let answer = self.call_rebuilding("compose", json!({ "target": target, "line": line })).await?;
-        field(answer, "composed")
+    /// Sends one `submit` or `fail` and takes in its `turn` (and `result`, if it ends).
+    async fn step(&self, request: &Value) -> Result<(), Call> {
+        let worker = self.worker().map_err(Call::Failed)?;
+        let turn = expect(worker.call(request, STEP_DEADLINE_MS).await?, "turn").map_err(Call::Failed)?;
+        let record: TurnRecord = from(&turn["turn"]).map_err(Call::Failed)?;
+        let finished: Option<Finish> = from(&turn["finished"]).map_err(Call::Failed)?;
+        {
+            let mut s = self.state.borrow_mut();
+            if record.error.is_none() {
+                s.messages.push(Message::assistant(record.reply.clone()));
+                s.messages.push(Message::user(record.observation.clone()));
+            }
+            s.turns.push(record);
+            s.finished = finished;
+            s.panels = from(&turn["panels"]).unwrap_or_default();
+        }
+        if finished.is_some() {
+            self.take_result(worker.next(STEP_DEADLINE_MS).await?).map_err(Call::Failed)?;
+        }
+        Ok(())
+    }
+
+    fn take_result(&self, message: Value) -> Result<(), String> {
+        let result = expect(message, "result")?;
+        let record: ResultRecord = from(&result["record"])?;
+        self.state.borrow_mut().finished = Some(record.finish);
+        *self.record.borrow_mut() = Some(record);
+        Ok(())
     }
 
     async fn stop(&self, reason: &str) -> Result<Snapshot, String> {
-        let answer = self.call_rebuilding("stop", json!({ "reason": reason })).await?;
-        self.keep(field(answer, "snapshot")?)
-    }
-
-    async fn record(&self, agent: &AgentInfo) -> Result<ResultRecord, String> {
-        let answer = self.call_rebuilding("record", json!({ "agent": agent })).await?;
-        field(answer, "record")
-    }
-
-    fn keep(&self, snapshot: Snapshot) -> Result<Snapshot, String> {
-        *self.snapshot.borrow_mut() = snapshot.clone();
-        Ok(snapshot)
-    }
-
-    /// A call that, if the worker was lost meanwhile, first rebuilds the episode.
-    async fn call_rebuilding(&self, op: &str, fields: Value) -> Result<Value, String> {
-        match call(self.number, op, fields.clone(), STEP_DEADLINE_MS).await {
-            Err(CallError::Lost(reason)) | Err(CallError::Unknown(reason)) => {
-                self.rebuild(&reason).await?;
-                call(self.number, op, fields, STEP_DEADLINE_MS).await.map_err(String::from)
+        if self.state.borrow().finished.is_none() {
+            let worker = self.worker()?;
+            match worker.call(&json!({"op": "stop", "reason": reason}), STEP_DEADLINE_MS).await {
+                Ok(message) => self.take_result(message)?,
+                Err(Call::Lost(lost)) => return self.recover(&lost).await,
+                Err(Call::Failed(e)) => return Err(e),
             }
-            other => other.map_err(String::from),
+            self.state.borrow_mut().stop_reason = Some(reason.to_string());
         }
+        Ok(self.state.borrow().clone())
     }
 
-    /// Re-creates the episode in a fresh worker from its earlier replies and stops it with
-    /// the reason it was lost.
-    async fn rebuild(&self, reason: &str) -> Result<Snapshot, String> {
-        let fields = json!({ "id": self.id, "settings": self.settings });
-        call(self.number, "start", fields, START_DEADLINE_MS).await?;
-        let replies = self.replies.borrow().clone();
-        for reply in replies {
-            call(self.number, "submit", json!({ "reply": reply }), STEP_DEADLINE_MS).await?;
+    /// Rebuilds the episode in a fresh worker from the requests that completed, then ends
+    /// it with `reason` as a failed turn.
+    async fn recover(&self, reason: &str) -> Result<Snapshot, String> {
+        self.begin().await?;
+        let sent = self.sent.borrow().clone();
+        for request in &sent {
+            self.step(request).await.map_err(String::from)?;
         }
-        let answer = call(self.number, "stop", json!({ "reason": reason }), STEP_DEADLINE_MS).await?;
-        self.keep(field(answer, "snapshot")?)
+        let fail = json!({"op": "fail", "message": reason, "fatal": true});
+        self.step(&fail).await.map_err(String::from)?;
+        self.state.borrow_mut().stop_reason = Some(reason.to_string());
+        Ok(self.state.borrow().clone())
     }
 }
 
 /// Why a worker call failed.
-enum CallError {
-    /// The worker was terminated or crashed during the call.
+enum Call {
+    /// The worker was terminated or crashed: its episodes are gone.
     Lost(String),
-    /// The worker does not know the episode (it was restarted for another episode).
-    Unknown(String),
-    /// The worker answered with an error, or could not be started.
+    /// The worker answered with an error, or could not be reached.
     Failed(String),
 }
 
-impl From<CallError> for String {
-    fn from(e: CallError) -> String {
-        match e {
-            CallError::Lost(m) | CallError::Unknown(m) | CallError::Failed(m) => m,
+impl From<Call> for String {
+    fn from(c: Call) -> String {
+        match c {
+            Call::Lost(m) | Call::Failed(m) => m,
         }
     }
 }
 
-fn field<T: serde::de::DeserializeOwned>(mut answer: Value, key: &str) -> Result<T, String> {
-    serde_json::from_value(answer[key].take()).map_err(|e| format!("the sandbox sent a bad {key}: {e}"))
+impl From<String> for Call {
+    fn from(e: String) -> Call {
+        Call::Failed(e)
+    }
+}
+
+fn from<T: serde::de::DeserializeOwned>(v: &Value) -> Result<T, String> {
+    serde_json::from_value(v.clone()).map_err(|e| format!("the sandbox sent something unreadable: {e}"))
+}
+
+/// The message if it is `op`; the worker's error message otherwise.
+fn expect(message: Value, op: &str) -> Result<Value, String> {
+    match message["op"].as_str() {
+        Some(o) if o == op => Ok(message),
+        Some("error") => Err(message["message"].as_str().unwrap_or("the sandbox failed").to_string()),
+        other => Err(format!("the sandbox answered {other:?} where {op:?} was expected")),
+    }
 }
 
 thread_local! {
-    static SANDBOX: RefCell<Option<Rc<Sandbox>>> = const { RefCell::new(None) };
-    static NEXT_EPISODE: Cell<u32> = const { Cell::new(1) };
+    /// Workers free for the next episode.
+    static IDLE: RefCell<Vec<Rc<SandboxWorker>>> = const { RefCell::new(Vec::new()) };
 }
 
-/// The running worker, its pending calls and its event handlers.
-struct Sandbox {
+/// A worker for an episode: an idle one, or a new one (loaded on first use only).
+async fn take_worker() -> Result<Rc<SandboxWorker>, String> {
+    if let Some(w) = IDLE.with(|idle| idle.borrow_mut().pop()) {
+        return Ok(w);
+    }
+    SandboxWorker::spawn().await
+}
+
+/// Returns a worker to the pool, unless it died or grew too large.
+fn give_back(worker: Rc<SandboxWorker>) {
+    if worker.dead.get() || worker.memory.get() > RETIRE_BYTES {
+        worker.kill("retired");
+    } else {
+        IDLE.with(|idle| idle.borrow_mut().push(worker));
+    }
+}
+
+/// One Web Worker and its inbox.
+struct SandboxWorker {
     worker: web_sys::Worker,
-    next_seq: Cell<u32>,
-    pending: RefCell<BTreeMap<u32, (js_sys::Function, js_sys::Function)>>,
-    /// Episode numbers started in this worker (others must be rebuilt).
-    episodes: RefCell<Vec<u32>>,
+    inbox: RefCell<VecDeque<String>>,
+    /// The `(resolve, reject)` of the pending [`SandboxWorker::next`].
+    waiting: RefCell<Option<(js_sys::Function, js_sys::Function)>>,
+    dead: Cell<bool>,
+    /// The worker's linear memory, as its last message said.
+    memory: Cell<u64>,
     _on_message: Closure<dyn FnMut(web_sys::MessageEvent)>,
     _on_error: Closure<dyn FnMut(web_sys::Event)>,
 }
 
-impl Sandbox {
-    /// The worker, spawning it on first use.
-    fn get() -> Result<Rc<Sandbox>, String> {
-        if let Some(s) = SANDBOX.with(|s| s.borrow().clone()) {
-            return Ok(s);
-        }
+impl SandboxWorker {
+    /// Starts a worker and waits for its `ready`.
+    async fn spawn() -> Result<Rc<Self>, String> {
         let worker =
             web_sys::Worker::new(WORKER_URL).map_err(|_| "could not start the sandbox worker".to_string())?;
-        let on_message = Closure::<dyn FnMut(web_sys::MessageEvent)>::new(|e: web_sys::MessageEvent| {
-            if let Some(s) = SANDBOX.with(|s| s.borrow().clone()) {
-                s.answer(e.data().as_string().unwrap_or_default());
+        let this = Rc::new_cyclic(|me: &Weak<SandboxWorker>| {
+            let (me_msg, me_err) = (me.clone(), me.clone());
+            let on_message =
+                Closure::<dyn FnMut(web_sys::MessageEvent)>::new(move |e: web_sys::MessageEvent| {
+                    if let Some(w) = me_msg.upgrade() {
+                        w.deliver(e.data().as_string().unwrap_or_default());
+                    }
+                });
+            let on_error = Closure::<dyn FnMut(web_sys::Event)>::new(move |e: web_sys::Event| {
+                e.prevent_default();
+                if let Some(w) = me_err.upgrade() {
+                    w.kill("sandbox crashed (memory)");
+                }
+            });
+            worker.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
+            worker.set_onerror(Some(on_error.as_ref().unchecked_ref()));
+            SandboxWorker {
+                worker,
+                inbox: RefCell::default(),
+                waiting: RefCell::default(),
+                dead: Cell::new(false),
+                memory: Cell::new(0),
+                _on_message: on_message,
+                _on_error: on_error,
             }
         });
-        let on_error = Closure::<dyn FnMut(web_sys::Event)>::new(|_| {
-            Sandbox::kill("sandbox crashed (memory)");
-        });
-        worker.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
-        worker.set_onerror(Some(on_error.as_ref().unchecked_ref()));
-        let sandbox = Rc::new(Sandbox {
-            worker,
-            next_seq: Cell::new(1),
-            pending: RefCell::default(),
-            episodes: RefCell::default(),
-            _on_message: on_message,
-            _on_error: on_error,
-        });
-        SANDBOX.with(|s| *s.borrow_mut() = Some(sandbox.clone()));
-        Ok(sandbox)
+        expect(this.next(START_DEADLINE_MS).await.map_err(String::from)?, "ready")?;
+        Ok(this)
     }
 
-    fn answer(&self, text: String) {
-        let seq = serde_json::from_str::<Value>(&text).ok().and_then(|v| v["seq"].as_u64());
-        let waiting = seq.and_then(|seq| self.pending.borrow_mut().remove(&(seq as u32)));
-        if let Some((resolve, _)) = waiting {
-            let _ = resolve.call1(&JsValue::NULL, &JsValue::from_str(&text));
+    fn deliver(&self, text: String) {
+        if let Some(bytes) =
+            serde_json::from_str::<Value>(&text).ok().and_then(|v| v["memory_bytes"].as_u64())
+        {
+            self.memory.set(bytes);
+        }
+        match self.waiting.borrow_mut().take() {
+            Some((resolve, _)) => {
+                let _ = resolve.call1(&JsValue::NULL, &JsValue::from_str(&text));
+            }
+            None => self.inbox.borrow_mut().push_back(text),
         }
     }
 
-    /// Terminates the worker and fails every pending call with `reason`.
-    fn kill(reason: &str) {
-        let Some(sandbox) = SANDBOX.with(|s| s.borrow_mut().take()) else { return };
-        sandbox.worker.terminate();
-        for (_, (_, reject)) in std::mem::take(&mut *sandbox.pending.borrow_mut()) {
+    /// Terminates the worker and fails the pending read with `reason`.
+    fn kill(&self, reason: &str) {
+        self.dead.set(true);
+        self.worker.terminate();
+        if let Some((_, reject)) = self.waiting.borrow_mut().take() {
             let _ = reject.call1(&JsValue::NULL, &JsValue::from_str(reason));
         }
     }
-}
 
-/// Sends one request for `episode` and awaits its reply within `deadline_ms`.
-async fn call(episode: u32, op: &str, mut fields: Value, deadline_ms: u32) -> Result<Value, CallError> {
-    let sandbox = Sandbox::get().map_err(CallError::Failed)?;
-    if op != "start" && !sandbox.episodes.borrow().contains(&episode) {
-        return Err(CallError::Unknown("the sandbox was restarted".into()));
-    }
-    let seq = sandbox.next_seq.replace(sandbox.next_seq.get() + 1);
-    fields["seq"] = seq.into();
-    fields["episode"] = episode.into();
-    fields["op"] = op.into();
-    let promise = js_sys::Promise::new(&mut |resolve, reject| {
-        sandbox.pending.borrow_mut().insert(seq, (resolve, reject));
-    });
-    sandbox
-        .worker
-        .post_message(&JsValue::from_str(&fields.to_string()))
-        .map_err(|_| CallError::Failed("could not reach the sandbox worker".into()))?;
-    let watchdog = gloo::timers::callback::Timeout::new(deadline_ms, move || {
-        let still_waiting = SANDBOX
-            .with(|s| s.borrow().as_ref().map(|s| s.pending.borrow().contains_key(&seq)))
-            .unwrap_or(false);
-        if still_waiting {
-            Sandbox::kill("TimeoutError: sandbox terminated");
+    /// Sends a request and reads its first response.
+    async fn call(self: &Rc<Self>, request: &Value, deadline_ms: u32) -> Result<Value, Call> {
+        if self.dead.get() {
+            return Err(Call::Lost("the sandbox worker was restarted".into()));
         }
-    });
-    let result = JsFuture::from(promise).await;
-    drop(watchdog);
-    let text = result.map_err(|e| CallError::Lost(e.as_string().unwrap_or_else(|| "sandbox lost".into())))?;
-    let answer: Value = serde_json::from_str(&text.as_string().unwrap_or_default())
-        .map_err(|_| CallError::Failed("the sandbox sent an unreadable reply".into()))?;
-    if let Some(error) = answer["error"].as_str() {
-        return Err(CallError::Failed(error.to_string()));
+        self.worker
+            .post_message(&JsValue::from_str(&request.to_string()))
+            .map_err(|_| Call::Failed("could not reach the sandbox worker".into()))?;
+        self.next(deadline_ms).await
     }
-    let mut episodes = sandbox.episodes.borrow_mut();
-    match op {
-        "start" if !episodes.contains(&episode) => episodes.push(episode),
-        "drop" => episodes.retain(|e| *e != episode),
-        _ => {}
+
+    /// The next message, or `Lost` if the worker stays silent past the deadline or dies.
+    async fn next(self: &Rc<Self>, deadline_ms: u32) -> Result<Value, Call> {
+        let queued = self.inbox.borrow_mut().pop_front();
+        let text = match queued {
+            Some(text) => text,
+            None => self.wait(deadline_ms).await?,
+        };
+        serde_json::from_str(&text).map_err(|_| Call::Failed("the sandbox sent an unreadable message".into()))
     }
-    Ok(answer)
+
+    async fn wait(self: &Rc<Self>, deadline_ms: u32) -> Result<String, Call> {
+        if self.dead.get() {
+            return Err(Call::Lost("the sandbox worker was restarted".into()));
+        }
+        let promise = js_sys::Promise::new(&mut |resolve, reject| {
+            *self.waiting.borrow_mut() = Some((resolve, reject));
+        });
+        // The watchdog: a worker silent past the deadline is terminated, which fails the read.
+        let me = Rc::downgrade(self);
+        let watchdog = gloo::timers::callback::Timeout::new(deadline_ms, move || {
+            if let Some(w) = me.upgrade() {
+                w.kill("TimeoutError: sandbox terminated");
+            }
+        });
+        let outcome = JsFuture::from(promise).await;
+        drop(watchdog);
+        outcome
+            .map(|v| v.as_string().unwrap_or_default())
+            .map_err(|e| Call::Lost(e.as_string().unwrap_or_else(|| "the sandbox worker was lost".into())))
+    }
 }

@@ -22,8 +22,8 @@ pub trait RemoteClient {
     /// The agent as result files describe it (never the key).
     fn info(&self) -> AgentInfo;
 
-    /// Asks for the next reply: chat clients send `snapshot.messages`, A2A clients
-    /// `snapshot.transcript`. Failures are `AgentError`s (fatal for a bad key or an abort).
+    /// Asks for the next reply to `snapshot.messages` (A2A clients send them as one
+    /// transcript). Failures are `AgentError`s (fatal for a bad key or an abort).
     fn call(&self, snapshot: &Snapshot) -> PendingReply;
 
     /// Aborts the call in flight, which then fails fatally.
@@ -46,8 +46,8 @@ pub fn check(settings: &EndpointSettings) -> Vec<String> {
     problems
 }
 
-/// A client for the settings.
-pub fn connect(settings: &EndpointSettings) -> Result<Rc<dyn RemoteClient>, String> {
+/// A client for the settings (A2A clients first read the agent's card).
+pub async fn connect(settings: &EndpointSettings) -> Result<Rc<dyn RemoteClient>, String> {
     let problems = check(settings);
     if !problems.is_empty() {
         return Err(problems.join("; "));

@@ -12,9 +12,9 @@ use super::super::settings;
 use super::super::util::{Slicer, event_value};
 
 async fn run(ctl: SessionCtl, agent: Box<dyn Agent>, pace_ms: u32) {
-    let Some((handle, snapshot, cancel)) = ctl.start().await else { return };
     let mut agent = PageAgent::Local(agent);
     let info = agent.info();
+    let Some((handle, snapshot, cancel)) = ctl.start(&info).await else { return };
     let shown = ctl.clone();
     let mut slicer = Slicer::new(12.0);
     let pace = if pace_ms > 0 { Pace::Watch(pace_ms) } else { Pace::Slices(&mut slicer) };

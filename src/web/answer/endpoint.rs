@@ -13,9 +13,9 @@ use super::super::agents::{Pace, PageAgent, drive, remote};
 use super::super::settings;
 
 async fn run(ctl: SessionCtl, client: Rc<dyn remote::RemoteClient>) {
-    let Some((handle, snapshot, cancel)) = ctl.start().await else { return };
     let mut agent = PageAgent::Remote(client);
     let info = agent.info();
+    let Some((handle, snapshot, cancel)) = ctl.start(&info).await else { return };
     let shown = ctl.clone();
     match drive(&handle, snapshot, &mut agent, &cancel, Pace::Watch(0), move |s| shown.show(s)).await {
         Ok(last) => {
@@ -34,13 +34,18 @@ pub fn endpoint(props: &ModeProps) -> Html {
     let client = use_mut_ref(|| None::<Rc<dyn remote::RemoteClient>>);
     let onclick = {
         let (ctl, problem, client) = (ctl.clone(), problem.clone(), client.clone());
-        Callback::from(move |_| match remote::connect(&settings::load().endpoint) {
-            Err(e) => problem.set(Some(e)),
-            Ok(c) => {
-                problem.set(None);
-                *client.borrow_mut() = Some(c.clone());
-                wasm_bindgen_futures::spawn_local(run(ctl.clone(), c));
-            }
+        Callback::from(move |_| {
+            let (ctl, problem, client) = (ctl.clone(), problem.clone(), client.clone());
+            wasm_bindgen_futures::spawn_local(async move {
+                match remote::connect(&settings::load().endpoint).await {
+                    Err(e) => problem.set(Some(e)),
+                    Ok(c) => {
+                        problem.set(None);
+                        *client.borrow_mut() = Some(c.clone());
+                        run(ctl, c).await;
+                    }
+                }
+            });
         })
     };
     let stop = {

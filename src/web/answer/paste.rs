@@ -27,7 +27,7 @@ fn paster() -> AgentInfo {
 
 /// Runs the pieces of a paste as turns until the episode ends or the paste runs out.
 async fn run(ctl: SessionCtl, answer: AnswerKind, text: String) {
-    let Some((handle, snapshot, cancel)) = ctl.start().await else { return };
+    let Some((handle, snapshot, cancel)) = ctl.start(&paster()).await else { return };
     let pieces = split_paste(&text, answer, &snapshot.targets);
     let mut last = snapshot;
     for piece in pieces {
@@ -36,10 +36,7 @@ async fn run(ctl: SessionCtl, answer: AnswerKind, text: String) {
         }
         let reply = match piece {
             Piece::Reply(r) => r,
-            Piece::Command(line) => match handle.compose(line.target, line.command).await {
-                Ok(r) => r,
-                Err(e) => return ctl.fail(e),
-            },
+            Piece::Command(line) => handle.compose(line.target.as_deref(), &line.command),
         };
         last = match handle.submit(Ok(AgentReply { text: reply, latency_ms: None, tokens: None })).await {
             Ok(s) => s,

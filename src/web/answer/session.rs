@@ -80,14 +80,15 @@ impl SessionCtl {
         self.redraw.force_update();
     }
 
-    /// Starts a fresh episode, replacing any earlier one (which is cancelled).
-    pub async fn start(&self) -> Option<(EpisodeHandle, Snapshot, Cancel)> {
+    /// Starts a fresh episode played by `agent`, replacing any earlier one (which is
+    /// cancelled).
+    pub async fn start(&self, agent: &AgentInfo) -> Option<(EpisodeHandle, Snapshot, Cancel)> {
         let cancel: Cancel = Rc::new(Cell::new(false));
         self.update(|s| {
             s.cancel.set(true);
             *s = Session { running: true, cancel: cancel.clone(), ..Session::default() };
         });
-        match EpisodeHandle::start(self.task.0.clone(), self.settings).await {
+        match EpisodeHandle::start(self.task.0.clone(), self.settings, agent.clone()).await {
             Ok((handle, snapshot)) => {
                 self.show(&snapshot);
                 self.update(|s| s.handle = Some(handle.clone()));
@@ -126,7 +127,7 @@ impl SessionCtl {
     /// Scores the episode as it stands and saves it to the history as a run.
     pub async fn finish(&self, agent: &AgentInfo) {
         let Some(handle) = self.get().handle.clone() else { return };
-        let record = match handle.record(agent).await {
+        let record = match handle.record() {
             Ok(r) => r,
             Err(e) => return self.fail(e),
         };

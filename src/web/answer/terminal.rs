@@ -28,10 +28,7 @@ type Typed = Rc<RefCell<Vec<Line>>>;
 /// Runs one typed line as a turn.
 async fn run_line(ctl: &SessionCtl, handle: &EpisodeHandle, line: Line, typed: &Typed, link: &TaskLink) {
     ctl.update(|s| s.running = true);
-    let composed = match handle.compose(line.target.clone(), line.command.clone()).await {
-        Ok(c) => c,
-        Err(e) => return ctl.fail(e),
-    };
+    let composed = handle.compose(line.target.as_deref(), &line.command);
     let reply = AgentReply { text: composed, latency_ms: None, tokens: None };
     let snapshot = match handle.submit(Ok(reply)).await {
         Ok(s) => s,
@@ -51,7 +48,7 @@ async fn run_line(ctl: &SessionCtl, handle: &EpisodeHandle, line: Line, typed: &
 /// Starts the episode and replays the commands a link carries.
 async fn begin(ctl: SessionCtl, typed: Typed, link: TaskLink) {
     typed.borrow_mut().clear();
-    let Some((handle, snapshot, cancel)) = ctl.start().await else { return };
+    let Some((handle, snapshot, cancel)) = ctl.start(&human()).await else { return };
     ctl.update(|s| s.running = false);
     for raw in link.answer.as_deref().unwrap_or_default().lines().filter(|l| !l.trim().is_empty()) {
         if cancel.get() || ctl.get().snapshot.finished.is_some() {

@@ -108,14 +108,14 @@ type Agents = Box<dyn Fn() -> PageAgent>;
 
 /// The agent a batch link asks for, made fresh per task (baselines keep per-task state), and
 /// the network client behind it if any.
-fn make_agent(
+async fn make_agent(
     app: &'static dyn App,
     link: &BatchLink,
 ) -> Result<(Agents, Option<Rc<dyn remote::RemoteClient>>), String> {
     match link.agent.as_str() {
         "baseline" => Ok((Box::new(move || PageAgent::Local(app.baseline())), None)),
         "endpoint" => {
-            let client = remote::connect(&settings::load().endpoint)?;
+            let client = remote::connect(&settings::load().endpoint).await?;
             let shared = client.clone();
             Ok((Box::new(move || PageAgent::Remote(shared.clone())), Some(client)))
         }
@@ -125,7 +125,7 @@ fn make_agent(
 
 /// Starts a job for the link, replacing a finished one. Errors (bad settings) are returned
 /// before anything runs.
-pub fn start(link: BatchLink) -> Result<(), String> {
+pub async fn start(link: BatchLink) -> Result<(), String> {
     if current().is_some_and(|j| j.borrow().running()) {
         return Err("a batch is already running; cancel it first".into());
     }
@@ -143,7 +143,7 @@ pub fn start(link: BatchLink) -> Result<(), String> {
     if let Some(first) = ids.first() {
         app.generate(first).map_err(|e| e.to_string())?;
     }
-    let (agents, client) = make_agent(app, &link)?;
+    let (agents, client) = make_agent(app, &link).await?;
     let job = Rc::new(RefCell::new(Job {
         agent: agents().info(),
         app: info.name.to_string(),
@@ -206,13 +206,13 @@ async fn one(
     slicer: &mut Slicer,
 ) -> Result<Option<ResultRecord>, String> {
     let task = app.generate(id).map_err(|e| e.to_string())?;
-    let (handle, snapshot) = EpisodeHandle::start(task, settings).await?;
     let mut agent = agents();
+    let (handle, snapshot) = EpisodeHandle::start(task, settings, agent.info()).await?;
     let last = drive(&handle, snapshot, &mut agent, cancel, Pace::Slices(slicer), |_| {}).await?;
     if last.stop_reason.as_deref() == Some(CANCELLED) {
         return Ok(None);
     }
-    handle.record(&agent.info()).await.map(Some)
+    handle.record().map(Some)
 }
 
 /// Marks the job ended and saves what it ran as a history run.

@@ -54,7 +54,10 @@ pub fn batch_page(props: &BatchProps) -> Html {
     let count = link.task_count(app.info().levels.len());
     let start = {
         let (link, error) = (link.clone(), error.clone());
-        Callback::from(move |_| error.set(job::start(link.clone()).err()))
+        Callback::from(move |_| {
+            let (link, error) = (link.clone(), error.clone());
+            wasm_bindgen_futures::spawn_local(async move { error.set(job::start(link).await.err()) });
+        })
     };
     let cancel = Callback::from(|_| {
         if let Some(j) = job::current() {
