@@ -133,8 +133,10 @@ pub fn history_page() -> Html {
                 </button>
                 <button type="button" class="secondary" id="compare-selected" onclick={on_compare} disabled={chosen.len() < 2}>{ "Compare selected" }</button>
                 <button type="button" class="secondary danger" onclick={on_delete} disabled={chosen.is_empty()}>{ "Delete selected" }</button>
-                <label class="button secondary" for="import-file">{ "Import JSONL…" }</label>
-                <input id="import-file" class="file" type="file" accept=".jsonl,.json,.txt,application/x-ndjson" onchange={on_import} />
+                <label class="button secondary">
+                    { "Import JSONL…" }
+                    <input id="import-file" class="file" type="file" accept=".jsonl,.json,.txt,application/x-ndjson" onchange={on_import} />
+                </label>
             </div>
             { message_html(&message) }
             if let Some(p) = &*pending { { pending_html(p, &pending, &message, &reload) } }

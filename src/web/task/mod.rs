@@ -61,7 +61,8 @@ pub fn task_page(props: &TaskProps) -> Html {
     let live_picture = use_state(|| None::<Picture>);
     {
         let live_picture = live_picture.clone();
-        use_effect_with(link.id.clone(), move |_| live_picture.set(None));
+        // A new task, variant or answer mode starts from the task's own picture.
+        use_effect_with((link.id.clone(), link.variant, link.mode.clone()), move |_| live_picture.set(None));
     }
     {
         let link = link.clone();
