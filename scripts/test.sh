@@ -22,7 +22,8 @@ cargo check --lib --target wasm32-unknown-unknown --no-default-features
 step "wasm-bindgen tests in headless Chrome"
 CHROMEDRIVER=/usr/bin/chromedriver \
 CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner \
-  cargo test --target wasm32-unknown-unknown --no-default-features --test wasm_determinism
+  cargo test --target wasm32-unknown-unknown --no-default-features --features web --test wasm_determinism
+bash scripts/agent-wasm-test.sh
 
 step "Release web build (trunk build --release --offline)"
 trunk build --release --offline

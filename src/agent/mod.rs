@@ -6,13 +6,30 @@
 //! The runner does no I/O itself, so the same code drives blocking agents (baselines, the CLI's
 //! HTTP clients) through [`runner::run_episode`] and asynchronous ones (the browser's fetch)
 //! through its step methods.
+//!
+//! Endpoint agents are split the same way: the protocols ([`openai`], [`a2a`]) and the retry
+//! and failure rules ([`retry`], [`http`], [`client`], [`batch`]) are pure and compile for
+//! wasm32; the CLI's blocking transport is [`native`] (feature `cli`), the browser's is
+//! `web::endpoint` (feature `web`). [`mock`] is a scripted test server for both.
 
+pub mod a2a;
+pub mod batch;
+pub mod cancel;
+pub mod client;
+pub mod http;
+#[cfg(all(feature = "cli", not(target_arch = "wasm32")))]
+pub mod mock;
+#[cfg(all(feature = "cli", not(target_arch = "wasm32")))]
+pub mod native;
+pub mod openai;
 pub mod replay;
+pub mod retry;
 pub mod runner;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+pub use cancel::Cancel;
 pub use runner::{RunSettings, Runner, run_episode};
 
 /// Who spoke a message.

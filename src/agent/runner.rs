@@ -8,18 +8,33 @@
 //! turn with its error and counts against the turn limit, but does not step the episode. The
 //! run stops at once on a fatal error (bad key, cancel, exhausted replay) and after
 //! [`MAX_CONSECUTIVE_FAILURES`] failures in a row. An empty, refused or unparseable *reply*
-//! is not a failure of the call: the episode sees it and answers with its parse error.
+//! is not a failure of the call: the episode sees it and answers with its parse error (an
+//! empty reply also gets a note in the turn record). Which errors are fatal is decided by the
+//! clients (`retry.rs`): wrong endpoint or key stops the whole run, a rejected request stops the
+//! episode, timeouts and network or server errors (after retries) are failed turns.
 
 use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
+use super::cancel::Cancel;
 use super::{Agent, AgentError, AgentInfo, AgentReply, Message, Role, Tokens};
 use crate::app::{Episode, Finish, PromptVariant, Task};
 use crate::record::{ResultRecord, TurnRecord};
 
 /// Failed calls in a row after which the runner gives up on the agent.
 pub const MAX_CONSECUTIVE_FAILURES: u32 = 3;
+
+/// Why the runner stopped an episode before it finished by itself.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StopCause {
+    /// [`MAX_CONSECUTIVE_FAILURES`] failed calls in a row.
+    Failures,
+    /// A fatal agent error (rejected request, exhausted replay, cancelled call).
+    Fatal,
+    /// The caller stopped it (user cancel, end of a recorded episode).
+    Caller,
+}
 
 /// How to run an episode.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -38,7 +53,7 @@ pub struct Runner {
     messages: Vec<Message>,
     turns: Vec<TurnRecord>,
     failures_in_a_row: u32,
-    stopped: Option<String>,
+    stopped: Option<(StopCause, String)>,
 }
 
 impl Runner {
@@ -73,20 +88,7 @@ impl Runner {
 
     /// The whole conversation as one text, for agents that take a transcript per turn (A2A).
     pub fn transcript(&self) -> String {
-        let mut out = String::new();
-        for (i, m) in self.messages.iter().enumerate() {
-            if i > 0 {
-                out.push_str("\n\n");
-            }
-            let who = match m.role {
-                Role::System => "System",
-                Role::User if i == 0 => "Task",
-                Role::User => "Observation",
-                Role::Assistant => "Your reply",
-            };
-            out.push_str(&format!("=== {who} ===\n{}", m.content));
-        }
-        out
+        transcript(&self.messages)
     }
 
     pub fn turns(&self) -> &[TurnRecord] {
@@ -102,7 +104,12 @@ impl Runner {
 
     /// Why the runner stopped early, if it did.
     pub fn stop_reason(&self) -> Option<&str> {
-        self.stopped.as_deref()
+        self.stopped.as_ref().map(|(_, r)| r.as_str())
+    }
+
+    /// What stopped the episode early, if anything did.
+    pub fn stop_cause(&self) -> Option<StopCause> {
+        self.stopped.as_ref().map(|(c, _)| *c)
     }
 
     /// Feeds one agent reply (or failure) into the episode. Ignored once finished.
@@ -122,7 +129,10 @@ impl Runner {
 
     fn submit_reply(&mut self, turn: u32, reply: AgentReply) {
         self.failures_in_a_row = 0;
-        let outcome = self.episode.step(&reply.text);
+        let mut outcome = self.episode.step(&reply.text);
+        if reply.text.trim().is_empty() {
+            outcome.notes.push("The agent's reply was empty.".to_string());
+        }
         self.messages.push(Message::assistant(reply.text.clone()));
         self.messages.push(Message::user(outcome.observation.clone()));
         self.turns.push(TurnRecord {
@@ -141,24 +151,39 @@ impl Runner {
 
     fn submit_failure(&mut self, turn: u32, error: AgentError) {
         self.failures_in_a_row += 1;
-        let reason = if error.fatal {
-            Some(format!("stopped: {}", error.message))
+        let stop = if error.fatal {
+            Some((StopCause::Fatal, format!("stopped: {}", error.message)))
         } else if self.failures_in_a_row >= MAX_CONSECUTIVE_FAILURES {
-            Some(format!("stopped after {MAX_CONSECUTIVE_FAILURES} failed calls in a row: {}", error.message))
+            let reason =
+                format!("stopped after {MAX_CONSECUTIVE_FAILURES} failed calls in a row: {}", error.message);
+            Some((StopCause::Failures, reason))
         } else {
             None
         };
         self.turns.push(TurnRecord { turn, error: Some(error.message), ..TurnRecord::default() });
-        if let Some(reason) = reason {
-            self.stop(reason);
+        if let Some((cause, reason)) = stop {
+            self.stop_with(cause, reason);
         }
     }
 
-    /// Ends the episode early (cancel, agent unavailable).
+    /// Stops the episode if the run was cancelled (before a call); true when it is over.
+    pub fn stop_if_cancelled(&mut self, cancel: &Cancel) -> bool {
+        if cancel.is_cancelled() {
+            let reason = cancel.reason().unwrap_or_else(|| "by the user".into());
+            self.stop(format!("cancelled: {reason}"));
+        }
+        self.finished().is_some()
+    }
+
+    /// Ends the episode early (user cancel, end of a recorded episode).
     pub fn stop(&mut self, reason: impl Into<String>) {
+        self.stop_with(StopCause::Caller, reason.into());
+    }
+
+    fn stop_with(&mut self, cause: StopCause, reason: String) {
         if self.finished().is_none() {
             self.episode.stop();
-            self.stopped = Some(reason.into());
+            self.stopped = Some((cause, reason));
         }
     }
 
@@ -166,9 +191,11 @@ impl Runner {
     pub fn record(&self, agent: &AgentInfo) -> ResultRecord {
         let card = self.task.card();
         let mut score = self.episode.score();
+        // Failed calls use turns too (they count against the limit), which the episode never saw.
+        score.turns = self.turns.len() as u32;
         score.latency_ms = sum_latency(&self.turns);
         score.tokens = sum_tokens(&self.turns);
-        if let Some(reason) = &self.stopped {
+        if let Some((_, reason)) = &self.stopped {
             score.details.correctness.push(format!("Run {reason}."));
         }
         ResultRecord {
@@ -201,18 +228,43 @@ fn sum_tokens(turns: &[TurnRecord]) -> Option<u64> {
     (!reported.is_empty()).then(|| reported.iter().map(|t| t.total()).sum())
 }
 
+/// The whole conversation as one text, for agents that take a transcript per turn (A2A):
+/// `=== Task ===`, then `=== Your reply ===` and `=== Observation ===` blocks.
+pub fn transcript(messages: &[Message]) -> String {
+    let mut out = String::new();
+    for (i, m) in messages.iter().enumerate() {
+        if i > 0 {
+            out.push_str("\n\n");
+        }
+        let who = match m.role {
+            Role::System => "System",
+            Role::User if i == 0 => "Task",
+            Role::User => "Observation",
+            Role::Assistant => "Your reply",
+        };
+        out.push_str(&format!("=== {who} ===\n{}", m.content));
+    }
+    out
+}
+
 /// Runs one episode to the end with a blocking agent.
 pub fn run_episode(task: Arc<dyn Task>, agent: &mut dyn Agent, settings: RunSettings) -> ResultRecord {
     let mut runner = Runner::new(task, settings);
-    while runner.finished().is_none() {
-        let reply = agent.reply(runner.messages());
-        runner.submit(reply);
-    }
+    drive(&mut runner, agent, &Cancel::new());
     runner.record(&agent.info())
 }
 
+/// Feeds a blocking agent's replies to the runner until the episode ends or `cancel` is set
+/// (checked before every call; the agent should also watch it during a call).
+pub fn drive(runner: &mut Runner, agent: &mut dyn Agent, cancel: &Cancel) {
+    while !runner.stop_if_cancelled(cancel) {
+        let reply = agent.reply(runner.messages());
+        runner.submit(reply);
+    }
+}
+
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::agent::replay::ReplayAgent;
     use crate::app::{Score, StepOutcome, TaskCard};
@@ -287,7 +339,7 @@ mod tests {
         }
     }
 
-    fn toy() -> Arc<dyn Task> {
+    pub(crate) fn toy() -> Arc<dyn Task> {
         Arc::new(Toy(TaskCard {
             id: "toy-v1-L1-s0-i0".into(),
             app: "toy".into(),
@@ -331,7 +383,7 @@ mod tests {
         }
         assert_eq!(runner.finished(), Some(Finish::Stopped));
         let r = runner.record(&AgentInfo::new("openai", "m"));
-        assert_eq!(r.turns.len(), 3);
+        assert_eq!((r.turns.len(), r.score.turns), (3, 3));
         assert_eq!(r.turns[0].error.as_deref(), Some("timeout after 30 s"));
         assert!(r.score.details.correctness.last().unwrap().contains("3 failed calls in a row"));
     }
@@ -369,5 +421,33 @@ mod tests {
         let t = runner.transcript();
         assert!(t.starts_with("=== Task ===\ntoy prompt"));
         assert!(t.contains("=== Your reply ===\nlook\n\n=== Observation ===\nstate false"));
+    }
+
+    #[test]
+    fn stop_causes_and_empty_reply_notes() {
+        let mut runner = Runner::new(toy(), RunSettings { max_turns: Some(9), ..Default::default() });
+        runner.submit(Ok(AgentReply { text: "  ".into(), ..Default::default() }));
+        assert_eq!(runner.turns()[0].notes, vec!["The agent's reply was empty.".to_string()]);
+        for _ in 0..3 {
+            runner.submit(Err(AgentError::retryable("HTTP 503")));
+        }
+        assert_eq!(runner.stop_cause(), Some(StopCause::Failures));
+        let mut runner = Runner::new(toy(), RunSettings::default());
+        runner.submit(Err(AgentError::fatal("HTTP 400")));
+        assert_eq!(runner.stop_cause(), Some(StopCause::Fatal));
+        let mut runner = Runner::new(toy(), RunSettings::default());
+        runner.stop("cancelled: by the user");
+        assert_eq!(runner.stop_cause(), Some(StopCause::Caller));
+    }
+
+    #[test]
+    fn drive_stops_when_cancelled() {
+        let cancel = Cancel::new();
+        let mut runner = Runner::new(toy(), RunSettings::default());
+        let mut agent = ReplayAgent::new(vec!["look".into(); 5]);
+        cancel.cancel("Ctrl-C");
+        drive(&mut runner, &mut agent, &cancel);
+        assert_eq!((runner.turns().len(), runner.stop_reason()), (0, Some("cancelled: Ctrl-C")));
+        assert_eq!(runner.record(&agent.info()).finish, Finish::Stopped);
     }
 }

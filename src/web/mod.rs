@@ -15,6 +15,7 @@ mod answer;
 mod batch;
 mod bench;
 mod compare;
+pub mod endpoint;
 mod history;
 mod home;
 mod layout;

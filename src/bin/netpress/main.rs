@@ -9,6 +9,7 @@ mod exec;
 mod export;
 mod knobs;
 mod report;
+mod mock_agent;
 mod run;
 mod stats_cmd;
 mod tasks;
@@ -74,6 +75,8 @@ enum Command {
     Export(export::ExportArgs),
     /// Drive one task by hand: read replies from stdin or a file, print each observation.
     Exec(exec::ExecArgs),
+    /// Testing aid: a scripted OpenAI-compatible and A2A agent server on 127.0.0.1.
+    MockAgent(mock_agent::MockAgentArgs),
     /// App-specific commands: `netpress <app> exec …` or `netpress <app> <tool> …`.
     #[command(external_subcommand)]
     App(Vec<String>),
@@ -123,6 +126,7 @@ fn dispatch(cli: Cli, matches: &clap::ArgMatches) -> CliResult {
         Command::Report(args) => report::report(args),
         Command::Export(args) => export::export(args, sub.expect("export matches")),
         Command::Exec(args) => exec::exec(args),
+        Command::MockAgent(args) => mock_agent::mock_agent(args),
         Command::App(argv) => exec::app_command(&argv),
     }
 }

@@ -2,14 +2,20 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::Write;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, mpsc};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
 use clap::{ArgMatches, Args};
 use indicatif::{ProgressBar, ProgressStyle};
+use netpress::agent::a2a::A2aConfig;
+use netpress::agent::batch::{AgentFactory, run_threads};
+use netpress::agent::client::EndpointConfig;
+use netpress::agent::native::{EndpointAgent, Transport, connect};
+use netpress::agent::openai::OpenAiConfig;
 use netpress::agent::replay::ReplaySource;
-use netpress::agent::{Agent, AgentError, AgentInfo, AgentReply, Message, RunSettings, Runner, run_episode};
+use netpress::agent::retry::RetryPolicy;
+use netpress::agent::{Agent, AgentError, AgentInfo, AgentReply, Cancel, Message, RunSettings, Runner};
 use netpress::app::{App, PromptVariant, Task};
 use netpress::record::{ResultRecord, parse_results};
 use netpress::registry;
@@ -23,7 +29,9 @@ pub struct RunArgs {
     /// Application: see `netpress list`.
     #[arg(long)]
     pub app: String,
-    /// Agent: `baseline`, or `replay:FILE` (a results file, a JSON array of replies, or text).
+    /// Agent: `baseline`, `replay:FILE` (a results file, a JSON array of replies, or text),
+    /// `openai` (an OpenAI-compatible chat endpoint: --base-url, --model, --api-key) or `a2a`
+    /// (an A2A 0.3 agent: --url).
     #[arg(long, default_value = "baseline")]
     pub agent: String,
     /// Levels, comma-separated (default: every level of the app).
@@ -71,6 +79,58 @@ pub struct RunArgs {
     /// No progress bar and no summary.
     #[arg(long, short)]
     pub quiet: bool,
+    #[command(flatten)]
+    pub endpoint: Box<EndpointArgs>,
+}
+
+/// Settings of `--agent openai` and `--agent a2a`.
+#[derive(Args, Debug)]
+#[command(next_help_heading = "Endpoint agents (--agent openai | a2a)")]
+pub struct EndpointArgs {
+    /// OpenAI-compatible API base, e.g. http://127.0.0.1:11434/v1 (default: $OPENAI_BASE_URL or
+    /// https://api.openai.com/v1).
+    #[arg(long, value_name = "URL")]
+    pub base_url: Option<String>,
+    /// Model name sent with each request.
+    #[arg(long)]
+    pub model: Option<String>,
+    /// Bearer key (default: $OPENAI_API_KEY for openai). Prefer the variable: arguments are
+    /// visible to other users of the machine. Never written to results or logs.
+    #[arg(long, value_name = "KEY")]
+    pub api_key: Option<Secret>,
+    /// Sampling temperature (default: the server's).
+    #[arg(long)]
+    pub temperature: Option<f64>,
+    /// Largest reply in tokens (default: the server's).
+    #[arg(long)]
+    pub max_tokens: Option<u32>,
+    /// A2A agent base URL (its card is read from /.well-known/agent-card.json).
+    #[arg(long, value_name = "URL")]
+    pub url: Option<String>,
+    /// Seconds to wait for one reply (default 120 for openai, 300 for a2a).
+    #[arg(long, value_name = "SECS")]
+    pub timeout: Option<f64>,
+    /// Retries of a call after HTTP 408/425/429/5xx or a network error, with exponential
+    /// backoff from 1 s (or the server's Retry-After) up to 30 s.
+    #[arg(long, default_value_t = 3)]
+    pub retries: u32,
+}
+
+/// A key given on the command line; `Debug` never shows it.
+#[derive(Clone)]
+pub struct Secret(String);
+
+impl std::str::FromStr for Secret {
+    type Err = std::convert::Infallible;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Ok(Secret(s.to_string()))
+    }
+}
+
+impl std::fmt::Debug for Secret {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Secret([redacted])")
+    }
 }
 
 #[derive(Args, Debug)]
@@ -83,14 +143,12 @@ pub struct ScoreArgs {
     pub output: Option<String>,
 }
 
-/// Makes a fresh agent for each episode.
-type AgentFactory = dyn Fn(&str) -> Box<dyn Agent> + Sync;
-
 pub fn run(args: RunArgs, matches: &ArgMatches) -> CliResult {
     let app = registry::app(&args.app)?;
     let settings =
         RunSettings { variant: PromptVariant::parse(&args.prompt_variant)?, max_turns: args.max_turns };
-    let factory = agent_factory(app, &args.agent)?;
+    let cancel = Cancel::new();
+    let factory = agent_factory(app, &args.agent, &args.endpoint, &cancel)?;
     let mut tasks = select_tasks(app, &args, matches)?;
     let mut append = false;
     if args.resume {
@@ -98,22 +156,47 @@ pub fn run(args: RunArgs, matches: &ArgMatches) -> CliResult {
         tasks.retain(|t| !done.contains(&t.card().id));
         append = true;
     }
-    let records = run_all(
-        tasks,
-        factory.as_ref(),
-        settings,
-        args.jobs.max(1),
-        args.output.as_deref(),
-        append,
-        args.quiet,
-    )?;
+    let total = tasks.len();
+    cancel_on_ctrl_c(&cancel);
+    let batch = Batch { factory: factory.as_ref(), settings, jobs: args.jobs.max(1), cancel: &cancel };
+    let records = run_all(tasks, &batch, args.output.as_deref(), append, args.quiet)?;
     if !args.quiet {
         eprint!("{}", summary_by_level(&records));
     }
-    Ok(())
+    match cancel.reason() {
+        None => Ok(()),
+        Some(reason) => {
+            let resume = match &args.output {
+                Some(out) => format!("; run the same command with --resume to finish (appends to {out})"),
+                None => "; use -o FILE --resume to finish an interrupted run".to_string(),
+            };
+            let message =
+                format!("run stopped: {reason}; {} of {total} episodes written{resume}", records.len());
+            Err(Fail { message, code: if reason.contains("Ctrl-C") { 130 } else { 1 } })
+        }
+    }
 }
 
-fn agent_factory(app: &'static dyn App, spec: &str) -> CliResult<Box<AgentFactory>> {
+/// First Ctrl-C: cancel the run (calls in flight are abandoned, finished records are
+/// written); second: quit at once.
+fn cancel_on_ctrl_c(cancel: &Cancel) {
+    static PRESSES: AtomicUsize = AtomicUsize::new(0);
+    let cancel = cancel.clone();
+    let _ = ctrlc::set_handler(move || {
+        if PRESSES.fetch_add(1, Ordering::SeqCst) > 0 {
+            std::process::exit(130);
+        }
+        cancel.cancel("cancelled by the user (Ctrl-C)");
+        eprintln!("\nnetpress: cancelling (Ctrl-C again to quit at once)");
+    });
+}
+
+fn agent_factory(
+    app: &'static dyn App,
+    spec: &str,
+    endpoint: &EndpointArgs,
+    cancel: &Cancel,
+) -> CliResult<Box<AgentFactory<'static>>> {
     if spec == "baseline" {
         return Ok(Box::new(move |_id: &str| -> Box<dyn Agent> { Box::new(Timed(app.baseline())) }));
     }
@@ -122,7 +205,59 @@ fn agent_factory(app: &'static dyn App, spec: &str) -> CliResult<Box<AgentFactor
         let source = ReplaySource::parse(&text, app.info().answer)?;
         return Ok(Box::new(move |id: &str| -> Box<dyn Agent> { Box::new(source.agent_for(id)) }));
     }
-    Err(Fail { message: format!("unknown agent {spec:?} (use baseline or replay:FILE)"), code: 2 })
+    if spec == "openai" || spec == "a2a" {
+        let config = endpoint_config(spec, endpoint)?;
+        let transport = Transport::new(cancel.clone());
+        let client =
+            Arc::new(connect(&config, &transport).map_err(|e| format!("cannot use the {spec} agent: {e}"))?);
+        return Ok(Box::new(move |_id: &str| -> Box<dyn Agent> {
+            Box::new(EndpointAgent::new(client.clone(), transport.clone()))
+        }));
+    }
+    Err(Fail {
+        message: format!("unknown agent {spec:?} (use baseline, replay:FILE, openai or a2a)"),
+        code: 2,
+    })
+}
+
+/// The endpoint settings of `--agent openai` / `--agent a2a` from flags and variables.
+fn endpoint_config(spec: &str, args: &EndpointArgs) -> CliResult<EndpointConfig> {
+    let usage = |m: &str| Fail { message: m.to_string(), code: 2 };
+    let timeout_ms = match args.timeout {
+        Some(s) if s.is_finite() && s > 0.0 => Some((s * 1000.0).round() as u64),
+        Some(_) => return Err(usage("--timeout must be a positive number of seconds")),
+        None => None,
+    };
+    let retry = RetryPolicy { retries: args.retries, ..RetryPolicy::default() };
+    let key = args.api_key.as_ref().map(|k| k.0.clone());
+    if spec == "a2a" {
+        let url =
+            args.url.as_deref().ok_or_else(|| usage("--agent a2a needs --url URL (the agent's base URL)"))?;
+        let mut config = A2aConfig::new(url);
+        config.bearer = key;
+        config.retry = retry;
+        config.timeout_ms = timeout_ms.unwrap_or(config.timeout_ms);
+        return Ok(EndpointConfig::A2a(config));
+    }
+    let model = args.model.as_deref().ok_or_else(|| usage("--agent openai needs --model NAME"))?;
+    let base = args
+        .base_url
+        .clone()
+        .or_else(|| std::env::var("OPENAI_BASE_URL").ok().filter(|v| !v.trim().is_empty()))
+        .unwrap_or_else(|| "https://api.openai.com/v1".to_string());
+    if !(base.starts_with("http://") || base.starts_with("https://")) {
+        return Err(usage("--base-url must start with http:// or https://"));
+    }
+    if args.temperature.is_some_and(|t| !t.is_finite() || t < 0.0) {
+        return Err(usage("--temperature must be a number >= 0"));
+    }
+    let mut config = OpenAiConfig::new(&base, model);
+    config.api_key = key.or_else(|| std::env::var("OPENAI_API_KEY").ok().filter(|k| !k.trim().is_empty()));
+    config.temperature = args.temperature;
+    config.max_tokens = args.max_tokens;
+    config.retry = retry;
+    config.timeout_ms = timeout_ms.unwrap_or(config.timeout_ms);
+    Ok(EndpointConfig::Openai(config))
 }
 
 /// Measures the wall time of an agent that does not measure itself (the baselines).
@@ -245,65 +380,41 @@ fn done_ids(path: &str) -> BTreeSet<String> {
     parse_results(&text).0.into_iter().map(|r| r.id).collect()
 }
 
-/// Runs every task on `jobs` threads; records are written in task order as they complete.
-fn run_all(
-    tasks: Vec<Arc<dyn Task>>,
-    factory: &AgentFactory,
+/// How to run a batch of episodes.
+struct Batch<'a> {
+    factory: &'a AgentFactory<'a>,
     settings: RunSettings,
     jobs: usize,
+    cancel: &'a Cancel,
+}
+
+/// Runs every task on `jobs` threads; records are written in task order as they complete.
+/// A cancel (Ctrl-C, a run-wide agent error, the batch rule) stops starting episodes.
+fn run_all(
+    tasks: Vec<Arc<dyn Task>>,
+    batch: &Batch,
     output: Option<&str>,
     append: bool,
     quiet: bool,
 ) -> CliResult<Vec<ResultRecord>> {
-    let total = tasks.len();
-    let bar = if quiet { ProgressBar::hidden() } else { ProgressBar::new(total as u64) };
+    let bar = if quiet { ProgressBar::hidden() } else { ProgressBar::new(tasks.len() as u64) };
     bar.set_style(
         ProgressStyle::with_template("{bar:40} {pos}/{len} episodes  {elapsed} elapsed, ETA {eta}")
             .expect("valid template"),
     );
     let mut writer = open_output(output, append)?;
-    let queue = Mutex::new(tasks.into_iter().enumerate());
-    let failed = AtomicBool::new(false);
-    let (tx, rx) = mpsc::channel::<(usize, ResultRecord)>();
-    let mut records = Vec::with_capacity(total);
-    let write_result = std::thread::scope(|scope| {
-        for _ in 0..jobs.min(total.max(1)) {
-            let tx = tx.clone();
-            let (queue, failed) = (&queue, &failed);
-            scope.spawn(move || {
-                loop {
-                    let next = queue.lock().map(|mut q| q.next()).unwrap_or(None);
-                    let Some((pos, task)) = next else { break };
-                    if failed.load(Ordering::Relaxed) {
-                        break;
-                    }
-                    let mut agent = factory(&task.card().id);
-                    let record = run_episode(task, agent.as_mut(), settings);
-                    if tx.send((pos, record)).is_err() {
-                        break;
-                    }
-                }
-            });
+    let mut records = Vec::with_capacity(tasks.len());
+    let result = run_threads(tasks, batch.factory, batch.settings, batch.jobs, batch.cancel, |record| {
+        bar.inc(1);
+        if let Some(record) = record {
+            writeln!(writer, "{}", record.to_line())?;
+            records.push(record);
         }
-        drop(tx);
-        let mut pending = BTreeMap::new();
-        let mut next = 0;
-        for (pos, record) in rx {
-            pending.insert(pos, record);
-            while let Some(record) = pending.remove(&next) {
-                if let Err(e) = writeln!(writer, "{}", record.to_line()) {
-                    failed.store(true, Ordering::Relaxed);
-                    return Err(e);
-                }
-                records.push(record);
-                next += 1;
-                bar.inc(1);
-            }
-        }
-        writer.flush()
-    });
+        Ok(())
+    })
+    .and_then(|()| writer.flush());
     bar.finish_and_clear();
-    match write_result {
+    match result {
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(records),
         Err(e) => Err(Fail::from(format!("cannot write results: {e}"))),
         Ok(()) => Ok(records),

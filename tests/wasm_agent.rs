@@ -1,0 +1,230 @@
+//! Browser half of the agent tests, in headless Chrome: the prompt golden file, and the
+//! endpoint transport (`web::endpoint`) against `netpress mock-agent` through real
+//! cross-origin HTTP: multi-turn solves (OpenAI and A2A), retries, timeouts, malformed
+//! replies, missing CORS, cancellation, batches.
+//!
+//! Run with `scripts/agent-wasm-test.sh`, which starts the mock server and passes its URL
+//! as `NETPRESS_MOCK_URL` at build time.
+#![cfg(target_arch = "wasm32")]
+
+#[path = "agent_support/prompts.rs"]
+mod prompts;
+
+use std::cell::RefCell;
+use std::rc::Rc;
+use std::sync::Arc;
+
+use netpress::agent::a2a::A2aConfig;
+use netpress::agent::client::{Client, EndpointConfig};
+use netpress::agent::http::{HttpRequest, Method};
+use netpress::agent::openai::OpenAiConfig;
+use netpress::agent::retry::RetryPolicy;
+use netpress::agent::{Message, RunSettings, Tokens};
+use netpress::app::{Finish, PromptVariant, Task};
+use netpress::record::ResultRecord;
+use netpress::web::endpoint::{self, BatchEvent, Cancel};
+use prompts::toy::{self, Toy};
+use serde_json::{Value, json};
+use wasm_bindgen_test::*;
+
+wasm_bindgen_test_configure!(run_in_browser);
+
+const KEY: &str = "sk-browser-secret-42";
+
+fn mock_url() -> &'static str {
+    match option_env!("NETPRESS_MOCK_URL") {
+        Some(url) => url,
+        None => panic!("NETPRESS_MOCK_URL was unset at build time: run scripts/agent-wasm-test.sh"),
+    }
+}
+
+fn request(method: Method, url: String, body: Option<String>) -> HttpRequest {
+    HttpRequest {
+        method,
+        url,
+        headers: vec![("content-type".into(), "application/json".into())],
+        body,
+        timeout_ms: 5000,
+    }
+}
+
+/// Loads a script into a fresh namespace and returns its base URL.
+async fn namespace(name: &str, script: Value) -> String {
+    let url = format!("{}/_mock/{name}", mock_url());
+    let r =
+        endpoint::send(&request(Method::Post, url, Some(script.to_string())), &Cancel::new()).await.unwrap();
+    assert_eq!(r.status, 200, "{}", r.body);
+    format!("{}/s/{name}", mock_url())
+}
+
+/// What a namespace received.
+async fn log(name: &str) -> Vec<Value> {
+    let url = format!("{}/_mock/{name}/requests", mock_url());
+    let r = endpoint::send(&request(Method::Get, url, None), &Cancel::new()).await.unwrap();
+    serde_json::from_str(&r.body).unwrap()
+}
+
+fn openai(base: &str) -> OpenAiConfig {
+    let mut c = OpenAiConfig::new(&format!("{base}/v1"), "golden-model");
+    c.api_key = Some(KEY.into());
+    c.retry = RetryPolicy { retries: 2, base_ms: 10, max_ms: 50 };
+    c.timeout_ms = 5000;
+    c
+}
+
+/// Runs `task` in the page against scripted OpenAI replies in namespace `name`, over real
+/// HTTP; returns the record and what the server received. For application tests:
+/// `solve_in_browser("route", netpress::registry::generate("route-v1-L1-s0-i0").unwrap(), &[...])`.
+async fn solve_in_browser(name: &str, task: Arc<dyn Task>, replies: &[&str]) -> (ResultRecord, Vec<Value>) {
+    let replies: Vec<Value> = replies.iter().map(|r| json!({"text": r})).collect();
+    let base = namespace(name, json!({"openai": replies})).await;
+    let client = Client::OpenAi(openai(&base));
+    let runner = endpoint::run_episode(task, RunSettings::default(), &client, &Cancel::new(), |_| {}).await;
+    (runner.record(&client.info()), log(name).await)
+}
+
+#[wasm_bindgen_test]
+async fn the_helper_solves_a_task_from_scripted_replies() {
+    let task = toy::task(5, 3);
+    let (record, requests) = solve_in_browser("helper", task.clone(), &["look", &Toy::solution(&task)]).await;
+    assert_eq!((record.finish, record.turns.len(), requests.len()), (Finish::Solved, 2, 2));
+}
+
+#[wasm_bindgen_test]
+fn first_request_bodies_match_the_native_golden_file() {
+    match prompts::check(include_str!("data/agent_prompts.json")) {
+        Ok(n) => assert!(n >= 12, "{n}"),
+        Err(errors) => panic!("{} differences:\n{}", errors.len(), errors.join("\n")),
+    }
+}
+
+#[wasm_bindgen_test]
+async fn openai_multi_turn_solve_sends_the_golden_bytes() {
+    let task = toy::task(2, 0);
+    let script = json!({"openai": [
+        {"text": "```\nshow links\n```", "usage": [40, 6]},
+        {"text": Toy::solution(&task), "usage": [60, 3], "delay_ms": 20},
+    ]});
+    let base = namespace("solve", script).await;
+    let client = Client::OpenAi(openai(&base));
+    let settings = RunSettings { variant: PromptVariant::ZeroshotCot, max_turns: None };
+    let turns = Rc::new(RefCell::new(0));
+    let seen = turns.clone();
+    let runner = endpoint::run_episode(task.clone(), settings, &client, &Cancel::new(), move |_| {
+        *seen.borrow_mut() += 1
+    })
+    .await;
+    let record = runner.record(&client.info());
+    assert_eq!((record.finish, record.turns.len(), *turns.borrow()), (Finish::Solved, 2, 2));
+    assert_eq!(record.turns[0].tokens, Some(Tokens { prompt: 40, completion: 6 }));
+    assert_eq!(record.score.tokens, Some(109));
+    assert!(record.turns[1].latency_ms.unwrap() >= 20.0);
+    assert!(!record.to_line().contains(KEY));
+
+    let requests = log("solve").await;
+    assert_eq!(requests.len(), 2);
+    let body = requests[0]["body"].as_str().unwrap();
+    assert_eq!(body, prompts::first_body(&task, PromptVariant::ZeroshotCot));
+    let digest = netpress::hash::sha256_hex(body.as_bytes());
+    let golden = prompts::digests();
+    let want = golden.iter().find(|(id, v, _)| id == &task.card().id && v == "zeroshot_cot").unwrap();
+    assert_eq!(digest, want.2, "the browser sends the natively recorded bytes");
+    assert_eq!(requests[0]["headers"]["authorization"], format!("Bearer {KEY}"));
+    let second: Value = serde_json::from_str(requests[1]["body"].as_str().unwrap()).unwrap();
+    assert_eq!(second["messages"][2]["content"], record.turns[0].observation);
+}
+
+#[wasm_bindgen_test]
+async fn retries_then_succeeds() {
+    let script = json!({"openai": [{"status": 503}, {"status": 429, "headers": {"retry-after": "0"}}, {"text": "ok"}]});
+    let base = namespace("retry", script).await;
+    let reply =
+        endpoint::call(&Client::OpenAi(openai(&base)), &[Message::user("hi")], "m", &Cancel::new()).await;
+    assert_eq!(reply.unwrap().text, "ok");
+    assert_eq!(log("retry").await.len(), 3);
+}
+
+#[wasm_bindgen_test]
+async fn timeouts_and_malformed_bodies_are_clear_failures() {
+    let script = json!({"openai": [{"text": "late", "delay_ms": 3000}, {"body": "<html>gateway</html>"}]});
+    let base = namespace("bad", script).await;
+    let mut config = openai(&base);
+    config.timeout_ms = 300;
+    let client = Client::OpenAi(config);
+    let start = js_sys::Date::now();
+    let err = endpoint::call(&client, &[Message::user("hi")], "m", &Cancel::new()).await.unwrap_err();
+    assert!(js_sys::Date::now() - start < 2000.0);
+    assert!(!err.fatal && err.message.ends_with("within 0.3 s (timeout)"), "{}", err.message);
+    let err = endpoint::call(&client, &[Message::user("hi")], "m", &Cancel::new()).await.unwrap_err();
+    assert!(err.message.contains(r#"not JSON (starts "<html>gateway</html>")"#), "{}", err.message);
+}
+
+#[wasm_bindgen_test]
+async fn a_server_without_cors_is_named_as_the_likely_cause() {
+    let base = namespace("nocors", json!({"cors": false, "openai": [{"text": "hidden"}]})).await;
+    let err =
+        endpoint::call(&Client::OpenAi(openai(&base)), &[Message::user("hi")], "m", &Cancel::new()).await;
+    let message = err.unwrap_err().message;
+    assert!(message.contains("CORS") && message.contains("gave up after 2 retries"), "{message}");
+}
+
+#[wasm_bindgen_test]
+async fn cancel_aborts_the_call_in_flight() {
+    let base = namespace("cancel", json!({"openai": [{"text": "late", "delay_ms": 5000}]})).await;
+    let cancel = Cancel::new();
+    let canceller = cancel.clone();
+    gloo::timers::callback::Timeout::new(200, move || canceller.cancel("the user pressed Stop")).forget();
+    let start = js_sys::Date::now();
+    let runner = endpoint::run_episode(
+        toy::task(0, 0),
+        RunSettings::default(),
+        &Client::OpenAi(openai(&base)),
+        &cancel,
+        |_| {},
+    )
+    .await;
+    assert!(js_sys::Date::now() - start < 1500.0);
+    assert_eq!(runner.finished(), Some(Finish::Stopped));
+    assert_eq!(runner.turns()[0].error.as_deref(), Some("cancelled"));
+}
+
+#[wasm_bindgen_test]
+async fn a2a_agent_solves_through_its_card() {
+    let task = toy::task(1, 0);
+    let script = json!({"a2a": [
+        {"text": "show links", "a2a": "message"},
+        {"text": Toy::solution(&task), "a2a": "artifact", "working_polls": 1},
+    ]});
+    let base = namespace("a2a", script).await;
+    let mut config = A2aConfig::new(&base);
+    config.poll_ms = 20;
+    let cancel = Cancel::new();
+    let client = endpoint::connect(&EndpointConfig::A2a(config), &cancel).await.unwrap();
+    assert_eq!(client.info().label(), "a2a:netpress-mock-agent");
+    let runner = endpoint::run_episode(task, RunSettings::default(), &client, &cancel, |_| {}).await;
+    assert_eq!((runner.finished(), runner.turns().len()), (Some(Finish::Solved), 2));
+}
+
+#[wasm_bindgen_test]
+async fn batches_report_turns_and_records() {
+    let replies: Vec<Value> = (0..6).map(|_| json!({"text": "look"})).collect();
+    let base = namespace("batch", json!({"openai": replies})).await;
+    let tasks: Vec<_> = (0..3).map(|s| toy::task(s, 0)).collect();
+    let events = Rc::new(RefCell::new(Vec::new()));
+    let sink = events.clone();
+    let settings = RunSettings { max_turns: Some(2), ..Default::default() };
+    let client = Client::OpenAi(openai(&base));
+    endpoint::run_batch(tasks, settings, &client, 2, &Cancel::new(), move |e| sink.borrow_mut().push(e))
+        .await;
+    let events = events.borrow();
+    let turns = events.iter().filter(|e| matches!(e, BatchEvent::Turn { .. })).count();
+    let mut done: Vec<usize> = events
+        .iter()
+        .filter_map(|e| match e {
+            BatchEvent::Finished { index, record: Some(r) } if r.finish == Finish::TurnLimit => Some(*index),
+            _ => None,
+        })
+        .collect();
+    done.sort();
+    assert_eq!((turns, done), (6, vec![0, 1, 2]));
+}
