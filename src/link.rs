@@ -74,7 +74,12 @@ pub struct BatchLink {
     pub variant: PromptVariant,
     /// Overrides every task's turn limit.
     pub max_turns: Option<u32>,
+    /// Episodes run at once (agent calls in flight, or sandbox workers busy).
+    pub jobs: u32,
 }
+
+/// Most episodes a batch runs at once.
+pub const MAX_BATCH_JOBS: u32 = 16;
 
 impl Default for BatchLink {
     fn default() -> Self {
@@ -87,6 +92,7 @@ impl Default for BatchLink {
             agent: "baseline".into(),
             variant: PromptVariant::default(),
             max_turns: None,
+            jobs: 1,
         }
     }
 }
@@ -199,6 +205,10 @@ fn parse_batch(params: &BTreeMap<String, String>) -> Result<BatchLink, String> {
         b.max_turns =
             Some(t.parse().ok().filter(|t| *t > 0).ok_or(format!("bad turns {t:?} in the batch link"))?);
     }
+    if let Some(j) = params.get("jobs") {
+        let bad = || format!("bad jobs {j:?} in the batch link (1..={MAX_BATCH_JOBS})");
+        b.jobs = j.parse().ok().filter(|j| (1..=MAX_BATCH_JOBS).contains(j)).ok_or_else(bad)?;
+    }
     Ok(b)
 }
 
@@ -272,6 +282,9 @@ fn batch_query(b: &BatchLink) -> Vec<String> {
     }
     if let Some(t) = b.max_turns {
         q.push(format!("turns={t}"));
+    }
+    if b.jobs != d.jobs {
+        q.push(format!("jobs={}", b.jobs));
     }
     q
 }
@@ -410,12 +423,13 @@ mod tests {
             agent: "endpoint".into(),
             variant: PromptVariant::ZeroshotCot,
             max_turns: Some(7),
+            jobs: 4,
         };
         let link = format(&View::Batch(b.clone()));
         assert_eq!(
             link,
             "#/batch?app=route&levels=1,3&seeds=5..24&per_seed=2&knobs=-n3-fDR%2BDI&agent=endpoint\
-             &variant=zeroshot_cot&turns=7"
+             &variant=zeroshot_cot&turns=7&jobs=4"
         );
         assert_eq!(parse(&link), View::Batch(b));
         assert_eq!(format(&View::Batch(BatchLink::default())), "#/batch");
@@ -453,6 +467,7 @@ mod tests {
         assert!(reason("#/batch?per_seed=0").contains("bad per_seed"));
         assert!(reason("#/batch?knobs=N3").contains("bad knobs"));
         assert!(reason("#/batch?turns=-1").contains("bad turns"));
+        assert!(reason("#/batch?jobs=17").contains("bad jobs"));
     }
 
     #[test]

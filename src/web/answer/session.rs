@@ -42,9 +42,11 @@ pub struct SessionCtl {
     on_picture: Callback<Option<Picture>>,
 }
 
+/// The session changes in place, so a view of it is never up to date by comparison: a
+/// component given a `SessionCtl` redraws whenever its parent does.
 impl PartialEq for SessionCtl {
-    fn eq(&self, other: &Self) -> bool {
-        Rc::ptr_eq(&self.state, &other.state)
+    fn eq(&self, _: &Self) -> bool {
+        false
     }
 }
 

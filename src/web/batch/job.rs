@@ -8,12 +8,15 @@ use std::rc::Rc;
 use yew::prelude::*;
 
 use super::super::agents::{CANCELLED, Cancel, Pace, PageAgent, drive, remote};
-use super::super::sandbox::EpisodeHandle;
+use super::super::sandbox::{EpisodeHandle, Snapshot};
 use super::super::settings;
 use super::super::store::{self, RunMeta, Source};
 use super::super::util::{Slicer, now_ms};
+use crate::agent::batch::MAX_FAILED_EPISODES_IN_A_ROW;
+use crate::agent::runner::MAX_CONSECUTIVE_FAILURES;
 use crate::agent::{AgentInfo, RunSettings};
 use crate::app::App;
+use crate::app::Finish;
 use crate::link::BatchLink;
 use crate::record::ResultRecord;
 
@@ -31,7 +34,10 @@ pub struct Job {
     pub app: String,
     pub agent: AgentInfo,
     pub total: usize,
+    /// Results in the order episodes finished (several run at once).
     pub records: Vec<ResultRecord>,
+    /// Each record's place in the batch's task order, for saving in that order.
+    positions: Vec<usize>,
     started: f64,
     /// Milliseconds from start to the end (set when it ends).
     ended: Option<f64>,
@@ -149,6 +155,7 @@ pub async fn start(link: BatchLink) -> Result<(), String> {
         app: info.name.to_string(),
         total: ids.len(),
         records: Vec::new(),
+        positions: Vec::new(),
         started: now_ms(),
         ended: None,
         phase: Phase::Running,
@@ -166,34 +173,100 @@ pub async fn start(link: BatchLink) -> Result<(), String> {
 /// Redraw at most this often while a job runs; fast baselines finish many tasks per frame.
 const REDRAW_MS: f64 = 150.0;
 
+/// What the episodes of a job share while they run.
+struct Lanes<'a> {
+    job: &'a Shared,
+    app: &'static dyn App,
+    settings: RunSettings,
+    agents: &'a Agents,
+    queue: RefCell<std::iter::Enumerate<std::vec::IntoIter<crate::QueryId>>>,
+    /// Set when the job must stop: a task failed, or the endpoint is gone.
+    failure: RefCell<Option<String>>,
+    /// Episodes in a row stopped by failed calls.
+    failed_in_a_row: Cell<u32>,
+    last_redraw: Cell<f64>,
+}
+
 async fn run(job: Shared, app: &'static dyn App, ids: Vec<crate::QueryId>, agents: Agents) {
-    let (cancel, link) = {
-        let j = job.borrow();
-        (j.cancel.clone(), j.link.clone())
+    let link = job.borrow().link.clone();
+    let state = Lanes {
+        job: &job,
+        app,
+        settings: RunSettings { variant: link.variant, max_turns: link.max_turns },
+        agents: &agents,
+        queue: RefCell::new(ids.into_iter().enumerate()),
+        failure: RefCell::default(),
+        failed_in_a_row: Cell::new(0),
+        last_redraw: Cell::new(now_ms()),
     };
-    let settings = RunSettings { variant: link.variant, max_turns: link.max_turns };
+    let lanes = (0..link.jobs.max(1)).map(|_| lane(&state));
+    futures::future::join_all(lanes).await;
+    let failure = state.failure.take();
+    finish(&job, failure).await;
+}
+
+/// One of the job's concurrent lanes: takes the next task until none is left or the job
+/// stops.
+async fn lane(s: &Lanes<'_>) {
+    let cancel = s.job.borrow().cancel.clone();
     let mut slicer = Slicer::new(12.0);
-    let mut last_redraw = now_ms();
-    let mut failure = None;
-    for id in ids {
-        if cancel.get() {
-            break;
+    loop {
+        if cancel.get() || s.failure.borrow().is_some() {
+            return;
         }
-        match one(app, &id, settings, &agents, &cancel, &mut slicer).await {
-            Ok(Some(record)) => job.borrow_mut().records.push(record),
-            Ok(None) => break,
+        let next = s.queue.borrow_mut().next();
+        let Some((position, id)) = next else { return };
+        match one(s.app, &id, s.settings, s.agents, &cancel, &mut slicer).await {
+            Ok(Some((record, last))) => {
+                if !s.halted_by(&last) {
+                    let mut j = s.job.borrow_mut();
+                    j.records.push(record);
+                    j.positions.push(position);
+                }
+            }
+            Ok(None) => return,
             Err(e) => {
-                failure = Some(format!("{id}: {e}"));
-                break;
+                s.failure.borrow_mut().get_or_insert(format!("{id}: {e}"));
+                return;
             }
         }
-        if now_ms() - last_redraw > REDRAW_MS {
+        if now_ms() - s.last_redraw.get() > REDRAW_MS {
             notify();
-            last_redraw = now_ms();
+            s.last_redraw.set(now_ms());
         }
         slicer.tick().await;
     }
-    finish(&job, failure).await;
+}
+
+impl Lanes<'_> {
+    /// Applies the batch rule of the agent clients (`agent::batch`) to a finished episode:
+    /// an endpoint that said the key or URL is wrong stops the job, and so do
+    /// [`MAX_FAILED_EPISODES_IN_A_ROW`] episodes in a row stopped by failed calls. The rule is
+    /// restated here because sandboxed episodes run in the worker, out of reach of
+    /// `BatchGuard`, which reads a local `Runner`. Returns whether the episode was cut short
+    /// by the stop and so is left out of the results.
+    fn halted_by(&self, last: &Snapshot) -> bool {
+        let client = self.job.borrow().client.clone();
+        if let Some(reason) = client.as_ref().and_then(|c| c.halted()) {
+            self.failure.borrow_mut().get_or_insert(reason);
+            return last.finished == Some(Finish::Stopped);
+        }
+        let failures = MAX_CONSECUTIVE_FAILURES as usize;
+        let by_failures = last.finished == Some(Finish::Stopped)
+            && last.turns.len() >= failures
+            && last.turns[last.turns.len() - failures..].iter().all(|t| t.error.is_some());
+        let in_a_row = if by_failures { self.failed_in_a_row.get() + 1 } else { 0 };
+        self.failed_in_a_row.set(in_a_row);
+        if in_a_row >= MAX_FAILED_EPISODES_IN_A_ROW {
+            self.failure.borrow_mut().get_or_insert(format!(
+                "{MAX_FAILED_EPISODES_IN_A_ROW} episodes in a row were stopped by failed calls (the endpoint seems down)"
+            ));
+            if let Some(c) = client {
+                c.abort();
+            }
+        }
+        false
+    }
 }
 
 /// Runs one task; `None` when it was cancelled midway (its partial record is dropped).
@@ -204,7 +277,7 @@ async fn one(
     agents: &dyn Fn() -> PageAgent,
     cancel: &Cancel,
     slicer: &mut Slicer,
-) -> Result<Option<ResultRecord>, String> {
+) -> Result<Option<(ResultRecord, Snapshot)>, String> {
     let task = app.generate(id).map_err(|e| e.to_string())?;
     let mut agent = agents();
     let (handle, snapshot) = EpisodeHandle::start(task, settings, agent.info()).await?;
@@ -212,7 +285,7 @@ async fn one(
     if last.stop_reason.as_deref() == Some(CANCELLED) {
         return Ok(None);
     }
-    handle.record().map(Some)
+    Ok(Some((handle.record()?, last)))
 }
 
 /// Marks the job ended and saves what it ran as a history run.
@@ -244,7 +317,10 @@ async fn finish(job: &Shared, failure: Option<String>) {
         if j.phase != Phase::Done {
             name.push_str(&format!(" (stopped at {}/{})", j.done(), j.total));
         }
-        (name, j.records.clone())
+        let mut ordered: Vec<(usize, ResultRecord)> =
+            j.positions.iter().copied().zip(j.records.iter().cloned()).collect();
+        ordered.sort_by_key(|(position, _)| *position);
+        (name, ordered.into_iter().map(|(_, r)| r).collect::<Vec<_>>())
     };
     if !records.is_empty() {
         match store::save(&name, Source::Batch, &records).await {

@@ -82,10 +82,20 @@ pub fn batch_page(props: &BatchProps) -> Html {
 
 /// The CLI command that runs the same batch natively.
 fn cli_line(link: &BatchLink, app: &dyn App) -> String {
+    let agent = match link.agent.as_str() {
+        "endpoint" => {
+            let e = super::settings::load().endpoint;
+            if e.kind == "a2a" {
+                format!("a2a --url {}", e.url)
+            } else {
+                format!("openai --base-url {} --model {}", e.url, e.model)
+            }
+        }
+        other => other.to_string(),
+    };
     let mut s = format!(
-        "netpress run --app {} --agent {} --seeds {}..{}",
+        "netpress run --app {} --agent {agent} --seeds {}..{}",
         app.info().name,
-        link.agent,
         link.seeds.0,
         link.seeds.1
     );
@@ -101,6 +111,9 @@ fn cli_line(link: &BatchLink, app: &dyn App) -> String {
     }
     if let Some(t) = link.max_turns {
         s.push_str(&format!(" --max-turns {t}"));
+    }
+    if link.jobs != 1 {
+        s.push_str(&format!(" --jobs {}", link.jobs));
     }
     s
 }
@@ -172,6 +185,11 @@ fn form(link: &BatchLink, app: &'static dyn App, running: bool) -> Html {
                     <select id="b-variant" onchange={edit(link, |b, v| b.variant = PromptVariant::parse(&v).unwrap_or_default())}>
                     { for PromptVariant::ALL.iter().map(|v| html! { <option value={v.as_str()} selected={*v == link.variant}>{ v.as_str() }</option> }) }
                     </select>
+                </div>
+                <div class="field num">
+                    <label for="b-jobs" title="episodes run at once: agent calls in flight, or sandbox workers">{ "At once" }</label>
+                    <input id="b-jobs" type="number" min="1" max={crate::link::MAX_BATCH_JOBS.to_string()} value={link.jobs.to_string()}
+                           onchange={edit(link, |b, v| b.jobs = v.parse().unwrap_or(1).clamp(1, crate::link::MAX_BATCH_JOBS))} />
                 </div>
                 <div class="field num">
                     <label for="b-turns">{ "Turn limit" }</label>
