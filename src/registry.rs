@@ -6,7 +6,8 @@ use crate::error::{Error, Result};
 
 /// Every application, in display order.
 pub fn apps() -> &'static [&'static dyn App] {
-    &[]
+    static APPS: &[&dyn App] = &[&crate::malt::MALT, &crate::route::RouteApp, &crate::k8s::K8sApp];
+    APPS
 }
 
 /// The application called `name`.

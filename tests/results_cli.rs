@@ -210,7 +210,14 @@ fn exports_from_files() {
     .unwrap();
     assert_eq!(doc["participants"], serde_json::json!({"route_operator": "my-agent"}));
     assert_eq!(doc["results"].as_array().unwrap().len(), 7);
-    let (code, err) = fails(&netpress(&["export", "--leaderboard", a]));
+    // The shape comes from the registry when the app is known, else from --kind.
+    let inferred: serde_json::Value = serde_json::from_str(&ok(&netpress(&["export", "--leaderboard", a]))).unwrap();
+    assert_eq!(inferred["participants"], serde_json::json!({"route_operator": "baseline:route-baseline"}));
+    let mut unknown = run_of("someone", &[true], &[true]);
+    unknown[0].app = "no-such-app".into();
+    let unknown_path = dir.join("unknown.jsonl");
+    write_jsonl(&unknown_path, &unknown);
+    let (code, err) = fails(&netpress(&["export", "--leaderboard", unknown_path.to_str().unwrap()]));
     assert_eq!(code, 2);
     assert!(err.contains("--kind"), "{err}");
     let sft = ok(&netpress(&["export", "--sft", "--successful", "--per", "turn", a]));

@@ -16,6 +16,12 @@ mod tasks;
 
 use std::process::ExitCode;
 
+/// Counts live bytes so the MALT sandbox can enforce its memory limit; armed only while an
+/// answer runs (malt.md §5).
+#[cfg(feature = "sandbox")]
+#[global_allocator]
+static ALLOC: monty_alloc::LimitedAllocator = monty_alloc::LimitedAllocator;
+
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 
 /// A failure to report: the message and the exit code.

@@ -1,0 +1,274 @@
+//! Conformance suites that run natively and in the browser alike.
+//!
+//! The data live under `tests/data/k8s/` and are passed in as text (tests `include_str!`
+//! them), so the same checks run in `cargo test` and in a `wasm-bindgen-test` in headless
+//! Chrome:
+//! - [`e2e_scenarios`]: the upstream e2e network-policy scenarios (k8s.md §10.1);
+//! - [`knp_cases`]: the kube-network-policies unit cases (§10.2);
+//! - [`task_hashes`]: `id<TAB>content_hash` lines that every build must reproduce (§12.3).
+//!
+//! Each returns the number of checks that passed, or the first failure as text.
+
+use std::collections::BTreeMap;
+use std::net::Ipv4Addr;
+
+use serde_json::Value;
+
+use super::cluster::{Container, ContainerPort, Protocol};
+use super::decode::decode_policy;
+use super::eval::{Compiled, End, NsRef, PodRef};
+use super::labels::Labels;
+use super::policy::NetworkPolicy;
+use super::validate::validate_policy;
+use super::yaml::parse_documents;
+use crate::app::App;
+
+struct Pod {
+    ns: String,
+    name: String,
+    labels: Labels,
+    ip: Ipv4Addr,
+    containers: Vec<Container>,
+}
+
+/// A small world of namespaces, pods and policies.
+struct World {
+    namespaces: BTreeMap<String, Labels>,
+    pods: Vec<Pod>,
+    policies: BTreeMap<(String, String), NetworkPolicy>,
+}
+
+fn labels(pairs: &[(&str, &str)]) -> Labels {
+    pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()
+}
+
+fn text<'a>(v: &'a Value, what: &str) -> Result<&'a str, String> {
+    v.as_str().ok_or_else(|| format!("{what} is not a string: {v}"))
+}
+
+fn protocol(v: &Value) -> Result<Protocol, String> {
+    Protocol::parse(text(v, "protocol")?).ok_or_else(|| format!("unknown protocol {v}"))
+}
+
+fn policy(v: &Value) -> Result<NetworkPolicy, String> {
+    let d = decode_policy(v).map_err(|e| format!("{v}: {}", e.0))?;
+    if !d.unknown.is_empty() {
+        return Err(format!("unknown fields {:?} in {v}", d.unknown));
+    }
+    let mut p = d.policy;
+    p.spec.apply_defaults();
+    let errors = validate_policy(&p, true);
+    if !errors.is_empty() {
+        return Err(format!("{v}: {errors:?}"));
+    }
+    Ok(p)
+}
+
+impl World {
+    fn end(&self, s: &str) -> Result<End, String> {
+        match self.pods.iter().position(|p| p.name == s || format!("{}/{}", p.ns, p.name) == s) {
+            Some(i) => Ok(End::Pod(i)),
+            None => s.parse().map(End::Ip).map_err(|_| format!("unknown end {s}")),
+        }
+    }
+
+    fn allowed(&self, src: &str, dst: &str, port: u16, proto: Protocol) -> Result<bool, String> {
+        let refs: Vec<PodRef<'_>> = self
+            .pods
+            .iter()
+            .map(|p| PodRef {
+                namespace: &p.ns,
+                labels: &p.labels,
+                ip: Some(p.ip),
+                containers: &p.containers,
+            })
+            .collect();
+        let nss: Vec<NsRef<'_>> = self.namespaces.iter().map(|(n, l)| NsRef { name: n, labels: l }).collect();
+        let policies: Vec<&NetworkPolicy> = self.policies.values().collect();
+        let c = Compiled::new(&refs, &nss, &policies);
+        Ok(c.allowed(self.end(src)?, self.end(dst)?, port, proto))
+    }
+
+    fn apply(&mut self, v: &Value) -> Result<(), String> {
+        let p = policy(v)?;
+        self.policies.insert((p.meta.namespace.clone(), p.meta.name.clone()), p);
+        Ok(())
+    }
+}
+
+/// Namespaces x, y, z; pods a, b, c each, ports 80/81 over TCP, UDP and SCTP.
+fn e2e_world() -> World {
+    let ports: Vec<ContainerPort> = [80u16, 81]
+        .iter()
+        .flat_map(|&port| {
+            Protocol::ALL.into_iter().map(move |protocol| ContainerPort {
+                name: Some(format!("serve-{port}-{}", protocol.as_str().to_ascii_lowercase())),
+                port,
+                protocol,
+            })
+        })
+        .collect();
+    let mut namespaces = BTreeMap::new();
+    let mut pods = Vec::new();
+    for (n, ns) in ["x", "y", "z"].into_iter().enumerate() {
+        namespaces.insert(ns.to_string(), labels(&[("kubernetes.io/metadata.name", ns), ("ns", ns)]));
+        for (k, p) in ["a", "b", "c"].into_iter().enumerate() {
+            pods.push(Pod {
+                ns: ns.into(),
+                name: p.into(),
+                labels: labels(&[("pod", p)]),
+                ip: Ipv4Addr::new(10, 0, 0, (3 * n + k + 1) as u8),
+                containers: vec![Container {
+                    name: "c".into(),
+                    image: "agnhost".into(),
+                    ports: ports.clone(),
+                }],
+            });
+        }
+    }
+    World { namespaces, pods, policies: BTreeMap::new() }
+}
+
+fn merge_labels(target: &mut Labels, v: &Value) -> Result<(), String> {
+    for (k, val) in v.as_object().ok_or("labels must be a map")? {
+        target.insert(k.clone(), text(val, "label value")?.to_string());
+    }
+    Ok(())
+}
+
+fn list<'a>(v: &'a Value, key: &str) -> &'a [Value] {
+    v.get(key).and_then(Value::as_array).map_or(&[], Vec::as_slice)
+}
+
+fn run_step(w: &mut World, step: &Value, case: &str, n: usize) -> Result<usize, String> {
+    for p in list(step, "apply") {
+        w.apply(p)?;
+    }
+    for d in list(step, "delete") {
+        let (ns, name) = text(d, "delete")?.split_once('/').ok_or("delete wants namespace/name")?;
+        w.policies
+            .remove(&(ns.into(), name.into()))
+            .ok_or_else(|| format!("{case}: no policy {ns}/{name}"))?;
+    }
+    for (ns, l) in step.get("labelNamespace").and_then(Value::as_object).into_iter().flatten() {
+        merge_labels(w.namespaces.get_mut(ns).ok_or("unknown namespace")?, l)?;
+    }
+    for (pod, l) in step.get("labelPod").and_then(Value::as_object).into_iter().flatten() {
+        let p = w.pods.iter_mut().find(|p| format!("{}/{}", p.ns, p.name) == *pod).ok_or("unknown pod")?;
+        merge_labels(&mut p.labels, l)?;
+    }
+    let names: Vec<String> = w.pods.iter().map(|p| format!("{}/{}", p.ns, p.name)).collect();
+    let mut checked = 0;
+    for table in list(step, "expect") {
+        let port = table["port"].as_u64().ok_or("port")? as u16;
+        let proto = protocol(&table["protocol"])?;
+        for (r, row) in list(table, "rows").iter().enumerate() {
+            for (c, want) in text(row, "row")?.chars().enumerate() {
+                if r == c {
+                    continue;
+                }
+                if w.allowed(&names[r], &names[c], port, proto)? != (want == '.') {
+                    return Err(format!(
+                        "{case} step {n} {port}/{}: {} -> {} should be {want}",
+                        proto.as_str(),
+                        names[r],
+                        names[c]
+                    ));
+                }
+                checked += 1;
+            }
+        }
+    }
+    Ok(checked)
+}
+
+fn cases(data: &str) -> Result<Vec<Value>, String> {
+    let doc = parse_documents(data)?.into_iter().next().ok_or("no cases")?;
+    doc.as_array().cloned().ok_or_else(|| "cases must be a list".to_string())
+}
+
+/// Runs `tests/data/k8s/e2e_netpol.yaml`; returns the number of probes checked.
+pub fn e2e_scenarios(data: &str) -> Result<usize, String> {
+    let mut checked = 0;
+    for case in cases(data)? {
+        let name = text(&case["name"], "name")?;
+        let mut w = e2e_world();
+        for (n, step) in list(&case, "steps").iter().enumerate() {
+            checked += run_step(&mut w, step, name, n)?;
+        }
+    }
+    Ok(checked)
+}
+
+fn knp_world() -> World {
+    let mut namespaces = BTreeMap::new();
+    for (ns, extra) in [("foo", true), ("bar", true), ("blocked", false)] {
+        let mut l = labels(&[("kubernetes.io/metadata.name", ns)]);
+        if extra {
+            l.insert("a".into(), "b".into());
+        }
+        namespaces.insert(ns.to_string(), l);
+    }
+    let http = vec![Container {
+        name: "c".into(),
+        image: "i".into(),
+        ports: vec![ContainerPort { name: Some("http".into()), port: 80, protocol: Protocol::Tcp }],
+    }];
+    let pod = |name: &str, ns: &str, ip: [u8; 4], l: (&str, &str)| Pod {
+        ns: ns.into(),
+        name: name.into(),
+        labels: labels(&[l]),
+        ip: Ipv4Addr::from(ip),
+        containers: http.clone(),
+    };
+    let pods = vec![
+        pod("a", "foo", [192, 168, 1, 11], ("a", "b")),
+        pod("b", "bar", [192, 168, 2, 22], ("a", "b")),
+        pod("c", "blocked", [192, 168, 3, 33], ("c", "d")),
+        pod("d", "bar", [192, 168, 4, 44], ("c", "d")),
+    ];
+    World { namespaces, pods, policies: BTreeMap::new() }
+}
+
+/// Runs `tests/data/k8s/knp_cases.yaml`; returns the number of checks.
+pub fn knp_cases(data: &str) -> Result<usize, String> {
+    let mut checked = 0;
+    for case in cases(data)? {
+        let name = text(&case["name"], "name")?;
+        let mut w = knp_world();
+        for p in list(&case, "policies") {
+            w.apply(p)?;
+        }
+        for check in list(&case, "checks") {
+            let c = check.as_array().ok_or("a check is a list")?;
+            let [src, dst, port, proto, want] = c.as_slice() else {
+                return Err(format!("{name}: bad check {check}"));
+            };
+            let port = port.as_u64().ok_or("port")? as u16;
+            let got = w.allowed(text(src, "src")?, text(dst, "dst")?, port, protocol(proto)?)?;
+            if Some(got) != want.as_bool() {
+                return Err(format!("{name}: {check} gave {got}"));
+            }
+            checked += 1;
+        }
+    }
+    Ok(checked)
+}
+
+/// Checks `id<TAB>content_hash` lines (`#` comments allowed); returns the number of ids.
+pub fn task_hashes(data: &str) -> Result<usize, String> {
+    let mut n = 0;
+    for line in data.lines().filter(|l| !l.is_empty() && !l.starts_with('#')) {
+        let (id, want) = line.split_once('\t').ok_or_else(|| format!("bad line {line:?}"))?;
+        let id = id.parse().map_err(|e| format!("{id}: {e}"))?;
+        let task = super::K8sApp.generate(&id).map_err(|e| e.to_string())?;
+        if task.card().content_hash != want {
+            return Err(format!(
+                "{id}: content hash {} differs from the recorded {want}",
+                task.card().content_hash
+            ));
+        }
+        n += 1;
+    }
+    Ok(n)
+}

@@ -1,0 +1,722 @@
+//! The writing verbs: `patch`, `label` and, when the task enables them, `apply`, `create`
+//! and `delete`.
+//!
+//! Writes are limited as by the agent's RBAC role (patch, apply, create and delete only
+//! NetworkPolicies; label pods, namespaces, services, deployments and NetworkPolicies).
+//! Every policy write goes through [`admit`], the API server's path: decode (unknown
+//! fields warned and dropped, or rejected when strict), default, validate, and persist only
+//! on change with a new resourceVersion (and generation when the spec changed).
+
+use serde_json::{Map, Value, json};
+
+use super::Env;
+use super::args::Args;
+use super::get::{Format, namespace, not_found, parse_format, print_machine, selector};
+use super::patch::{PatchType, apply as apply_patch, three_way};
+use super::target::resolve;
+use crate::k8s::decode::decode_policy;
+use crate::k8s::labels::{Labels, validate_key, validate_value};
+use crate::k8s::meta::Meta;
+use crate::k8s::objects::{Kind, Obj, get as get_obj, list};
+use crate::k8s::output::Output;
+use crate::k8s::policy::NetworkPolicy;
+use crate::k8s::validate::{invalid_message, validate_policy};
+use crate::k8s::yaml::{parse_documents, to_json_compact};
+
+pub const LAST_APPLIED: &str = "kubectl.kubernetes.io/last-applied-configuration";
+
+/// `--dry-run` as parsed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum DryRun {
+    None,
+    Client,
+    Server,
+}
+
+impl DryRun {
+    fn parse(a: &Args) -> Result<DryRun, String> {
+        match a.value("dry-run") {
+            None | Some("none") => Ok(DryRun::None),
+            Some("client") => Ok(DryRun::Client),
+            Some("server") => Ok(DryRun::Server),
+            Some(v) => Err(format!(
+                "error: Invalid dry-run value ({v}). Must be \"none\", \"server\", or \"client\"."
+            )),
+        }
+    }
+
+    fn suffix(self) -> &'static str {
+        match self {
+            DryRun::None => "",
+            DryRun::Client => " (dry run)",
+            DryRun::Server => " (server dry run)",
+        }
+    }
+
+    fn active(self) -> bool {
+        self != DryRun::None
+    }
+}
+
+/// RBAC's refusal of a write.
+fn forbidden(verb: &str, kind: Kind, name: &str, ns: &str) -> String {
+    let scope = if kind.namespaced() {
+        format!("in the namespace \"{ns}\"")
+    } else {
+        "at the cluster scope".to_string()
+    };
+    format!(
+        "{} \"{name}\" is forbidden: User \"netpress-agent\" cannot {verb} resource \"{}\" in API group \"{}\" {scope}",
+        kind.plural(),
+        kind.plural(),
+        kind.group()
+    )
+}
+
+/// What [`admit`] did.
+enum Admitted {
+    Changed(NetworkPolicy),
+    Unchanged(NetworkPolicy),
+}
+
+/// The API server's handling of a new NetworkPolicy object (`current` = the stored one).
+/// Returns the warnings to print and the outcome, or the error text.
+fn admit(
+    env: &mut Env,
+    doc: &Value,
+    current: Option<&NetworkPolicy>,
+    strict: bool,
+    dry_run: bool,
+) -> Result<(Vec<String>, Admitted), String> {
+    let decoded = decode_policy(doc).map_err(|e| {
+        format!("Error from server (BadRequest): NetworkPolicy in version \"v1\" cannot be handled as a NetworkPolicy: {}", e.0)
+    })?;
+    if strict && !decoded.unknown.is_empty() {
+        let list: Vec<String> = decoded.unknown.iter().map(|u| format!("unknown field \"{u}\"")).collect();
+        return Err(format!(
+            "Error from server (BadRequest): NetworkPolicy in version \"v1\" cannot be handled as a NetworkPolicy: strict decoding error: {}",
+            list.join(", ")
+        ));
+    }
+    let warnings: Vec<String> =
+        decoded.unknown.iter().map(|u| format!("Warning: unknown field \"{u}\"")).collect();
+    let mut new = decoded.policy;
+    if let Some(cur) = current {
+        if new.meta.name != cur.meta.name {
+            return Err(format!(
+                "Error from server (BadRequest): the name of the object ({}) does not match the name on the URL ({})",
+                new.meta.name, cur.meta.name
+            ));
+        }
+        if new.meta.namespace != cur.meta.namespace {
+            return Err(format!(
+                "Error from server (BadRequest): the namespace of the object ({}) does not match the namespace on the URL ({})",
+                new.meta.namespace, cur.meta.namespace
+            ));
+        }
+        let rv = doc.pointer("/metadata/resourceVersion").and_then(Value::as_str);
+        if rv.is_some_and(|rv| rv != cur.meta.resource_version.to_string()) {
+            return Err(format!(
+                "Error from server (Conflict): Operation cannot be fulfilled on networkpolicies.networking.k8s.io \"{}\": the object has been modified; please apply your changes to the latest version and try again",
+                cur.meta.name
+            ));
+        }
+    }
+    new.spec.apply_defaults();
+    let has_selector = doc.pointer("/spec/podSelector").is_some_and(|v| !v.is_null());
+    let errors = validate_policy(&new, has_selector);
+    if !errors.is_empty() {
+        return Err(invalid_message("NetworkPolicy", &new.meta.name, &errors));
+    }
+    let c = &mut env.cluster;
+    let outcome = match current {
+        Some(cur)
+            if cur.spec == new.spec
+                && cur.meta.labels == new.meta.labels
+                && cur.meta.annotations == new.meta.annotations =>
+        {
+            Admitted::Unchanged(cur.clone())
+        }
+        Some(cur) => {
+            let mut meta = cur.meta.clone();
+            meta.labels = new.meta.labels;
+            meta.annotations = new.meta.annotations;
+            if !dry_run {
+                meta.resource_version = c.next_rv();
+                if cur.spec != new.spec {
+                    meta.generation = Some(meta.generation.unwrap_or(1) + 1);
+                }
+            }
+            Admitted::Changed(NetworkPolicy { meta, spec: new.spec })
+        }
+        None => {
+            let (ns, name) = (new.meta.namespace.clone(), new.meta.name.clone());
+            let mut meta = if dry_run {
+                Meta { name: name.clone(), namespace: ns.clone(), created: c.now, ..Meta::default() }
+            } else {
+                c.new_meta("NetworkPolicy", &ns, &name, c.now, Labels::new())
+            };
+            meta.labels = new.meta.labels;
+            meta.annotations = new.meta.annotations;
+            meta.generation = Some(1);
+            Admitted::Changed(NetworkPolicy { meta, spec: new.spec })
+        }
+    };
+    if !dry_run && let Admitted::Changed(p) = &outcome {
+        c.put_policy(p.clone());
+    }
+    Ok((warnings, outcome))
+}
+
+/// The payload of `-p` as JSON, or kubectl's error.
+fn payload(a: &Args) -> Result<Value, String> {
+    const MISSING: &str = "error: must specify --patch or --patch-file containing the contents of the patch";
+    if let Some(file) = a.value("patch-file") {
+        return Err(format!("error: unable to read patch file: open {file}: no such file or directory"));
+    }
+    let Some(text) = a.value("patch") else { return Err(MISSING.into()) };
+    if text.trim().is_empty() {
+        return Err(MISSING.into());
+    }
+    match parse_documents(text) {
+        Ok(docs) => docs.into_iter().next().ok_or_else(|| MISSING.to_string()),
+        Err(e) => Err(format!("error: unable to parse \"{text}\": {e}")),
+    }
+}
+
+pub fn patch(a: &Args, env: &mut Env) -> Output {
+    let targets = match resolve(&a.positional) {
+        Ok(t) => t,
+        Err(e) => return Output::error(e),
+    };
+    let (kind, name) = match targets.as_slice() {
+        [] => {
+            return Output::error(
+                "error: You must provide one or more resources by argument or filename.\nExample resource specifications include:\n   '-f rsrc.yaml'\n   '--filename=rsrc.json'\n   '<resource> <name>'\n   '<resource>'",
+            );
+        }
+        [t] if t.names.len() == 1 => (t.kind, t.names[0].clone()),
+        [t] if t.names.is_empty() => {
+            return Output::error("error: resource(s) were provided, but no name was specified");
+        }
+        _ => return Output::error("error: only one resource may be patched at a time"),
+    };
+    let t = a.value("type").unwrap_or("strategic");
+    let Some(ty) = PatchType::parse(t) else {
+        return Output::error(format!("error: --type must be one of [json merge strategic], not \"{t}\""));
+    };
+    let body = match payload(a) {
+        Ok(v) => v,
+        Err(e) => return Output::error(e),
+    };
+    let dry = match DryRun::parse(a) {
+        Ok(d) => d,
+        Err(e) => return Output::error(e),
+    };
+    let fmt = match parse_format(a.value("output")) {
+        Ok(f) => f,
+        Err(e) => return Output::error(e),
+    };
+    let ns = namespace(a);
+    if kind != Kind::NetworkPolicy {
+        return Output::error(format!(
+            "Error from server (Forbidden): {}",
+            forbidden("patch", kind, &name, &ns)
+        ));
+    }
+    let Some(current) = env.cluster.policy(&ns, &name).cloned() else {
+        return Output::error(not_found(kind, &name));
+    };
+    let patched = match apply_patch(&current.to_json(), &body, ty) {
+        Ok(v) => v,
+        Err(e) => return Output::error(e.message()),
+    };
+    let mut o = Output::default();
+    match admit(env, &patched, Some(&current), false, dry.active()) {
+        Err(e) => o.fail(e),
+        Ok((warnings, outcome)) => {
+            for w in warnings {
+                o.err(format!("{w}\n"));
+            }
+            let (policy, verb) = match outcome {
+                Admitted::Changed(p) => (p, "patched"),
+                Admitted::Unchanged(p) => (p, "patched (no change)"),
+            };
+            print_result(&mut o, env, &fmt, &policy, &format!("{verb}{}", dry.suffix()));
+        }
+    }
+    o
+}
+
+/// Prints a written policy: the `kind/name verb` line, or the object in `-o` format.
+fn print_result(o: &mut Output, env: &Env, fmt: &Format, p: &NetworkPolicy, verb: &str) {
+    match fmt {
+        Format::Table { .. } => o.out(format!("{}/{} {verb}\n", Kind::NetworkPolicy.prefix(), p.meta.name)),
+        machine => print_machine(machine, &[Obj::NetworkPolicy(p)], &env.cluster, true, o),
+    }
+}
+
+/// One label change of `kubectl label`.
+enum LabelOp {
+    Set(String, String),
+    Remove(String),
+}
+
+fn parse_label_args(args: &[String]) -> Result<(Vec<String>, Vec<LabelOp>), String> {
+    let mut resources = Vec::new();
+    let mut ops = Vec::new();
+    for a in args {
+        if let Some((k, v)) = a.split_once('=') {
+            if v.contains('=') {
+                return Err(format!("error: invalid label spec: {a}"));
+            }
+            validate_value(v).map_err(|e| format!("error: invalid label value: \"{a}\": {e}"))?;
+            ops.push(LabelOp::Set(k.to_string(), v.to_string()));
+        } else if a.len() > 1 && a.ends_with('-') && !resources.is_empty() {
+            ops.push(LabelOp::Remove(a[..a.len() - 1].to_string()));
+        } else {
+            resources.push(a.clone());
+        }
+    }
+    for op in &ops {
+        if let LabelOp::Remove(k) = op
+            && ops.iter().any(|o| matches!(o, LabelOp::Set(s, _) if s == k))
+        {
+            return Err("error: can not both modify and remove a label in the same command".into());
+        }
+    }
+    Ok((resources, ops))
+}
+
+const LABELABLE: [Kind; 5] =
+    [Kind::Pod, Kind::Namespace, Kind::Service, Kind::Deployment, Kind::NetworkPolicy];
+
+pub fn label(a: &Args, env: &mut Env) -> Output {
+    let (resources, ops) = match parse_label_args(&a.positional) {
+        Ok(x) => x,
+        Err(e) => return Output::error(e),
+    };
+    if resources.is_empty() {
+        return Output::error(
+            "error: one or more resources must be specified as <resource> <name> or <resource>/<name>",
+        );
+    }
+    if ops.is_empty() {
+        return Output::error("error: at least one label update is required");
+    }
+    let targets = match resolve(&resources) {
+        Ok(t) => t,
+        Err(e) => return Output::error(e),
+    };
+    let (sel, dry) = match (selector(a), DryRun::parse(a)) {
+        (Ok(s), Ok(d)) => (s, d),
+        (Err(e), _) | (_, Err(e)) => return Output::error(e),
+    };
+    let ns = namespace(a);
+    let everything = a.is_set("all") || a.value("selector").is_some();
+    let mut o = Output::default();
+    for t in &targets {
+        if t.names.is_empty() && !everything {
+            return Output::error("error: resource(s) were provided, but no name was specified");
+        }
+        let names: Vec<String> = if t.names.is_empty() {
+            list(&env.cluster, t.kind, Some(&ns))
+                .into_iter()
+                .filter(|x| sel.matches(&x.meta().labels))
+                .map(|x| x.name().to_string())
+                .collect()
+        } else {
+            t.names.clone()
+        };
+        for name in names {
+            if !LABELABLE.contains(&t.kind) {
+                o.fail(format!("Error from server (Forbidden): {}", forbidden("patch", t.kind, &name, &ns)));
+                continue;
+            }
+            match label_one(env, t.kind, &ns, &name, &ops, a.is_set("overwrite"), dry) {
+                Ok((notes, line)) => {
+                    for n in notes {
+                        o.err(n);
+                    }
+                    o.out(line);
+                }
+                Err(e) => {
+                    o.fail(e);
+                    return o;
+                }
+            }
+        }
+    }
+    o
+}
+
+fn label_one(
+    env: &mut Env,
+    kind: Kind,
+    ns: &str,
+    name: &str,
+    ops: &[LabelOp],
+    overwrite: bool,
+    dry: DryRun,
+) -> Result<(Vec<String>, String), String> {
+    let c = &mut env.cluster;
+    let Some(old) = get_obj(c, kind, ns, name).map(|o| o.meta().labels.clone()) else {
+        return Err(not_found(kind, name));
+    };
+    let mut labels = old.clone();
+    let mut notes = Vec::new();
+    for op in ops {
+        match op {
+            LabelOp::Set(k, _) if validate_key(k).is_err() => {
+                let e = validate_key(k).err().unwrap_or_default();
+                return Err(format!(
+                    "The {} \"{name}\" is invalid: metadata.labels: Invalid value: \"{k}\": {e}",
+                    kind.name()
+                ));
+            }
+            LabelOp::Set(k, v) => {
+                if let (Some(cur), false) = (old.get(k), overwrite) {
+                    return Err(format!(
+                        "error: '{k}' already has a value ({cur}), and --overwrite is false"
+                    ));
+                }
+                labels.insert(k.clone(), v.clone());
+            }
+            LabelOp::Remove(k) => {
+                if labels.remove(k).is_none() {
+                    notes.push(format!("label \"{k}\" not found.\n"));
+                }
+            }
+        }
+    }
+    let verb = if labels == old {
+        "not labeled"
+    } else if ops.iter().all(|op| matches!(op, LabelOp::Remove(_))) {
+        "unlabeled"
+    } else {
+        "labeled"
+    };
+    if labels != old && !dry.active() {
+        let rv = c.next_rv();
+        if let Some(meta) = meta_mut(c, kind, ns, name) {
+            meta.labels = labels;
+            meta.resource_version = rv;
+        }
+        c.impose_namespace_labels();
+    }
+    Ok((notes, format!("{}/{name} {verb}{}\n", kind.prefix(), dry.suffix())))
+}
+
+fn meta_mut<'a>(
+    c: &'a mut crate::k8s::cluster::Cluster,
+    kind: Kind,
+    ns: &str,
+    name: &str,
+) -> Option<&'a mut Meta> {
+    let hit = |m: &Meta| m.name == name && (!kind.namespaced() || m.namespace == ns);
+    match kind {
+        Kind::Pod => std::sync::Arc::make_mut(&mut c.pods).iter_mut().map(|p| &mut p.meta).find(|m| hit(m)),
+        Kind::Service => {
+            std::sync::Arc::make_mut(&mut c.services).iter_mut().map(|p| &mut p.meta).find(|m| hit(m))
+        }
+        Kind::Deployment => {
+            std::sync::Arc::make_mut(&mut c.deployments).iter_mut().map(|p| &mut p.meta).find(|m| hit(m))
+        }
+        Kind::Namespace => {
+            std::sync::Arc::make_mut(&mut c.namespaces).iter_mut().map(|p| &mut p.meta).find(|m| hit(m))
+        }
+        Kind::NetworkPolicy => c.policies.values_mut().map(|p| &mut p.meta).find(|m| hit(m)),
+        Kind::ReplicaSet | Kind::Endpoints | Kind::Node => None,
+    }
+}
+
+/// The manifests of `-f -`: documents, with `List`s expanded.
+fn manifests(a: &Args, stdin: &str) -> Result<Vec<Value>, String> {
+    let files = a.values("filename");
+    match files.as_slice() {
+        [] => return Err("error: must specify one of -f and -k".into()),
+        ["-"] => {}
+        [f, ..] if *f != "-" => return Err(format!("error: the path \"{f}\" does not exist")),
+        _ => return Err("error: only one of -f - may be given".into()),
+    }
+    let docs = parse_documents(stdin)
+        .map_err(|e| format!("error: error parsing STDIN: error converting YAML to JSON: {e}"))?;
+    if docs.is_empty() {
+        return Err("error: no objects passed to apply".into());
+    }
+    let mut out = Vec::new();
+    for d in docs {
+        match (d.get("kind").and_then(Value::as_str), d.get("items").and_then(Value::as_array)) {
+            (Some("List"), Some(items)) => out.extend(items.iter().cloned()),
+            _ => out.push(d),
+        }
+    }
+    Ok(out)
+}
+
+/// The kind, name and namespace of a manifest, or kubectl's error.
+fn identify(doc: &Value, default_ns: &str, ns_flag: Option<&str>) -> Result<(Kind, String, String), String> {
+    let kind_s = doc.get("kind").and_then(Value::as_str).unwrap_or("");
+    let api = doc.get("apiVersion").and_then(Value::as_str).unwrap_or("");
+    if kind_s.is_empty() {
+        return Err("error: error validating \"STDIN\": error validating data: kind not set; if you choose to ignore these errors, turn validation off with --validate=false".into());
+    }
+    let kind = Kind::ALL.into_iter().find(|k| k.name() == kind_s && k.api_version() == api).ok_or_else(|| {
+        let name = doc.pointer("/metadata/name").and_then(Value::as_str).unwrap_or("");
+        format!("error: resource mapping not found for name: \"{name}\" namespace: \"\" from \"STDIN\": no matches for kind \"{kind_s}\" in version \"{api}\"\nensure CRDs are installed first")
+    })?;
+    let name = doc.pointer("/metadata/name").and_then(Value::as_str).unwrap_or("").to_string();
+    let obj_ns = doc.pointer("/metadata/namespace").and_then(Value::as_str);
+    if let (Some(o), Some(f)) = (obj_ns, ns_flag)
+        && o != f
+    {
+        return Err(format!(
+            "error: the namespace from the provided object \"{o}\" does not match the namespace \"{f}\". You must pass '--namespace={o}' to perform this operation."
+        ));
+    }
+    let ns = obj_ns.unwrap_or(default_ns).to_string();
+    if name.is_empty() {
+        return Err(format!(
+            "error: error when retrieving current configuration of:\nResource: \"{}\", GroupVersionKind: \"{}, Kind={}\"\nName: \"\", Namespace: \"{ns}\"\nfrom server for: \"STDIN\": resource name may not be empty",
+            kind.resource(),
+            kind.api_version(),
+            kind.name()
+        ));
+    }
+    Ok((kind, name, ns))
+}
+
+/// `kubectl apply -f -` (`create` when `create_only`).
+pub fn apply(a: &Args, stdin: &str, env: &mut Env, create_only: bool) -> Output {
+    let docs = match manifests(a, stdin) {
+        Ok(d) => d,
+        Err(e) => return Output::error(e),
+    };
+    let dry = match DryRun::parse(a) {
+        Ok(d) => d,
+        Err(e) => return Output::error(e),
+    };
+    let fmt = match parse_format(a.value("output")) {
+        Ok(f) => f,
+        Err(e) => return Output::error(e),
+    };
+    let ns = namespace(a);
+    let mut o = Output::default();
+    for doc in docs {
+        let (kind, name, obj_ns) = match identify(&doc, &ns, a.value("namespace")) {
+            Ok(x) => x,
+            Err(e) => {
+                o.fail(e);
+                continue;
+            }
+        };
+        let exists = get_obj(&env.cluster, kind, &obj_ns, &name).is_some();
+        if kind != Kind::NetworkPolicy {
+            let (verb, when) =
+                if exists && !create_only { ("patch", "patching") } else { ("create", "creating") };
+            o.fail(format!(
+                "Error from server (Forbidden): error when {when} \"STDIN\": {}",
+                forbidden(verb, kind, &name, &obj_ns)
+            ));
+            continue;
+        }
+        let mut doc = doc;
+        set_namespace(&mut doc, &obj_ns);
+        let result = if create_only {
+            create_policy(env, &doc, &name, exists, dry)
+        } else {
+            apply_policy(env, &doc, &obj_ns, &name, dry)
+        };
+        match result {
+            Ok((warnings, policy, verb)) => {
+                for w in warnings {
+                    o.err(format!("{w}\n"));
+                }
+                print_result(&mut o, env, &fmt, &policy, &format!("{verb}{}", dry.suffix()));
+            }
+            Err(e) => o.fail(e),
+        }
+    }
+    o
+}
+
+fn set_namespace(doc: &mut Value, ns: &str) {
+    if let Some(Value::Object(meta)) = doc.get_mut("metadata") {
+        meta.insert("namespace".into(), json!(ns));
+    }
+}
+
+type WriteResult = Result<(Vec<String>, NetworkPolicy, &'static str), String>;
+
+fn creating_error(e: String) -> String {
+    e.replacen(
+        "Error from server (BadRequest): ",
+        "Error from server (BadRequest): error when creating \"STDIN\": ",
+        1,
+    )
+}
+
+fn create_policy(env: &mut Env, doc: &Value, name: &str, exists: bool, dry: DryRun) -> WriteResult {
+    if exists {
+        return Err(format!(
+            "Error from server (AlreadyExists): error when creating \"STDIN\": networkpolicies.networking.k8s.io \"{name}\" already exists"
+        ));
+    }
+    let (w, outcome) = admit(env, doc, None, true, dry.active()).map_err(creating_error)?;
+    match outcome {
+        Admitted::Changed(p) | Admitted::Unchanged(p) => Ok((w, p, "created")),
+    }
+}
+
+/// The modified configuration kubectl records: the manifest without its own annotation,
+/// `metadata.annotations` set (possibly empty), as compact sorted JSON and a newline.
+fn modified_config(doc: &Value) -> String {
+    let mut d = doc.clone();
+    if let Some(Value::Object(meta)) = d.get_mut("metadata") {
+        let mut annotations = match meta.remove("annotations") {
+            Some(Value::Object(m)) => m,
+            _ => Map::new(),
+        };
+        annotations.remove(LAST_APPLIED);
+        meta.insert("annotations".into(), Value::Object(annotations));
+    }
+    format!("{}\n", to_json_compact(&d))
+}
+
+fn with_annotation(doc: &Value, config: &str) -> Value {
+    let mut d = doc.clone();
+    if let Some(Value::Object(meta)) = d.get_mut("metadata") {
+        let annotations = meta.entry("annotations").or_insert_with(|| json!({}));
+        if let Value::Object(a) = annotations {
+            a.insert(LAST_APPLIED.into(), json!(config));
+        }
+    }
+    d
+}
+
+fn apply_policy(env: &mut Env, doc: &Value, ns: &str, name: &str, dry: DryRun) -> WriteResult {
+    let config = modified_config(doc);
+    let Some(current) = env.cluster.policy(ns, name).cloned() else {
+        let annotated = with_annotation(doc, &config);
+        let (w, outcome) = admit(env, &annotated, None, true, dry.active()).map_err(creating_error)?;
+        return match outcome {
+            Admitted::Changed(p) | Admitted::Unchanged(p) => Ok((w, p, "created")),
+        };
+    };
+    let original: Value = current
+        .meta
+        .annotations
+        .get(LAST_APPLIED)
+        .and_then(|s| serde_json::from_str(s).ok())
+        .unwrap_or_else(|| json!({}));
+    let modified: Value = serde_json::from_str(&config).unwrap_or_else(|_| json!({}));
+    let mut live = current.to_json();
+    if let Some(Value::Object(a)) = live.pointer_mut("/metadata/annotations") {
+        a.remove(LAST_APPLIED);
+    }
+    let mut patch = three_way(&original, &modified, &live);
+    strip_empty_annotations(&mut patch);
+    if patch.is_empty() {
+        return Ok((Vec::new(), current, "unchanged"));
+    }
+    let patch = with_annotation(&Value::Object(patch), &config);
+    let patched =
+        apply_patch(&current.to_json(), &patch, PatchType::Strategic).map_err(|e| e.message().to_string())?;
+    let (w, outcome) = admit(env, &patched, Some(&current), false, dry.active()).map_err(|e| {
+        e.replacen(
+            "Error from server (BadRequest): ",
+            "Error from server (BadRequest): error when applying patch to \"STDIN\": ",
+            1,
+        )
+    })?;
+    match outcome {
+        Admitted::Changed(p) => Ok((w, p, "configured")),
+        Admitted::Unchanged(p) => Ok((w, p, "unchanged")),
+    }
+}
+
+/// `metadata.annotations: {}` in the modified configuration is kubectl's bookkeeping, not a
+/// change to the live object.
+fn strip_empty_annotations(patch: &mut Map<String, Value>) {
+    if let Some(Value::Object(meta)) = patch.get_mut("metadata") {
+        if meta.get("annotations").is_some_and(|a| a.as_object().is_some_and(Map::is_empty)) {
+            meta.remove("annotations");
+        }
+        if meta.is_empty() {
+            patch.remove("metadata");
+        }
+    }
+}
+
+pub fn delete(a: &Args, stdin: &str, env: &mut Env) -> Output {
+    let dry = match DryRun::parse(a) {
+        Ok(d) => d,
+        Err(e) => return Output::error(e),
+    };
+    let ns = namespace(a);
+    let mut wanted: Vec<(Kind, String, String)> = Vec::new();
+    if !a.values("filename").is_empty() {
+        match manifests(a, stdin) {
+            Ok(docs) => {
+                for d in docs {
+                    match identify(&d, &ns, a.value("namespace")) {
+                        Ok(x) => wanted.push(x),
+                        Err(e) => return Output::error(e),
+                    }
+                }
+            }
+            Err(e) => return Output::error(e),
+        }
+    } else {
+        let targets = match resolve(&a.positional) {
+            Ok(t) if t.is_empty() => {
+                return Output::error(
+                    "error: You must provide one or more resources by argument or filename.\nExample resource specifications include:\n   '-f rsrc.yaml'\n   '--filename=rsrc.json'\n   '<resource> <name>'\n   '<resource>'",
+                );
+            }
+            Ok(t) => t,
+            Err(e) => return Output::error(e),
+        };
+        let sel = match selector(a) {
+            Ok(s) => s,
+            Err(e) => return Output::error(e),
+        };
+        for t in targets {
+            if !t.names.is_empty() {
+                wanted.extend(t.names.iter().map(|n| (t.kind, n.clone(), ns.clone())));
+            } else if a.is_set("all") || a.value("selector").is_some() {
+                let objs = list(&env.cluster, t.kind, Some(&ns));
+                wanted.extend(
+                    objs.into_iter()
+                        .filter(|x| sel.matches(&x.meta().labels))
+                        .map(|x| (t.kind, x.name().to_string(), ns.clone())),
+                );
+            } else {
+                return Output::error("error: resource(s) were provided, but no name was specified");
+            }
+        }
+    }
+    let mut o = Output::default();
+    if wanted.is_empty() {
+        o.err(format!("No resources found in {ns} namespace.\n"));
+    }
+    for (kind, name, ns) in wanted {
+        if kind != Kind::NetworkPolicy {
+            o.fail(format!("Error from server (Forbidden): {}", forbidden("delete", kind, &name, &ns)));
+            continue;
+        }
+        let key = (ns.clone(), name.clone());
+        if !env.cluster.policies.contains_key(&key) {
+            if !a.is_set("ignore-not-found") {
+                o.fail(not_found(kind, &name));
+            }
+            continue;
+        }
+        if !dry.active() {
+            env.cluster.policies.remove(&key);
+            env.cluster.next_rv();
+        }
+        o.out(format!("{} \"{name}\" deleted from {ns} namespace{}\n", kind.prefix(), dry.suffix()));
+    }
+    o
+}

@@ -1,0 +1,187 @@
+//! A generated K8s task: the injected cluster, the post-injection report, the card with every
+//! drawn value, and the known-good fix.
+
+use std::sync::Arc;
+
+use serde_json::{Value, json};
+
+use super::cluster::Cluster;
+use super::episode::K8sEpisode;
+use super::fault::{Fault, PolicySet};
+use super::fix::fix_commands;
+use super::generate::{Generated, expected, generate, label};
+use super::intent::intended_spec;
+use super::kubectl::VerbPolicy;
+use super::kubectl::write::LAST_APPLIED;
+use super::labels::Labels;
+use super::meta::{EPISODE_AT, POLICIES_AT};
+use super::policy::NetworkPolicy;
+use super::probe::{Matrix, Verdict, mismatch_line, mismatches, report};
+use super::yaml::to_json_compact;
+use super::{INFO, view};
+use crate::app::{Episode, PromptVariant, Task, TaskCard};
+use crate::error::{Error, Result};
+use crate::hash::{content_hash, sha256_hex};
+use crate::id::QueryId;
+use crate::view::Picture;
+
+/// Everything a task and its episodes share.
+#[derive(Debug)]
+pub struct TaskData {
+    pub card: TaskCard,
+    pub verbs: VerbPolicy,
+    pub faults: Vec<Fault>,
+    /// The cluster right after injection, clock at the episode start.
+    pub cluster: Cluster,
+    /// The matrix right after injection.
+    pub initial: Matrix,
+    /// The known-good fix.
+    pub fix: Vec<String>,
+}
+
+/// The Task role over shared data.
+#[derive(Debug, Clone)]
+pub struct K8sTask(pub Arc<TaskData>);
+
+/// The turn limit and verb policy an id's knobs set.
+pub fn knobs(id: &QueryId) -> Result<(u32, VerbPolicy)> {
+    let bad = |key: char, value: &str, reason: &str| Error::BadKnob {
+        app: "k8s".into(),
+        knob: format!("-{key}{value}"),
+        reason: reason.into(),
+    };
+    let turns = match id.knob('t') {
+        None => INFO.default_max_turns,
+        Some(v) => match v.parse::<u32>() {
+            Ok(n) if (1..=50).contains(&n) && !v.starts_with('0') => n,
+            _ => return Err(bad('t', v, "the turn limit must be 1..50")),
+        },
+    };
+    let verbs = match id.knob('v') {
+        None => VerbPolicy::default(),
+        Some(v) => VerbPolicy::parse(v).ok_or_else(|| {
+            bad('v', v, "verb letters are a subset of `acd` in that order (apply, create, delete)")
+        })?,
+    };
+    Ok((turns, verbs))
+}
+
+/// The cluster with the injected policies, as the API server stores them.
+pub fn inject_cluster(set: &PolicySet) -> Cluster {
+    let mut c = super::generate::pristine().clone();
+    c.now = POLICIES_AT;
+    let intended = crate::k8s::fault::intended_set();
+    for ((ns, name), p) in set {
+        let mut meta = c.new_meta("NetworkPolicy", ns, name, POLICIES_AT, Labels::new());
+        meta.generation = Some(1);
+        let unchanged =
+            intended.get(&(ns.clone(), name.clone())).is_some_and(|i| std::sync::Arc::ptr_eq(i, p));
+        let mut policy = NetworkPolicy { meta, spec: p.spec.clone() };
+        policy.meta.annotations.insert(LAST_APPLIED.into(), last_applied(&policy, unchanged));
+        c.put_policy(policy);
+    }
+    c.now = EPISODE_AT;
+    c
+}
+
+/// The `last-applied-configuration` of an injected policy; the intended policies' are the
+/// same in every task and computed once (`unchanged`: `p` is one of them).
+fn last_applied(p: &NetworkPolicy, unchanged: bool) -> String {
+    static INTENDED: std::sync::OnceLock<std::collections::BTreeMap<String, String>> =
+        std::sync::OnceLock::new();
+    let render = |p: &NetworkPolicy| format!("{}\n", to_json_compact(&p.manifest()));
+    let cache = INTENDED.get_or_init(|| {
+        crate::k8s::fault::intended_set().values().map(|p| (p.meta.name.clone(), render(p))).collect()
+    });
+    match cache.get(&p.meta.name) {
+        Some(s) if unchanged => s.clone(),
+        _ => render(p),
+    }
+}
+
+/// The hash of a matrix: SHA-256 of its verdicts as `T`/`F`/`P` characters.
+pub fn matrix_hash(m: &Matrix) -> String {
+    let s: String = m
+        .iter()
+        .map(|v| match v {
+            Verdict::True => 'T',
+            Verdict::False => 'F',
+            Verdict::Partial => 'P',
+        })
+        .collect();
+    sha256_hex(s.as_bytes())
+}
+
+/// The hash of the expected matrix (the same for every task).
+fn expected_hash() -> &'static str {
+    static HASH: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    HASH.get_or_init(|| matrix_hash(expected()))
+}
+
+/// Manifests of the injected policies that differ from the intent (or are extra).
+fn injected(set: &PolicySet) -> Vec<Value> {
+    set.iter()
+        .filter(|((ns, name), p)| ns != "default" || p.spec != intended_spec(name))
+        .map(|(_, p)| p.manifest())
+        .collect()
+}
+
+/// Builds the task an id names.
+pub fn build(id: &QueryId) -> Result<K8sTask> {
+    let (max_turns, verbs) = knobs(id)?;
+    let Generated { types, faults, attempts, policies, matrix } = generate(id)?;
+    let cluster = inject_cluster(&policies);
+    let exp = expected();
+    let report0 = report(exp, &matrix);
+    let fix = fix_commands(&faults, &policies, verbs);
+    let prompt = super::prompt::render(PromptVariant::ZeroshotBase, verbs, max_turns, &report0);
+    let mismatch_lines: Vec<String> =
+        mismatches(exp, &matrix).into_iter().map(|i| mismatch_line(i, exp[i], matrix[i])).collect();
+    let expected_json = json!({
+        "matrix_hash": expected_hash(),
+        "post_injection_mismatches": mismatch_lines,
+        "post_injection_matrix_hash": matrix_hash(&matrix),
+        "fix": fix,
+    });
+    let params = json!({
+        "types": types.iter().map(|t| t.id()).collect::<Vec<_>>(),
+        "faults": faults.iter().map(Fault::to_json).collect::<Vec<_>>(),
+        "attempts": attempts,
+        "verbs": verbs.letters(),
+        "max_turns": max_turns,
+        "injected": injected(&policies),
+    });
+    let card = TaskCard {
+        id: id.to_string(),
+        app: INFO.name.into(),
+        version: INFO.version,
+        level: id.level,
+        label: label(id.level, &types),
+        content_hash: content_hash(&prompt, &expected_json),
+        prompt,
+        params,
+        expected: expected_json,
+        question: None,
+        max_turns,
+    };
+    Ok(K8sTask(Arc::new(TaskData { card, verbs, faults, cluster, initial: matrix, fix })))
+}
+
+impl Task for K8sTask {
+    fn card(&self) -> &TaskCard {
+        &self.0.card
+    }
+
+    fn prompt(&self, variant: PromptVariant) -> String {
+        let d = &self.0;
+        super::prompt::render(variant, d.verbs, d.card.max_turns, &report(expected(), &d.initial))
+    }
+
+    fn start(&self, max_turns: Option<u32>) -> Box<dyn Episode> {
+        Box::new(K8sEpisode::new(self.0.clone(), max_turns.unwrap_or(self.0.card.max_turns)))
+    }
+
+    fn picture(&self) -> Picture {
+        view::call_graph(None, "Online Boutique call graph (intended)")
+    }
+}

@@ -1,0 +1,119 @@
+//! MALT: datacenter capacity planning over a procedural multi-layer topology (malt.md).
+//!
+//! A constructive application: a seeded Jupiter-style topology (Google's MALT model), a seeded
+//! natural-language request, and a Python answer `process_graph(G)` run in a sandbox against a
+//! host graph object. Ground truth is computed natively; checking is a name-keyed graph diff
+//! plus safety invariants. One concept per module:
+//! - [`kind`]: the schema (kinds, relations, allowed edges, attribute values);
+//! - [`topo`]: knobs, the procedural base topology in canonical order, the shared cache;
+//! - [`graph`]: the copy-on-write working graph and its net diff ([`diff`]);
+//! - [`api`]: the semantics of the G API, as pure Rust;
+//! - [`plan`]: resolved intended actions and queries with their native ground truth;
+//! - [`family`]: the template families, wordings and parameter draws; [`generate`]: ids to tasks;
+//! - [`prompt`]: the four prompt variants; [`extract`]: finding the code in a reply;
+//! - [`sandbox`]: the monty interpreter with limits (feature `sandbox`);
+//! - [`answer`], [`check`], [`safety`]: the return contract, correctness and S1–S6;
+//! - [`task`], [`episode`], [`picture`]: the shared roles; [`baseline`], [`oracle`]: agents;
+//! - [`python`]: plans rendered as G-API Python; [`tool`]: `netpress malt check` and `export`;
+//! - `worker`: the sandbox worker's message protocol (feature `sandbox`).
+
+pub mod answer;
+pub mod api;
+pub mod baseline;
+pub mod check;
+pub mod diff;
+pub mod episode;
+pub mod extract;
+pub mod family;
+pub mod generate;
+pub mod graph;
+pub mod kind;
+pub mod oracle;
+pub mod picture;
+pub mod plan;
+pub mod prompt;
+pub mod python;
+pub mod safety;
+pub mod sandbox;
+pub mod task;
+pub mod tool;
+pub mod topo;
+#[cfg(feature = "sandbox")]
+pub mod worker;
+
+use std::sync::Arc;
+
+use crate::agent::Agent;
+use crate::app::{AnswerKind, App, AppInfo, AppKind, KnobInfo, LevelInfo, Task, Tool};
+use crate::error::Result;
+use crate::id::QueryId;
+
+pub use family::Family;
+pub use task::MaltTask;
+
+/// The application's description.
+pub const MALT_INFO: AppInfo = AppInfo {
+    name: "malt",
+    title: "MALT capacity planning",
+    summary: "Datacenter capacity planning on a procedural Jupiter fabric (Google MALT model): answer \
+questions and make changes by writing Python against a graph API, run in a sandbox and checked by a \
+name-keyed graph diff and safety invariants.",
+    version: 1,
+    kind: AppKind::Constructive,
+    answer: AnswerKind::Python,
+    levels: &[
+        LevelInfo { level: 1, summary: "one change or one query: add, remove, update, list, count, rank" },
+        LevelInfo { level: 2, summary: "a removal, then a list, rank or count on the updated graph" },
+        LevelInfo { level: 3, summary: "an addition or a for-each expansion, then a list, rank or count" },
+        LevelInfo {
+            level: 4,
+            summary: "what-if planning: drains, expansions, upgrades, shared failure domains",
+        },
+    ],
+    knobs: &[
+        KnobInfo {
+            key: 'k',
+            name: "shape",
+            help: "topology shape S×A×W×P (superblocks, agg blocks each, switches per block, ports per switch) or a preset",
+            values: "small|default|large|xl|SxAxWxP",
+        },
+        KnobInfo {
+            key: 't',
+            name: "topo-seed",
+            help: "topology seed (which ports are capacity outliers)",
+            values: "0..",
+        },
+    ],
+    default_max_turns: 1,
+    sandboxed: true,
+};
+
+/// The MALT application.
+#[derive(Debug, Clone, Copy)]
+pub struct Malt;
+
+/// The instance the registry lists.
+pub static MALT: Malt = Malt;
+
+impl App for Malt {
+    fn info(&self) -> &'static AppInfo {
+        &MALT_INFO
+    }
+
+    fn generate(&self, id: &QueryId) -> Result<Arc<dyn Task>> {
+        self.info().check_id(id)?;
+        Ok(Arc::new(MaltTask::new(generate::generate(id)?)))
+    }
+
+    fn baseline(&self) -> Box<dyn Agent> {
+        Box::new(baseline::Baseline)
+    }
+
+    fn labels(&self, level: u8) -> Vec<String> {
+        Family::of_level(level).into_iter().map(|f| f.id().to_string()).collect()
+    }
+
+    fn tools(&self) -> &'static [Tool] {
+        &[tool::CHECK, tool::EXPORT]
+    }
+}

@@ -1,0 +1,152 @@
+//! The `netpress malt …` tools: `check` scores one answer file against one task and prints the
+//! score, the explanation and the graph diff; `export` writes a base topology as node-link JSON
+//! in canonical order (or its SHA-256).
+
+use std::io::{Read, Write};
+
+use crate::app::{Task, Tool};
+
+use super::generate::generate;
+use super::task::MaltTask;
+use super::topo::{Shape, TopoKey, topology};
+
+pub const CHECK: Tool = Tool {
+    name: "check",
+    about: "score a Python answer file against one task and show the graph diff",
+    usage: "usage: netpress malt check --task ID --answer FILE.py
+
+Runs FILE.py (a reply: a fenced python block or plain code defining process_graph(G)) in the
+sandbox against task ID, and prints the score, the explanation and the name-keyed graph diff
+(missing / unexpected / wrong value). Use --answer - to read standard input.
+",
+    run,
+};
+
+fn args(argv: &[String]) -> Result<(String, String), String> {
+    let (mut task, mut answer) = (None, None);
+    let mut it = argv.iter();
+    while let Some(a) = it.next() {
+        let slot = match a.as_str() {
+            "--task" => &mut task,
+            "--answer" => &mut answer,
+            other => {
+                return Err(format!(
+                    "unknown argument {other:?}; usage: netpress malt check --task ID --answer FILE.py"
+                ));
+            }
+        };
+        *slot = Some(it.next().ok_or_else(|| format!("{a} needs a value"))?.clone());
+    }
+    match (task, answer) {
+        (Some(t), Some(a)) => Ok((t, a)),
+        _ => Err("usage: netpress malt check --task ID --answer FILE.py".into()),
+    }
+}
+
+fn check(argv: &[String], stdin: &mut dyn Read) -> Result<String, String> {
+    let (id, file) = args(argv)?;
+    let id: crate::QueryId = id.parse().map_err(|e: crate::Error| e.to_string())?;
+    super::MALT_INFO.check_id(&id).map_err(|e| e.to_string())?;
+    let task = MaltTask::new(generate(&id).map_err(|e| e.to_string())?);
+    let mut reply = String::new();
+    if file == "-" {
+        stdin.read_to_string(&mut reply).map_err(|e| format!("cannot read standard input: {e}"))?;
+    } else {
+        reply = std::fs::read_to_string(&file).map_err(|e| format!("cannot read {file}: {e}"))?;
+    }
+    let mut episode = task.start(Some(1));
+    let step = episode.step(&reply);
+    let score = episode.score();
+    let yes = |b: bool| if b { "yes" } else { "no" };
+    let mut out = format!("task {}  content hash {}\n", task.card().id, task.card().content_hash);
+    out.push_str(&format!("question: {}\n\n", task.card().question.as_deref().unwrap_or("")));
+    out.push_str(&format!("observation:\n{}\n\n", step.observation));
+    out.push_str(&format!(
+        "correct: {}\nsafe: {}\nprogress: {:.3}\n\n{}\n",
+        yes(score.correct),
+        yes(score.safe),
+        score.progress,
+        score.explanation
+    ));
+    out.push_str("\ngraph diff (expected vs. yours):\n");
+    if score.details.diff.is_empty() {
+        out.push_str("  (no differences)\n");
+    }
+    for line in &score.details.diff {
+        out.push_str(&format!("  {line}\n"));
+    }
+    out.push_str("\nsafety:\n");
+    for line in &score.details.safety {
+        out.push_str(&format!("  {line}\n"));
+    }
+    Ok(out)
+}
+
+fn run(argv: &[String], stdin: &mut dyn Read, stdout: &mut dyn Write, stderr: &mut dyn Write) -> i32 {
+    match check(argv, stdin) {
+        Ok(text) => {
+            let _ = stdout.write_all(text.as_bytes());
+            0
+        }
+        Err(e) => {
+            let _ = writeln!(stderr, "netpress malt check: {e}");
+            2
+        }
+    }
+}
+
+pub const EXPORT: Tool = Tool {
+    name: "export",
+    about: "write a base topology as node-link JSON in canonical order (or its SHA-256)",
+    usage: "usage: netpress malt export [--shape SxAxWxP|small|default|large|xl] [--topo-seed T] [--sha256]
+
+Writes the base topology of the knobs as compact node-link JSON with sorted keys, nodes in
+canonical order and links by (source, target); --sha256 prints only the SHA-256 of that export,
+which is the same natively and in the browser.
+",
+    run: run_export,
+};
+
+fn export(argv: &[String], out: &mut dyn Write) -> Result<(), String> {
+    let mut key = TopoKey::default();
+    let mut hash = false;
+    let mut it = argv.iter();
+    while let Some(a) = it.next() {
+        let mut value = || it.next().ok_or_else(|| format!("{a} needs a value"));
+        match a.as_str() {
+            "--shape" => key.shape = Shape::parse(value()?)?,
+            "--topo-seed" => {
+                key.seed = value()?.parse().map_err(|_| "--topo-seed takes a number".to_string())?
+            }
+            "--sha256" => hash = true,
+            other => return Err(format!("unknown argument {other:?}; see netpress malt export --help")),
+        }
+    }
+    let t = topology(key);
+    let written = if hash {
+        writeln!(out, "{}", t.node_link_sha256())
+    } else {
+        let mut result = Ok(());
+        t.write_node_link(&mut |piece| {
+            if result.is_ok() {
+                result = out.write_all(piece.as_bytes());
+            }
+        });
+        result.and_then(|_| writeln!(out))
+    };
+    match written {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(format!("cannot write: {e}")),
+        _ => Ok(()),
+    }
+}
+
+fn run_export(argv: &[String], _stdin: &mut dyn Read, stdout: &mut dyn Write, stderr: &mut dyn Write) -> i32 {
+    let mut buffered = std::io::BufWriter::new(stdout);
+    match export(argv, &mut buffered).and_then(|_| buffered.flush().map_err(|e| e.to_string())) {
+        Ok(()) => 0,
+        Err(e) => {
+            let _ = writeln!(stderr, "netpress malt export: {e}");
+            2
+        }
+    }
+}

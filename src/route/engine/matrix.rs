@@ -1,0 +1,122 @@
+//! The ping matrix: every ordered pair of distinct machines, one echo each with a 0.1 s wait,
+//! neighbour caches cold (route.md §5), printed in the reference's `pingall` format.
+
+use std::net::Ipv4Addr;
+
+use serde::{Deserialize, Serialize};
+
+use super::Kind;
+use super::probe::{Outcome, ProbeSpec, send};
+use crate::route::net::{Net, NodeId};
+
+/// The matrix's wait for each reply.
+pub const MATRIX_WAIT_US: u64 = 100_000;
+
+/// A machine of the matrix: hosts first, then routers.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Machine {
+    pub name: String,
+    #[serde(skip)]
+    pub node: NodeId,
+    /// The address pinged: the healthy address of its first interface.
+    pub target: Ipv4Addr,
+}
+
+/// Which ordered pairs answered. `ok[s * n + d]`; the diagonal is unused (false).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Matrix {
+    pub n: usize,
+    pub ok: Vec<bool>,
+}
+
+impl Matrix {
+    /// Every ordered pair, row by row.
+    pub fn pairs(&self) -> impl Iterator<Item = (usize, usize)> + '_ {
+        let n = self.n;
+        (0..n).flat_map(move |s| (0..n).filter(move |&d| d != s).map(move |d| (s, d)))
+    }
+
+    pub fn get(&self, s: usize, d: usize) -> bool {
+        self.ok[s * self.n + d]
+    }
+
+    pub fn sent(&self) -> usize {
+        self.n * self.n.saturating_sub(1)
+    }
+
+    pub fn received(&self) -> usize {
+        self.pairs().filter(|&(s, d)| self.get(s, d)).count()
+    }
+
+    pub fn lost(&self) -> usize {
+        self.sent() - self.received()
+    }
+
+    /// The failing pairs.
+    pub fn failing(&self) -> Vec<(usize, usize)> {
+        self.pairs().filter(|&(s, d)| !self.get(s, d)).collect()
+    }
+
+    /// The reference text: `h1 -> h2 X r0 ` lines and the results line.
+    pub fn render(&self, machines: &[Machine]) -> String {
+        let mut out = String::with_capacity(self.n * (self.n * 4 + 8) + 48);
+        for s in 0..self.n {
+            out.push_str(&machines[s].name);
+            out.push_str(" -> ");
+            for d in (0..self.n).filter(|&d| d != s) {
+                out.push_str(if self.get(s, d) { &machines[d].name } else { "X" });
+                out.push(' ');
+            }
+            out.push('\n');
+        }
+        let sent = self.sent();
+        let lost = self.lost();
+        let pct = if sent == 0 { 0 } else { lost * 100 / sent };
+        out.push_str(&format!("*** Results: {pct}% dropped ({}/{sent} received)", sent - lost));
+        out
+    }
+}
+
+/// Pings every ordered pair. Neighbour tables start empty and keep what this evaluation
+/// resolved (what `ip neigh` shows afterwards).
+pub fn compute(net: &mut Net, machines: &[Machine]) -> Matrix {
+    cool(net);
+    let n = machines.len();
+    let mut ok = vec![false; n * n];
+    for (s, src) in machines.iter().enumerate() {
+        for (d, dst) in machines.iter().enumerate() {
+            if s != d {
+                ok[s * n + d] = answers(net, src.node, dst.target);
+            }
+        }
+    }
+    Matrix { n, ok }
+}
+
+/// Whether some pair fails, stopping at the first that does.
+pub fn any_failure(net: &mut Net, machines: &[Machine]) -> bool {
+    cool(net);
+    ordered(machines.len()).any(|(s, d)| !answers(net, machines[s].node, machines[d].target))
+}
+
+/// Whether the matrix would differ from `other`, stopping at the first pair that does.
+pub fn differs(net: &mut Net, machines: &[Machine], other: &Matrix) -> bool {
+    cool(net);
+    ordered(machines.len()).any(|(s, d)| answers(net, machines[s].node, machines[d].target) != other.get(s, d))
+}
+
+fn cool(net: &mut Net) {
+    for node in &mut net.nodes {
+        node.neigh.clear();
+    }
+}
+
+fn ordered(n: usize) -> impl Iterator<Item = (usize, usize)> {
+    (0..n).flat_map(move |s| (0..n).filter(move |&d| d != s).map(move |d| (s, d)))
+}
+
+/// One matrix probe.
+pub fn answers(net: &mut Net, node: NodeId, target: Ipv4Addr) -> bool {
+    let spec = ProbeSpec { node, dst: target, oif: None, src: None, size: 84, ttl: 64 };
+    matches!(send(net, &spec, Kind::EchoRequest).map(|o| o.within(MATRIX_WAIT_US)), Ok(Outcome::Reply { .. }))
+}

@@ -1,0 +1,345 @@
+//! One packet's journey and the answers it provokes (route.md §5, `send` and `recv`), with
+//! Linux's order of checks on a forwarder: route lookup (errors answered only when the
+//! ingress forwards), local delivery, forwarding switch, TTL, MTU, then the FORWARD chain.
+
+use std::net::Ipv4Addr;
+
+use super::lookup::{Hop, LookupError, lookup, source_for};
+use super::{Arrival, IcmpError, Kind, Packet};
+use crate::route::net::iptables::{ChainId, PacketView, Target};
+use crate::route::net::route::IfId;
+use crate::route::net::{MAX_NEIGH, Neigh, Net, NodeId, addr};
+
+/// Hops one journey may take before it is declared lost (loops in misrouted tables).
+const HOP_GUARD: u32 = 256;
+
+/// Ethernet header bytes counted by interface counters.
+const ETH_HEADER: u32 = 14;
+
+/// What happens next to the packet being followed.
+enum Next {
+    Send {
+        node: NodeId,
+        packet: Packet,
+    },
+    Recv {
+        node: NodeId,
+        iface: IfId,
+        packet: Packet,
+    },
+    Arrive {
+        node: NodeId,
+        packet: Packet,
+        send_refused: bool,
+    },
+    Lost,
+    /// The packet goes on as `main` and `node` also sends `side` (an ICMP redirect).
+    Fork {
+        main: Box<Next>,
+        node: NodeId,
+        side: Packet,
+    },
+}
+
+/// Sends a locally generated packet from `node` whose route was already looked up (`hop`),
+/// and follows it and every answer it provokes until an answer arrives somewhere or all is
+/// lost.
+pub fn journey(net: &mut Net, node: NodeId, packet: Packet, hop: Hop) -> Arrival {
+    journey_with(net, node, packet, hop, &mut Vec::new())
+}
+
+/// [`journey`], collecting the packets sent on the side (redirects) with their senders.
+pub fn journey_with(
+    net: &mut Net,
+    node: NodeId,
+    packet: Packet,
+    hop: Hop,
+    side: &mut Vec<(NodeId, Packet)>,
+) -> Arrival {
+    let mut next = output(net, node, packet, hop);
+    for _ in 0..HOP_GUARD {
+        next = match next {
+            Next::Send { node, packet } => match lookup(&net.nodes[node], packet.dst, Some(packet.src), None)
+            {
+                Ok(hop) => output(net, node, packet, hop),
+                Err(_) => Next::Lost,
+            },
+            Next::Recv { node, iface, packet } => input(net, node, iface, packet),
+            Next::Arrive { node, packet, send_refused } => return Arrival::At { node, packet, send_refused },
+            Next::Lost => return Arrival::Lost,
+            Next::Fork { main, node, side: extra } => {
+                side.push((node, extra));
+                *main
+            }
+        };
+    }
+    Arrival::Lost
+}
+
+fn view<'a>(p: &Packet, iif: Option<&'a str>, oif: Option<&'a str>) -> PacketView<'a> {
+    PacketView { src: p.src, dst: p.dst, proto: p.kind.proto(), iif, oif, size: p.wire }
+}
+
+/// Runs a chain and returns its verdict.
+fn filter(
+    net: &mut Net,
+    node: NodeId,
+    chain: ChainId,
+    p: &Packet,
+    iif: Option<IfId>,
+    oif: Option<IfId>,
+) -> Target {
+    let crate::route::net::Node { filter, ifaces, .. } = &mut net.nodes[node];
+    if filter.is_open() {
+        return Target::Accept;
+    }
+    let name = |i: Option<IfId>| i.map(|i| ifaces[i].name.as_str());
+    filter.judge(chain, &view(p, name(iif), name(oif)))
+}
+
+/// Local output: OUTPUT chain, then loopback delivery or the wire.
+fn output(net: &mut Net, node: NodeId, packet: Packet, hop: Hop) -> Next {
+    match hop {
+        Hop::Local => {
+            match filter(net, node, ChainId::Output, &packet, None, Some(0)) {
+                Target::Accept => {}
+                _ => return Next::Lost,
+            }
+            match filter(net, node, ChainId::Input, &packet, Some(0), None) {
+                Target::Accept => deliver(net, node, packet),
+                Target::Drop => Next::Lost,
+                Target::Reject(with) => error_for(net, node, &packet, reject_error(with), true),
+            }
+        }
+        Hop::Broadcast => Next::Lost,
+        Hop::Out { dev, gw, .. } => match filter(net, node, ChainId::Output, &packet, None, Some(dev)) {
+            Target::Accept => {
+                let mut packet = packet;
+                let mtu = net.nodes[node].ifaces[dev].mtu;
+                if packet.wire > mtu {
+                    packet.wire = mtu;
+                    packet.df = false;
+                }
+                transmit(net, node, dev, gw, packet, true)
+            }
+            Target::Drop => Next::Lost,
+            Target::Reject(with) => {
+                let refused = error_for(net, node, &packet, reject_error(with), false);
+                match refused {
+                    Next::Send { node: n, packet: e } if n == node && net.nodes[node].is_local(e.dst) => {
+                        Next::Arrive { node, packet: e, send_refused: true }
+                    }
+                    other => other,
+                }
+            }
+        },
+    }
+}
+
+fn reject_error(with: crate::route::net::iptables::RejectWith) -> IcmpError {
+    use crate::route::net::iptables::RejectWith;
+    match with {
+        RejectWith::Port => IcmpError::PortUnreachable,
+        RejectWith::Host => IcmpError::HostUnreachable,
+        RejectWith::Net => IcmpError::NetUnreachable,
+    }
+}
+
+/// A packet arriving on `iface` of `node`.
+fn input(net: &mut Net, node: NodeId, iface: IfId, packet: Packet) -> Next {
+    let n = &net.nodes[node];
+    let i = &n.ifaces[iface];
+    if !i.up || packet.wire > i.mtu + 4 {
+        return Next::Lost;
+    }
+    net.nodes[node].ifaces[iface].rx.count(packet.wire + ETH_HEADER);
+    let n = &net.nodes[node];
+    if addr::is_martian(packet.src) || addr::is_loopback(packet.src) || n.is_local(packet.src) {
+        return Next::Lost;
+    }
+    let forwards = n.ifaces[iface].forwarding != 0;
+    let hop = match lookup(n, packet.dst, Some(packet.src), None) {
+        Ok(hop) => hop,
+        Err(_) if !forwards => return Next::Lost,
+        Err(e) => return route_error(net, node, &packet, e),
+    };
+    match hop {
+        Hop::Local => match filter(net, node, ChainId::Input, &packet, Some(iface), None) {
+            Target::Accept => deliver(net, node, packet),
+            Target::Drop => Next::Lost,
+            Target::Reject(with) => error_for(net, node, &packet, reject_error(with), true),
+        },
+        Hop::Broadcast => Next::Lost,
+        Hop::Out { .. } if !forwards => Next::Lost,
+        Hop::Out { dev, gw, .. } => forward(net, node, iface, dev, gw, packet),
+    }
+}
+
+fn route_error(net: &mut Net, node: NodeId, packet: &Packet, e: LookupError) -> Next {
+    let icmp = match e {
+        LookupError::NoRoute => IcmpError::NetUnreachable,
+        LookupError::Unreachable => IcmpError::HostUnreachable,
+        LookupError::Prohibit => IcmpError::Filtered,
+        LookupError::Blackhole => return Next::Lost,
+    };
+    error_for(net, node, packet, icmp, false)
+}
+
+fn forward(
+    net: &mut Net,
+    node: NodeId,
+    iif: IfId,
+    dev: IfId,
+    gw: Option<Ipv4Addr>,
+    mut packet: Packet,
+) -> Next {
+    if packet.ttl <= 1 {
+        return error_for(net, node, &packet, IcmpError::TimeExceeded, false);
+    }
+    let mtu = net.nodes[node].ifaces[dev].mtu;
+    if packet.wire > mtu {
+        if packet.df {
+            return error_for(net, node, &packet, IcmpError::FragNeeded(mtu), false);
+        }
+        packet.wire = mtu;
+    }
+    match filter(net, node, ChainId::Forward, &packet, Some(iif), Some(dev)) {
+        Target::Accept => {}
+        Target::Drop => return Next::Lost,
+        Target::Reject(with) => return error_for(net, node, &packet, reject_error(with), false),
+    }
+    packet.ttl -= 1;
+    let redirect = (dev == iif && !matches!(packet.kind, Kind::Error(_) | Kind::Redirect(_)))
+        .then(|| redirect_for(net, node, &packet, gw.unwrap_or(packet.dst)))
+        .flatten();
+    let main = transmit(net, node, dev, gw, packet, false);
+    match redirect {
+        Some(side) => Next::Fork { main: Box::new(main), node, side },
+        None => main,
+    }
+}
+
+/// The ICMP redirect a router sends when it forwards a packet back out of the interface it
+/// came in by (`send_redirects`, shared media): "use `gw` directly".
+fn redirect_for(net: &Net, node: NodeId, packet: &Packet, gw: Ipv4Addr) -> Option<Packet> {
+    let n = &net.nodes[node];
+    let src = lookup(n, packet.src, None, None).ok().and_then(|hop| source_for(n, packet.src, hop))?;
+    let mut r = Packet::new(src, packet.src, Kind::Redirect(gw), 28 + packet.size.min(548), 64);
+    r.delay_us = packet.delay_us;
+    r.links = packet.links;
+    Some(r)
+}
+
+/// Puts a packet on `dev`'s segment toward `gw` (or its destination).
+fn transmit(
+    net: &mut Net,
+    node: NodeId,
+    dev: IfId,
+    gw: Option<Ipv4Addr>,
+    mut packet: Packet,
+    local: bool,
+) -> Next {
+    let iface = &net.nodes[node].ifaces[dev];
+    if !iface.running() || iface.segment.is_none() {
+        return Next::Lost;
+    }
+    if let Some(q) = iface.qdisc {
+        if q.drops() {
+            return Next::Lost;
+        }
+        packet.delay_us += q.delay_us;
+    }
+    let next_hop = gw.unwrap_or(packet.dst);
+    let arp_src = if net.nodes[node].is_local(packet.src) {
+        packet.src
+    } else {
+        iface.select_src(next_hop).or_else(|| net.nodes[node].first_global()).unwrap_or(Ipv4Addr::UNSPECIFIED)
+    };
+    net.nodes[node].ifaces[dev].tx.count(packet.wire + ETH_HEADER);
+    let Some((peer, peer_if)) = resolve(net, node, dev, next_hop, arp_src) else {
+        remember(net, node, dev, next_hop, None);
+        if local {
+            let mut err = Packet::new(packet.src, packet.src, Kind::Error(IcmpError::HostUnreachable), 0, 64);
+            err.delay_us = packet.delay_us;
+            err.links = packet.links;
+            err.arp = true;
+            return Next::Arrive { node, packet: err, send_refused: false };
+        }
+        return match error_for(net, node, &packet, IcmpError::HostUnreachable, false) {
+            Next::Send { node, mut packet } => {
+                packet.arp = true;
+                Next::Send { node, packet }
+            }
+            other => other,
+        };
+    };
+    let mac = net.nodes[peer].ifaces[peer_if].mac;
+    remember(net, node, dev, next_hop, Some(mac));
+    packet.links += 1;
+    Next::Recv { node: peer, iface: peer_if, packet }
+}
+
+/// Neighbour resolution with a cold cache: the first other node on the segment, with the
+/// port up, that owns `ip` and whose lookup of it (from the asker's address) is local.
+fn resolve(net: &Net, node: NodeId, dev: IfId, ip: Ipv4Addr, arp_src: Ipv4Addr) -> Option<(NodeId, IfId)> {
+    let seg = net.nodes[node].ifaces[dev].segment?;
+    net.segments[seg].ports.iter().copied().find(|&(n, i)| {
+        let peer = &net.nodes[n];
+        n != node
+            && peer.ifaces[i].up
+            && peer.is_local(ip)
+            && lookup(peer, ip, Some(arp_src), None) == Ok(Hop::Local)
+    })
+}
+
+fn remember(net: &mut Net, node: NodeId, dev: IfId, ip: Ipv4Addr, mac: Option<[u8; 6]>) {
+    let table = &mut net.nodes[node].neigh;
+    match table.iter_mut().find(|e| e.ip == ip && e.dev == dev) {
+        Some(e) => e.mac = mac,
+        None => {
+            if table.len() >= MAX_NEIGH {
+                table.remove(0);
+            }
+            table.push(Neigh { ip, dev, mac });
+        }
+    }
+}
+
+/// Local delivery: echo requests are answered, probes get Port Unreachable, answers arrive.
+fn deliver(net: &mut Net, node: NodeId, packet: Packet) -> Next {
+    match packet.kind {
+        Kind::EchoRequest => {
+            if net.nodes[node].icmp_echo_ignore_all != 0 {
+                return Next::Lost;
+            }
+            let mut reply = Packet::new(packet.dst, packet.src, Kind::EchoReply, packet.size, 64);
+            reply.delay_us = packet.delay_us;
+            reply.links = packet.links;
+            Next::Send { node, packet: reply }
+        }
+        Kind::Udp => error_for(net, node, &packet, IcmpError::PortUnreachable, true),
+        Kind::EchoReply | Kind::Error(_) | Kind::Redirect(_) => {
+            Next::Arrive { node, packet, send_refused: false }
+        }
+    }
+}
+
+/// The ICMP error `node` sends about `packet` (never about an error). Its source is the
+/// packet's destination when that was local, else the address the node would use toward
+/// the packet's source.
+fn error_for(net: &mut Net, node: NodeId, packet: &Packet, icmp: IcmpError, was_local: bool) -> Next {
+    if matches!(packet.kind, Kind::Error(_) | Kind::Redirect(_)) {
+        return Next::Lost;
+    }
+    let n = &net.nodes[node];
+    let src = if was_local {
+        Some(packet.dst)
+    } else {
+        lookup(n, packet.src, None, None).ok().and_then(|hop| source_for(n, packet.src, hop))
+    };
+    let Some(src) = src else { return Next::Lost };
+    let mut err = Packet::new(src, packet.src, Kind::Error(icmp), 28 + packet.size.min(548), 64);
+    err.delay_us = packet.delay_us;
+    err.links = packet.links;
+    Next::Send { node, packet: err }
+}

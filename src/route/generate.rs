@@ -1,0 +1,295 @@
+//! The generator: an id's knobs and seed to a topology and faults (route.md §1, §3).
+//!
+//! Draw order, pinned by the golden ids: R (L3), N, M, shape (L3, R ≥ 3), the family
+//! combination (L1: one of 5; L2: one of the 15 unordered pairs with repetition; L3: one of
+//! the 35 triples), then per fault in injection order its variant, router (L3) and
+//! parameters. A draw that is not valid — some fault breaks nothing alone, or is masked by
+//! the others — is thrown away and everything not fixed by a knob is drawn again from the
+//! same stream, up to 64 attempts.
+//!
+//! Validity is checked on the same network with one host per subnet: hosts of one subnet
+//! are interchangeable for every fault (faults live on routers and name whole subnets), so
+//! the verdict is the same and the check is M² times cheaper.
+
+use crate::error::{Error, Result};
+use crate::id::QueryId;
+use crate::seed::{Stream, Width};
+
+use super::engine::matrix::{self, Matrix};
+use super::fault::{self, Family, Fault};
+use super::net::Net;
+use super::topology::{Shape, Topology};
+
+/// Attempts before giving up with `GenerationExhausted`.
+pub const ATTEMPTS: u32 = 64;
+
+/// Default and largest turn limits.
+pub const DEFAULT_TURNS: u32 = 10;
+pub const MAX_TURNS: u32 = 50;
+
+/// The knobs an id fixes; `None` is drawn.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Knobs {
+    pub n: Option<usize>,
+    pub m: Option<usize>,
+    pub r: Option<usize>,
+    pub families: Option<Vec<Family>>,
+    pub turns: u32,
+}
+
+/// Faults per task at a level.
+pub fn faults_at(level: u8) -> usize {
+    usize::from(level)
+}
+
+fn bad(id: &QueryId, key: char, reason: impl Into<String>) -> Error {
+    let value = id.knob(key).unwrap_or_default();
+    Error::BadKnob { app: "route".into(), knob: format!("-{key}{value}"), reason: reason.into() }
+}
+
+fn number(id: &QueryId, key: char, lo: usize, hi: usize) -> Result<Option<usize>> {
+    let Some(v) = id.knob(key) else { return Ok(None) };
+    match v.parse::<usize>() {
+        Ok(n) if (lo..=hi).contains(&n) => Ok(Some(n)),
+        _ => Err(bad(id, key, format!("must be a number in {lo}..{hi}"))),
+    }
+}
+
+/// Parses and checks an id's knobs for its level.
+pub fn knobs(id: &QueryId) -> Result<Knobs> {
+    let l3 = id.level == 3;
+    let r = if l3 {
+        number(id, 'r', 1, 4)?
+    } else if id.knob('r').is_some() {
+        return Err(bad(id, 'r', "routers can be chosen at level 3 only"));
+    } else {
+        Some(1)
+    };
+    let n = match (l3, r) {
+        (false, _) => number(id, 'n', 2, 8)?,
+        (true, Some(1)) => number(id, 'n', 9, 16)?,
+        (true, Some(r)) => number(id, 'n', r, 12)?,
+        (true, None) => number(id, 'n', 2, 16)?,
+    };
+    let families = match id.knob('f') {
+        None => None,
+        Some(v) => {
+            let fams: Option<Vec<Family>> = v.split('+').map(Family::parse).collect();
+            let fams = fams.ok_or_else(|| bad(id, 'f', "families are DR, DI, RI, DT, WR joined by +"))?;
+            if fams.len() != faults_at(id.level) {
+                return Err(bad(id, 'f', format!("level {} has {} fault(s)", id.level, faults_at(id.level))));
+            }
+            if fams.windows(2).any(|w| w[0] > w[1]) {
+                return Err(bad(id, 'f', "families must be in the order DR, DI, RI, DT, WR"));
+            }
+            Some(fams)
+        }
+    };
+    Ok(Knobs {
+        n,
+        m: number(id, 'm', 1, 4)?,
+        r,
+        families,
+        turns: number(id, 't', 1, MAX_TURNS as usize)?.map_or(DEFAULT_TURNS, |t| t as u32),
+    })
+}
+
+/// A valid draw: the network and its faults in injection order.
+#[derive(Debug, Clone)]
+pub struct Drawn {
+    pub topo: Topology,
+    pub faults: Vec<Fault>,
+    /// How many draws were tried (1 when the first was valid).
+    pub attempts: u32,
+    /// The ping matrix right after injection.
+    pub initial: Matrix,
+}
+
+/// Every family combination of a level, in draw order (multisets in lexicographic order).
+pub fn combinations(level: u8) -> Vec<Vec<Family>> {
+    let mut out: Vec<Vec<Family>> = vec![Vec::new()];
+    for _ in 0..faults_at(level) {
+        out = out
+            .into_iter()
+            .flat_map(|c| {
+                let from = c.last().map_or(0, |f| Family::ALL.iter().position(|x| x == f).unwrap_or(0));
+                Family::ALL[from..].iter().map(move |f| {
+                    let mut next = c.clone();
+                    next.push(*f);
+                    next
+                })
+            })
+            .collect();
+    }
+    out
+}
+
+/// Draws a valid task for an id.
+pub fn draw(id: &QueryId) -> Result<Drawn> {
+    let k = knobs(id)?;
+    let mut stream = Stream::new(&id.seed_material(true), Width::W32);
+    let combos = combinations(id.level);
+    for attempt in 1..=ATTEMPTS {
+        let topo = draw_topology(&mut stream, id.level, &k);
+        let families = match &k.families {
+            Some(f) => f.clone(),
+            None => stream.choose(&combos).clone(),
+        };
+        let faults: Vec<Fault> = families.iter().map(|&f| fault::draw(&mut stream, &topo, f)).collect();
+        if let Some(small) = valid(&topo, &faults) {
+            let initial = expand(&topo, &small);
+            return Ok(Drawn { topo, faults, attempts: attempt, initial });
+        }
+    }
+    Err(Error::GenerationExhausted(id.to_string()))
+}
+
+fn draw_topology(stream: &mut Stream, level: u8, k: &Knobs) -> Topology {
+    let r = match k.r {
+        Some(r) => r,
+        None => {
+            let candidates: Vec<usize> = (1..=4)
+                .filter(|&r| {
+                    k.n.is_none_or(|n| if r == 1 { (9..=16).contains(&n) } else { (r..=12).contains(&n) })
+                })
+                .collect();
+            *stream.choose(&candidates)
+        }
+    };
+    let n = k.n.unwrap_or_else(|| match (level, r) {
+        (1 | 2, _) => stream.range(2, 8) as usize,
+        (_, 1) => stream.range(9, 16) as usize,
+        (_, r) => stream.range(r as u64, 12) as usize,
+    });
+    let m = k.m.unwrap_or_else(|| stream.range(1, 4) as usize);
+    let shape = match r {
+        1 => Shape::Single,
+        2 => Shape::Chain,
+        _ if stream.chance(1, 2) => Shape::Star,
+        _ => Shape::Chain,
+    };
+    Topology { n, m, r, shape }
+}
+
+/// The network after injecting `faults` (in order) into the healthy one.
+pub fn inject(healthy: &Net, faults: &[&Fault]) -> Net {
+    let mut net = healthy.clone();
+    for f in faults {
+        f.inject(&mut net);
+    }
+    net
+}
+
+/// Checks (a) each fault alone breaks a pair and (b) no fault is masked by the others, on
+/// the network with one host per subnet; returns that network's matrix with every fault
+/// injected (see [`expand`]) when the faults are valid.
+pub fn valid(topo: &Topology, faults: &[Fault]) -> Option<Matrix> {
+    let small = Topology { m: 1, ..*topo };
+    let healthy = small.build();
+    let machines = small.machines();
+    let all: Vec<&Fault> = faults.iter().collect();
+    for f in &all {
+        if !matrix::any_failure(&mut inject(&healthy, &[*f]), &machines) {
+            return None;
+        }
+    }
+    let full = matrix::compute(&mut inject(&healthy, &all), &machines);
+    if all.len() == 1 {
+        return Some(full);
+    }
+    for skip in 0..all.len() {
+        let rest: Vec<&Fault> = all.iter().enumerate().filter(|(i, _)| *i != skip).map(|(_, f)| *f).collect();
+        if !matrix::differs(&mut inject(&healthy, &rest), &machines, &full) {
+            return None;
+        }
+    }
+    Some(full)
+}
+
+/// The matrix of the full network from the one-host-per-subnet matrix: hosts of one subnet
+/// behave alike toward everyone (faults sit on routers and name whole subnets), and two hosts
+/// of one subnet reach each other over their switch alone.
+pub fn expand(topo: &Topology, small: &Matrix) -> Matrix {
+    let hosts = topo.hosts();
+    let n = hosts + topo.r;
+    let rep = |i: usize| if i < hosts { i / topo.m } else { topo.n + (i - hosts) };
+    let mut ok = vec![false; n * n];
+    for s in 0..n {
+        for d in (0..n).filter(|&d| d != s) {
+            let same_subnet = s < hosts && d < hosts && s / topo.m == d / topo.m;
+            ok[s * n + d] = same_subnet || small.get(rep(s), rep(d));
+        }
+    }
+    Matrix { n, ok }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn id(s: &str) -> QueryId {
+        s.parse().unwrap()
+    }
+
+    #[test]
+    fn combinations_count() {
+        assert_eq!(combinations(1).len(), 5);
+        assert_eq!(combinations(2).len(), 15);
+        assert_eq!(combinations(3).len(), 35);
+        assert_eq!(combinations(2)[1], [Family::DR, Family::DI]);
+    }
+
+    #[test]
+    fn knobs_are_checked_per_level() {
+        assert_eq!(knobs(&id("route-v1-L1-s0-i0-n3-m2-t5")).unwrap().turns, 5);
+        assert!(knobs(&id("route-v1-L1-s0-i0-n9")).is_err());
+        assert!(knobs(&id("route-v1-L3-s0-i0-n9-r1")).is_ok());
+        assert!(knobs(&id("route-v1-L3-s0-i0-n9-r2")).is_ok());
+        assert!(knobs(&id("route-v1-L3-s0-i0-n13-r2")).is_err());
+        assert!(knobs(&id("route-v1-L1-s0-i0-r2")).unwrap_err().to_string().contains("level 3 only"));
+        assert!(knobs(&id("route-v1-L2-s0-i0-fDR+WR")).is_ok());
+        assert!(knobs(&id("route-v1-L2-s0-i0-fWR+DR")).is_err());
+        assert!(knobs(&id("route-v1-L2-s0-i0-fWR")).is_err());
+        assert!(knobs(&id("route-v1-L1-s0-i0-fXX")).is_err());
+    }
+
+    #[test]
+    fn draws_are_deterministic_and_valid() {
+        for s in ["route-v1-L1-s1-i0", "route-v1-L2-s2-i3", "route-v1-L3-s3-i1"] {
+            let a = draw(&id(s)).unwrap();
+            let b = draw(&id(s)).unwrap();
+            assert_eq!(a.faults, b.faults);
+            assert_eq!(a.topo, b.topo);
+            assert!(valid(&a.topo, &a.faults).is_some());
+        }
+    }
+
+    /// The expanded matrix is the one the full network gives.
+    #[test]
+    fn expansion_matches_the_full_network() {
+        for level in 1..=3u8 {
+            for seed in 0..40 {
+                let q = QueryId::new("route", 1, level, seed, 0);
+                let d = draw(&q).unwrap();
+                let machines = d.topo.machines();
+                let faults: Vec<&Fault> = d.faults.iter().collect();
+                let direct = matrix::compute(&mut inject(&d.topo.build(), &faults), &machines);
+                assert_eq!(direct, d.initial, "{q}");
+            }
+        }
+    }
+
+    #[test]
+    fn masked_pairs_are_rejected() {
+        let topo = Topology { n: 2, m: 1, r: 1, shape: Shape::Single };
+        let mut s = Stream::new("x", Width::W32);
+        let mut dr = |v: u8| loop {
+            let f = fault::draw(&mut s, &topo, Family::DR);
+            if f.variant == v {
+                break f;
+            }
+        };
+        let (dr1, dr2) = (dr(1), dr(2));
+        assert!(valid(&topo, &[dr1, dr2]).is_none());
+    }
+}

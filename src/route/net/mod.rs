@@ -1,0 +1,180 @@
+//! The emulated network's state: nodes (hosts and routers) with their kernel state, joined by
+//! L2 segments (switches and transit links).
+//!
+//! The state is plain data that clones cheaply and hashes, so an episode can keep snapshots
+//! and the generator can try fault combinations. Changes go through [`kernel`], which applies
+//! the kernel's side effects (connected routes, route flushes, forwarding propagation);
+//! packets move in `engine`; text in and out lives in `cmd`.
+
+pub mod addr;
+pub mod iface;
+pub mod iptables;
+pub mod kernel;
+pub mod qdisc;
+pub mod route;
+pub mod rule;
+pub mod sysctl;
+
+use std::net::Ipv4Addr;
+
+pub use iface::{Addr, Iface};
+pub use route::IfId;
+
+use self::iptables::Filter;
+use self::route::Table;
+use self::rule::Rule;
+
+/// A node of [`Net::nodes`].
+pub type NodeId = usize;
+
+/// One neighbour-table entry, as the last evaluation left it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Neigh {
+    pub ip: Ipv4Addr,
+    pub dev: IfId,
+    /// The answering interface's MAC, or `None` when resolution failed.
+    pub mac: Option<[u8; 6]>,
+}
+
+/// Entries a neighbour table keeps (oldest forgotten first).
+pub const MAX_NEIGH: usize = 1024;
+
+/// A host or router.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Node {
+    pub name: String,
+    pub router: bool,
+    /// `lo` first; ifindex = position + 1.
+    pub ifaces: Vec<Iface>,
+    pub main: Table,
+    pub rules: Vec<Rule>,
+    /// `net.ipv4.ip_forward` ≡ `net.ipv4.conf.all.forwarding`.
+    pub ip_forward: i32,
+    pub default_forwarding: i32,
+    pub icmp_echo_ignore_all: i32,
+    pub filter: Filter,
+    pub neigh: Vec<Neigh>,
+    /// The next automatic qdisc handle (`8001:` first).
+    pub next_handle: u32,
+    /// A counter of address and link changes, for the kernel's insertion orders.
+    pub clock: u64,
+}
+
+impl Node {
+    /// A node with only `lo`, default rules, and forwarding off.
+    pub fn new(name: &str, router: bool) -> Self {
+        Node {
+            name: name.to_string(),
+            router,
+            ifaces: vec![Iface::loopback(0)],
+            main: Table::default(),
+            rules: rule::default_rules(),
+            ip_forward: 0,
+            default_forwarding: 0,
+            icmp_echo_ignore_all: 0,
+            filter: Filter::default(),
+            neigh: Vec::new(),
+            next_handle: 0x8001,
+            clock: 1,
+        }
+    }
+
+    /// The interface called `name`.
+    pub fn iface(&self, name: &str) -> Option<IfId> {
+        self.ifaces.iter().position(|i| i.name == name)
+    }
+
+    /// Whether `ip` is in the local table: one of the node's addresses (on any interface, up
+    /// or down) or inside a prefix of `lo` (127.0.0.0/8).
+    pub fn is_local(&self, ip: Ipv4Addr) -> bool {
+        self.local_dev(ip).is_some()
+    }
+
+    /// The interface holding `ip`, if any.
+    pub fn owner(&self, ip: Ipv4Addr) -> Option<IfId> {
+        self.ifaces.iter().position(|i| i.has(ip))
+    }
+
+    /// Advances the change clock.
+    pub fn tick(&mut self) -> u64 {
+        self.clock += 1;
+        self.clock
+    }
+
+    /// The first global (non-loopback) address, the last resort for a source address.
+    pub fn first_global(&self) -> Option<Ipv4Addr> {
+        self.ifaces.iter().filter(|i| !i.is_loopback()).flat_map(|i| i.primaries()).map(|a| a.ip()).next()
+    }
+}
+
+/// An L2 segment: a switch (`s1`) or a transit link (`t1`), with its ports in plug order.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Segment {
+    pub name: String,
+    /// A Linux bridge in its own namespace (switches) rather than a direct veth pair.
+    pub switch: bool,
+    pub ports: Vec<(NodeId, IfId)>,
+}
+
+/// The whole network.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Net {
+    /// Routers first (`r0`, `r1`, …), then hosts: the order next-hop resolution scans and the
+    /// node number in MACs.
+    pub nodes: Vec<Node>,
+    pub segments: Vec<Segment>,
+}
+
+impl Net {
+    pub fn node(&self, name: &str) -> Option<NodeId> {
+        self.nodes.iter().position(|n| n.name == name)
+    }
+
+    /// Plugs a new interface of `node` into `segment`, returning its id. The MAC follows
+    /// route.md §2: `02:00:00:<node#>:<ifindex>:01`.
+    pub fn plug(&mut self, node: NodeId, name: &str, segment: usize) -> IfId {
+        let id = self.nodes[node].ifaces.len();
+        let forwarding = self.nodes[node].default_forwarding;
+        let mac = [0x02, 0, 0, node as u8, (id + 1) as u8, 0x01];
+        self.nodes[node].ifaces.push(Iface {
+            name: name.to_string(),
+            mac,
+            segment: Some(segment),
+            peer_index: 0,
+            up: false,
+            up_seq: 0,
+            carrier: true,
+            mtu: 1500,
+            promisc: false,
+            addrs: Vec::new(),
+            qdisc: None,
+            forwarding,
+            rx: iface::Counter::default(),
+            tx: iface::Counter::default(),
+        });
+        self.segments[segment].ports.push((node, id));
+        id
+    }
+
+    /// Recomputes carriers: the ends of a direct link see each other's admin state.
+    pub fn sync_carrier(&mut self) {
+        for seg in self.segments.iter().filter(|s| !s.switch && s.ports.len() == 2) {
+            let [(a, ai), (b, bi)] = [seg.ports[0], seg.ports[1]];
+            let (a_up, b_up) = (self.nodes[a].ifaces[ai].up, self.nodes[b].ifaces[bi].up);
+            self.nodes[a].ifaces[ai].carrier = b_up;
+            self.nodes[b].ifaces[bi].carrier = a_up;
+        }
+    }
+
+    /// Fills each interface's `@ifN` peer index: a switch port's peer is the bridge port in
+    /// the switch's namespace (lo = 1, bridge = 2, ports from 3 in plug order); a transit
+    /// link's peer is the other end.
+    pub fn set_peer_indexes(&mut self) {
+        for seg in &self.segments {
+            for (p, &(n, i)) in seg.ports.iter().enumerate() {
+                let peer = if seg.switch { p as u32 + 3 } else { seg.ports[1 - p.min(1)].1 as u32 + 1 };
+                self.nodes[n].ifaces[i].peer_index = peer;
+            }
+        }
+    }
+}

@@ -1,0 +1,322 @@
+//! The main routing table with the kernel's ordering rules, and the derived local table.
+//!
+//! The kernel's FIB keeps the routes of one destination as a list ordered by prefix length
+//! (longer first), then metric; among equal metrics the position depends on how the route was
+//! added (measured on Linux 6.1, see route.md §4): `ip route add` refuses a duplicate
+//! destination/length/metric, `append` and the kernel's connected routes go after their
+//! equals, net-tools goes before them, `replace`/`change` rewrite the first. Destinations are
+//! listed in ascending address order. We keep the table as one `Vec` in exactly that display
+//! order, so printing, deleting ("the first match") and lookup ties all read it front to back.
+
+use std::cmp::Ordering;
+use std::net::Ipv4Addr;
+
+use ipnet::Ipv4Net;
+
+/// An interface of the same node: index into `Node::ifaces` (0 is `lo`; ifindex = index + 1).
+pub type IfId = usize;
+
+/// What a route does with matching packets.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum RouteType {
+    Unicast,
+    Blackhole,
+    Prohibit,
+    Unreachable,
+}
+
+impl RouteType {
+    pub fn keyword(self) -> &'static str {
+        match self {
+            RouteType::Unicast => "unicast",
+            RouteType::Blackhole => "blackhole",
+            RouteType::Prohibit => "prohibit",
+            RouteType::Unreachable => "unreachable",
+        }
+    }
+
+    pub fn parse(word: &str) -> Option<Self> {
+        [RouteType::Unicast, RouteType::Blackhole, RouteType::Prohibit, RouteType::Unreachable]
+            .into_iter()
+            .find(|t| t.keyword() == word)
+    }
+}
+
+/// Who installed a route: the kernel (connected routes) or a tool (`proto boot`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Proto {
+    Kernel,
+    Boot,
+}
+
+/// Route scope as iproute2 prints it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Scope {
+    Universe,
+    Link,
+}
+
+/// One main-table route.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Route {
+    pub rtype: RouteType,
+    /// Destination, host bits clear.
+    pub dst: Ipv4Net,
+    pub via: Option<Ipv4Addr>,
+    pub dev: Option<IfId>,
+    pub metric: u32,
+    pub proto: Proto,
+    pub scope: Scope,
+    pub src: Option<Ipv4Addr>,
+    pub onlink: bool,
+}
+
+impl Route {
+    /// A route as `ip route add` makes it (before gateway resolution fills `dev`).
+    pub fn user(
+        rtype: RouteType,
+        dst: Ipv4Net,
+        via: Option<Ipv4Addr>,
+        dev: Option<IfId>,
+        metric: u32,
+    ) -> Self {
+        let scope = if via.is_none() && rtype == RouteType::Unicast { Scope::Link } else { Scope::Universe };
+        Route { rtype, dst, via, dev, metric, proto: Proto::Boot, scope, src: None, onlink: false }
+    }
+
+    /// The connected route of a primary address.
+    pub fn connected(dst: Ipv4Net, dev: IfId, src: Ipv4Addr) -> Self {
+        Route {
+            rtype: RouteType::Unicast,
+            dst,
+            via: None,
+            dev: Some(dev),
+            metric: 0,
+            proto: Proto::Kernel,
+            scope: Scope::Link,
+            src: Some(src),
+            onlink: false,
+        }
+    }
+
+    /// Same destination, length and metric: the kernel's unit of "already exists".
+    pub fn same_slot(&self, other: &Route) -> bool {
+        self.dst == other.dst && self.metric == other.metric
+    }
+
+    /// Display order between two routes of different slots (ties keep list order).
+    fn order(&self, other: &Route) -> Ordering {
+        u32::from(self.dst.addr())
+            .cmp(&u32::from(other.dst.addr()))
+            .then(other.dst.prefix_len().cmp(&self.dst.prefix_len()))
+            .then(self.metric.cmp(&other.metric))
+    }
+}
+
+/// How a new route joins the routes of its slot.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AddMode {
+    /// `ip route add`: the slot must be empty.
+    Exclusive,
+    /// `ip route append` and connected routes: after the slot's routes.
+    Append,
+    /// net-tools `route add` and `ip route prepend`: before them.
+    Prepend,
+    /// `ip route replace`: rewrite the slot's first route, or add.
+    Replace,
+    /// `ip route change`: rewrite the slot's first route, which must exist.
+    Change,
+}
+
+/// Why the table refused a change.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TableError {
+    Exists,
+    NotFound,
+    NoSuchProcess,
+    Full,
+}
+
+/// Routes a table may hold before refusing more (route.md §7).
+pub const MAX_ROUTES: usize = 1024;
+
+/// A main routing table in display order.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
+pub struct Table {
+    routes: Vec<Route>,
+}
+
+impl Table {
+    pub fn routes(&self) -> &[Route] {
+        &self.routes
+    }
+
+    /// Adds a route as the kernel's `fib_table_insert` does.
+    pub fn insert(&mut self, route: Route, mode: AddMode) -> Result<(), TableError> {
+        let first = self.routes.iter().position(|r| r.same_slot(&route));
+        if let Some(first) = first {
+            let slot_end = first + self.routes[first..].iter().take_while(|r| r.same_slot(&route)).count();
+            let duplicate = self.routes[first..slot_end].iter().position(|r| *r == route).map(|i| first + i);
+            match mode {
+                AddMode::Exclusive => return Err(TableError::Exists),
+                AddMode::Replace | AddMode::Change => {
+                    return match duplicate {
+                        Some(d) if d == first => Ok(()),
+                        Some(_) => Err(TableError::Exists),
+                        None => {
+                            self.routes[first] = route;
+                            Ok(())
+                        }
+                    };
+                }
+                _ if duplicate.is_some() => return Err(TableError::Exists),
+                AddMode::Append => return self.put(slot_end, route),
+                AddMode::Prepend => return self.put(first, route),
+            }
+        }
+        if mode == AddMode::Change {
+            return Err(TableError::NotFound);
+        }
+        let at = self
+            .routes
+            .iter()
+            .position(|r| r.order(&route) == Ordering::Greater)
+            .unwrap_or(self.routes.len());
+        self.put(at, route)
+    }
+
+    fn put(&mut self, at: usize, route: Route) -> Result<(), TableError> {
+        if self.routes.len() >= MAX_ROUTES {
+            return Err(TableError::Full);
+        }
+        self.routes.insert(at, route);
+        Ok(())
+    }
+
+    /// Deletes the first route (display order) that `matches` accepts.
+    pub fn delete_first(&mut self, matches: impl Fn(&Route) -> bool) -> Result<Route, TableError> {
+        let i = self.routes.iter().position(matches).ok_or(TableError::NoSuchProcess)?;
+        Ok(self.routes.remove(i))
+    }
+
+    /// Removes every route the predicate selects; returns how many.
+    pub fn remove_where(&mut self, pred: impl Fn(&Route) -> bool) -> usize {
+        let before = self.routes.len();
+        self.routes.retain(|r| !pred(r));
+        before - self.routes.len()
+    }
+
+    /// The best route for `dst`: longest prefix, then metric, then list order; `oif` restricts
+    /// unicast routes to one device (error routes match any).
+    pub fn lookup(&self, dst: Ipv4Addr, oif: Option<IfId>) -> Option<&Route> {
+        self.best(dst, |r| r.rtype != RouteType::Unicast || oif.is_none_or(|o| r.dev == Some(o)))
+    }
+
+    /// The best route for `dst` among those `eligible` accepts (the kernel's trie search
+    /// backtracks past ineligible routes to shorter prefixes).
+    pub fn best(&self, dst: Ipv4Addr, eligible: impl Fn(&Route) -> bool) -> Option<&Route> {
+        let mut best: Option<&Route> = None;
+        for r in &self.routes {
+            if !r.dst.contains(&dst) || !eligible(r) {
+                continue;
+            }
+            let better = best.is_none_or(|b| {
+                r.dst.prefix_len() > b.dst.prefix_len()
+                    || (r.dst.prefix_len() == b.dst.prefix_len() && r.metric < b.metric)
+            });
+            if better {
+                best = Some(r);
+            }
+        }
+        best
+    }
+}
+
+/// One entry of the derived local table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LocalRoute {
+    pub broadcast: bool,
+    pub dst: Ipv4Net,
+    pub dev: IfId,
+    pub src: Ipv4Addr,
+    /// When the kernel would have inserted it (equal keys list oldest first).
+    pub seq: u64,
+}
+
+/// Sorts local entries into the kernel's display order and drops exact duplicates.
+pub fn sort_local(entries: &mut Vec<LocalRoute>) {
+    entries.sort_by(|a, b| {
+        u32::from(a.dst.addr())
+            .cmp(&u32::from(b.dst.addr()))
+            .then(b.dst.prefix_len().cmp(&a.dst.prefix_len()))
+            .then(a.seq.cmp(&b.seq))
+    });
+    let mut seen: Vec<LocalRoute> = Vec::with_capacity(entries.len());
+    entries.retain(|e| {
+        let dup = seen.iter().any(|s| s.broadcast == e.broadcast && s.dst == e.dst && s.dev == e.dev);
+        if !dup {
+            seen.push(*e);
+        }
+        !dup
+    });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn net(s: &str) -> Ipv4Net {
+        s.parse().unwrap()
+    }
+
+    fn dev_route(dst: &str, dev: IfId, metric: u32) -> Route {
+        Route::user(RouteType::Unicast, net(dst), None, Some(dev), metric)
+    }
+
+    #[test]
+    fn add_refuses_an_occupied_slot_and_append_goes_after() {
+        let mut t = Table::default();
+        let kernel = Route::connected(net("192.168.1.0/24"), 1, "192.168.1.1".parse().unwrap());
+        t.insert(kernel, AddMode::Append).unwrap();
+        assert_eq!(t.insert(dev_route("192.168.1.0/24", 2, 0), AddMode::Exclusive), Err(TableError::Exists));
+        t.insert(dev_route("192.168.1.0/24", 2, 0), AddMode::Append).unwrap();
+        assert_eq!(t.routes()[1].dev, Some(2));
+        t.insert(dev_route("192.168.1.0/24", 3, 0), AddMode::Prepend).unwrap();
+        assert_eq!(t.routes()[0].dev, Some(3));
+        assert_eq!(t.insert(dev_route("192.168.1.0/24", 3, 0), AddMode::Prepend), Err(TableError::Exists));
+    }
+
+    #[test]
+    fn display_order_is_address_then_longer_then_metric() {
+        let mut t = Table::default();
+        for (d, m) in [("192.168.0.0/16", 0), ("10.0.0.0/8", 5), ("192.168.0.0/24", 0), ("10.0.0.0/8", 1)] {
+            t.insert(dev_route(d, 1, m), AddMode::Exclusive).unwrap();
+        }
+        let order: Vec<String> = t.routes().iter().map(|r| format!("{} {}", r.dst, r.metric)).collect();
+        assert_eq!(order, ["10.0.0.0/8 1", "10.0.0.0/8 5", "192.168.0.0/24 0", "192.168.0.0/16 0"]);
+    }
+
+    #[test]
+    fn replace_and_change_rewrite_the_first() {
+        let mut t = Table::default();
+        assert_eq!(t.insert(dev_route("10.0.0.0/8", 1, 0), AddMode::Change), Err(TableError::NotFound));
+        t.insert(dev_route("10.0.0.0/8", 1, 0), AddMode::Replace).unwrap();
+        t.insert(dev_route("10.0.0.0/8", 2, 0), AddMode::Append).unwrap();
+        t.insert(dev_route("10.0.0.0/8", 3, 0), AddMode::Replace).unwrap();
+        assert_eq!(t.routes().iter().map(|r| r.dev.unwrap()).collect::<Vec<_>>(), [3, 2]);
+        assert_eq!(t.insert(dev_route("10.0.0.0/8", 2, 0), AddMode::Replace), Err(TableError::Exists));
+    }
+
+    #[test]
+    fn lookup_prefers_longest_then_metric_then_order() {
+        let mut t = Table::default();
+        t.insert(dev_route("10.0.0.0/8", 1, 0), AddMode::Exclusive).unwrap();
+        t.insert(dev_route("10.1.0.0/16", 2, 10), AddMode::Exclusive).unwrap();
+        t.insert(dev_route("10.1.0.0/16", 3, 5), AddMode::Exclusive).unwrap();
+        let a = "10.1.2.3".parse().unwrap();
+        assert_eq!(t.lookup(a, None).unwrap().dev, Some(3));
+        assert_eq!(t.lookup(a, Some(2)).unwrap().dev, Some(2));
+        assert_eq!(t.lookup(a, Some(1)).unwrap().dev, Some(1));
+        assert!(t.lookup("11.0.0.1".parse().unwrap(), None).is_none());
+    }
+}

@@ -1,0 +1,218 @@
+//! A generated Route task: the card (prompt, label, parameters, expected outcome, hash), the
+//! injected network an episode starts from, and its picture.
+
+use std::sync::{Arc, OnceLock};
+
+use serde_json::{Value, json};
+
+use crate::app::{Episode, PromptVariant, Task, TaskCard};
+use crate::hash::content_hash;
+use crate::id::QueryId;
+use crate::view::{PicEdge, PicNode, Picture, Tone};
+
+use super::engine::matrix::{Machine, Matrix};
+use super::episode::RouteEpisode;
+use super::fault::Fault;
+use super::generate::{Drawn, inject};
+use super::net::Net;
+use super::prompt;
+use super::topology::{Port, Shape, Topology};
+
+/// One Route query.
+pub struct RouteTask {
+    pub card: TaskCard,
+    pub topo: Topology,
+    pub faults: Vec<Fault>,
+    pub machines: Vec<Machine>,
+    /// The intended and the injected network, built when the first episode starts (a task
+    /// is mostly read, not played).
+    nets: OnceLock<(Net, Net)>,
+    /// The ping matrix right after injection (shown in the prompt).
+    pub initial: Matrix,
+    me: std::sync::Weak<RouteTask>,
+}
+
+impl RouteTask {
+    /// Builds the task for `id` from a valid draw.
+    pub fn new(id: &QueryId, drawn: Drawn, max_turns: u32) -> Arc<RouteTask> {
+        let topo = drawn.topo;
+        let machines = topo.machines();
+        let initial = drawn.initial.clone();
+        let matrix_text = initial.render(&machines);
+        let label = drawn.faults.iter().map(|f| f.family.name()).collect::<Vec<_>>().join("+");
+        let prompt = prompt::render(&machines, max_turns, &matrix_text, PromptVariant::ZeroshotBase);
+        let expected = expected(&matrix_text, &drawn.faults);
+        let card = TaskCard {
+            id: id.to_string(),
+            app: "route".into(),
+            version: id.version,
+            level: id.level,
+            label,
+            content_hash: content_hash(&prompt, &expected),
+            prompt,
+            params: params(&topo, &machines, &drawn),
+            expected,
+            question: None,
+            max_turns,
+        };
+        Arc::new_cyclic(|me| RouteTask {
+            card,
+            topo,
+            faults: drawn.faults,
+            machines,
+            nets: OnceLock::new(),
+            initial,
+            me: me.clone(),
+        })
+    }
+}
+
+fn params(topo: &Topology, machines: &[Machine], drawn: &Drawn) -> Value {
+    let config: serde_json::Map<String, Value> =
+        topo.config().into_iter().map(|(node, cmds)| (node, json!(cmds))).collect();
+    json!({
+        "topology": {
+            "subnets": topo.n,
+            "hosts_per_subnet": topo.m,
+            "routers": topo.r,
+            "shape": topo.shape,
+            "machines": machines,
+        },
+        "healthy_config": config,
+        "faults": drawn.faults,
+        "attempts": drawn.attempts,
+    })
+}
+
+fn expected(matrix_text: &str, faults: &[Fault]) -> Value {
+    let fix: Vec<Value> = faults
+        .iter()
+        .flat_map(|f| f.fix.iter().map(move |c| json!({ "machine": f.router_name(), "command": c })))
+        .collect();
+    json!({
+        "goal": "every ordered pair of machines answers one ping (0% dropped)",
+        "initial_matrix": matrix_text,
+        "fix": fix,
+    })
+}
+
+impl RouteTask {
+    /// The intended network (for hygiene notes).
+    pub fn healthy(&self) -> &Net {
+        &self.nets().0
+    }
+
+    /// The network right after injection; every episode starts from it once its first ping
+    /// matrix has run.
+    pub fn injected(&self) -> &Net {
+        &self.nets().1
+    }
+
+    fn nets(&self) -> &(Net, Net) {
+        self.nets.get_or_init(|| {
+            let healthy = self.topo.build();
+            let injected = inject(&healthy, &self.faults.iter().collect::<Vec<_>>());
+            (healthy, injected)
+        })
+    }
+}
+
+impl Task for RouteTask {
+    fn card(&self) -> &TaskCard {
+        &self.card
+    }
+
+    fn prompt(&self, variant: PromptVariant) -> String {
+        if variant == PromptVariant::ZeroshotBase {
+            return self.card.prompt.clone();
+        }
+        prompt::render(&self.machines, self.card.max_turns, &self.initial.render(&self.machines), variant)
+    }
+
+    fn start(&self, max_turns: Option<u32>) -> Box<dyn Episode> {
+        let me = self.me.upgrade().expect("tasks live in an Arc");
+        Box::new(RouteEpisode::new(me, max_turns.unwrap_or(self.card.max_turns)))
+    }
+
+    fn picture(&self) -> Picture {
+        picture(&self.topo, &self.faults)
+    }
+}
+
+/// Routers on top, switches in the middle, hosts below their switch; faulty routers in
+/// the Bad tone. Coordinates in 0..1000.
+pub fn picture(topo: &Topology, faults: &[Fault]) -> Picture {
+    let spread = |i: usize, n: usize| 1000.0 * (i as f64 + 0.5) / n as f64;
+    let mut nodes = Vec::new();
+    let mut edges = Vec::new();
+    for x in 0..topo.r {
+        let faulty = faults.iter().any(|f| f.router == x);
+        nodes.push(PicNode {
+            id: format!("r{x}"),
+            label: format!("r{x}"),
+            role: "router".into(),
+            x: spread(x, topo.r),
+            y: 120.0,
+            tone: if faulty { Tone::Bad } else { Tone::Neutral },
+        });
+        for p in topo.ports(x) {
+            match p.port {
+                Port::Lan(s) => edges.push(PicEdge {
+                    from: format!("r{x}"),
+                    to: format!("s{s}"),
+                    label: format!("{} {}", p.name, p.addr),
+                    tone: Tone::Neutral,
+                    directed: false,
+                }),
+                Port::Transit(t) if topo.transit(t).0 == x => edges.push(PicEdge {
+                    from: format!("r{x}"),
+                    to: format!("r{}", topo.transit(t).1),
+                    label: Topology::transit_net(t).to_string(),
+                    tone: Tone::Neutral,
+                    directed: false,
+                }),
+                Port::Transit(_) => {}
+            }
+        }
+    }
+    let hosts = topo.hosts();
+    for s in 1..=topo.n {
+        nodes.push(PicNode {
+            id: format!("s{s}"),
+            label: format!("s{s} {}", Topology::lan(s)),
+            role: "switch".into(),
+            x: spread(s - 1, topo.n),
+            y: 450.0,
+            tone: Tone::Neutral,
+        });
+        for j in 0..topo.m {
+            let (name, addr) = topo.host(s, j);
+            let k = (s - 1) * topo.m + j;
+            nodes.push(PicNode {
+                id: name.clone(),
+                label: format!("{name} {}", addr.addr()),
+                role: "host".into(),
+                x: spread(k, hosts),
+                y: if j % 2 == 0 { 780.0 } else { 880.0 },
+                tone: Tone::Neutral,
+            });
+            edges.push(PicEdge {
+                from: format!("s{s}"),
+                to: name,
+                label: String::new(),
+                tone: Tone::Neutral,
+                directed: false,
+            });
+        }
+    }
+    let shape = match topo.shape {
+        Shape::Single => String::new(),
+        Shape::Chain => ", chained".into(),
+        Shape::Star => ", star around r0".into(),
+    };
+    Picture {
+        caption: format!("{} subnet(s) of {} host(s), {} router(s){shape}", topo.n, topo.m, topo.r),
+        nodes,
+        edges,
+    }
+}

@@ -1,0 +1,86 @@
+//! What the comparison ignores (route.md §12): MACs, ifindexes, `@ifN`, netns ids, IPv6
+//! extras, save-file comments, counters and sizes, times, qdisc handles, `refcnt`, and the
+//! `line N:` that `bash -c` adds to its messages.
+
+use regex_lite::Regex;
+
+pub struct Normalizer {
+    rules: Vec<(Regex, &'static str)>,
+}
+
+impl Normalizer {
+    pub fn new() -> Self {
+        let rules = [
+            (r"([0-9a-f]{2}:){5}[0-9a-f]{2}", "MAC"),
+            (r"(?m)^\d+: ", "N: "),
+            (r"@if\d+", ""),
+            (r" link-netns(id)? \S+", ""),
+            (r"bash: (-c: )?line \d+: ", "bash: "),
+            (r"(RX|TX) packets \d+  bytes \d+ \([^)]*\)", "$1 packets N  bytes N"),
+            // Stray multicast and IPv6 frames bump the real drop counters at random.
+            (r"errors \d+  dropped \d+", "errors N  dropped N"),
+            (r"(?m)^( +)\d+ +\d+ +\d+ +\d+ +\d+ +\d+ $", "$1COUNTERS"),
+            (r"(?m)^ *\d+[KMGT]? +\d+[KMGT]? ", "C C "),
+            (r"\(policy (\w+) \d+[KMGT]? packets, \d+[KMGT]? bytes\)", "(policy $1 C)"),
+            (r"time[= ][0-9.]+ ?ms", "time T"),
+            (r"rtt min/avg/max/mdev = \S+ ms(, pipe \d+)?", "rtt T"),
+            (r"  [0-9.]+ ms", "  T ms"),
+            (r"qdisc (\w+) [0-9a-f]+:", "qdisc $1 H:"),
+            (r"refcnt \d+ ", ""),
+        ];
+        Normalizer {
+            rules: rules.into_iter().map(|(p, r)| (Regex::new(p).expect("valid pattern"), r)).collect(),
+        }
+    }
+
+    pub fn apply(&self, text: &str) -> String {
+        let kept: Vec<&str> = text
+            .lines()
+            .filter(|l| {
+                !l.starts_with('#')
+                    && !l.contains("force_forwarding")
+                    && !l.contains("inet6")
+                    // iproute2's complaint when another lab's namespace vanishes mid-dump.
+                    && *l != "Error: Peer netns reference is invalid."
+            })
+            .collect();
+        let mut s = kept.join("\n");
+        for (re, with) in &self.rules {
+            s = re.replace_all(&s, *with).into_owned();
+        }
+        s
+    }
+}
+
+/// The differing lines of two texts with two lines of context (`-` real, `+` emulator).
+pub fn diff(expected: &str, got: &str) -> String {
+    let a: Vec<&str> = expected.lines().collect();
+    let b: Vec<&str> = got.lines().collect();
+    let n = a.len().max(b.len());
+    let differs: Vec<bool> = (0..n).map(|i| a.get(i) != b.get(i)).collect();
+    let near = |i: usize| (i.saturating_sub(2)..=(i + 2).min(n.saturating_sub(1))).any(|j| differs[j]);
+    let mut out = String::new();
+    let mut skipped = false;
+    for i in 0..n {
+        if !near(i) {
+            skipped = true;
+            continue;
+        }
+        if skipped {
+            out.push_str("  …\n");
+            skipped = false;
+        }
+        match (a.get(i), b.get(i)) {
+            (Some(x), Some(y)) if x == y => out.push_str(&format!("  {x}\n")),
+            (x, y) => {
+                if let Some(x) = x {
+                    out.push_str(&format!("- {x}\n"));
+                }
+                if let Some(y) = y {
+                    out.push_str(&format!("+ {y}\n"));
+                }
+            }
+        }
+    }
+    out
+}
