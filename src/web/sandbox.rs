@@ -284,6 +284,23 @@ impl WorkerEpisode {
     }
 }
 
+/// Runs the benchmark workload of the sandboxed application `app` ([`crate::bench::run_app`])
+/// inside a sandbox worker, where its episodes run, and returns the worker's figures.
+pub async fn bench_in_worker(app: &str, tasks: usize) -> Result<crate::bench::AppBench, String> {
+    let worker = take_worker().await?;
+    // The worker stays silent while it works: allow for the slowest tasks.
+    let deadline =
+        START_DEADLINE_MS.saturating_add(u32::try_from(tasks).unwrap_or(u32::MAX).saturating_mul(500));
+    let answer = worker.call(&json!({"op": "bench", "tasks": tasks}), deadline).await;
+    give_back(worker);
+    let benched = expect(answer?, "benched")?;
+    let bench: crate::bench::AppBench = from(&benched["bench"])?;
+    if bench.app != app {
+        return Err(format!("the sandbox worker measured {}, not {app}", bench.app));
+    }
+    Ok(bench)
+}
+
 /// Why a worker call failed.
 enum Call {
     /// The worker was terminated or crashed: its episodes are gone.
