@@ -33,6 +33,7 @@ bash scripts/agent-wasm-test.sh
 
 step "Release web build (trunk build --release --offline)"
 trunk build --release --offline
+bash scripts/size-check.sh   # main page wasm <= 1 MB gzip, sandbox worker <= 2.5 MB gzip
 
 step "MALT sandbox worker in headless Chromium (limits, responsiveness, same record as natively)"
 bash scripts/malt-worker-e2e.sh

@@ -39,6 +39,25 @@ pub struct AppBench {
     pub solved: usize,
 }
 
+/// The document `netpress bench --json` prints (and the web app's Benchmark view reads back,
+/// to show native and in-browser figures side by side).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Report {
+    pub netpress_version: String,
+    /// `native` or `browser`.
+    #[serde(rename = "where")]
+    pub place: String,
+    pub tasks_per_app: usize,
+    pub apps: Vec<AppBench>,
+}
+
+impl Report {
+    /// Reads a report, with a one-line reason when the text is not one.
+    pub fn parse(text: &str) -> Result<Report, String> {
+        serde_json::from_str(text).map_err(|e| format!("not the output of `netpress bench --json`: {e}"))
+    }
+}
+
 /// Times `f`, returning its result and the elapsed milliseconds.
 fn timed<T>(clock: &dyn Fn() -> f64, f: impl FnOnce() -> T) -> (T, f64) {
     let start = clock();
@@ -48,15 +67,57 @@ fn timed<T>(clock: &dyn Fn() -> f64, f: impl FnOnce() -> T) -> (T, f64) {
 
 /// Runs the workload for one application.
 pub fn run_app(app: &dyn App, tasks: usize, clock: &dyn Fn() -> f64) -> crate::Result<AppBench> {
-    let levels: Vec<u8> = app.info().levels.iter().map(|l| l.level).collect();
-    let (mut generate, mut step, mut score) = (Vec::new(), Vec::new(), Vec::new());
-    let mut solved = 0;
-    for seed in 0..tasks as u64 {
-        let level = levels[seed as usize % levels.len()];
+    let mut run = BenchRun::new(app, tasks);
+    while run.step(clock)? {}
+    Ok(run.finish())
+}
+
+/// The workload of [`run_app`] one task at a time, so a caller that must stay responsive (the
+/// web app's Benchmark view) can yield between tasks. Same tasks, same order, same figures.
+pub struct BenchRun<'a> {
+    app: &'a dyn App,
+    tasks: usize,
+    levels: Vec<u8>,
+    next: usize,
+    generate: Vec<f64>,
+    step: Vec<f64>,
+    score: Vec<f64>,
+    solved: usize,
+}
+
+impl<'a> BenchRun<'a> {
+    pub fn new(app: &'a dyn App, tasks: usize) -> Self {
+        let levels = app.info().levels.iter().map(|l| l.level).collect();
+        BenchRun {
+            app,
+            tasks,
+            levels,
+            next: 0,
+            generate: Vec::new(),
+            step: Vec::new(),
+            score: Vec::new(),
+            solved: 0,
+        }
+    }
+
+    /// Tasks run so far.
+    pub fn done(&self) -> usize {
+        self.next
+    }
+
+    /// Runs the next task; `false` once every task has run.
+    pub fn step(&mut self, clock: &dyn Fn() -> f64) -> crate::Result<bool> {
+        if self.next >= self.tasks {
+            return Ok(false);
+        }
+        let seed = self.next as u64;
+        self.next += 1;
+        let app = self.app;
+        let level = self.levels[seed as usize % self.levels.len()];
         let id = app.default_id(level, seed, 0);
         let (task, ms) = timed(clock, || app.generate(&id));
         let task = task?;
-        generate.push(ms);
+        self.generate.push(ms);
         let mut episode = task.start(None);
         let mut agent = app.baseline();
         let mut messages = vec![Message::user(task.prompt(PromptVariant::ZeroshotBase))];
@@ -66,16 +127,22 @@ pub fn run_app(app: &dyn App, tasks: usize, clock: &dyn Fn() -> f64) -> crate::R
                 Err(_) => break,
             };
             let (outcome, ms) = timed(clock, || episode.step(&reply));
-            step.push(ms);
+            self.step.push(ms);
             messages.push(Message::assistant(reply));
             messages.push(Message::user(outcome.observation));
         }
         let (result, ms) = timed(clock, || episode.score());
-        score.push(ms);
-        solved += usize::from(result.correct);
+        self.score.push(ms);
+        self.solved += usize::from(result.correct);
+        Ok(self.next < self.tasks)
     }
-    let stages = vec![stats("generate", generate), stats("step", step), stats("score", score)];
-    Ok(AppBench { app: app.info().name.to_string(), tasks, stages, solved })
+
+    /// The figures of the tasks run.
+    pub fn finish(self) -> AppBench {
+        let stages =
+            vec![stats("generate", self.generate), stats("step", self.step), stats("score", self.score)];
+        AppBench { app: self.app.info().name.to_string(), tasks: self.next, stages, solved: self.solved }
+    }
 }
 
 /// Median, 95th percentile (nearest rank) and maximum of some samples.

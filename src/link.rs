@@ -28,8 +28,9 @@ pub enum View {
     #[default]
     Home,
     Task(TaskLink),
-    Batch,
-    Compare,
+    Batch(BatchLink),
+    /// The runs picked for comparison, by their history ids.
+    Compare(Vec<String>),
     History,
     Bench,
     /// An unknown or malformed link, with the reason shown to the user.
@@ -43,7 +44,7 @@ pub struct TaskLink {
     pub variant: PromptVariant,
     /// The answer mode tab: `terminal`, `paste`, `baseline`, `endpoint`.
     pub mode: Option<String>,
-    /// A short pasted answer.
+    /// A short answer: the pasted text, or the commands typed into the terminal.
     pub answer: Option<String>,
 }
 
@@ -51,6 +52,96 @@ impl TaskLink {
     pub fn new(id: QueryId) -> Self {
         TaskLink { id, variant: PromptVariant::default(), mode: None, answer: None }
     }
+}
+
+/// The settings of the batch view: which tasks, which agent, how.
+///
+/// The tasks are the CLI's `run` selection: for each level, seeds `seeds.0..=seeds.1`, indexes
+/// `0..per_seed`, with the knob suffix applied to every id.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BatchLink {
+    /// The application; `None` picks the first registered one.
+    pub app: Option<String>,
+    /// Levels to run; empty means every level of the application.
+    pub levels: Vec<u8>,
+    /// First and last seed, inclusive.
+    pub seeds: (u64, u64),
+    pub per_seed: u64,
+    /// Knobs as written in an id, e.g. `-n3-m2` (empty for the application's defaults).
+    pub knobs: String,
+    /// `baseline` or `endpoint`.
+    pub agent: String,
+    pub variant: PromptVariant,
+    /// Overrides every task's turn limit.
+    pub max_turns: Option<u32>,
+    /// Episodes run at once (agent calls in flight, or sandbox workers busy).
+    pub jobs: u32,
+}
+
+/// Most episodes a batch runs at once.
+pub const MAX_BATCH_JOBS: u32 = 16;
+
+impl Default for BatchLink {
+    fn default() -> Self {
+        BatchLink {
+            app: None,
+            levels: Vec::new(),
+            seeds: (0, 19),
+            per_seed: 1,
+            knobs: String::new(),
+            agent: "baseline".into(),
+            variant: PromptVariant::default(),
+            max_turns: None,
+            jobs: 1,
+        }
+    }
+}
+
+/// Most tasks one batch link may ask for; larger batches belong to the CLI.
+pub const MAX_BATCH_TASKS: u64 = 100_000;
+
+impl BatchLink {
+    /// Number of tasks the batch covers for an application with `app_levels` levels.
+    pub fn task_count(&self, app_levels: usize) -> u64 {
+        let levels = if self.levels.is_empty() { app_levels } else { self.levels.len() } as u64;
+        let seeds = self.seeds.1.saturating_sub(self.seeds.0).saturating_add(1);
+        levels.saturating_mul(seeds).saturating_mul(self.per_seed)
+    }
+
+    /// The ids of the batch in run order (level, seed, index), given the application's name,
+    /// version and levels. Knob values are the application's to check.
+    pub fn ids(&self, app: &str, version: u32, app_levels: &[u8]) -> Result<Vec<QueryId>, String> {
+        if self.task_count(app_levels.len()) > MAX_BATCH_TASKS {
+            return Err(format!("a batch is limited to {MAX_BATCH_TASKS} tasks here; use the CLI for more"));
+        }
+        let levels = if self.levels.is_empty() { app_levels.to_vec() } else { self.levels.clone() };
+        let knobs = parse_knobs(&self.knobs)?;
+        let mut ids = Vec::new();
+        for level in levels {
+            for seed in self.seeds.0..=self.seeds.1 {
+                for index in 0..self.per_seed {
+                    ids.push(QueryId {
+                        knobs: knobs.clone(),
+                        ..QueryId::new(app, version, level, seed, index)
+                    });
+                }
+            }
+        }
+        Ok(ids)
+    }
+}
+
+/// Parses a knob suffix such as `-n3-m2` through the id parser, so both agree on the syntax.
+fn parse_knobs(suffix: &str) -> Result<Vec<crate::id::Knob>, String> {
+    let suffix = suffix.trim();
+    if suffix.is_empty() {
+        return Ok(Vec::new());
+    }
+    let suffix = if suffix.starts_with('-') { suffix.to_string() } else { format!("-{suffix}") };
+    format!("x-v0-L0-s0-i0{suffix}")
+        .parse::<QueryId>()
+        .map(|id| id.knobs)
+        .map_err(|_| format!("bad knobs {suffix:?}: write them as in an id, e.g. -n3-m2"))
 }
 
 /// Parses a fragment (with or without the leading `#`).
@@ -62,41 +153,90 @@ pub fn parse(fragment: &str) -> View {
     let (path, query) = fragment.split_once('?').unwrap_or((fragment, ""));
     let params = parse_query(query);
     let segments: Vec<&str> = path.split('/').filter(|s| !s.is_empty()).collect();
-    match segments.as_slice() {
-        [] => View::Home,
+    let view = match segments.as_slice() {
+        [] => Ok(View::Home),
         ["task", id] => parse_task(id, &params),
-        ["batch"] => View::Batch,
-        ["compare"] => View::Compare,
-        ["history"] => View::History,
-        ["bench"] => View::Bench,
-        _ => View::NotFound(format!("no page at {path:?}")),
-    }
+        ["batch"] => parse_batch(&params).map(View::Batch),
+        ["compare"] => Ok(View::Compare(parse_list(params.get("runs")))),
+        ["history"] => Ok(View::History),
+        ["bench"] => Ok(View::Bench),
+        _ => Err(format!("no page at {path:?}")),
+    };
+    view.unwrap_or_else(View::NotFound)
 }
 
-fn parse_task(id: &str, params: &BTreeMap<String, String>) -> View {
-    let id = match percent_decode(id).parse::<QueryId>() {
-        Ok(id) => id,
-        Err(e) => return View::NotFound(e.to_string()),
+fn parse_task(id: &str, params: &BTreeMap<String, String>) -> Result<View, String> {
+    let id = percent_decode(id).parse::<QueryId>().map_err(|e| e.to_string())?;
+    let variant = parse_variant(params)?;
+    let answer = params.get("answer").map(|a| decode_answer(a)).transpose()?;
+    Ok(View::Task(TaskLink { id, variant, mode: params.get("mode").cloned(), answer }))
+}
+
+fn parse_variant(params: &BTreeMap<String, String>) -> Result<PromptVariant, String> {
+    params
+        .get("variant")
+        .map_or(Ok(PromptVariant::default()), |v| PromptVariant::parse(v).map_err(|e| e.to_string()))
+}
+
+fn parse_batch(params: &BTreeMap<String, String>) -> Result<BatchLink, String> {
+    let mut b = BatchLink {
+        app: params.get("app").cloned(),
+        variant: parse_variant(params)?,
+        ..BatchLink::default()
     };
-    let variant = match params.get("variant").map(|v| PromptVariant::parse(v)) {
-        None => PromptVariant::default(),
-        Some(Ok(v)) => v,
-        Some(Err(e)) => return View::NotFound(e.to_string()),
-    };
-    let answer = match params.get("answer").map(|a| decode_answer(a)) {
-        None => None,
-        Some(Ok(a)) => Some(a),
-        Some(Err(e)) => return View::NotFound(e),
-    };
-    View::Task(TaskLink { id, variant, mode: params.get("mode").cloned(), answer })
+    for level in parse_list(params.get("levels")) {
+        b.levels.push(level.parse().map_err(|_| format!("bad level {level:?} in the batch link"))?);
+    }
+    if let Some(seeds) = params.get("seeds") {
+        b.seeds = parse_seeds(seeds)?;
+    }
+    if let Some(k) = params.get("per_seed") {
+        b.per_seed =
+            k.parse().ok().filter(|k| *k > 0).ok_or(format!("bad per_seed {k:?} in the batch link"))?;
+    }
+    if let Some(knobs) = params.get("knobs") {
+        parse_knobs(knobs)?;
+        b.knobs = knobs.clone();
+    }
+    if let Some(agent) = params.get("agent") {
+        b.agent = agent.clone();
+    }
+    if let Some(t) = params.get("turns") {
+        b.max_turns =
+            Some(t.parse().ok().filter(|t| *t > 0).ok_or(format!("bad turns {t:?} in the batch link"))?);
+    }
+    if let Some(j) = params.get("jobs") {
+        let bad = || format!("bad jobs {j:?} in the batch link (1..={MAX_BATCH_JOBS})");
+        b.jobs = j.parse().ok().filter(|j| (1..=MAX_BATCH_JOBS).contains(j)).ok_or_else(bad)?;
+    }
+    Ok(b)
+}
+
+/// `A..B` (inclusive) or one seed `A`.
+pub fn parse_seeds(s: &str) -> Result<(u64, u64), String> {
+    let bad = || format!("bad seeds {s:?}: write A..B (inclusive) or one seed");
+    let (a, b) = s.split_once("..").unwrap_or((s, s));
+    let (a, b): (u64, u64) = (a.trim().parse().map_err(|_| bad())?, b.trim().parse().map_err(|_| bad())?);
+    if a > b {
+        return Err(format!("bad seeds {s:?}: the first seed is after the last"));
+    }
+    Ok((a, b))
+}
+
+fn parse_list(value: Option<&String>) -> Vec<String> {
+    value.map_or_else(Vec::new, |v| v.split(',').filter(|s| !s.is_empty()).map(str::to_string).collect())
 }
 
 /// The fragment for a view, with the leading `#`.
 pub fn format(view: &View) -> String {
     match view {
         View::Home | View::NotFound(_) => "#/".into(),
-        View::Batch => "#/batch".into(),
-        View::Compare => "#/compare".into(),
+        View::Batch(b) => with_query("#/batch".into(), batch_query(b)),
+        View::Compare(runs) if runs.is_empty() => "#/compare".into(),
+        View::Compare(runs) => {
+            let runs: Vec<String> = runs.iter().map(|r| percent_encode(r)).collect();
+            format!("#/compare?runs={}", runs.join(","))
+        }
         View::History => "#/history".into(),
         View::Bench => "#/bench".into(),
         View::Task(t) => {
@@ -110,14 +250,51 @@ pub fn format(view: &View) -> String {
             if let Some(answer) = t.answer.as_ref().filter(|a| a.len() <= MAX_LINK_ANSWER) {
                 query.push(format!("answer={}", encode_answer(answer)));
             }
-            let mut s = format!("#/task/{}", t.id);
-            if !query.is_empty() {
-                s.push('?');
-                s.push_str(&query.join("&"));
-            }
-            s
+            with_query(format!("#/task/{}", t.id), query)
         }
     }
+}
+
+fn batch_query(b: &BatchLink) -> Vec<String> {
+    let d = BatchLink::default();
+    let mut q = Vec::new();
+    if let Some(app) = &b.app {
+        q.push(format!("app={}", percent_encode(app)));
+    }
+    if !b.levels.is_empty() {
+        let levels: Vec<String> = b.levels.iter().map(u8::to_string).collect();
+        q.push(format!("levels={}", levels.join(",")));
+    }
+    if b.seeds != d.seeds {
+        q.push(format!("seeds={}..{}", b.seeds.0, b.seeds.1));
+    }
+    if b.per_seed != d.per_seed {
+        q.push(format!("per_seed={}", b.per_seed));
+    }
+    if !b.knobs.is_empty() {
+        q.push(format!("knobs={}", percent_encode(&b.knobs)));
+    }
+    if b.agent != d.agent {
+        q.push(format!("agent={}", percent_encode(&b.agent)));
+    }
+    if b.variant != d.variant {
+        q.push(format!("variant={}", b.variant.as_str()));
+    }
+    if let Some(t) = b.max_turns {
+        q.push(format!("turns={t}"));
+    }
+    if b.jobs != d.jobs {
+        q.push(format!("jobs={}", b.jobs));
+    }
+    q
+}
+
+fn with_query(mut s: String, query: Vec<String>) -> String {
+    if !query.is_empty() {
+        s.push('?');
+        s.push_str(&query.join("&"));
+    }
+    s
 }
 
 fn parse_query(query: &str) -> BTreeMap<String, String> {
@@ -190,7 +367,9 @@ mod tests {
 
     #[test]
     fn simple_views_round_trip() {
-        for view in [View::Home, View::Batch, View::Compare, View::History, View::Bench] {
+        for view in
+            [View::Home, View::Batch(BatchLink::default()), View::Compare(vec![]), View::History, View::Bench]
+        {
             assert_eq!(parse(&format(&view)), view);
         }
         assert_eq!(parse(""), View::Home);
@@ -231,6 +410,71 @@ mod tests {
         assert!(reason("#/task/route-v1-L1-s0-i0?variant=odd").contains("unknown prompt variant"));
         assert_eq!(reason("#/task/route-v1-L1-s0-i0?answer=%%%"), "the answer in this link is damaged");
         assert_eq!(reason(&"#/x".repeat(10_000)), "the link is too long");
+    }
+
+    #[test]
+    fn batch_links_round_trip() {
+        let b = BatchLink {
+            app: Some("route".into()),
+            levels: vec![1, 3],
+            seeds: (5, 24),
+            per_seed: 2,
+            knobs: "-n3-fDR+DI".into(),
+            agent: "endpoint".into(),
+            variant: PromptVariant::ZeroshotCot,
+            max_turns: Some(7),
+            jobs: 4,
+        };
+        let link = format(&View::Batch(b.clone()));
+        assert_eq!(
+            link,
+            "#/batch?app=route&levels=1,3&seeds=5..24&per_seed=2&knobs=-n3-fDR%2BDI&agent=endpoint\
+             &variant=zeroshot_cot&turns=7&jobs=4"
+        );
+        assert_eq!(parse(&link), View::Batch(b));
+        assert_eq!(format(&View::Batch(BatchLink::default())), "#/batch");
+    }
+
+    #[test]
+    fn batch_ids_follow_the_cli_order() {
+        let b = BatchLink {
+            levels: vec![2, 1],
+            seeds: (7, 8),
+            per_seed: 2,
+            knobs: "n3".into(),
+            ..Default::default()
+        };
+        let ids: Vec<String> = b.ids("route", 1, &[1, 2, 3]).unwrap().iter().map(|i| i.to_string()).collect();
+        assert_eq!(ids[0], "route-v1-L2-s7-i0-n3");
+        assert_eq!(ids[1], "route-v1-L2-s7-i1-n3");
+        assert_eq!(ids[2], "route-v1-L2-s8-i0-n3");
+        assert_eq!(ids[4], "route-v1-L1-s7-i0-n3");
+        assert_eq!(ids.len(), 8);
+        assert_eq!(BatchLink::default().task_count(3), 60);
+        let huge = BatchLink { seeds: (0, u64::MAX), ..Default::default() };
+        assert!(huge.ids("route", 1, &[1]).unwrap_err().contains("limited"));
+    }
+
+    #[test]
+    fn bad_batch_links_explain_themselves() {
+        let reason = |s| match parse(s) {
+            View::NotFound(r) => r,
+            other => panic!("{s}: {other:?}"),
+        };
+        assert!(reason("#/batch?seeds=9..2").contains("first seed is after the last"));
+        assert!(reason("#/batch?seeds=x").contains("bad seeds"));
+        assert!(reason("#/batch?levels=1,x").contains("bad level"));
+        assert!(reason("#/batch?per_seed=0").contains("bad per_seed"));
+        assert!(reason("#/batch?knobs=N3").contains("bad knobs"));
+        assert!(reason("#/batch?turns=-1").contains("bad turns"));
+        assert!(reason("#/batch?jobs=17").contains("bad jobs"));
+    }
+
+    #[test]
+    fn compare_links_carry_run_ids() {
+        let view = View::Compare(vec!["r1".into(), "run b".into()]);
+        assert_eq!(format(&view), "#/compare?runs=r1,run%20b");
+        assert_eq!(parse(&format(&view)), view);
     }
 
     #[test]

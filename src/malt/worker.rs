@@ -15,6 +15,9 @@
 //! - `{"op":"check","id":ID,"answer":TEXT,"limits":L?,"agent":A?}`: one-shot: runs one answer
 //!   and scores it; → `checked` with the result record, the panels and `check_ms`, the time
 //!   of the sandbox run, the diff and the safety check measured inside the worker.
+//! - `{"op":"bench","tasks":N}`: the fixed seeded workload of [`crate::bench::run_app`] on MALT
+//!   (the same as `netpress bench --app malt --tasks N`), timed in the worker; → `benched` with
+//!   `bench` (an [`crate::bench::AppBench`]). N is at most 10,000.
 //! - `{"op":"ping"}` → `pong`.
 //!
 //! `L` overrides limits: `{"time_ms":2000,"memory_mb":256,"host_calls":100000,"recursion":1000}`
@@ -101,6 +104,9 @@ pub enum Request {
         limits: LimitOverrides,
         #[serde(default)]
         agent: Option<AgentInfo>,
+    },
+    Bench {
+        tasks: usize,
     },
     Ping,
 }
@@ -200,6 +206,7 @@ impl Worker {
                 }
             },
             Request::Check { id, answer, limits, agent } => vec![check(&id, &answer, limits, agent)],
+            Request::Bench { tasks } => vec![bench(tasks)],
         }
     }
 
@@ -273,6 +280,19 @@ fn check(id: &str, answer: &str, limits: LimitOverrides, agent: Option<AgentInfo
     message("checked", json!({"record": to_json(&record), "panels": to_json(&panels), "check_ms": check_ms}))
 }
 
+/// The benchmark workload on MALT, timed here (in the browser, inside the worker).
+fn bench(tasks: usize) -> String {
+    if tasks == 0 || tasks > 10_000 {
+        return error(format!("bench: tasks must be 1..=10000, not {tasks}"));
+    }
+    let origin = Instant::now();
+    let clock = move || origin.elapsed().as_secs_f64() * 1000.0;
+    match crate::bench::run_app(&super::MALT, tasks, &clock) {
+        Ok(b) => message("benched", json!({"bench": to_json(&b)})),
+        Err(e) => error(format!("bench: {e}")),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -317,5 +337,20 @@ mod tests {
             "error"
         );
         assert_eq!(parse(&w.handle(r#"{"op":"ping"}"#)[0])["op"], "pong");
+    }
+
+    #[test]
+    fn bench_runs_the_library_workload() {
+        let mut w = Worker::default();
+        let benched = parse(&w.handle(r#"{"op":"bench","tasks":3}"#)[0]);
+        assert_eq!(benched["op"], "benched");
+        let b: crate::bench::AppBench = serde_json::from_value(benched["bench"].clone()).unwrap();
+        assert_eq!((b.app.as_str(), b.tasks), ("malt", 3));
+        let native = crate::bench::run_app(&crate::malt::MALT, 3, &|| 0.0).unwrap();
+        assert_eq!(b.solved, native.solved);
+        let stages: Vec<_> = b.stages.iter().map(|s| (s.stage.clone(), s.samples)).collect();
+        let expected: Vec<_> = native.stages.iter().map(|s| (s.stage.clone(), s.samples)).collect();
+        assert_eq!(stages, expected);
+        assert_eq!(parse(&w.handle(r#"{"op":"bench","tasks":0}"#)[0])["op"], "error");
     }
 }

@@ -3,13 +3,31 @@
 //! State lives in the URL fragment ([`crate::link`]): every view re-renders from the parsed
 //! fragment, and every change of view is a change of fragment, so a copied link reopens the
 //! same view. Components hold no benchmark logic; they call the library and draw its results.
+//!
+//! One concern per module: [`task`] and [`answer`] (the task view and its answer modes),
+//! [`batch`], [`compare`], [`history`], [`bench`] (the other views), [`show`] (generic
+//! renderers of pictures, panels, turns and scores), [`sandbox`]
+//! (episodes, local or in the sandbox worker), [`agents`] (agents and the loop driving them),
+//! [`store`] (the IndexedDB history), [`settings`] (local storage) and [`util`].
 
+mod agents;
+mod answer;
+mod batch;
+mod bench;
+mod compare;
 pub mod endpoint;
+mod history;
 mod home;
 mod layout;
+mod sandbox;
+mod settings;
+mod show;
+mod store;
 mod task;
+mod util;
 
 use gloo::events::EventListener;
+use wasm_bindgen::JsValue;
 use yew::prelude::*;
 
 use crate::link::{self, View};
@@ -29,6 +47,14 @@ pub fn go(view: &View) {
     let _ = gloo::utils::window().location().set_hash(&link::format(view));
 }
 
+/// Rewrites the URL to name `view` without re-rendering or adding a history entry: for
+/// state the current view already shows (an answer typed so far, a selection).
+pub fn replace(view: &View) {
+    if let Ok(history) = gloo::utils::window().history() {
+        let _ = history.replace_state_with_url(&JsValue::NULL, "", Some(&link::format(view)));
+    }
+}
+
 #[function_component(Root)]
 fn root() -> Html {
     let view = use_state(|| link::parse(&current_fragment()));
@@ -37,6 +63,7 @@ fn root() -> Html {
         use_effect_with((), move |_| {
             let listener = EventListener::new(&gloo::utils::window(), "hashchange", move |_| {
                 view.set(link::parse(&current_fragment()));
+                gloo::utils::window().scroll_to_with_x_and_y(0.0, 0.0);
             });
             move || drop(listener)
         });
@@ -44,25 +71,23 @@ fn root() -> Html {
     let page = match &*view {
         View::Home => html! { <home::Home /> },
         View::Task(t) => html! { <task::TaskPage link={t.clone()} /> },
+        View::Batch(b) => html! { <batch::BatchPage link={b.clone()} /> },
+        View::Compare(runs) => html! { <compare::ComparePage runs={runs.clone()} /> },
+        View::History => html! { <history::HistoryPage /> },
+        View::Bench => html! { <bench::BenchPage /> },
         View::NotFound(reason) => html! { <layout::NotFound reason={reason.clone()} /> },
-        other => {
-            html! { <layout::NotFound reason={format!("the {} view is not available yet", view_name(other))} /> }
-        }
     };
     html! {
         <>
-            <layout::Header />
-            <main id="main">{ page }</main>
+            <a class="skip" href="#main" onclick={Callback::from(|e: MouseEvent| {
+                e.prevent_default();
+                if let Some(main) = gloo::utils::document().get_element_by_id("main") {
+                    use wasm_bindgen::JsCast;
+                    let _ = main.unchecked_into::<web_sys::HtmlElement>().focus();
+                }
+            })}>{ "Skip to content" }</a>
+            <layout::Header view={(*view).clone()} />
+            <main id="main" tabindex="-1">{ page }</main>
         </>
-    }
-}
-
-fn view_name(view: &View) -> &'static str {
-    match view {
-        View::Batch => "batch",
-        View::Compare => "compare",
-        View::History => "history",
-        View::Bench => "benchmark",
-        _ => "requested",
     }
 }

@@ -31,12 +31,12 @@ pub fn bench(args: BenchArgs) -> CliResult {
     let results: Vec<AppBench> =
         apps.into_iter().map(|app| bench::run_app(app, args.tasks, &clock)).collect::<Result<_, _>>()?;
     if args.json {
-        let doc = serde_json::json!({
-            "netpress_version": netpress::VERSION,
-            "where": "native",
-            "tasks_per_app": args.tasks,
-            "apps": results,
-        });
+        let doc = bench::Report {
+            netpress_version: netpress::VERSION.to_string(),
+            place: "native".to_string(),
+            tasks_per_app: args.tasks,
+            apps: results,
+        };
         println!("{}", serde_json::to_string_pretty(&doc)?);
     } else {
         print!("{}", bench::render(&results));

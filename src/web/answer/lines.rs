@@ -1,0 +1,185 @@
+//! How typed and pasted text becomes replies: `machine: command` prefixes, one command per
+//! line, fenced blocks, and transcripts copied from a run. Pure text handling, no rendering.
+
+use crate::app::AnswerKind;
+
+/// One typed or pasted command: the machine it is addressed to (if the line names one the
+/// episode knows) and the command itself.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Line {
+    pub target: Option<String>,
+    pub command: String,
+}
+
+impl Line {
+    /// Reads `r0: ip route` as a command for `r0` when `r0` is one of `targets`.
+    pub fn parse(line: &str, targets: &[String]) -> Line {
+        let line = line.trim();
+        if let Some((target, command)) = line.split_once(':') {
+            let target = target.trim();
+            if targets.iter().any(|t| t == target) {
+                return Line { target: Some(target.to_string()), command: command.trim().to_string() };
+            }
+        }
+        Line { target: None, command: line.to_string() }
+    }
+
+    /// The form [`Line::parse`] reads back, for links and history.
+    pub fn written(&self) -> String {
+        match &self.target {
+            Some(t) => format!("{t}: {}", self.command),
+            None => self.command.clone(),
+        }
+    }
+}
+
+/// A piece of a paste: either a ready reply (JSON, a fenced block, a transcript reply) or a
+/// command line still to be composed into the application's reply format.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Piece {
+    Reply(String),
+    Command(Line),
+}
+
+/// The marker of an agent's reply in a transcript ([`crate::agent::Runner::transcript`]).
+const REPLY_MARK: &str = "=== Your reply ===";
+
+/// Splits a pasted answer into turns. Python answers are one reply. Otherwise: a transcript
+/// gives its replies; fenced blocks give one reply each; plain text gives one command per
+/// line (blank lines and `#` comments skipped, a trailing `\` joins the next line).
+pub fn split_paste(text: &str, answer: AnswerKind, targets: &[String]) -> Vec<Piece> {
+    if answer == AnswerKind::Python {
+        return if text.trim().is_empty() { Vec::new() } else { vec![Piece::Reply(text.to_string())] };
+    }
+    if text.contains(REPLY_MARK) {
+        return transcript_replies(text).into_iter().map(Piece::Reply).collect();
+    }
+    let fences = crate::reply::fenced_blocks(text);
+    if !fences.is_empty() {
+        return fences.into_iter().map(|f| Piece::Reply(format!("```{}\n{}\n```", f.info, f.body))).collect();
+    }
+    let mut pieces = Vec::new();
+    let mut pending = String::new();
+    for raw in text.lines() {
+        // A continued line joins the previous one with a single space.
+        let line = if pending.is_empty() { raw.trim_end() } else { raw.trim() };
+        if let Some(head) = line.strip_suffix('\\') {
+            pending.push_str(head.trim_end());
+            pending.push(' ');
+            continue;
+        }
+        pending.push_str(line);
+        let whole = std::mem::take(&mut pending);
+        let whole = whole.trim();
+        if whole.is_empty() || whole.starts_with('#') {
+            continue;
+        }
+        pieces.push(if whole.starts_with('{') {
+            Piece::Reply(whole.to_string())
+        } else {
+            Piece::Command(Line::parse(whole, targets))
+        });
+    }
+    if !pending.trim().is_empty() {
+        pieces.push(Piece::Command(Line::parse(&pending, targets)));
+    }
+    pieces
+}
+
+/// The agent replies of a transcript, in order.
+fn transcript_replies(text: &str) -> Vec<String> {
+    text.split(REPLY_MARK)
+        .skip(1)
+        .map(|part| part.split("\n=== ").next().unwrap_or_default().trim().to_string())
+        .filter(|r| !r.is_empty())
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn targets() -> Vec<String> {
+        vec!["r0".into(), "h1".into()]
+    }
+
+    #[test]
+    fn lines_name_known_machines_only() {
+        assert_eq!(
+            Line::parse(" r0:  ip route ", &targets()),
+            Line { target: Some("r0".into()), command: "ip route".into() }
+        );
+        let url = Line::parse("curl http://x", &targets());
+        assert_eq!(url, Line { target: None, command: "curl http://x".into() });
+        assert_eq!(
+            Line::parse(&Line::parse("h1: ping -c1 a", &targets()).written(), &targets()).target.as_deref(),
+            Some("h1")
+        );
+    }
+
+    #[test]
+    fn python_is_one_reply() {
+        let code = "def process_graph(G):\n    return {'type': 'text', 'data': 1}\n";
+        assert_eq!(split_paste(code, AnswerKind::Python, &[]), vec![Piece::Reply(code.into())]);
+        assert!(split_paste("  \n", AnswerKind::Python, &[]).is_empty());
+    }
+
+    #[test]
+    fn commands_one_per_line() {
+        let text = "# check first\nr0: ip link\n\n{\"machine\": \"h1\", \"command\": \"ip a\"}\nkubectl get netpol \\\n  -n default\n";
+        let pieces = split_paste(text, AnswerKind::MachineCommands, &targets());
+        assert_eq!(
+            pieces,
+            vec![
+                Piece::Command(Line { target: Some("r0".into()), command: "ip link".into() }),
+                Piece::Reply("{\"machine\": \"h1\", \"command\": \"ip a\"}".into()),
+                Piece::Command(Line { target: None, command: "kubectl get netpol -n default".into() }),
+            ]
+        );
+    }
+
+    #[test]
+    fn fenced_blocks_are_replies() {
+        let text = "First:\n```bash\nkubectl get pods\n```\nthen\n```\nkubectl get netpol\n```";
+        let pieces = split_paste(text, AnswerKind::Commands, &[]);
+        assert_eq!(pieces.len(), 2);
+        assert_eq!(pieces[0], Piece::Reply("```bash\nkubectl get pods\n```".into()));
+        assert_eq!(pieces[1], Piece::Reply("```\nkubectl get netpol\n```".into()));
+    }
+
+    #[test]
+    fn transcripts_give_their_replies() {
+        let text = "=== Task ===\nfix it\n\n=== Your reply ===\n{\"machine\": \"r0\", \"command\": \"ip a\"}\n\n\
+                    === Observation ===\nMachine: r0\n\n=== Your reply ===\nline one\nline two";
+        assert_eq!(
+            split_paste(text, AnswerKind::MachineCommands, &targets()),
+            vec![
+                Piece::Reply("{\"machine\": \"r0\", \"command\": \"ip a\"}".into()),
+                Piece::Reply("line one\nline two".into())
+            ]
+        );
+    }
+}
+
+#[cfg(all(test, not(target_arch = "wasm32")))]
+mod proptests {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #[test]
+        fn split_paste_never_panics(text in "(.|\n){0,300}") {
+            for kind in [AnswerKind::Python, AnswerKind::Commands, AnswerKind::MachineCommands] {
+                let _ = split_paste(&text, kind, &["r0".to_string()]);
+            }
+        }
+
+        #[test]
+        fn written_lines_read_back(target in proptest::option::of("[a-z][a-z0-9]{0,3}"), command in "[^\n:]{1,40}") {
+            let targets: Vec<String> = target.iter().cloned().collect();
+            let line = Line { target, command: command.trim().to_string() };
+            prop_assume!(!line.command.is_empty());
+            prop_assert_eq!(Line::parse(&line.written(), &targets), line);
+        }
+    }
+}

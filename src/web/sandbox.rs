@@ -1,0 +1,473 @@
+//! Episodes as the page drives them: one async handle for every application.
+//!
+//! Applications whose episodes run untrusted code (`AppInfo::sandboxed`, MALT's Python) are
+//! built into the page without the sandbox, so their episodes run in the sandbox Web Worker,
+//! a wasm bundle of its own (`netpress-worker`) that the page loads the first time such an
+//! episode starts. Every other application's episode runs here, in a library [`Runner`].
+//! Views do not care which: they hold an [`EpisodeHandle`] and await its methods, which
+//! return a [`Snapshot`] of the conversation and emulator state.
+//!
+//! The worker speaks the protocol of `netpress::malt::worker` (JSON text both ways, one
+//! episode per worker): `start` → `started` (the prompt); `submit`/`fail` → `turn` (the turn
+//! record, `finished`, the panels) and, once finished, `result` (the record); `stop` →
+//! `result`. Workers are pooled: an episode borrows one and returns it when dropped, so a
+//! batch reuses one worker while the task view can hold another.
+//!
+//! A watchdog terminates a worker silent past a request's deadline (the sandbox's 2 s limit
+//! plus 3 s for a step), or one that crashed (a trap at the memory ceiling). The episode is
+//! then rebuilt in a fresh worker by replaying its earlier replies (episodes are
+//! deterministic) and ended with the reason as a failed turn, so the user still gets a scored
+//! record. A worker whose linear memory passed 1 GiB is not reused.
+
+use std::cell::{Cell, RefCell};
+use std::collections::VecDeque;
+use std::rc::{Rc, Weak};
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+use wasm_bindgen::JsCast;
+use wasm_bindgen::prelude::*;
+use wasm_bindgen_futures::JsFuture;
+
+use crate::agent::{AgentError, AgentInfo, AgentReply, Message, RunSettings, Runner};
+use crate::app::{Episode, Finish, Task};
+use crate::record::{ResultRecord, TurnRecord};
+use crate::view::{Panel, Picture};
+
+/// The worker script Trunk emits for the `netpress-worker` binary (`data-loader-shim`).
+const WORKER_URL: &str = "./netpress-worker_loader.js";
+
+/// Deadline for a fresh worker to load and for a task to be built (large topologies).
+const START_DEADLINE_MS: u32 = 30_000;
+
+/// Deadline for one step: the sandbox's 2 s wall-time limit plus 3 s (malt.md §5).
+const STEP_DEADLINE_MS: u32 = 5_000;
+
+/// A worker past this much linear memory is not reused (malt.md §5).
+const RETIRE_BYTES: u64 = 1 << 30;
+
+/// The state of an episode after a call: what views draw and what agents read.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct Snapshot {
+    pub turns: Vec<TurnRecord>,
+    pub finished: Option<Finish>,
+    /// Why the page stopped the episode, when it did.
+    pub stop_reason: Option<String>,
+    pub panels: Vec<Panel>,
+    pub picture: Option<Picture>,
+    pub targets: Vec<String>,
+    /// The conversation to send next (endpoint clients turn it into their protocol's form).
+    pub messages: Vec<Message>,
+}
+
+impl Snapshot {
+    fn of(runner: &Runner) -> Self {
+        let episode = runner.episode();
+        Snapshot {
+            turns: runner.turns().to_vec(),
+            finished: runner.finished(),
+            stop_reason: runner.stop_reason().map(str::to_string),
+            panels: episode.panels(),
+            picture: episode.picture(),
+            targets: episode.targets(),
+            messages: runner.messages().to_vec(),
+        }
+    }
+}
+
+/// A live episode, local or in the sandbox worker. Cheap to clone (shared).
+#[derive(Clone)]
+pub struct EpisodeHandle(Rc<Backend>);
+
+enum Backend {
+    Local(RefCell<Runner>, AgentInfo),
+    Worker(Box<WorkerEpisode>),
+}
+
+impl PartialEq for EpisodeHandle {
+    fn eq(&self, other: &Self) -> bool {
+        Rc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+impl EpisodeHandle {
+    /// Starts an episode of `task` played by `agent`: in the worker if its application is
+    /// sandboxed.
+    pub async fn start(
+        task: Arc<dyn Task>,
+        settings: RunSettings,
+        agent: AgentInfo,
+    ) -> Result<(Self, Snapshot), String> {
+        let app = crate::registry::app(&task.card().app).map_err(|e| e.to_string())?;
+        if app.info().sandboxed {
+            let episode = WorkerEpisode::start(task, settings, agent).await?;
+            let snapshot = episode.state.borrow().clone();
+            Ok((EpisodeHandle(Rc::new(Backend::Worker(Box::new(episode)))), snapshot))
+        } else {
+            let runner = Runner::new(task, settings);
+            let snapshot = Snapshot::of(&runner);
+            Ok((EpisodeHandle(Rc::new(Backend::Local(RefCell::new(runner), agent))), snapshot))
+        }
+    }
+
+    /// Feeds one reply (or failed call) to the episode.
+    pub async fn submit(&self, reply: Result<AgentReply, AgentError>) -> Result<Snapshot, String> {
+        match &*self.0 {
+            Backend::Local(runner, _) => {
+                runner.borrow_mut().submit(reply);
+                Ok(Snapshot::of(&runner.borrow()))
+            }
+            Backend::Worker(w) => w.submit(reply).await,
+        }
+    }
+
+    /// Turns a typed command into a reply in the application's format.
+    pub fn compose(&self, target: Option<&str>, line: &str) -> String {
+        match &*self.0 {
+            Backend::Local(runner, _) => runner.borrow().episode().compose(target, line),
+            Backend::Worker(w) => w.shadow.compose(target, line),
+        }
+    }
+
+    /// Ends the episode early with a reason.
+    pub async fn stop(&self, reason: &str) -> Result<Snapshot, String> {
+        match &*self.0 {
+            Backend::Local(runner, _) => {
+                runner.borrow_mut().stop(reason);
+                Ok(Snapshot::of(&runner.borrow()))
+            }
+            Backend::Worker(w) => w.stop(reason).await,
+        }
+    }
+
+    /// The result record of a finished episode.
+    pub fn record(&self) -> Result<ResultRecord, String> {
+        match &*self.0 {
+            Backend::Local(runner, agent) => Ok(runner.borrow().record(agent)),
+            Backend::Worker(w) => {
+                w.record.borrow().clone().ok_or_else(|| "the episode has not finished".into())
+            }
+        }
+    }
+}
+
+/// An episode held by a worker, with what the page needs to rebuild it after a restart.
+struct WorkerEpisode {
+    worker: RefCell<Option<Rc<SandboxWorker>>>,
+    start: Value,
+    /// A page-side episode of the same task, never stepped: it composes typed commands and
+    /// lists targets, which need no sandbox.
+    shadow: Box<dyn Episode>,
+    /// The `submit` and `fail` requests sent so far, for replay into a fresh worker.
+    sent: RefCell<Vec<Value>>,
+    state: RefCell<Snapshot>,
+    record: RefCell<Option<ResultRecord>>,
+}
+
+impl Drop for WorkerEpisode {
+    fn drop(&mut self) {
+        if let Some(worker) = self.worker.borrow_mut().take() {
+            give_back(worker);
+        }
+    }
+}
+
+impl WorkerEpisode {
+    async fn start(task: Arc<dyn Task>, settings: RunSettings, agent: AgentInfo) -> Result<Self, String> {
+        let start = json!({
+            "op": "start", "id": task.card().id, "max_turns": settings.max_turns,
+            "variant": settings.variant, "agent": agent,
+        });
+        let episode = WorkerEpisode {
+            worker: RefCell::new(None),
+            start,
+            shadow: task.start(settings.max_turns),
+            sent: RefCell::default(),
+            state: RefCell::default(),
+            record: RefCell::default(),
+        };
+        episode.begin().await?;
+        Ok(episode)
+    }
+
+    /// Starts the episode in a worker from the pool and resets the page's copy of it.
+    async fn begin(&self) -> Result<(), String> {
+        let worker = take_worker().await?;
+        *self.worker.borrow_mut() = Some(worker.clone());
+        let started = worker.call(&self.start, START_DEADLINE_MS).await?;
+        let started = expect(started, "started")?;
+        let messages = vec![Message::user(started["prompt"].as_str().unwrap_or_default())];
+        *self.state.borrow_mut() =
+            Snapshot { messages, targets: self.shadow.targets(), ..Snapshot::default() };
+        *self.record.borrow_mut() = None;
+        Ok(())
+    }
+
+    fn worker(&self) -> Result<Rc<SandboxWorker>, String> {
+        self.worker.borrow().clone().ok_or_else(|| "the sandbox worker is gone".into())
+    }
+
+    async fn submit(&self, reply: Result<AgentReply, AgentError>) -> Result<Snapshot, String> {
+        if self.state.borrow().finished.is_some() {
+            return Ok(self.state.borrow().clone());
+        }
+        let request = match reply {
+            Ok(r) => json!({"op": "submit", "reply": r.text, "latency_ms": r.latency_ms, "tokens": r.tokens}),
+            Err(e) => json!({"op": "fail", "message": e.message, "fatal": e.fatal}),
+        };
+        match self.step(&request).await {
+            Err(Call::Lost(reason)) => self.recover(&reason).await,
+            Err(Call::Failed(e)) => Err(e),
+            Ok(()) => {
+                self.sent.borrow_mut().push(request);
+                Ok(self.state.borrow().clone())
+            }
+        }
+    }
+
+    /// Sends one `submit` or `fail` and takes in its `turn` (and `result`, if it ends).
+    async fn step(&self, request: &Value) -> Result<(), Call> {
+        let worker = self.worker().map_err(Call::Failed)?;
+        let turn = expect(worker.call(request, STEP_DEADLINE_MS).await?, "turn").map_err(Call::Failed)?;
+        let record: TurnRecord = from(&turn["turn"]).map_err(Call::Failed)?;
+        let finished: Option<Finish> = from(&turn["finished"]).map_err(Call::Failed)?;
+        {
+            let mut s = self.state.borrow_mut();
+            if record.error.is_none() {
+                s.messages.push(Message::assistant(record.reply.clone()));
+                s.messages.push(Message::user(record.observation.clone()));
+            }
+            s.turns.push(record);
+            s.finished = finished;
+            s.panels = from(&turn["panels"]).unwrap_or_default();
+        }
+        if finished.is_some() {
+            self.take_result(worker.next(STEP_DEADLINE_MS).await?).map_err(Call::Failed)?;
+        }
+        Ok(())
+    }
+
+    fn take_result(&self, message: Value) -> Result<(), String> {
+        let result = expect(message, "result")?;
+        let record: ResultRecord = from(&result["record"])?;
+        self.state.borrow_mut().finished = Some(record.finish);
+        *self.record.borrow_mut() = Some(record);
+        Ok(())
+    }
+
+    async fn stop(&self, reason: &str) -> Result<Snapshot, String> {
+        if self.state.borrow().finished.is_none() {
+            let worker = self.worker()?;
+            match worker.call(&json!({"op": "stop", "reason": reason}), STEP_DEADLINE_MS).await {
+                Ok(message) => self.take_result(message)?,
+                Err(Call::Lost(lost)) => return self.recover(&lost).await,
+                Err(Call::Failed(e)) => return Err(e),
+            }
+            self.state.borrow_mut().stop_reason = Some(reason.to_string());
+        }
+        Ok(self.state.borrow().clone())
+    }
+
+    /// Rebuilds the episode in a fresh worker from the requests that completed, then ends
+    /// it with `reason` as a failed turn.
+    async fn recover(&self, reason: &str) -> Result<Snapshot, String> {
+        self.begin().await?;
+        let sent = self.sent.borrow().clone();
+        for request in &sent {
+            self.step(request).await.map_err(String::from)?;
+        }
+        let fail = json!({"op": "fail", "message": reason, "fatal": true});
+        self.step(&fail).await.map_err(String::from)?;
+        self.state.borrow_mut().stop_reason = Some(reason.to_string());
+        Ok(self.state.borrow().clone())
+    }
+}
+
+/// Runs the benchmark workload of the sandboxed application `app` ([`crate::bench::run_app`])
+/// inside a sandbox worker, where its episodes run, and returns the worker's figures.
+pub async fn bench_in_worker(app: &str, tasks: usize) -> Result<crate::bench::AppBench, String> {
+    let worker = take_worker().await?;
+    // The worker stays silent while it works: allow for the slowest tasks.
+    let deadline =
+        START_DEADLINE_MS.saturating_add(u32::try_from(tasks).unwrap_or(u32::MAX).saturating_mul(500));
+    let answer = worker.call(&json!({"op": "bench", "tasks": tasks}), deadline).await;
+    give_back(worker);
+    let benched = expect(answer?, "benched")?;
+    let bench: crate::bench::AppBench = from(&benched["bench"])?;
+    if bench.app != app {
+        return Err(format!("the sandbox worker measured {}, not {app}", bench.app));
+    }
+    Ok(bench)
+}
+
+/// Why a worker call failed.
+enum Call {
+    /// The worker was terminated or crashed: its episodes are gone.
+    Lost(String),
+    /// The worker answered with an error, or could not be reached.
+    Failed(String),
+}
+
+impl From<Call> for String {
+    fn from(c: Call) -> String {
+        match c {
+            Call::Lost(m) | Call::Failed(m) => m,
+        }
+    }
+}
+
+impl From<String> for Call {
+    fn from(e: String) -> Call {
+        Call::Failed(e)
+    }
+}
+
+fn from<T: serde::de::DeserializeOwned>(v: &Value) -> Result<T, String> {
+    serde_json::from_value(v.clone()).map_err(|e| format!("the sandbox sent something unreadable: {e}"))
+}
+
+/// The message if it is `op`; the worker's error message otherwise.
+fn expect(message: Value, op: &str) -> Result<Value, String> {
+    match message["op"].as_str() {
+        Some(o) if o == op => Ok(message),
+        Some("error") => Err(message["message"].as_str().unwrap_or("the sandbox failed").to_string()),
+        other => Err(format!("the sandbox answered {other:?} where {op:?} was expected")),
+    }
+}
+
+thread_local! {
+    /// Workers free for the next episode.
+    static IDLE: RefCell<Vec<Rc<SandboxWorker>>> = const { RefCell::new(Vec::new()) };
+}
+
+/// A worker for an episode: an idle one, or a new one (loaded on first use only).
+async fn take_worker() -> Result<Rc<SandboxWorker>, String> {
+    if let Some(w) = IDLE.with(|idle| idle.borrow_mut().pop()) {
+        return Ok(w);
+    }
+    SandboxWorker::spawn().await
+}
+
+/// Returns a worker to the pool, unless it died or grew too large.
+fn give_back(worker: Rc<SandboxWorker>) {
+    if worker.dead.get() || worker.memory.get() > RETIRE_BYTES {
+        worker.kill("retired");
+    } else {
+        IDLE.with(|idle| idle.borrow_mut().push(worker));
+    }
+}
+
+/// One Web Worker and its inbox.
+struct SandboxWorker {
+    worker: web_sys::Worker,
+    inbox: RefCell<VecDeque<String>>,
+    /// The `(resolve, reject)` of the pending [`SandboxWorker::next`].
+    waiting: RefCell<Option<(js_sys::Function, js_sys::Function)>>,
+    dead: Cell<bool>,
+    /// The worker's linear memory, as its last message said.
+    memory: Cell<u64>,
+    _on_message: Closure<dyn FnMut(web_sys::MessageEvent)>,
+    _on_error: Closure<dyn FnMut(web_sys::Event)>,
+}
+
+impl SandboxWorker {
+    /// Starts a worker and waits for its `ready`.
+    async fn spawn() -> Result<Rc<Self>, String> {
+        let worker =
+            web_sys::Worker::new(WORKER_URL).map_err(|_| "could not start the sandbox worker".to_string())?;
+        let this = Rc::new_cyclic(|me: &Weak<SandboxWorker>| {
+            let (me_msg, me_err) = (me.clone(), me.clone());
+            let on_message =
+                Closure::<dyn FnMut(web_sys::MessageEvent)>::new(move |e: web_sys::MessageEvent| {
+                    if let Some(w) = me_msg.upgrade() {
+                        w.deliver(e.data().as_string().unwrap_or_default());
+                    }
+                });
+            let on_error = Closure::<dyn FnMut(web_sys::Event)>::new(move |e: web_sys::Event| {
+                e.prevent_default();
+                if let Some(w) = me_err.upgrade() {
+                    w.kill("sandbox crashed (memory)");
+                }
+            });
+            worker.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
+            worker.set_onerror(Some(on_error.as_ref().unchecked_ref()));
+            SandboxWorker {
+                worker,
+                inbox: RefCell::default(),
+                waiting: RefCell::default(),
+                dead: Cell::new(false),
+                memory: Cell::new(0),
+                _on_message: on_message,
+                _on_error: on_error,
+            }
+        });
+        expect(this.next(START_DEADLINE_MS).await.map_err(String::from)?, "ready")?;
+        Ok(this)
+    }
+
+    fn deliver(&self, text: String) {
+        if let Some(bytes) =
+            serde_json::from_str::<Value>(&text).ok().and_then(|v| v["memory_bytes"].as_u64())
+        {
+            self.memory.set(bytes);
+        }
+        match self.waiting.borrow_mut().take() {
+            Some((resolve, _)) => {
+                let _ = resolve.call1(&JsValue::NULL, &JsValue::from_str(&text));
+            }
+            None => self.inbox.borrow_mut().push_back(text),
+        }
+    }
+
+    /// Terminates the worker and fails the pending read with `reason`.
+    fn kill(&self, reason: &str) {
+        self.dead.set(true);
+        self.worker.terminate();
+        if let Some((_, reject)) = self.waiting.borrow_mut().take() {
+            let _ = reject.call1(&JsValue::NULL, &JsValue::from_str(reason));
+        }
+    }
+
+    /// Sends a request and reads its first response.
+    async fn call(self: &Rc<Self>, request: &Value, deadline_ms: u32) -> Result<Value, Call> {
+        if self.dead.get() {
+            return Err(Call::Lost("the sandbox worker was restarted".into()));
+        }
+        self.worker
+            .post_message(&JsValue::from_str(&request.to_string()))
+            .map_err(|_| Call::Failed("could not reach the sandbox worker".into()))?;
+        self.next(deadline_ms).await
+    }
+
+    /// The next message, or `Lost` if the worker stays silent past the deadline or dies.
+    async fn next(self: &Rc<Self>, deadline_ms: u32) -> Result<Value, Call> {
+        let queued = self.inbox.borrow_mut().pop_front();
+        let text = match queued {
+            Some(text) => text,
+            None => self.wait(deadline_ms).await?,
+        };
+        serde_json::from_str(&text).map_err(|_| Call::Failed("the sandbox sent an unreadable message".into()))
+    }
+
+    async fn wait(self: &Rc<Self>, deadline_ms: u32) -> Result<String, Call> {
+        if self.dead.get() {
+            return Err(Call::Lost("the sandbox worker was restarted".into()));
+        }
+        let promise = js_sys::Promise::new(&mut |resolve, reject| {
+            *self.waiting.borrow_mut() = Some((resolve, reject));
+        });
+        // The watchdog: a worker silent past the deadline is terminated, which fails the read.
+        let me = Rc::downgrade(self);
+        let watchdog = gloo::timers::callback::Timeout::new(deadline_ms, move || {
+            if let Some(w) = me.upgrade() {
+                w.kill("TimeoutError: sandbox terminated");
+            }
+        });
+        let outcome = JsFuture::from(promise).await;
+        drop(watchdog);
+        outcome
+            .map(|v| v.as_string().unwrap_or_default())
+            .map_err(|e| Call::Lost(e.as_string().unwrap_or_else(|| "the sandbox worker was lost".into())))
+    }
+}

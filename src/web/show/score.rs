@@ -1,0 +1,100 @@
+//! The score card of one episode: correctness, safety, progress, turns and latency, the
+//! explanations behind each, and a button copying the result record as JSON.
+
+use yew::prelude::*;
+
+use super::super::util::{copy_text, duration, pct};
+use crate::app::Finish;
+use crate::record::ResultRecord;
+
+#[derive(Properties, PartialEq)]
+pub struct ScoreProps {
+    pub record: ResultRecord,
+    /// The history run the record was saved as, when it was.
+    #[prop_or_default]
+    pub saved_as: Option<String>,
+}
+
+fn finish_words(f: Finish) -> &'static str {
+    match f {
+        Finish::Solved => "solved",
+        Finish::TurnLimit => "turn limit reached",
+        Finish::Answered => "answered",
+        Finish::Stopped => "stopped",
+    }
+}
+
+fn verdict(ok: bool, yes: &str, no: &str) -> Html {
+    let (class, sym, word) = if ok { ("tone-good", "✓", yes) } else { ("tone-bad", "✗", no) };
+    html! { <span class={classes!("verdict", class)}><b>{ sym }</b>{ " " }{ word }</span> }
+}
+
+fn section(title: &str, lines: &[String]) -> Html {
+    if lines.is_empty() {
+        return html! {};
+    }
+    html! {
+        <div class="explain">
+            <h4>{ title }</h4>
+            <ul>{ for lines.iter().map(|l| html! { <li>{ l }</li> }) }</ul>
+        </div>
+    }
+}
+
+#[function_component(ScoreCard)]
+pub fn score_card(props: &ScoreProps) -> Html {
+    let r = &props.record;
+    let s = &r.score;
+    let copied = use_state(|| None::<String>);
+    let copy = {
+        let json = serde_json::to_string_pretty(r).unwrap_or_default();
+        let copied = copied.clone();
+        Callback::from(move |_| {
+            let json = json.clone();
+            let copied = copied.clone();
+            wasm_bindgen_futures::spawn_local(async move {
+                let message = match copy_text(&json).await {
+                    Ok(()) => "Result JSON copied.".to_string(),
+                    Err(e) => e,
+                };
+                copied.set(Some(message));
+            });
+        })
+    };
+    let latency = match s.latency_ms {
+        Some(ms) => duration(ms),
+        None => "not measured".into(),
+    };
+    html! {
+        <section class="card score" aria-label="Score">
+            <h3>{ "Score" }<span class="muted">{ format!(" · {}", finish_words(r.finish)) }</span></h3>
+            <div class="score-grid">
+                <div><span class="k">{ "correctness" }</span>{ verdict(s.correct, "correct", "not correct") }</div>
+                <div><span class="k">{ "safety" }</span>{ verdict(s.safe, "safe", "unsafe") }</div>
+                <div>
+                    <span class="k">{ "partial progress" }</span>
+                    <meter min="0" max="1" value={s.progress.to_string()}>{ pct(s.progress) }</meter>
+                    { " " }{ pct(s.progress) }
+                </div>
+                <div><span class="k">{ "turns" }</span>{ format!("{} of {}", s.turns, r.max_turns) }</div>
+                <div><span class="k">{ "agent latency" }</span>{ latency }</div>
+                if let Some(tokens) = s.tokens {
+                    <div><span class="k">{ "tokens" }</span>{ tokens }</div>
+                }
+            </div>
+            <p class="explanation">{ &s.explanation }</p>
+            { section("Correctness", &s.details.correctness) }
+            { section("Safety", &s.details.safety) }
+            { section("Graph diff", &s.details.diff) }
+            { section("Blocked or refused actions", &s.details.blocked) }
+            { section("Hygiene (not scored)", &s.details.hygiene) }
+            <div class="row">
+                <button class="secondary" onclick={copy}>{ "Copy result JSON" }</button>
+                if let Some(run) = &props.saved_as {
+                    <span class="muted">{ "Saved to " }<a href="#/history">{ "history" }</a>{ format!(" as {run}.") }</span>
+                }
+                if let Some(m) = &*copied { <span class="muted" role="status">{ m }</span> }
+            </div>
+        </section>
+    }
+}

@@ -1,0 +1,134 @@
+//! The task view: pick a task, read it exactly as an agent receives it, see its topology, and
+//! answer it in one of the answer modes. Everything shown is named by the URL.
+
+mod card;
+mod picker;
+
+use std::sync::Arc;
+
+use gloo::events::EventListener;
+use wasm_bindgen::JsCast;
+use yew::prelude::*;
+
+use super::answer::AnswerPanel;
+use super::go;
+use super::show::picture::PictureView;
+use crate::QueryId;
+use crate::app::Task;
+use crate::link::{TaskLink, View};
+use crate::view::Picture;
+
+pub use picker::{random_seed, random_task};
+
+#[derive(Properties, PartialEq)]
+pub struct TaskProps {
+    pub link: TaskLink,
+}
+
+/// Single-key shortcuts of the task view, ignored while typing in a field.
+fn shortcut(link: &TaskLink, e: &web_sys::KeyboardEvent) -> bool {
+    let typing = e.target().and_then(|t| t.dyn_into::<web_sys::Element>().ok()).is_some_and(|el| {
+        matches!(el.tag_name().as_str(), "INPUT" | "TEXTAREA" | "SELECT")
+            || el.has_attribute("contenteditable")
+    });
+    if typing || e.ctrl_key() || e.meta_key() || e.alt_key() {
+        return false;
+    }
+    let id = &link.id;
+    let next = match e.key().as_str() {
+        "n" => QueryId { index: id.index.saturating_add(1), ..id.clone() },
+        "s" => QueryId { seed: id.seed.saturating_add(1), index: 0, ..id.clone() },
+        "r" => QueryId { seed: random_seed(), index: 0, ..id.clone() },
+        "/" => {
+            if let Some(el) =
+                gloo::utils::document().query_selector(".answer [data-autofocus]").ok().flatten()
+            {
+                let _ = el.unchecked_into::<web_sys::HtmlElement>().focus();
+            }
+            return true;
+        }
+        _ => return false,
+    };
+    go(&View::Task(TaskLink { id: next, answer: None, ..link.clone() }));
+    true
+}
+
+#[function_component(TaskPage)]
+pub fn task_page(props: &TaskProps) -> Html {
+    let link = props.link.clone();
+    let task = use_memo(link.id.clone(), |id| crate::registry::app(&id.app).and_then(|a| a.generate(id)));
+    // The episode's own picture (K8s: the call graph under the current policies), if any.
+    let live_picture = use_state(|| None::<Picture>);
+    {
+        let live_picture = live_picture.clone();
+        // A new task, variant or answer mode starts from the task's own picture.
+        use_effect_with((link.id.clone(), link.variant, link.mode.clone()), move |_| live_picture.set(None));
+    }
+    {
+        let link = link.clone();
+        use_effect_with(link.clone(), move |link| {
+            let link = link.clone();
+            let listener = EventListener::new(&gloo::utils::document(), "keydown", move |e| {
+                if let Some(e) = e.dyn_ref::<web_sys::KeyboardEvent>()
+                    && shortcut(&link, e)
+                {
+                    e.prevent_default();
+                }
+            });
+            move || drop(listener)
+        });
+    }
+    let body = match &*task {
+        Ok(task) => body(task.clone(), &link, &live_picture),
+        Err(e) => html! {
+            <section class="card notice" role="alert">
+                <h2>{ "This task cannot be generated" }</h2>
+                <p>{ e.to_string() }</p>
+                <p>{ "Change the fields above, or " }<a href="#/">{ "go to the home page" }</a>{ "." }</p>
+            </section>
+        },
+    };
+    html! {
+        <section class="task">
+            <picker::Picker link={link.clone()} />
+            { body }
+            <p class="keys muted">{ "Keys: n next index · s next seed · r random seed · / focus the answer" }</p>
+        </section>
+    }
+}
+
+fn body(task: Arc<dyn Task>, link: &TaskLink, live: &UseStateHandle<Option<Picture>>) -> Html {
+    let picture = (**live).clone().unwrap_or_else(|| task.picture());
+    let on_picture = {
+        let live = live.clone();
+        Callback::from(move |p: Option<Picture>| live.set(p))
+    };
+    let wrapper = TaskRef(task.clone());
+    html! {
+        <>
+            <card::IdCard task={wrapper.clone()} link={link.clone()} />
+            <div class="task-cols">
+                <div class="col">
+                    <card::PromptCard task={wrapper.clone()} link={link.clone()} />
+                    <section class="card">
+                        <h3>{ "Topology" }</h3>
+                        <PictureView {picture} />
+                    </section>
+                </div>
+                <div class="col">
+                    <AnswerPanel task={wrapper} link={link.clone()} {on_picture} />
+                </div>
+            </div>
+        </>
+    }
+}
+
+/// A task as a component property: equal when it is the same generated task.
+#[derive(Clone)]
+pub struct TaskRef(pub Arc<dyn Task>);
+
+impl PartialEq for TaskRef {
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+}

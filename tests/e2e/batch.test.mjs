@@ -1,0 +1,50 @@
+// Batch: the built-in baseline on 20 tasks, with the progress bar reaching 100%, a live results
+// table, per-label Wilson intervals, and the run saved to the history.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { serve, launch, openPage, screenshot } from './harness.mjs';
+import { localApp, runBatch, historyRuns, baselineRecords } from './ui.mjs';
+
+let site, browser;
+before(async () => { site = await serve(); browser = await launch(); });
+after(async () => { await browser?.close(); await site?.close(); });
+
+test('a baseline batch of 20 tasks runs to 100% and matches the CLI', async () => {
+  const page = await openPage(browser.context);
+  const app = await localApp(page, site);
+  await page.goto(`${site.url}#/batch?app=${app}&seeds=0..19&levels=1`);
+  assert.match(await page.textContent('#batch-run'), /Run 20 tasks/);
+  // Progress is visible while it runs: the bar starts below its end.
+  const status = await runBatch(page, site, `app=${app}&seeds=0..19&levels=1`);
+  assert.match(status, /^100\.0% · 20 \/ 20 · done/);
+  assert.equal(await page.$eval('#batch-progress', (p) => p.value), 20);
+  assert.equal(await page.$$eval('#batch-results tbody tr', (r) => r.length), 20);
+  assert.ok(await page.$('figure.report-chart[data-kind=bars] svg'), 'per-label chart drawn');
+  // Same tasks, same agent, same outcomes as the native CLI.
+  const native = baselineRecords(app, { levels: '1', seeds: '0..19' });
+  const correct = native.filter((r) => r.score.correct).length;
+  assert.match(await page.textContent('.totals'), new RegExp(`^correct ${(100 * correct / 20).toFixed(1)}%`));
+  await screenshot(page, 'batch-20');
+  const runs = await historyRuns(page, site);
+  assert.equal(runs[0].tasks, 20);
+  assert.deepEqual(page.errors, []);
+});
+
+test('a batch can be cancelled and keeps what it ran', async () => {
+  const page = await openPage(browser.context);
+  const app = await localApp(page, site);
+  await page.goto(`${site.url}#/batch?app=${app}&seeds=0..4999`);
+  await page.click('#batch-run');
+  await page.waitForFunction(() => Number(document.querySelector('#batch-progress')?.value) > 0);
+  // The page answers input while the batch runs.
+  const t0 = Date.now();
+  await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => r())));
+  assert.ok(Date.now() - t0 < 1000, 'a frame was drawn within a second');
+  await page.click('#batch-cancel');
+  await page.waitForFunction(() => /cancelled/.test(document.querySelector('#batch-status')?.textContent ?? ''));
+  const done = await page.$eval('#batch-progress', (p) => Number(p.value));
+  const total = await page.$eval("#batch-progress", (p) => Number(p.max));
+  assert.ok(done > 0 && done < total, `stopped part way (${done} of ${total})`);
+  await screenshot(page, 'batch-cancelled');
+  assert.deepEqual(page.errors, []);
+});
