@@ -102,7 +102,8 @@ pub fn any_failure(net: &mut Net, machines: &[Machine]) -> bool {
 /// Whether the matrix would differ from `other`, stopping at the first pair that does.
 pub fn differs(net: &mut Net, machines: &[Machine], other: &Matrix) -> bool {
     cool(net);
-    ordered(machines.len()).any(|(s, d)| answers(net, machines[s].node, machines[d].target) != other.get(s, d))
+    ordered(machines.len())
+        .any(|(s, d)| answers(net, machines[s].node, machines[d].target) != other.get(s, d))
 }
 
 fn cool(net: &mut Net) {

@@ -43,7 +43,8 @@ enum Key {
 }
 
 /// Node-wide keys under `net.ipv4.`, in directory order.
-const GLOBALS: [&str; 4] = ["icmp_echo_ignore_all", "ip_forward", "ip_forward_update_priority", "ip_forward_use_pmtu"];
+const GLOBALS: [&str; 4] =
+    ["icmp_echo_ignore_all", "ip_forward", "ip_forward_update_priority", "ip_forward_use_pmtu"];
 
 fn conf_dirs(node: &Node) -> Vec<(String, Conf)> {
     let mut dirs = vec![("all".to_string(), Conf::All), ("default".to_string(), Conf::Default)];
@@ -132,7 +133,10 @@ pub fn matching(node: &Node, key: &str) -> Vec<(String, String)> {
 
 /// Whether the lab models writes to a key (forwarding switches and echo-ignore).
 fn can_write(key: Key) -> bool {
-    matches!(key, Key::Global("ip_forward" | "icmp_echo_ignore_all") | Key::Conf { v6: false, leaf: "forwarding", .. })
+    matches!(
+        key,
+        Key::Global("ip_forward" | "icmp_echo_ignore_all") | Key::Conf { v6: false, leaf: "forwarding", .. }
+    )
 }
 
 /// Whether the lab models writes to `key`.
