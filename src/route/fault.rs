@@ -110,17 +110,20 @@ impl Fault {
         run_all(net, &self.router_name(), &self.commands);
     }
 
-    /// Runs the known-good fix on `net`.
-    pub fn repair(&self, net: &mut Net) {
-        run_all(net, &self.router_name(), &self.fix);
+    /// Runs the known-good fix on `net`; true when every line succeeded.
+    pub fn repair(&self, net: &mut Net) -> bool {
+        run_all(net, &self.router_name(), &self.fix)
     }
 }
 
-fn run_all(net: &mut Net, node: &str, lines: &[String]) {
+/// Runs every line; true when each exited 0.
+fn run_all(net: &mut Net, node: &str, lines: &[String]) -> bool {
     let id = net.node(node).expect("fault routers exist");
+    let mut ok = true;
     for line in lines {
-        shell::run(net, id, line);
+        ok &= shell::run(net, id, line).status == 0;
     }
+    ok
 }
 
 /// What a router looks like to the fault generator.
@@ -333,7 +336,7 @@ mod tests {
             let mut net = topo.build();
             f.inject(&mut net);
             let broken = matrix::compute(&mut net, &machines);
-            f.repair(&mut net);
+            assert!(f.repair(&mut net), "{f:?}");
             let healed = matrix::compute(&mut net, &machines);
             assert_eq!(healed.lost(), 0, "{f:?}\n{}", healed.render(&machines));
             if f.id != "RI3" || f.m.is_some_and(|m| m > 24) {

@@ -103,6 +103,9 @@ pub struct Drawn {
     pub attempts: u32,
     /// The ping matrix right after injection.
     pub initial: Matrix,
+    /// The order (indexes into `faults`) in which their known-good fixes heal the network
+    /// together; see [`fix_order`].
+    pub fix_order: Vec<usize>,
 }
 
 /// Every family combination of a level, in draw order (multisets in lexicographic order).
@@ -136,9 +139,11 @@ pub fn draw(id: &QueryId) -> Result<Drawn> {
             None => stream.choose(&combos).clone(),
         };
         let faults: Vec<Fault> = families.iter().map(|&f| fault::draw(&mut stream, &topo, f)).collect();
-        if let Some(small) = valid(&topo, &faults) {
+        if let Some(small) = valid(&topo, &faults)
+            && let Some(fix_order) = fix_order(&topo, &faults)
+        {
             let initial = expand(&topo, &small);
-            return Ok(Drawn { topo, faults, attempts: attempt, initial });
+            return Ok(Drawn { topo, faults, attempts: attempt, initial, fix_order });
         }
     }
     Err(Error::GenerationExhausted(id.to_string()))
@@ -204,6 +209,38 @@ pub fn valid(topo: &Topology, faults: &[Fault]) -> Option<Matrix> {
         }
     }
     Some(full)
+}
+
+/// The order in which the faults' known-good fixes, run one fault after another, succeed
+/// command by command and leave no lost ping: injection order when it works (almost always),
+/// else the first other permutation that does. Fixes are written against the healthy
+/// network, so one fault can spoil another's fix (a `via` fix resolved through a transit
+/// route another fault moved; a connected route another fault duplicated). `None` (the draw
+/// is thrown away) when no order works. Checked with one host per subnet, as [`valid`].
+pub fn fix_order(topo: &Topology, faults: &[Fault]) -> Option<Vec<usize>> {
+    let small = Topology { m: 1, ..*topo };
+    let machines = small.machines();
+    let injected = inject(&small.build(), &faults.iter().collect::<Vec<_>>());
+    permutations(faults.len()).into_iter().find(|order| {
+        let mut net = injected.clone();
+        order.iter().all(|&i| faults[i].repair(&mut net)) && !matrix::any_failure(&mut net, &machines)
+    })
+}
+
+/// Every order of `0..n`, the identity first, then lexicographic.
+fn permutations(n: usize) -> Vec<Vec<usize>> {
+    if n == 0 {
+        return vec![Vec::new()];
+    }
+    let mut out = Vec::new();
+    for first in 0..n {
+        for rest in permutations(n - 1) {
+            let mut p = vec![first];
+            p.extend(rest.into_iter().map(|x| if x >= first { x + 1 } else { x }));
+            out.push(p);
+        }
+    }
+    out
 }
 
 /// The matrix of the full network from the one-host-per-subnet matrix: hosts of one subnet
@@ -277,6 +314,12 @@ mod tests {
                 assert_eq!(direct, d.initial, "{q}");
             }
         }
+    }
+
+    #[test]
+    fn permutations_start_with_the_identity() {
+        assert_eq!(permutations(1), [[0]]);
+        assert_eq!(permutations(3), [[0, 1, 2], [0, 2, 1], [1, 0, 2], [1, 2, 0], [2, 0, 1], [2, 1, 0]]);
     }
 
     #[test]

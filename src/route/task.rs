@@ -41,7 +41,7 @@ impl RouteTask {
         let matrix_text = initial.render(&machines);
         let label = drawn.faults.iter().map(|f| f.family.name()).collect::<Vec<_>>().join("+");
         let prompt = prompt::render(&machines, max_turns, &matrix_text, PromptVariant::ZeroshotBase);
-        let expected = expected(&matrix_text, &drawn.faults);
+        let expected = expected(&matrix_text, &drawn.faults, &drawn.fix_order);
         let card = TaskCard {
             id: id.to_string(),
             app: "route".into(),
@@ -84,9 +84,10 @@ fn params(topo: &Topology, machines: &[Machine], drawn: &Drawn) -> Value {
     })
 }
 
-fn expected(matrix_text: &str, faults: &[Fault]) -> Value {
-    let fix: Vec<Value> = faults
+fn expected(matrix_text: &str, faults: &[Fault], order: &[usize]) -> Value {
+    let fix: Vec<Value> = order
         .iter()
+        .map(|&i| &faults[i])
         .flat_map(|f| f.fix.iter().map(move |c| json!({ "machine": f.router_name(), "command": c })))
         .collect();
     json!({

@@ -108,7 +108,7 @@ pub fn lex(line: &str) -> Result<Vec<Token>, ShellError> {
             '<' => return Err(ShellError::Unsupported("<")),
             '(' | ')' => return Err(ShellError::Unsupported("( )")),
             ';' | '|' | '&' | '>' => {
-                let fd = fd_prefix(&word, in_word, quoted);
+                let fd = if c == '>' { fd_prefix(&word, in_word, quoted) } else { None };
                 if fd.is_some() {
                     word.clear();
                     in_word = false;
@@ -228,6 +228,17 @@ mod tests {
                 "h"
             ]
         );
+    }
+
+    /// A `1` or `2` right before `;`, `|` or `&` is an argument, not a descriptor (it was
+    /// dropped: `iptables -D INPUT 1; …` lost its rule number).
+    #[test]
+    fn digits_before_separators_stay_words() {
+        assert_eq!(words("iptables -D INPUT 1; true"), ["iptables", "-D", "INPUT", "1", "<Semi>", "true"]);
+        assert_eq!(words("ping -c 2|wc -l"), ["ping", "-c", "2", "<Pipe>", "wc", "-l"]);
+        assert_eq!(words("echo 1&&echo 2||true"), ["echo", "1", "<And>", "echo", "2", "<Or>", "true"]);
+        assert_eq!(words("echo 1&>/dev/null"), ["echo", "1", "<Redir(Both { append: false })>", "/dev/null"]);
+        assert_eq!(words("echo 2>x"), ["echo", "<Redir(To { fd: 2, append: false })>", "x"]);
     }
 
     #[test]
