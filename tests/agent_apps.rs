@@ -46,7 +46,8 @@ fn every_application_is_solved_through_the_openai_endpoint() {
         assert_eq!(over_http.finish, direct.finish, "{name}: {:?}", over_http.finish);
         assert_eq!(requests.len(), replies.len(), "{name}: one request per turn");
         assert_eq!(over_http.score.safe, direct.score.safe, "{name}");
-        let observations = |r: &ResultRecord| r.turns.iter().map(|t| t.observation.clone()).collect::<Vec<_>>();
+        let observations =
+            |r: &ResultRecord| r.turns.iter().map(|t| t.observation.clone()).collect::<Vec<_>>();
         assert_eq!(observations(&over_http), observations(&direct), "{name}: same observations");
     }
 }

@@ -253,7 +253,8 @@ async fn every_application_is_solved_through_the_endpoint_in_the_browser() {
         let (record, requests) = solve_in_browser(&format!("app-{name}"), task, &replies).await;
         assert!(record.score.correct, "{name} {}", direct.id);
         assert_eq!((record.finish, requests.len()), (direct.finish, replies.len()), "{name}");
-        let observations = |r: &ResultRecord| r.turns.iter().map(|t| t.observation.clone()).collect::<Vec<_>>();
+        let observations =
+            |r: &ResultRecord| r.turns.iter().map(|t| t.observation.clone()).collect::<Vec<_>>();
         assert_eq!(observations(&record), observations(&direct), "{name}: same observations");
     }
 }

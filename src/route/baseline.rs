@@ -53,16 +53,16 @@ struct Transcript {
 impl Transcript {
     fn read(messages: &[Message]) -> Self {
         let mut t = Transcript::default();
-        if let Some(first) = messages.first() {
-            if let Some(line) = first.content.lines().find(|l| l.starts_with("Machines: ")) {
-                for word in line.split([' ', ',']).map(|w| w.trim_end_matches('.')) {
-                    let (a, b) = word.split_once("..").unwrap_or((word, word));
-                    let number = |w: &str, p: char| w.strip_prefix(p).and_then(|n| n.parse::<usize>().ok());
-                    if let (Some(a), Some(b)) = (number(a, 'h'), number(b, 'h')) {
-                        t.hosts += b + 1 - a.min(b + 1);
-                    } else if let (Some(a), Some(b)) = (number(a, 'r'), number(b, 'r')) {
-                        t.routers.extend((a..=b).map(|x| format!("r{x}")));
-                    }
+        if let Some(first) = messages.first()
+            && let Some(line) = first.content.lines().find(|l| l.starts_with("Machines: "))
+        {
+            for word in line.split([' ', ',']).map(|w| w.trim_end_matches('.')) {
+                let (a, b) = word.split_once("..").unwrap_or((word, word));
+                let number = |w: &str, p: char| w.strip_prefix(p).and_then(|n| n.parse::<usize>().ok());
+                if let (Some(a), Some(b)) = (number(a, 'h'), number(b, 'h')) {
+                    t.hosts += b + 1 - a.min(b + 1);
+                } else if let (Some(a), Some(b)) = (number(a, 'r'), number(b, 'r')) {
+                    t.routers.extend((a..=b).map(|x| format!("r{x}")));
                 }
             }
         }
@@ -202,7 +202,7 @@ fn plan(hosts: usize, dumps: &[Dump]) -> Option<Topology> {
     let r = dumps.len();
     let counts: Vec<usize> = dumps.iter().map(|d| d.links.len()).collect();
     let n = counts.iter().sum::<usize>().checked_sub(2 * (r - 1))?;
-    if n == 0 || hosts % n != 0 {
+    if n == 0 || !hosts.is_multiple_of(n) {
         return None;
     }
     let shapes: &[Shape] = match r {
@@ -255,10 +255,10 @@ fn fixes(topo: &Topology, x: usize, d: &Dump) -> Vec<String> {
     let defaults =
         ["0:\tfrom all lookup local", "32766:\tfrom all lookup main", "32767:\tfrom all lookup default"];
     for rule in &d.rules {
-        if !defaults.contains(&rule.as_str()) {
-            if let Some((pref, body)) = rule.split_once(":\t") {
-                out.push(format!("ip rule del pref {pref} {}", body.replace("from all ", "")));
-            }
+        if !defaults.contains(&rule.as_str())
+            && let Some((pref, body)) = rule.split_once(":\t")
+        {
+            out.push(format!("ip rule del pref {pref} {}", body.replace("from all ", "")));
         }
     }
     for (rule, add) in

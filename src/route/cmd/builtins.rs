@@ -220,11 +220,7 @@ fn select(input: &str, regex: &Regex, o: &GrepOpts, io: &mut Io) -> bool {
     for (n, line) in lines.iter().enumerate() {
         let context_before = (n + 1..=(n + o.before).min(lines.len().saturating_sub(1))).any(|k| hits[k]);
         let show = hits[n] || after_left > 0 || (o.before > 0 && context_before);
-        if hits[n] {
-            after_left = o.after;
-        } else if after_left > 0 {
-            after_left -= 1;
-        }
+        after_left = if hits[n] { o.after } else { after_left.saturating_sub(1) };
         if !show || (o.only && !hits[n]) {
             continue;
         }

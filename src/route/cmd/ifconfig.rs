@@ -96,10 +96,10 @@ fn configure(node: &mut Node, name: &str, dev: Option<IfId>, args: &[String], io
             }
         }
     }
-    if let (Some(len), Some(d)) = (late_len, dev) {
-        if node.ioctl_set_netmask(d, len).is_err() {
-            status = io.fail(1, "SIOCSIFNETMASK: Cannot assign requested address");
-        }
+    if let (Some(len), Some(d)) = (late_len, dev)
+        && node.ioctl_set_netmask(d, len).is_err()
+    {
+        status = io.fail(1, "SIOCSIFNETMASK: Cannot assign requested address");
     }
     status
 }

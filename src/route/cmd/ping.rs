@@ -114,7 +114,7 @@ pub fn run(ctx: &mut Ctx<'_>, args: &[String], io: &mut Io) -> i32 {
                 spec.src = Some(a);
                 from_text = format!("from {a} : ");
             }
-            Some(_) => return io.fail(2, &format!("ping: bind: Cannot assign requested address")),
+            Some(_) => return io.fail(2, "ping: bind: Cannot assign requested address"),
             None => match ctx.node().iface(i) {
                 Some(d) => spec.oif = Some(d),
                 None => return io.fail(2, &format!("ping: SO_BINDTODEVICE {i}: No such device")),

@@ -71,7 +71,7 @@ impl Matrix {
         }
         let sent = self.sent();
         let lost = self.lost();
-        let pct = if sent == 0 { 0 } else { lost * 100 / sent };
+        let pct = (lost * 100).checked_div(sent).unwrap_or(0);
         out.push_str(&format!("*** Results: {pct}% dropped ({}/{sent} received)", sent - lost));
         out
     }

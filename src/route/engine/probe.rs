@@ -146,10 +146,10 @@ pub fn send_noting(
     let mut redirects = Vec::new();
     for (node, r) in side {
         let Ok(hop) = lookup(&net.nodes[node], r.dst, Some(r.src), None) else { continue };
-        if let Arrival::At { node, packet, .. } = journey(net, node, r, hop) {
-            if let (true, Kind::Redirect(gateway)) = (node == spec.node, packet.kind) {
-                redirects.push(Redirect { from: packet.src, gateway, after_us: elapsed(&packet) });
-            }
+        if let Arrival::At { node, packet, .. } = journey(net, node, r, hop)
+            && let (true, Kind::Redirect(gateway)) = (node == spec.node, packet.kind)
+        {
+            redirects.push(Redirect { from: packet.src, gateway, after_us: elapsed(&packet) });
         }
     }
     Ok((outcome, redirects))

@@ -23,6 +23,8 @@ impl Addr {
         self.net.addr()
     }
 
+    /// The prefix length (a property of the address, not a collection's size).
+    #[allow(clippy::len_without_is_empty)]
     pub fn len(&self) -> u8 {
         self.net.prefix_len()
     }

@@ -84,8 +84,8 @@ impl<T> Neg<T> {
     }
 }
 
-/// One rule of a chain. Equality ignores counters (what `-D CH R` compares).
-#[derive(Debug, Clone, Eq, Hash)]
+/// One rule of a chain. Equality and hashing ignore counters (what `-D CH R` compares).
+#[derive(Debug, Clone, Eq)]
 pub struct FilterRule {
     pub src: Option<Neg<Ipv4Net>>,
     pub dst: Option<Neg<Ipv4Net>>,
@@ -98,10 +98,22 @@ pub struct FilterRule {
     pub bytes: u64,
 }
 
+impl FilterRule {
+    /// What identifies the rule: everything but its counters.
+    fn key(&self) -> impl PartialEq + std::hash::Hash + '_ {
+        (&self.src, &self.dst, &self.proto, &self.iif, &self.oif, self.target)
+    }
+}
+
 impl PartialEq for FilterRule {
     fn eq(&self, o: &Self) -> bool {
-        (&self.src, &self.dst, &self.proto, &self.iif, &self.oif, self.target)
-            == (&o.src, &o.dst, &o.proto, &o.iif, &o.oif, o.target)
+        self.key() == o.key()
+    }
+}
+
+impl std::hash::Hash for FilterRule {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.key().hash(state)
     }
 }
 

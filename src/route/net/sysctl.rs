@@ -60,10 +60,10 @@ fn has_v6(node: &Node, dir: Conf) -> bool {
 
 /// The key a dotted name denotes, if it is one (not a directory).
 fn resolve(node: &Node, key: &str) -> Option<Key> {
-    if let Some(name) = key.strip_prefix("net.ipv4.") {
-        if let Some(g) = GLOBALS.iter().find(|g| **g == name) {
-            return Some(Key::Global(g));
-        }
+    if let Some(name) = key.strip_prefix("net.ipv4.")
+        && let Some(g) = GLOBALS.iter().find(|g| **g == name)
+    {
+        return Some(Key::Global(g));
     }
     let (v6, rest) = match (key.strip_prefix("net.ipv4.conf."), key.strip_prefix("net.ipv6.conf.")) {
         (Some(r), _) => (false, r),

@@ -94,11 +94,11 @@ pub fn lex(line: &str) -> Result<Vec<Token>, ShellError> {
                 quoted = true;
             }
             '\\' => {
-                if let Some(&next) = chars.get(i + 1) {
-                    if next != '\n' {
-                        word.push(next);
-                        in_word = true;
-                    }
+                if let Some(&next) = chars.get(i + 1)
+                    && next != '\n'
+                {
+                    word.push(next);
+                    in_word = true;
                 }
                 quoted = true;
                 i += 2;

@@ -111,11 +111,11 @@ fn modify(ctx: &mut Ctx<'_>, args: &[String], io: &mut Io, mode: Mode) -> i32 {
         Brd::Addr(b) => Some(b),
     };
     let node = ctx.node_mut();
-    if mode == Mode::Replace {
-        if let Some(a) = node.ifaces[dev].addrs.iter_mut().find(|a| a.net == net) {
-            a.brd = brd;
-            return 0;
-        }
+    if mode == Mode::Replace
+        && let Some(a) = node.ifaces[dev].addrs.iter_mut().find(|a| a.net == net)
+    {
+        a.brd = brd;
+        return 0;
     }
     report(io, node.add_addr(dev, net, brd))
 }

@@ -34,15 +34,30 @@ fn set(ctx: &mut Ctx<'_>, args: &[String], io: &mut Io) -> i32 {
     let mut change = Change::default();
     while let Some(w) = a.next() {
         let result = match w {
-            "up" => Ok(change.up = Some(true)),
-            "down" => Ok(change.up = Some(false)),
+            "up" => {
+                change.up = Some(true);
+                Ok(())
+            }
+            "down" => {
+                change.up = Some(false);
+                Ok(())
+            }
             "mtu" => a.value(io).and_then(|v| match v.parse::<u32>() {
-                Ok(m) => Ok(change.mtu = Some(m)),
+                Ok(m) => {
+                    change.mtu = Some(m);
+                    Ok(())
+                }
                 Err(_) => Err(invarg(io, v, "Invalid \"mtu\" value\n")),
             }),
             "promisc" => a.value(io).and_then(|v| match v {
-                "on" => Ok(change.promisc = Some(true)),
-                "off" => Ok(change.promisc = Some(false)),
+                "on" => {
+                    change.promisc = Some(true);
+                    Ok(())
+                }
+                "off" => {
+                    change.promisc = Some(false);
+                    Ok(())
+                }
                 _ => Err(invarg(io, v, "\"promisc\" must be \"on\" or \"off\"")),
             }),
             "dev" => a.value(io).map(|v| dev = Some(v)),
@@ -52,7 +67,10 @@ fn set(ctx: &mut Ctx<'_>, args: &[String], io: &mut Io) -> i32 {
             | "trailers" | "index" | "xdp" => {
                 return unsupported(io, &format!("ip link set ... {w}"));
             }
-            _ if dev.is_none() => Ok(dev = Some(w)),
+            _ if dev.is_none() => {
+                dev = Some(w);
+                Ok(())
+            }
             _ => return garbage(io, "dev", w),
         };
         if let Err(status) = result {

@@ -11,7 +11,7 @@ pub fn run(ctx: &mut Ctx<'_>, args: &[String], io: &mut Io) -> i32 {
         None => ("show", args),
     };
     let flush = matches(cmd, "flush");
-    if !flush && !(matches(cmd, "show") || matches(cmd, "list") || matches(cmd, "lst")) {
+    if !flush && !matches(cmd, "show") && !matches(cmd, "list") && !matches(cmd, "lst") {
         if ["add", "change", "replace", "delete", "get"].iter().any(|c| matches(cmd, c)) {
             return unsupported(io, &format!("ip neigh {cmd}"));
         }

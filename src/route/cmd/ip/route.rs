@@ -343,7 +343,10 @@ fn get(ctx: &mut Ctx<'_>, args: &[String], io: &mut Io) -> i32 {
             _ => {
                 let text = if w == "to" { a.value(io).unwrap_or(w) } else { w };
                 match parse_iproute_prefix(text) {
-                    Some(p) => Ok(dst = Some(p.addr())),
+                    Some(p) => {
+                        dst = Some(p.addr());
+                        Ok(())
+                    }
                     None => return bad_prefix(io, text),
                 }
             }
