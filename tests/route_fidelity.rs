@@ -6,7 +6,7 @@
 //! compares the ping matrices and, normalised, the step's output and every router's state.
 //!
 //! More sequences: `ROUTE_FIDELITY_SEQUENCES=K ROUTE_FIDELITY_SEED=S cargo test --release
-//! --test route_fidelity -- --nocapture` (or `scripts/route-fidelity --sequences K --seed S`).
+//! --test route_fidelity -- --nocapture`.
 //! Replaying a file of `machine: command` lines on N=2, M=1: `ROUTE_FIDELITY_LINES=FILE`.
 
 #[path = "route_fidelity/lab.rs"]
