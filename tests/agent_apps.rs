@@ -8,19 +8,10 @@ mod agent_support;
 use std::sync::Arc;
 
 use agent_support::solve_through_mock;
-use netpress::agent::runner::drive;
-use netpress::agent::{Cancel, RunSettings, Runner};
+use netpress::agent::{RunSettings, run_episode};
 use netpress::app::{App, Task};
 use netpress::record::ResultRecord;
 use netpress::registry;
-
-/// The baseline playing `task` directly.
-fn baseline_record(app: &dyn App, task: Arc<dyn Task>) -> ResultRecord {
-    let mut agent = app.baseline();
-    let mut runner = Runner::new(task, RunSettings::default());
-    drive(&mut runner, agent.as_mut(), &Cancel::new());
-    runner.record(&agent.info())
-}
 
 /// The first level-1 task the baseline answers correctly in at least `min_turns` turns.
 fn solved_by_baseline(app: &dyn App, min_turns: usize) -> (Arc<dyn Task>, ResultRecord) {
@@ -28,7 +19,7 @@ fn solved_by_baseline(app: &dyn App, min_turns: usize) -> (Arc<dyn Task>, Result
         .flat_map(|seed| (0..3u64).map(move |index| (seed, index)))
         .find_map(|(seed, index)| {
             let task = app.generate(&app.default_id(1, seed, index)).ok()?;
-            let record = baseline_record(app, task.clone());
+            let record = run_episode(task.clone(), app.baseline().as_mut(), RunSettings::default());
             (record.score.correct && record.turns.len() >= min_turns).then_some((task, record))
         })
         .unwrap_or_else(|| panic!("{}: no level-1 task the baseline answers correctly", app.info().name))

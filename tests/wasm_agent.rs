@@ -235,10 +235,8 @@ fn baseline_solve(app: &dyn netpress::app::App) -> (Arc<dyn Task>, ResultRecord)
     (0..200u64)
         .find_map(|seed| {
             let task = app.generate(&app.default_id(1, seed, 0)).ok()?;
-            let mut agent = app.baseline();
-            let mut runner = netpress::agent::Runner::new(task.clone(), RunSettings::default());
-            netpress::agent::runner::drive(&mut runner, agent.as_mut(), &netpress::agent::Cancel::new());
-            let record = runner.record(&agent.info());
+            let record =
+                netpress::agent::run_episode(task.clone(), app.baseline().as_mut(), RunSettings::default());
             (record.score.correct && record.turns.len() >= min_turns).then_some((task, record))
         })
         .expect("the baseline answers some level-1 task")
