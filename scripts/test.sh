@@ -6,6 +6,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh --test
 export PATH="$PWD/tests/e2e/node_modules/.bin:$PATH"
+# A one-shot run gains nothing from incremental caches or full debug info, and both cost
+# gigabytes of disk and minutes of linking on a fresh clone.
+export CARGO_INCREMENTAL=0 CARGO_PROFILE_DEV_DEBUG=line-tables-only
 step() { printf '\n== %s\n' "$*"; }
 
 step "Native tests (cargo test)"
