@@ -2,6 +2,7 @@
 # Installs what NetPress needs on a fresh machine; each step is skipped when already satisfied.
 #   scripts/setup.sh          tools to build and serve the web app
 #   scripts/setup.sh --test   also what the tests need (Chromium, iproute2, iptables, ...)
+#   scripts/setup.sh --fuzz   also the nightly toolchain and cargo-fuzz (scripts/fuzz.sh)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -43,5 +44,13 @@ if [ "${1:-}" = "--test" ]; then
   if [ ${#need[@]} -eq 0 ]; then echo "already installed"; else
     apt-get update -qq
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}"
+  fi
+fi
+
+if [ "${1:-}" = "--fuzz" ]; then
+  step "Nightly toolchain and cargo-fuzz (for scripts/fuzz.sh)"
+  rustup toolchain list | grep '^nightly' >/dev/null || rustup toolchain install nightly --profile minimal
+  if command -v cargo-fuzz >/dev/null 2>&1; then echo "cargo-fuzz already installed"; else
+    cargo install cargo-fuzz --locked
   fi
 fi

@@ -136,6 +136,27 @@ fn route_run_baseline_and_replay_write_records() {
     assert!(plain.iter().any(|r| r["score"]["correct"] == true));
 }
 
+/// `run` takes tasks level by level; `--interleave` takes every level of a seed together, so a
+/// prefix (`--queries`) mixes the levels.
+#[test]
+fn run_orders_levels_or_interleaves_them() {
+    let ids = |extra: &[&str]| -> Vec<String> {
+        let mut args = vec!["run", "--app", "route", "--seeds", "0..1", "--queries", "4", "-q"];
+        args.extend_from_slice(extra);
+        let o = netpress(&args, "");
+        assert!(o.status.success(), "{}", text(&o.stderr));
+        text(&o.stdout)
+            .lines()
+            .map(|l| serde_json::from_str::<serde_json::Value>(l).expect("record")["id"].as_str().unwrap().to_string())
+            .collect()
+    };
+    assert_eq!(ids(&[]), ["route-v1-L1-s0-i0", "route-v1-L1-s1-i0", "route-v1-L2-s0-i0", "route-v1-L2-s1-i0"]);
+    assert_eq!(
+        ids(&["--interleave"]),
+        ["route-v1-L1-s0-i0", "route-v1-L2-s0-i0", "route-v1-L3-s0-i0", "route-v1-L1-s1-i0"]
+    );
+}
+
 #[test]
 fn route_exec_prints_output_and_matrix_after_each_command() {
     // route-v1-L1-s0-i0-fDR-n2-m1: one fault of family DR on r0 with two hosts.

@@ -1,19 +1,4 @@
-//! Endpoint answers never panic the clients: chat-completion bodies, A2A JSON-RPC answers and
-//! agent cards, from arbitrary bytes.
+//! libFuzzer entry of [`netpress_fuzz::agent_replies`].
 #![no_main]
 
-use libfuzzer_sys::fuzz_target;
-use netpress::agent::a2a::{A2aConfig, interpret};
-use netpress::agent::http::{Exchange, HttpResponse};
-use netpress::agent::openai::parse_response;
-
-fuzz_target!(|data: &[u8]| {
-    let body = String::from_utf8_lossy(data).into_owned();
-    let _ = parse_response(&body);
-    let _ = interpret(&body);
-    let _ = A2aConfig::new("http://h").card_exchange().on_response(HttpResponse {
-        status: 200,
-        body,
-        ..Default::default()
-    });
-});
+libfuzzer_sys::fuzz_target!(|data: &[u8]| netpress_fuzz::agent_replies::run(data));

@@ -1,16 +1,4 @@
-//! Fuzzes the parsers of pasted MALT answers: code extraction from a reply, the return
-//! contract (a JSON string of the answer dict) and the text-number parser. None may panic.
+//! libFuzzer entry of [`netpress_fuzz::malt_answer`].
 #![no_main]
 
-use libfuzzer_sys::fuzz_target;
-use netpress::malt::api::Py;
-use netpress::malt::{answer, check, extract};
-
-fuzz_target!(|data: &[u8]| {
-    let Ok(text) = std::str::from_utf8(data) else { return };
-    if let Ok(source) = extract::extract(text) {
-        let _ = source.program();
-    }
-    let _ = answer::parse(Py::Str(text.to_string()));
-    let _ = check::parse_number(text);
-});
+libfuzzer_sys::fuzz_target!(|data: &[u8]| netpress_fuzz::malt_answer::run(data));

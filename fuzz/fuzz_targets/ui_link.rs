@@ -1,15 +1,4 @@
-//! Fuzzes the web app's URL state: parsing any fragment never panics, and every view a
-//! fragment parses to formats to a fragment that parses back to the same view.
+//! libFuzzer entry of [`netpress_fuzz::ui_link`].
 #![no_main]
 
-use libfuzzer_sys::fuzz_target;
-use netpress::link::{View, format, parse};
-
-fuzz_target!(|data: &[u8]| {
-    let Ok(fragment) = std::str::from_utf8(data) else { return };
-    let view = parse(fragment);
-    if !matches!(view, View::NotFound(_)) {
-        let again = parse(&format(&view));
-        assert_eq!(again, view, "{fragment:?}");
-    }
-});
+libfuzzer_sys::fuzz_target!(|data: &[u8]| netpress_fuzz::ui_link::run(data));

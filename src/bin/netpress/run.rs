@@ -61,6 +61,10 @@ pub struct RunArgs {
     /// Stop after this many tasks in all.
     #[arg(long)]
     pub queries: Option<usize>,
+    /// Order tasks seed by seed, every level of a seed together, instead of level by level, so
+    /// that any prefix of the run (`--queries N`, `stats --at N`) mixes the levels.
+    #[arg(long)]
+    pub interleave: bool,
     /// Turn limit (default: the task's).
     #[arg(long)]
     pub max_turns: Option<u32>,
@@ -275,7 +279,8 @@ impl Agent for Timed {
     }
 }
 
-/// The tasks a `run` covers, in a fixed order: level, seed, index.
+/// The tasks a `run` covers, in a fixed order: level, seed, index (seed, level, index with
+/// `--interleave`).
 fn select_tasks(app: &dyn App, args: &RunArgs, matches: &ArgMatches) -> CliResult<Vec<Arc<dyn Task>>> {
     let levels: Vec<u8> = if args.levels.is_empty() {
         app.info().levels.iter().map(|l| l.level).collect()
@@ -295,26 +300,32 @@ fn select_tasks(app: &dyn App, args: &RunArgs, matches: &ArgMatches) -> CliResul
         args.label.as_ref().is_none_or(|l| &card.label == l)
             && filters.iter().all(|(k, v)| card.params.get(k) == Some(v))
     };
+    let templates = levels
+        .into_iter()
+        .map(|level| knobs::apply(app, app.default_id(level, first, 0), matches))
+        .collect::<Result<Vec<_>, _>>()?;
+    let order: Vec<(usize, u64)> = if args.interleave {
+        (first..=last).flat_map(|seed| (0..templates.len()).map(move |l| (l, seed))).collect()
+    } else {
+        (0..templates.len()).flat_map(|l| (first..=last).map(move |seed| (l, seed))).collect()
+    };
     let mut tasks = Vec::new();
-    for level in levels {
-        let template = knobs::apply(app, app.default_id(level, first, 0), matches)?;
-        for seed in first..=last {
-            let base = QueryId { seed, ..template.clone() };
-            match args.per_label {
-                Some(k) => tasks.extend(per_label(app, &base, k, &keep)?),
-                None => {
-                    for index in 0..args.per_seed {
-                        let task = app.generate(&QueryId { index, ..base.clone() })?;
-                        if keep(&task) {
-                            tasks.push(task);
-                        }
+    for (l, seed) in order {
+        let base = QueryId { seed, ..templates[l].clone() };
+        match args.per_label {
+            Some(k) => tasks.extend(per_label(app, &base, k, &keep)?),
+            None => {
+                for index in 0..args.per_seed {
+                    let task = app.generate(&QueryId { index, ..base.clone() })?;
+                    if keep(&task) {
+                        tasks.push(task);
                     }
                 }
             }
-            if args.queries.is_some_and(|q| tasks.len() >= q) {
-                tasks.truncate(args.queries.unwrap_or_default());
-                return Ok(tasks);
-            }
+        }
+        if args.queries.is_some_and(|q| tasks.len() >= q) {
+            tasks.truncate(args.queries.unwrap_or_default());
+            return Ok(tasks);
         }
     }
     Ok(tasks)

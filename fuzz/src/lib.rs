@@ -1,0 +1,25 @@
+//! The fuzz targets' bodies, one module each, so that libFuzzer's entries
+//! (`fuzz_targets/*.rs`) and the `slowest` replayer (`src/bin/slowest.rs`) run the same code.
+
+pub mod agent_replies;
+pub mod k8s_patch;
+pub mod k8s_shell;
+pub mod k8s_yaml;
+pub mod malt_answer;
+pub mod malt_api;
+pub mod route_reply;
+pub mod route_shell;
+pub mod ui_link;
+
+/// Every target by name.
+pub const TARGETS: &[(&str, fn(&[u8]))] = &[
+    ("agent_replies", agent_replies::run),
+    ("k8s_patch", k8s_patch::run),
+    ("k8s_shell", k8s_shell::run),
+    ("k8s_yaml", k8s_yaml::run),
+    ("malt_answer", malt_answer::run),
+    ("malt_api", malt_api::run),
+    ("route_reply", route_reply::run),
+    ("route_shell", route_shell::run),
+    ("ui_link", ui_link::run),
+];

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Fuzzes targets for a while each, then replays each corpus without instrumentation and fails
+# when an input takes over 10 ms (route.md and k8s.md: 5 minutes each, no panic, no input over
+# 10 ms). Needs the nightly toolchain and cargo-fuzz (scripts/setup.sh --fuzz installs both).
+#
+#   bash scripts/fuzz.sh [--seconds 300] [TARGET...]     (default: every target)
+set -euo pipefail
+cd "$(dirname "$0")/../fuzz"
+seconds=300
+if [[ "${1:-}" == "--seconds" ]]; then seconds="$2"; shift 2; fi
+targets=("$@")
+if [[ ${#targets[@]} -eq 0 ]]; then mapfile -t targets < <(cargo +nightly fuzz list | grep -vx slowest); fi
+
+cargo build --release --bin slowest
+for t in "${targets[@]}"; do
+  printf '\n== %s: %s s\n' "$t" "$seconds"
+  mkdir -p "corpus/$t"
+  log="target/fuzz-$t.log"
+  status=0
+  cargo +nightly fuzz run "$t" "corpus/$t" -- -max_total_time="$seconds" -timeout=1 -rss_limit_mb=2048 \
+    -print_final_stats=1 >"$log" 2>&1 || status=$?
+  grep -E '^(#[0-9]+ +DONE|stat::number_of_executed_units|stat::peak_rss_mb|SUMMARY)' "$log" || true
+  if [[ $status -ne 0 ]]; then tail -30 "$log"; echo "fuzz: $t failed (exit $status; inputs in fuzz/artifacts/$t)"; exit 1; fi
+  target/release/slowest "$t" "corpus/$t" --limit-ms 10
+done
