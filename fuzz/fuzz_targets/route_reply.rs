@@ -1,4 +1,4 @@
 //! libFuzzer entry of [`netpress_fuzz::route_reply`].
 #![no_main]
 
-libfuzzer_sys::fuzz_target!(|data: &[u8]| netpress_fuzz::route_reply::run(data));
+libfuzzer_sys::fuzz_target!(|data: &[u8]| netpress_fuzz::route_reply::fuzz(data));

@@ -1,4 +1,4 @@
 //! libFuzzer entry of [`netpress_fuzz::route_shell`].
 #![no_main]
 
-libfuzzer_sys::fuzz_target!(|data: &[u8]| netpress_fuzz::route_shell::run(data));
+libfuzzer_sys::fuzz_target!(|data: &[u8]| netpress_fuzz::route_shell::fuzz(data));

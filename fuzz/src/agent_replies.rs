@@ -5,7 +5,7 @@ use netpress::agent::a2a::{A2aConfig, interpret};
 use netpress::agent::http::{Exchange, HttpResponse};
 use netpress::agent::openai::parse_response;
 
-pub fn run(data: &[u8]) {
+pub fn fuzz(data: &[u8]) {
     let body = String::from_utf8_lossy(data).into_owned();
     let _ = parse_response(&body);
     let _ = interpret(&body);

@@ -7,7 +7,7 @@ use netpress::k8s::kubectl::{Env, VerbPolicy, run};
 use netpress::k8s::probe::evaluate_cluster;
 use netpress::k8s::task::inject_cluster;
 
-pub fn run(data: &[u8]) {
+pub fn fuzz(data: &[u8]) {
     let Some((&kind, rest)) = data.split_first() else { return };
     let Ok(payload) = std::str::from_utf8(rest) else { return };
     thread_local! {

@@ -4,7 +4,7 @@
 use netpress::app::App;
 use netpress::k8s::K8sApp;
 
-pub fn run(data: &[u8]) {
+pub fn fuzz(data: &[u8]) {
     let Ok(text) = std::str::from_utf8(data) else { return };
     thread_local! {
         static TASK: std::sync::Arc<dyn netpress::app::Task> =

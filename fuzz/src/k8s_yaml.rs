@@ -5,7 +5,7 @@ use netpress::k8s::decode::decode_policy;
 use netpress::k8s::validate::validate_policy;
 use netpress::k8s::yaml::{parse_documents, to_json_pretty, to_yaml};
 
-pub fn run(data: &[u8]) {
+pub fn fuzz(data: &[u8]) {
     let Ok(text) = std::str::from_utf8(data) else { return };
     let Ok(docs) = parse_documents(text) else { return };
     for d in docs {

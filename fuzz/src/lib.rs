@@ -13,13 +13,13 @@ pub mod ui_link;
 
 /// Every target by name.
 pub const TARGETS: &[(&str, fn(&[u8]))] = &[
-    ("agent_replies", agent_replies::run),
-    ("k8s_patch", k8s_patch::run),
-    ("k8s_shell", k8s_shell::run),
-    ("k8s_yaml", k8s_yaml::run),
-    ("malt_answer", malt_answer::run),
-    ("malt_api", malt_api::run),
-    ("route_reply", route_reply::run),
-    ("route_shell", route_shell::run),
-    ("ui_link", ui_link::run),
+    ("agent_replies", agent_replies::fuzz),
+    ("k8s_patch", k8s_patch::fuzz),
+    ("k8s_shell", k8s_shell::fuzz),
+    ("k8s_yaml", k8s_yaml::fuzz),
+    ("malt_answer", malt_answer::fuzz),
+    ("malt_api", malt_api::fuzz),
+    ("route_reply", route_reply::fuzz),
+    ("route_shell", route_shell::fuzz),
+    ("ui_link", ui_link::fuzz),
 ];

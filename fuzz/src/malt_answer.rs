@@ -4,7 +4,7 @@
 use netpress::malt::api::Py;
 use netpress::malt::{answer, check, extract};
 
-pub fn run(data: &[u8]) {
+pub fn fuzz(data: &[u8]) {
     let Ok(text) = std::str::from_utf8(data) else { return };
     if let Ok(source) = extract::extract(text) {
         let _ = source.program();

@@ -28,7 +28,7 @@ fn value(b: u8) -> Py {
     }
 }
 
-pub fn run(data: &[u8]) {
+pub fn fuzz(data: &[u8]) {
     let mut g = Working::new(topology(TopoKey { shape: Shape::SMALL, seed: 0 }));
     for chunk in data.chunks(4) {
         let method = METHODS[usize::from(chunk[0]) % METHODS.len()];

@@ -2,7 +2,7 @@
 
 use netpress::registry;
 
-pub fn run(data: &[u8]) {
+pub fn fuzz(data: &[u8]) {
     let task = registry::generate("route-v1-L1-s0-i0-n2-m1").expect("generates");
     let mut episode = task.start(Some(3));
     let reply = String::from_utf8_lossy(data);

@@ -5,7 +5,7 @@ use netpress::route::engine::matrix;
 use netpress::route::shell;
 use netpress::route::topology::{Shape, Topology};
 
-pub fn run(data: &[u8]) {
+pub fn fuzz(data: &[u8]) {
     let topo = Topology { n: 2, m: 1, r: 1, shape: Shape::Single };
     let mut net = topo.build();
     let text = String::from_utf8_lossy(data);

@@ -3,7 +3,7 @@
 
 use netpress::link::{View, format, parse};
 
-pub fn run(data: &[u8]) {
+pub fn fuzz(data: &[u8]) {
     let Ok(fragment) = std::str::from_utf8(data) else { return };
     let view = parse(fragment);
     if !matches!(view, View::NotFound(_)) {
