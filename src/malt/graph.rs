@@ -215,18 +215,22 @@ impl Working {
 
     fn neighbours(&self, id: Id, out: bool) -> Vec<(Id, Rel)> {
         let mut list = Vec::new();
-        if id < self.base_len() && !self.removed.contains(&id) {
-            let base = if out { self.base.out_edges(id) } else { self.base.in_edges(id) };
-            let pair = |other: Id| if out { (id, other) } else { (other, id) };
-            list.extend(
-                base.into_iter()
-                    .filter(|&(o, _)| !self.removed.contains(&o) && !self.removed_edges.contains(&pair(o))),
-            );
-        }
-        let extra = if out { &self.extra_out } else { &self.extra_in };
-        list.extend(extra.get(&id).into_iter().flatten().copied());
+        self.each_neighbour(id, out, |n| list.push(n));
         list.sort_unstable();
         list
+    }
+
+    /// Calls `f` on each live out- (`out`) or in-neighbour, in no particular order.
+    fn each_neighbour(&self, id: Id, out: bool, mut f: impl FnMut((Id, Rel))) {
+        if id < self.base_len() && !self.removed.contains(&id) {
+            let pair = |other: Id| if out { (id, other) } else { (other, id) };
+            self.base
+                .edges_unordered(id, out)
+                .filter(|&(o, _)| !self.removed.contains(&o) && !self.removed_edges.contains(&pair(o)))
+                .for_each(&mut f);
+        }
+        let extra = if out { &self.extra_out } else { &self.extra_in };
+        extra.get(&id).into_iter().flatten().copied().for_each(f);
     }
 
     /// The relation of the live edge `u → v`.
@@ -319,17 +323,17 @@ impl Working {
     }
 
     fn reach(&self, id: Id, down: bool) -> Vec<Id> {
-        let mut seen: HashSet<Id> = HashSet::new();
+        let mut seen = rustc_hash::FxHashSet::<Id>::default();
+        let mut out = Vec::new();
         let mut stack = vec![id];
         while let Some(n) = stack.pop() {
-            let next = if down { self.children(n) } else { self.parents(n) };
-            for m in next {
-                if m != id && seen.insert(m) {
+            self.each_neighbour(n, down, |(m, rel)| {
+                if rel == Rel::Contains && m != id && seen.insert(m) {
                     stack.push(m);
+                    out.push(m);
                 }
-            }
+            });
         }
-        let mut out: Vec<Id> = seen.into_iter().collect();
         out.sort_unstable();
         out
     }

@@ -268,16 +268,19 @@ impl Topology {
     }
 
     fn edges(&self, id: u32, dir: Direction) -> Vec<(u32, Rel)> {
-        let mut out: Vec<(u32, Rel)> = self
-            .graph
-            .edges_directed(NodeIndex::new(id as usize), dir)
-            .map(|e| {
-                let other = if dir == Direction::Outgoing { e.target() } else { e.source() };
-                (other.index() as u32, *e.weight())
-            })
-            .collect();
+        let mut out: Vec<(u32, Rel)> = self.edges_unordered(id, dir == Direction::Outgoing).collect();
         out.sort_unstable();
         out
+    }
+
+    /// Out- (`out`) or in-neighbours with their relation, in storage order: for walks that
+    /// sort their result once (a sort and a vector per visited node dominated them).
+    pub fn edges_unordered(&self, id: u32, out: bool) -> impl Iterator<Item = (u32, Rel)> + '_ {
+        let dir = if out { Direction::Outgoing } else { Direction::Incoming };
+        self.graph.edges_directed(NodeIndex::new(id as usize), dir).map(move |e| {
+            let other = if out { e.target() } else { e.source() };
+            (other.index() as u32, *e.weight())
+        })
     }
 
     /// The relation of the edge `u → v`, if there is one.
