@@ -9,6 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { serve, launch, openPage, root } from './harness.mjs';
+import { startBench } from './ui.mjs';
 
 const tasks = Number(process.argv[2] ?? 100);
 const bin = process.env.NETPRESS_BIN || path.join(root, 'target', 'release', 'netpress');
@@ -20,11 +21,7 @@ const site = await serve();
 const browser = await launch();
 try {
   const page = await openPage(browser.context);
-  await page.goto(`${site.url}#/bench`);
-  await page.selectOption('#bench-size', String(tasks));
-  await page.setInputFiles('#bench-native', file);
-  await page.waitForSelector('#bench-native-status');
-  await page.click('#bench-run');
+  await startBench(page, site, tasks, file);
   await page.waitForFunction(() => /^done/.test(document.querySelector('#bench-status')?.textContent ?? ''),
     null, { timeout: 600_000 });
   const rows = await page.$$eval('#bench-results tbody tr', (rs) => rs.map((r) => [...r.cells].map((c) => c.textContent)));

@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { serve, launch, openPage, screenshot } from './harness.mjs';
-import { cli, listedApps } from './ui.mjs';
+import { cli, listedApps, startBench } from './ui.mjs';
 
 let site, browser;
 before(async () => { site = await serve(); browser = await launch(); });
@@ -20,11 +20,7 @@ test('the Benchmark view runs the netpress bench workload and shows native figur
   fs.writeFileSync(file, JSON.stringify(native));
 
   const page = await openPage(browser.context);
-  await page.goto(`${site.url}#/bench`);
-  await page.selectOption('#bench-size', String(tasks));
-  await page.setInputFiles('#bench-native', file);
-  await page.waitForSelector('#bench-native-status');
-  await page.click('#bench-run');
+  await startBench(page, site, tasks, file);
   // The page keeps drawing while the workload runs.
   await page.waitForFunction(() => /tasks…/.test(document.querySelector('#bench-status')?.textContent ?? ''));
   const t0 = Date.now();

@@ -83,3 +83,13 @@ export function commandOf(reply) {
   const fence = reply.match(/```[^\n]*\n([\s\S]*?)```/);
   return { machine: null, command: (fence ? fence[1] : reply).trim() };
 }
+
+/** Opens the Benchmark view, loads the native figures in `nativeFile` and starts the workload of
+ * `tasks` tasks per application; returns once it runs. */
+export async function startBench(page, site, tasks, nativeFile) {
+  await page.goto(`${site.url}#/bench`);
+  await page.selectOption('#bench-size', String(tasks));
+  await page.setInputFiles('#bench-native', nativeFile);
+  await page.waitForSelector('#bench-native-status');
+  await page.click('#bench-run');
+}
