@@ -100,11 +100,11 @@ fn reported_under(lines: &[String], rule: Rule) -> bool {
 #[test]
 fn each_rule_is_reported_under_itself() {
     let n = Local {
-        name: "x".into(),
-        kind: "EK_ROUTER".into(),
+        name: "x",
+        kind: "EK_ROUTER",
         attrs: vec![],
         out: vec![],
-        inn: vec![End { name: "ju1".into(), kind: "EK_JUPITER".into(), rel: "RK_CONTAINS".into() }],
+        inn: vec![End { name: "ju1", kind: "EK_JUPITER", rel: "RK_CONTAINS" }],
     };
     assert!(reported_under(&safety::report(&safety::check_node(&n)), Rule::S1));
     let s2 = safety_of("    G.add_edge('ju1.a1.m1.s2c1.p1', 'ju1.a1.m1.s2c1.p2', 'RK_CONTAINS')");

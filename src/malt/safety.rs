@@ -53,35 +53,33 @@ impl fmt::Display for Violation {
     }
 }
 
-/// An edge end seen from a node: the other node's name and kind, and the relation.
+/// An edge end seen from a node: the other node's name and kind, and the relation. Borrowed:
+/// the check builds one view per touched node, and owned strings for every neighbour were a
+/// fifth of generating a task that touches the whole fabric.
 #[derive(Debug, Clone, PartialEq)]
-pub struct End {
-    pub name: String,
-    pub kind: String,
-    pub rel: String,
+pub struct End<'a> {
+    pub name: &'a str,
+    pub kind: &'a str,
+    pub rel: &'a str,
 }
 
 /// One node as the rules see it.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Local {
-    pub name: String,
-    pub kind: String,
+pub struct Local<'a> {
+    pub name: &'a str,
+    pub kind: &'a str,
     pub attrs: Vec<(String, AttrValue)>,
-    pub out: Vec<End>,
-    pub inn: Vec<End>,
+    pub out: Vec<End<'a>>,
+    pub inn: Vec<End<'a>>,
 }
 
-impl Local {
+impl<'a> Local<'a> {
     /// The view of a live node of a working graph.
-    pub fn of(g: &Working, id: Id) -> Local {
-        let end = |(other, rel): (Id, Rel)| End {
-            name: g.name(other).to_string(),
-            kind: g.kind(other).to_string(),
-            rel: rel.to_string(),
-        };
+    pub fn of(g: &'a Working, id: Id) -> Local<'a> {
+        let end = |(other, rel): (Id, Rel)| End { name: g.name(other), kind: g.kind(other).as_str(), rel: rel.as_str() };
         Local {
-            name: g.name(id).to_string(),
-            kind: g.kind(id).to_string(),
+            name: g.name(id),
+            kind: g.kind(id).as_str(),
             attrs: g.attrs(id),
             out: g.out(id).into_iter().map(end).collect(),
             inn: g.inn(id).into_iter().map(end).collect(),
@@ -92,13 +90,13 @@ impl Local {
 /// S1–S5 on one node.
 pub fn check_node(n: &Local) -> Vec<Violation> {
     let mut found = Vec::new();
-    let mut flag = |rule, message: String| found.push(Violation { rule, node: n.name.clone(), message });
-    let Some(kind) = Kind::parse(&n.kind) else {
+    let mut flag = |rule, message: String| found.push(Violation { rule, node: n.name.to_string(), message });
+    let Some(kind) = Kind::parse(n.kind) else {
         flag(Rule::S1, format!("kind {:?} is not one of {}", n.kind, Kind::valid_list()));
         return found;
     };
     for e in &n.out {
-        if let Some(problem) = edge_problem(&n.name, kind, e) {
+        if let Some(problem) = edge_problem(n.name, kind, e) {
             flag(Rule::S2, problem);
         }
     }
@@ -117,7 +115,7 @@ pub fn check_node(n: &Local) -> Vec<Violation> {
 }
 
 fn edge_problem(name: &str, kind: Kind, e: &End) -> Option<String> {
-    let Some(rel) = Rel::parse(&e.rel) else {
+    let Some(rel) = Rel::parse(e.rel) else {
         return Some(format!(
             "edge to {} has relation {:?}, not one of {}",
             e.name,
@@ -128,7 +126,7 @@ fn edge_problem(name: &str, kind: Kind, e: &End) -> Option<String> {
     if e.name == name {
         return Some(format!("self-loop {rel}"));
     }
-    let dst = Kind::parse(&e.kind)?;
+    let dst = Kind::parse(e.kind)?;
     edge_rule(rel, kind, dst)
         .is_none()
         .then(|| format!("{rel} edge {kind} -> {dst} ({}) is not allowed", e.name))
@@ -150,7 +148,7 @@ fn parent_problems(kind: Kind, n: &Local) -> Vec<String> {
             .inn
             .iter()
             .filter(|e| rules.iter().any(|r| r.rel.as_str() == e.rel && r.src.as_str() == e.kind))
-            .map(|e| e.name.as_str())
+            .map(|e| e.name)
             .collect();
         let what = rules.iter().map(|r| r.src.as_str()).collect::<Vec<_>>().join(" or ");
         let rel = rules[0].rel;
@@ -261,15 +259,15 @@ mod tests {
     use super::*;
     use crate::malt::topo::{Shape, TopoKey, topology};
 
-    fn end(name: &str, kind: &str, rel: &str) -> End {
-        End { name: name.into(), kind: kind.into(), rel: rel.into() }
+    fn end<'a>(name: &'a str, kind: &'a str, rel: &'a str) -> End<'a> {
+        End { name, kind, rel }
     }
 
     /// A well-formed port under a switch.
-    fn port() -> Local {
+    fn port() -> Local<'static> {
         Local {
-            name: "ju1.a1.m1.s2c1.p1".into(),
-            kind: "EK_PORT".into(),
+            name: "ju1.a1.m1.s2c1.p1",
+            kind: "EK_PORT",
             attrs: vec![("physical_capacity_bps".into(), AttrValue::Int(1_000_000_000))],
             out: vec![],
             inn: vec![end("ju1.a1.m1.s2c1", "EK_PACKET_SWITCH", "RK_CONTAINS")],
@@ -287,7 +285,7 @@ mod tests {
 
     #[test]
     fn s1_unknown_kind() {
-        let n = Local { kind: "EK_ROUTER".into(), ..port() };
+        let n = Local { kind: "EK_ROUTER", ..port() };
         assert_eq!(rules(&n), [Rule::S1]);
     }
 
@@ -332,8 +330,8 @@ mod tests {
     #[test]
     fn s5_switch_without_ports() {
         let sw = Local {
-            name: "ju1.a1.m1.s2c9".into(),
-            kind: "EK_PACKET_SWITCH".into(),
+            name: "ju1.a1.m1.s2c9",
+            kind: "EK_PACKET_SWITCH",
             attrs: vec![],
             out: vec![],
             inn: vec![end("ju1.a1.m1", "EK_AGG_BLOCK", "RK_CONTAINS")],
