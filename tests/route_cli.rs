@@ -147,10 +147,18 @@ fn run_orders_levels_or_interleaves_them() {
         assert!(o.status.success(), "{}", text(&o.stderr));
         text(&o.stdout)
             .lines()
-            .map(|l| serde_json::from_str::<serde_json::Value>(l).expect("record")["id"].as_str().unwrap().to_string())
+            .map(|l| {
+                serde_json::from_str::<serde_json::Value>(l).expect("record")["id"]
+                    .as_str()
+                    .unwrap()
+                    .to_string()
+            })
             .collect()
     };
-    assert_eq!(ids(&[]), ["route-v1-L1-s0-i0", "route-v1-L1-s1-i0", "route-v1-L2-s0-i0", "route-v1-L2-s1-i0"]);
+    assert_eq!(
+        ids(&[]),
+        ["route-v1-L1-s0-i0", "route-v1-L1-s1-i0", "route-v1-L2-s0-i0", "route-v1-L2-s1-i0"]
+    );
     assert_eq!(
         ids(&["--interleave"]),
         ["route-v1-L1-s0-i0", "route-v1-L2-s0-i0", "route-v1-L3-s0-i0", "route-v1-L1-s1-i0"]

@@ -80,7 +80,10 @@ pub fn type_sets(level: u8) -> &'static [Vec<FaultType>] {
         1 => SETS[0].get_or_init(|| reference.iter().map(|t| vec![*t]).collect()),
         2 => SETS[1].get_or_init(|| subsets(&reference, 2)),
         _ => SETS[2].get_or_init(|| {
-            subsets(&FaultType::ALL, 3).into_iter().filter(|s| s.iter().any(|t| !reference.contains(t))).collect()
+            subsets(&FaultType::ALL, 3)
+                .into_iter()
+                .filter(|s| s.iter().any(|t| !reference.contains(t)))
+                .collect()
         }),
     }
 }

@@ -76,7 +76,11 @@ pub struct Local<'a> {
 impl<'a> Local<'a> {
     /// The view of a live node of a working graph.
     pub fn of(g: &'a Working, id: Id) -> Local<'a> {
-        let end = |(other, rel): (Id, Rel)| End { name: g.name(other), kind: g.kind(other).as_str(), rel: rel.as_str() };
+        let end = |(other, rel): (Id, Rel)| End {
+            name: g.name(other),
+            kind: g.kind(other).as_str(),
+            rel: rel.as_str(),
+        };
         Local {
             name: g.name(id),
             kind: g.kind(id).as_str(),
