@@ -273,7 +273,8 @@ fn emit_map(m: &Map<String, Value>, indent: usize, out: &mut String) {
 
 /// `key: value` starting at the current position (indentation already written).
 fn emit_entry(k: &str, v: &Value, indent: usize, out: &mut String) {
-    let key = scalar_text(k, indent);
+    // A mapping key is a simple key, which go-yaml never breaks across lines.
+    let key = scalar_text(k, None);
     out.push_str(&key);
     out.push(':');
     match v {
@@ -351,13 +352,14 @@ fn inline(v: &Value, column: usize) -> String {
         Value::Null => "null".into(),
         Value::Bool(b) => b.to_string(),
         Value::Number(n) => n.to_string(),
-        Value::String(s) => scalar_text(s, column),
+        Value::String(s) => scalar_text(s, Some(column)),
         Value::Object(_) => "{}".into(),
         Value::Array(_) => "[]".into(),
     }
 }
 
-fn scalar_text(s: &str, column: usize) -> String {
+/// A string scalar; folded at spaces past column 80 when it starts at `Some(column)`.
+fn scalar_text(s: &str, column: Option<usize>) -> String {
     let reads_as_string =
         matches!(resolve_plain(s), Ok(Value::String(_))) && !is_base60_float(s) && !is_timestamp(s);
     if !reads_as_string || s.contains('\n') || has_special(s) {
@@ -441,7 +443,9 @@ fn plain_allowed(s: &str) -> bool {
 
 /// Writes a plain or single-quoted scalar, breaking at a space once past column 80 as the
 /// emitter's `best_width` does.
-fn fold(s: &str, column: usize, quoted: bool) -> String {
+fn fold(s: &str, column: Option<usize>, quoted: bool) -> String {
+    let breaks = column.is_some();
+    let column = column.unwrap_or(0);
     let mut out = String::new();
     let mut col = column;
     if quoted {
@@ -452,7 +456,13 @@ fn fold(s: &str, column: usize, quoted: bool) -> String {
     let indent = column.min(80);
     let mut prev_space = false;
     for (i, &c) in chars.iter().enumerate() {
-        if c == ' ' && !prev_space && col > 80 && chars.get(i + 1).is_some_and(|n| *n != ' ') && i > 0 {
+        if breaks
+            && c == ' '
+            && !prev_space
+            && col > 80
+            && chars.get(i + 1).is_some_and(|n| *n != ' ')
+            && i > 0
+        {
             out.push('\n');
             out.extend(std::iter::repeat_n(' ', indent));
             col = indent;
@@ -606,6 +616,15 @@ spec:
         let text = to_yaml(&json!({ "k": long.clone() }));
         assert!(text.lines().count() > 1);
         assert_eq!(parse_documents(&text).unwrap()[0]["k"], json!(long));
+    }
+
+    /// Found by the k8s_yaml fuzzer: a long key was folded like a value and did not read back.
+    #[test]
+    fn long_keys_stay_on_one_line() {
+        let key = format!("w; - -0w; {}- -0e8::; - -0e8:", "x ".repeat(40));
+        let text = to_yaml(&json!({ key.clone(): null }));
+        assert_eq!(text.lines().count(), 1, "{text}");
+        assert_eq!(parse_documents(&text).unwrap()[0], json!({ key: null }));
     }
 
     #[test]
