@@ -453,7 +453,9 @@ fn fold(s: &str, column: Option<usize>, quoted: bool) -> String {
         col += 1;
     }
     let chars: Vec<char> = s.chars().collect();
-    let indent = column.min(80);
+    // Continuation lines start at the scalar's own column, which is deeper than the block
+    // holding it; capping it (at 80) let a deeply nested item's continuation read as a new item.
+    let indent = column;
     let mut prev_space = false;
     for (i, &c) in chars.iter().enumerate() {
         if breaks
@@ -625,6 +627,17 @@ spec:
         let text = to_yaml(&json!({ key.clone(): null }));
         assert_eq!(text.lines().count(), 1, "{text}");
         assert_eq!(parse_documents(&text).unwrap()[0], json!({ key: null }));
+    }
+
+    /// Found by the k8s_yaml fuzzer: a long string nested past column 80 folded onto lines
+    /// less indented than its sequence and read back as other items.
+    #[test]
+    fn deeply_nested_long_strings_read_back() {
+        let mut v = json!(format!("A {}", "- ".repeat(60).trim_end()));
+        for _ in 0..45 {
+            v = json!([v]);
+        }
+        assert_eq!(parse_documents(&to_yaml(&v)).unwrap()[0], v);
     }
 
     #[test]
