@@ -7,57 +7,76 @@
 //! rather than trust `serde_json::Map`'s order, which a dependency's `preserve_order` feature
 //! could silently change.
 
+use std::io::{self, Write};
+
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
 /// Compact JSON with sorted keys at every depth.
 pub fn canonical_json(value: &Value) -> String {
-    let mut out = String::new();
-    write_canonical(value, &mut out);
-    out
+    let mut out = Vec::new();
+    write_canonical(value, &mut out).expect("writing to a Vec cannot fail");
+    String::from_utf8(out).expect("serde_json writes UTF-8")
 }
 
-fn write_canonical(value: &Value, out: &mut String) {
+/// Streams the canonical JSON of `value` into `out` (a hasher, when hashing): every task's
+/// content hash goes through here, and building the text first was a seventh of generating a
+/// task with a large expected diff.
+fn write_canonical(value: &Value, out: &mut impl Write) -> io::Result<()> {
     match value {
         Value::Object(map) => {
             let mut keys: Vec<&String> = map.keys().collect();
-            keys.sort();
-            out.push('{');
+            if !keys.is_sorted() {
+                keys.sort_unstable();
+            }
+            out.write_all(b"{")?;
             for (i, key) in keys.into_iter().enumerate() {
                 if i > 0 {
-                    out.push(',');
+                    out.write_all(b",")?;
                 }
-                out.push_str(&Value::String(key.clone()).to_string());
-                out.push(':');
-                write_canonical(&map[key], out);
+                serde_json::to_writer(&mut *out, key)?;
+                out.write_all(b":")?;
+                write_canonical(&map[key], out)?;
             }
-            out.push('}');
+            out.write_all(b"}")
         }
         Value::Array(items) => {
-            out.push('[');
+            out.write_all(b"[")?;
             for (i, item) in items.iter().enumerate() {
                 if i > 0 {
-                    out.push(',');
+                    out.write_all(b",")?;
                 }
-                write_canonical(item, out);
+                write_canonical(item, out)?;
             }
-            out.push(']');
+            out.write_all(b"]")
         }
-        scalar => out.push_str(&scalar.to_string()),
+        scalar => Ok(serde_json::to_writer(&mut *out, scalar)?),
     }
+}
+
+/// Lowercase hex of some bytes. Eight lines do not warrant a crate; a `format!` per byte
+/// was a tenth of building a K8s task's cluster, which hashes a uid per object.
+pub fn hex(bytes: &[u8]) -> String {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    let mut out = String::with_capacity(bytes.len() * 2);
+    for b in bytes {
+        out.push(char::from(DIGITS[usize::from(b >> 4)]));
+        out.push(char::from(DIGITS[usize::from(b & 15)]));
+    }
+    out
 }
 
 /// Lowercase hex SHA-256 of some bytes.
 pub fn sha256_hex(bytes: &[u8]) -> String {
-    Sha256::digest(bytes).iter().map(|b| format!("{b:02x}")).collect()
+    hex(&Sha256::digest(bytes))
 }
 
 /// The content hash of a task: SHA-256(prompt ‖ canonical_json(expected)).
 pub fn content_hash(prompt: &str, expected: &Value) -> String {
     let mut h = Sha256::new();
     h.update(prompt.as_bytes());
-    h.update(canonical_json(expected).as_bytes());
-    h.finalize().iter().map(|b| format!("{b:02x}")).collect()
+    write_canonical(expected, &mut h).expect("hashing cannot fail");
+    hex(&h.finalize())
 }
 
 /// The short form shown in the UI and tables: the first 12 hex digits.

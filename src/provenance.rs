@@ -98,7 +98,7 @@ pub fn query_digest(queries: &[QueryRef]) -> String {
         h.update(q.content_hash.as_bytes());
         h.update(b"\n");
     }
-    h.finalize().iter().map(|b| format!("{b:02x}")).collect()
+    crate::hash::hex(&h.finalize())
 }
 
 /// `app-vN` of a query id (the app alone when the id does not parse).

@@ -102,7 +102,7 @@ fn each_rule_is_reported_under_itself() {
     let n = Local {
         name: "x",
         kind: "EK_ROUTER",
-        attrs: vec![],
+        capacity: None,
         out: vec![],
         inn: vec![End { name: "ju1", kind: "EK_JUPITER", rel: "RK_CONTAINS" }],
     };

@@ -11,6 +11,7 @@
 //! some selecting policy allows (pure union). Replies and loopback always pass. Named ports
 //! resolve against the destination pod's container ports and never match a bare IP.
 
+use std::borrow::Cow;
 use std::net::Ipv4Addr;
 
 use fixedbitset::FixedBitSet;
@@ -83,12 +84,48 @@ struct CRule {
     ports: Option<Vec<CPort>>,
 }
 
+/// One policy compiled against a fixed set of pods: its rules per direction (empty when the
+/// type is listed with no rules) and the pods it isolates, with the directions it lists.
+#[derive(Debug, Clone)]
+pub struct CompiledPolicy {
+    rules: [Vec<CRule>; 2],
+    isolates: Vec<usize>,
+    dirs: [bool; 2],
+}
+
+impl CompiledPolicy {
+    /// Compiles `policy` for `pods`; `ns_labels[i]` is pod `i`'s namespace labels.
+    pub fn new(policy: &NetworkPolicy, pods: &[PodRef<'_>], ns_labels: &[Option<&Labels>]) -> Self {
+        let ns = policy.namespace();
+        let mut rules: [Vec<CRule>; 2] = [Vec::new(), Vec::new()];
+        let mut dirs = [false; 2];
+        for dir in [Direction::Ingress, Direction::Egress].into_iter().filter(|d| policy.spec.lists(*d)) {
+            dirs[dir_index(dir)] = true;
+            rules[dir_index(dir)] =
+                policy.spec.rules(dir).iter().map(|r| compile_rule(r, ns, pods, ns_labels)).collect();
+        }
+        let isolates = if dirs.contains(&true) {
+            (0..pods.len())
+                .filter(|&i| pods[i].namespace == ns && policy.spec.pod_selector.matches(pods[i].labels))
+                .collect()
+        } else {
+            Vec::new()
+        };
+        CompiledPolicy { rules, isolates, dirs }
+    }
+}
+
+/// Each pod's namespace labels (`None` for a namespace missing from the list).
+pub fn namespace_labels<'n>(pods: &[PodRef<'_>], namespaces: &[NsRef<'n>]) -> Vec<Option<&'n Labels>> {
+    pods.iter().map(|p| namespaces.iter().find(|n| n.name == p.namespace).map(|n| n.labels)).collect()
+}
+
 /// Policies compiled against a fixed set of pods.
 #[derive(Debug, Clone)]
 pub struct Compiled<'a> {
     pods: &'a [PodRef<'a>],
-    /// Rules per policy and direction (empty when the type is listed with no rules).
-    rules: Vec<[Vec<CRule>; 2]>,
+    /// Per policy, in the order given.
+    policies: Vec<Cow<'a, CompiledPolicy>>,
     /// Per pod and direction: the policies that isolate it.
     isolating: Vec<[Vec<u32>; 2]>,
 }
@@ -111,35 +148,25 @@ impl<'a> Compiled<'a> {
     /// Compiles `policies` for `pods` living in `namespaces` (a namespace missing from the
     /// list has no labels).
     pub fn new(pods: &'a [PodRef<'a>], namespaces: &[NsRef<'_>], policies: &[&NetworkPolicy]) -> Self {
-        let ns_labels: Vec<Option<&Labels>> = pods
-            .iter()
-            .map(|p| namespaces.iter().find(|n| n.name == p.namespace).map(|n| n.labels))
-            .collect();
-        let mut rules = Vec::with_capacity(policies.len());
+        let ns_labels = namespace_labels(pods, namespaces);
+        let parts = policies.iter().map(|p| Cow::Owned(CompiledPolicy::new(p, pods, &ns_labels)));
+        Self::assemble(pods, parts.collect())
+    }
+
+    /// Puts policies compiled for `pods` together; a caller evaluating many sets that share
+    /// most policies compiles those once and lends them.
+    pub fn assemble(pods: &'a [PodRef<'a>], policies: Vec<Cow<'a, CompiledPolicy>>) -> Self {
         let mut isolating = vec![[Vec::new(), Vec::new()]; pods.len()];
         for (pi, policy) in policies.iter().enumerate() {
-            let ns = policy.namespace();
-            let mut compiled: [Vec<CRule>; 2] = [Vec::new(), Vec::new()];
-            let dirs: Vec<Direction> = [Direction::Ingress, Direction::Egress]
-                .into_iter()
-                .filter(|d| policy.spec.lists(*d))
-                .collect();
-            for &dir in &dirs {
-                compiled[dir_index(dir)] =
-                    policy.spec.rules(dir).iter().map(|r| compile_rule(r, ns, pods, &ns_labels)).collect();
-            }
-            if !dirs.is_empty() {
-                for (i, pod) in pods.iter().enumerate() {
-                    if pod.namespace == ns && policy.spec.pod_selector.matches(pod.labels) {
-                        for &dir in &dirs {
-                            isolating[i][dir_index(dir)].push(pi as u32);
-                        }
+            for &i in &policy.isolates {
+                for (list, listed) in isolating[i].iter_mut().zip(policy.dirs) {
+                    if listed {
+                        list.push(pi as u32);
                     }
                 }
             }
-            rules.push(compiled);
         }
-        Compiled { pods, rules, isolating }
+        Compiled { pods, policies, isolating }
     }
 
     pub fn pods(&self) -> &'a [PodRef<'a>] {
@@ -180,7 +207,7 @@ impl<'a> Compiled<'a> {
         let policies = &self.isolating[i][dir_index(dir)];
         policies.is_empty()
             || policies.iter().any(|&p| {
-                self.rules[p as usize][dir_index(dir)]
+                self.policies[p as usize].rules[dir_index(dir)]
                     .iter()
                     .any(|r| self.peer_matches(r, remote) && self.port_matches(r, dst, port, proto))
             })
@@ -231,7 +258,7 @@ impl<'a> Compiled<'a> {
         }
         let mut set = PortSet::default();
         for &p in policies {
-            for r in &self.rules[p as usize][dir_index(dir)] {
+            for r in &self.policies[p as usize].rules[dir_index(dir)] {
                 if !self.peer_matches(r, remote) {
                     continue;
                 }

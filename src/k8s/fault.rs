@@ -178,8 +178,14 @@ pub struct Precondition(pub String);
 /// policies it touches.
 pub type PolicySet = std::collections::BTreeMap<(String, String), std::sync::Arc<NetworkPolicy>>;
 
-/// The intended policies with bare metadata (generation needs no uids or clocks).
+/// The intended policies with bare metadata (generation needs no uids or clocks), as a set
+/// to change.
 pub fn intended_set() -> PolicySet {
+    intended().clone()
+}
+
+/// The intended policies, shared: readers compare against them without cloning the map.
+pub fn intended() -> &'static PolicySet {
     static SET: std::sync::OnceLock<PolicySet> = std::sync::OnceLock::new();
     SET.get_or_init(|| {
         super::intent::policy_names()
@@ -189,7 +195,6 @@ pub fn intended_set() -> PolicySet {
             })
             .collect()
     })
-    .clone()
 }
 
 fn bare(ns: &str, name: &str, spec: PolicySpec) -> NetworkPolicy {

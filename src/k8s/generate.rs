@@ -18,7 +18,7 @@ use std::sync::OnceLock;
 
 use super::cluster::{Cluster, WORKLOADS, workload};
 use super::fault::{
-    Fault, FaultType, NpVariant, PolicySet, RiScope, WnsVariant, WpsSite, intended_set, non_sources,
+    Fault, FaultType, NpVariant, PolicySet, RiScope, WnsVariant, WpsSite, intended, intended_set, non_sources,
 };
 use super::intent::{callees, callers, target_port};
 use super::labels::validate_value;
@@ -54,14 +54,14 @@ pub fn pristine() -> &'static Cluster {
 /// The expected matrix: the evaluator on the pristine cluster with the intended policies.
 pub fn expected() -> &'static Matrix {
     static M: OnceLock<Matrix> = OnceLock::new();
-    M.get_or_init(|| matrix_of(&intended_set()))
+    M.get_or_init(|| matrix_of(intended()))
 }
 
 /// The matrix of the pristine workloads under a policy set.
 pub fn matrix_of(set: &PolicySet) -> Matrix {
     static PREPARED: OnceLock<Prepared<'static>> = OnceLock::new();
     let policies: Vec<&NetworkPolicy> = set.values().map(|p| &**p).collect();
-    PREPARED.get_or_init(|| Prepared::new(pristine())).matrix(&policies)
+    PREPARED.get_or_init(|| Prepared::new(pristine()).knowing(intended().values().cloned())).matrix(&policies)
 }
 
 /// The label of a type set: `L2:AI+CPR`.

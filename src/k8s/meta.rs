@@ -93,12 +93,16 @@ impl Meta {
 /// A stable UUID-shaped uid: SHA-256 of `kind/namespace/name/creation-count`, with the
 /// version-4 and variant bits set so it looks like what the API server hands out.
 pub fn uid(kind: &str, namespace: &str, name: &str, count: u32) -> String {
-    let digest = Sha256::digest(format!("{kind}/{namespace}/{name}/{count}").as_bytes());
+    let mut h = Sha256::new();
+    for part in [kind, "/", namespace, "/", name, "/", &count.to_string()] {
+        h.update(part.as_bytes());
+    }
+    let digest = h.finalize();
     let mut b = [0u8; 16];
     b.copy_from_slice(&digest[..16]);
     b[6] = (b[6] & 0x0f) | 0x40;
     b[8] = (b[8] & 0x3f) | 0x80;
-    let hex: String = b.iter().map(|x| format!("{x:02x}")).collect();
+    let hex = crate::hash::hex(&b);
     format!("{}-{}-{}-{}-{}", &hex[0..8], &hex[8..12], &hex[12..16], &hex[16..20], &hex[20..32])
 }
 

@@ -5,7 +5,6 @@
 //! real server adds so that agents find what they expect where they expect it.
 
 use serde_json::{Map, Value, json};
-use sha2::{Digest, Sha256};
 
 use super::cluster::{Cluster, Container, Deployment, Namespace, Pod, ReplicaSet, Service};
 use super::meta::{Meta, rfc3339};
@@ -226,7 +225,7 @@ pub fn get<'a>(c: &'a Cluster, kind: Kind, ns: &str, name: &str) -> Option<Obj<'
 
 /// A stable 64-hex-digit id (container ids, image digests).
 fn hex_id(s: &str) -> String {
-    Sha256::digest(s.as_bytes()).iter().map(|b| format!("{b:02x}")).collect()
+    crate::hash::sha256_hex(s.as_bytes())
 }
 
 fn container_json(c: &Container) -> Value {

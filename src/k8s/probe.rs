@@ -6,10 +6,12 @@
 //! the intent denies (UDP, an off port, the Service port where it differs). Expected values
 //! are the evaluator's verdicts on the pristine cluster, never a stored table.
 
-use std::sync::OnceLock;
+use std::borrow::Cow;
+use std::sync::{Arc, OnceLock};
 
 use super::cluster::{Cluster, Protocol, WORKLOADS, pod_name};
-use super::eval::{Compiled, End, NsRef, PodRef};
+use super::eval::{Compiled, CompiledPolicy, End, NsRef, PodRef, namespace_labels};
+use super::labels::Labels;
 use super::policy::{IntOrString, NetworkPolicy};
 
 /// What a probe exercises.
@@ -137,10 +139,14 @@ pub fn evaluate(c: &Cluster, policies: &[&NetworkPolicy]) -> Matrix {
 /// pristine cluster and evaluates many policy sets against it.
 pub struct Prepared<'a> {
     pods: Vec<PodRef<'a>>,
-    namespaces: Vec<NsRef<'a>>,
+    ns_labels: Vec<Option<&'a Labels>>,
     workload_pod: Vec<Option<usize>>,
     endpoints: Vec<Vec<(usize, Option<u16>)>>,
     dns: Vec<(usize, Option<u16>)>,
+    /// Policies compiled once, lent to every matrix that is given the same allocation: the
+    /// generator's sets share the intended policies, and compiling them was a third of a
+    /// matrix.
+    known: Vec<(Arc<NetworkPolicy>, CompiledPolicy)>,
 }
 
 impl<'a> Prepared<'a> {
@@ -159,12 +165,29 @@ impl<'a> Prepared<'a> {
         let dns = c
             .service("kube-system", "kube-dns")
             .map_or_else(Vec::new, |s| service_endpoints(c, s, Protocol::Udp));
-        Prepared { pods, namespaces, workload_pod, endpoints, dns }
+        let ns_labels = namespace_labels(&pods, &namespaces);
+        Prepared { pods, ns_labels, workload_pod, endpoints, dns, known: Vec::new() }
+    }
+
+    /// Compiles `policies` now; [`Prepared::matrix`] reuses them when handed these same ones.
+    pub fn knowing(mut self, policies: impl IntoIterator<Item = Arc<NetworkPolicy>>) -> Self {
+        for p in policies {
+            let compiled = CompiledPolicy::new(&p, &self.pods, &self.ns_labels);
+            self.known.push((p, compiled));
+        }
+        self
+    }
+
+    fn compile(&self, policy: &NetworkPolicy) -> Cow<'_, CompiledPolicy> {
+        match self.known.iter().find(|(p, _)| std::ptr::eq(Arc::as_ptr(p), policy)) {
+            Some((_, compiled)) => Cow::Borrowed(compiled),
+            None => Cow::Owned(CompiledPolicy::new(policy, &self.pods, &self.ns_labels)),
+        }
     }
 
     /// The matrix under `policies`.
     pub fn matrix(&self, policies: &[&NetworkPolicy]) -> Matrix {
-        let compiled = Compiled::new(&self.pods, &self.namespaces, policies);
+        let compiled = Compiled::assemble(&self.pods, policies.iter().map(|p| self.compile(p)).collect());
         let reaches = |src: usize, ep: &(usize, Option<u16>), proto| {
             ep.1.is_some_and(|tp| compiled.allowed(End::Pod(src), End::Pod(ep.0), tp, proto))
         };
@@ -238,20 +261,26 @@ pub fn mismatches(expected: &[Verdict], actual: &[Verdict]) -> Vec<usize> {
 
 /// One report line.
 pub fn mismatch_line(i: usize, expected: Verdict, actual: Verdict) -> String {
-    let p = &probes()[i];
-    format!(
-        "Mismatch: {} \u{2192} {} (Expected: {}, Actual: {})",
-        p.src,
-        p.target(),
-        expected.as_str(),
-        actual.as_str()
-    )
+    // Every task's report starts from the same probes; their halves are written once.
+    static HEADS: OnceLock<Vec<String>> = OnceLock::new();
+    let heads = HEADS.get_or_init(|| {
+        probes().iter().map(|p| format!("Mismatch: {} \u{2192} {}", p.src, p.target())).collect()
+    });
+    format!("{} (Expected: {}, Actual: {})", heads[i], expected.as_str(), actual.as_str())
+}
+
+/// One line per mismatch.
+pub fn mismatch_lines(expected: &[Verdict], actual: &[Verdict]) -> Vec<String> {
+    mismatches(expected, actual).into_iter().map(|i| mismatch_line(i, expected[i], actual[i])).collect()
 }
 
 /// The connectivity report: one line per mismatch, or `No mismatches found.`.
 pub fn report(expected: &[Verdict], actual: &[Verdict]) -> String {
-    let lines: Vec<String> =
-        mismatches(expected, actual).into_iter().map(|i| mismatch_line(i, expected[i], actual[i])).collect();
+    report_text(&mismatch_lines(expected, actual))
+}
+
+/// The report of some mismatch lines.
+pub fn report_text(lines: &[String]) -> String {
     if lines.is_empty() { "No mismatches found.".to_string() } else { lines.join("\n") }
 }
 

@@ -16,7 +16,7 @@ use super::kubectl::write::LAST_APPLIED;
 use super::labels::Labels;
 use super::meta::{EPISODE_AT, POLICIES_AT};
 use super::policy::NetworkPolicy;
-use super::probe::{Matrix, Verdict, mismatch_line, mismatches, report};
+use super::probe::{Matrix, Verdict, mismatch_lines, report, report_text};
 use super::yaml::to_json_compact;
 use super::{INFO, view};
 use crate::app::{Episode, PromptVariant, Task, TaskCard};
@@ -68,35 +68,53 @@ pub fn knobs(id: &QueryId) -> Result<(u32, VerbPolicy)> {
 
 /// The cluster with the injected policies, as the API server stores them.
 pub fn inject_cluster(set: &PolicySet) -> Cluster {
+    inject_noting(set).0
+}
+
+/// [`inject_cluster`], also returning the manifests of the injected policies that differ from
+/// the intent (or are extra), which the task's params list. A stored policy's manifest is its
+/// set entry's (neither carries labels), so each changed policy is rendered once for both.
+fn inject_noting(set: &PolicySet) -> (Cluster, Vec<Value>) {
     let mut c = super::generate::pristine().clone();
     c.now = POLICIES_AT;
-    let intended = crate::k8s::fault::intended_set();
-    for ((ns, name), p) in set {
+    let intended = crate::k8s::fault::intended();
+    let mut injected = Vec::new();
+    for (key, p) in set {
+        let (ns, name) = key;
         let mut meta = c.new_meta("NetworkPolicy", ns, name, POLICIES_AT, Labels::new());
         meta.generation = Some(1);
-        let unchanged =
-            intended.get(&(ns.clone(), name.clone())).is_some_and(|i| std::sync::Arc::ptr_eq(i, p));
         let mut policy = NetworkPolicy { meta, spec: p.spec.clone() };
-        policy.meta.annotations.insert(LAST_APPLIED.into(), last_applied(&policy, unchanged));
+        let last_applied = match intended.get(key) {
+            Some(i) if Arc::ptr_eq(i, p) => intended_last_applied(name),
+            was => {
+                let manifest = policy.manifest();
+                let text = format!("{}\n", to_json_compact(&manifest));
+                let differs = match was {
+                    Some(i) => i.spec != p.spec,
+                    None => ns != "default" || p.spec != intended_spec(name),
+                };
+                if differs {
+                    injected.push(manifest);
+                }
+                text
+            }
+        };
+        policy.meta.annotations.insert(LAST_APPLIED.into(), last_applied);
         c.put_policy(policy);
     }
     c.now = EPISODE_AT;
-    c
+    (c, injected)
 }
 
-/// The `last-applied-configuration` of an injected policy; the intended policies' are the
-/// same in every task and computed once (`unchanged`: `p` is one of them).
-fn last_applied(p: &NetworkPolicy, unchanged: bool) -> String {
-    static INTENDED: std::sync::OnceLock<std::collections::BTreeMap<String, String>> =
-        std::sync::OnceLock::new();
-    let render = |p: &NetworkPolicy| format!("{}\n", to_json_compact(&p.manifest()));
-    let cache = INTENDED.get_or_init(|| {
-        crate::k8s::fault::intended_set().values().map(|p| (p.meta.name.clone(), render(p))).collect()
+/// The `last-applied-configuration` of an intended policy: the same in every task, so
+/// rendered once.
+fn intended_last_applied(name: &str) -> String {
+    static TEXT: std::sync::OnceLock<std::collections::BTreeMap<String, String>> = std::sync::OnceLock::new();
+    let texts = TEXT.get_or_init(|| {
+        let intended = crate::k8s::fault::intended().values();
+        intended.map(|p| (p.meta.name.clone(), format!("{}\n", to_json_compact(&p.manifest())))).collect()
     });
-    match cache.get(&p.meta.name) {
-        Some(s) if unchanged => s.clone(),
-        _ => render(p),
-    }
+    texts[name].clone()
 }
 
 /// The hash of a matrix: SHA-256 of its verdicts as `T`/`F`/`P` characters.
@@ -118,25 +136,16 @@ fn expected_hash() -> &'static str {
     HASH.get_or_init(|| matrix_hash(expected()))
 }
 
-/// Manifests of the injected policies that differ from the intent (or are extra).
-fn injected(set: &PolicySet) -> Vec<Value> {
-    set.iter()
-        .filter(|((ns, name), p)| ns != "default" || p.spec != intended_spec(name))
-        .map(|(_, p)| p.manifest())
-        .collect()
-}
-
 /// Builds the task an id names.
 pub fn build(id: &QueryId) -> Result<K8sTask> {
     let (max_turns, verbs) = knobs(id)?;
     let Generated { types, faults, attempts, policies, matrix } = generate(id)?;
-    let cluster = inject_cluster(&policies);
+    let (cluster, injected) = inject_noting(&policies);
     let exp = expected();
-    let report0 = report(exp, &matrix);
+    let mismatch_lines = mismatch_lines(exp, &matrix);
+    let report0 = report_text(&mismatch_lines);
     let fix = fix_commands(&faults, &policies, verbs);
     let prompt = super::prompt::render(PromptVariant::ZeroshotBase, verbs, max_turns, &report0);
-    let mismatch_lines: Vec<String> =
-        mismatches(exp, &matrix).into_iter().map(|i| mismatch_line(i, exp[i], matrix[i])).collect();
     let expected_json = json!({
         "matrix_hash": expected_hash(),
         "post_injection_mismatches": mismatch_lines,
@@ -149,7 +158,7 @@ pub fn build(id: &QueryId) -> Result<K8sTask> {
         "attempts": attempts,
         "verbs": verbs.letters(),
         "max_turns": max_turns,
-        "injected": injected(&policies),
+        "injected": injected,
     });
     let card = TaskCard {
         id: id.to_string(),

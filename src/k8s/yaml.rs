@@ -273,6 +273,14 @@ fn emit_map(m: &Map<String, Value>, indent: usize, out: &mut String) {
 
 /// `key: value` starting at the current position (indentation already written).
 fn emit_entry(k: &str, v: &Value, indent: usize, out: &mut String) {
+    if !simple_key(k) {
+        out.push_str("? ");
+        out.push_str(&scalar_text(k, Some(indent + 2)));
+        out.push('\n');
+        pad(out, indent);
+        out.push_str(": ");
+        return emit_after_indicator(v, indent + 2, out);
+    }
     // A mapping key is a simple key, which go-yaml never breaks across lines.
     let key = scalar_text(k, None);
     out.push_str(&key);
@@ -299,23 +307,36 @@ fn emit_entry(k: &str, v: &Value, indent: usize, out: &mut String) {
     }
 }
 
+/// libyaml's (so go-yaml's) test for a simple key: at most 128 bytes on one line. Any other
+/// key is written `? key` with its value after `: ` on the next line; YAML readers refuse an
+/// implicit key over 1024 characters, so a long label key would not read back otherwise.
+fn simple_key(k: &str) -> bool {
+    k.len() <= 128 && !k.contains(['\n', '\r', '\u{85}', '\u{2028}', '\u{2029}'])
+}
+
 fn emit_seq(a: &[Value], indent: usize, out: &mut String) {
     for (i, item) in a.iter().enumerate() {
         if i > 0 {
             pad(out, indent);
         }
         out.push_str("- ");
-        match item {
-            Value::Object(m) if !m.is_empty() => emit_map(m, indent + 2, out),
-            Value::Array(inner) if !inner.is_empty() => emit_seq(inner, indent + 2, out),
-            Value::String(s) if s.contains('\n') && block_allowed(s) => {
-                out.pop();
-                emit_literal(s, indent + 2, out);
-            }
-            scalar => {
-                out.push_str(&inline(scalar, indent + 2));
-                out.push('\n');
-            }
+        emit_after_indicator(item, indent + 2, out);
+    }
+}
+
+/// A value after a `- ` or `? `-key's `: ` indicator, its block indented to `indent`: a
+/// collection starts on the indicator's line.
+fn emit_after_indicator(v: &Value, indent: usize, out: &mut String) {
+    match v {
+        Value::Object(m) if !m.is_empty() => emit_map(m, indent, out),
+        Value::Array(inner) if !inner.is_empty() => emit_seq(inner, indent, out),
+        Value::String(s) if s.contains('\n') && block_allowed(s) => {
+            out.pop();
+            emit_literal(s, indent, out);
+        }
+        scalar => {
+            out.push_str(&inline(scalar, indent));
+            out.push('\n');
         }
     }
 }
@@ -627,6 +648,32 @@ spec:
         let text = to_yaml(&json!({ key.clone(): null }));
         assert_eq!(text.lines().count(), 1, "{text}");
         assert_eq!(parse_documents(&text).unwrap()[0], json!({ key: null }));
+    }
+
+    /// Found by the k8s_yaml fuzzer: a key past 1024 characters did not read back as a simple
+    /// key. Keys over 128 bytes or spanning lines are written `? key` / `: value`, as go-yaml does.
+    #[test]
+    fn long_and_multiline_keys_are_explicit() {
+        let long = format!("example.com/{}", "k".repeat(1100));
+        let values = [
+            json!(null),
+            json!("v"),
+            json!({"a": 1, "b": [1, 2]}),
+            json!([{"x": 1}, "y"]),
+            json!("l1\nl2\n"),
+        ];
+        for key in [long.as_str(), "two\nlines", &"x".repeat(129)] {
+            for v in &values {
+                let doc = json!({ "a": 1, key: v.clone(), "z": {key: v.clone()} });
+                let text = to_yaml(&doc);
+                assert!(text.contains("? "), "{text}");
+                assert_eq!(parse_documents(&text).unwrap()[0], doc, "{text}");
+            }
+        }
+        assert_eq!(
+            to_yaml(&json!({ "x".repeat(129): {"a": 1} })),
+            format!("? {}\n: a: 1\n", "x".repeat(129))
+        );
     }
 
     /// Found by the k8s_yaml fuzzer: a long string nested past column 80 folded onto lines

@@ -9,6 +9,8 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::sync::Arc;
 
+use fixedbitset::FixedBitSet;
+
 use super::diff::DiffItem;
 use super::kind::{AttrValue, Kind, Rel, valid_name};
 use super::topo::Topology;
@@ -322,20 +324,19 @@ impl Working {
         self.reach(id, false)
     }
 
+    /// A bitmap of visited ids, read out in ascending order at the end: no hashing and no
+    /// sort, which were most of a walk over a whole fabric.
     fn reach(&self, id: Id, down: bool) -> Vec<Id> {
-        let mut seen = rustc_hash::FxHashSet::<Id>::default();
-        let mut out = Vec::new();
+        let mut seen = FixedBitSet::with_capacity(self.base.len() + self.added.len());
         let mut stack = vec![id];
         while let Some(n) = stack.pop() {
             self.each_neighbour(n, down, |(m, rel)| {
-                if rel == Rel::Contains && m != id && seen.insert(m) {
+                if rel == Rel::Contains && m != id && !seen.put(m as usize) {
                     stack.push(m);
-                    out.push(m);
                 }
             });
         }
-        out.sort_unstable();
-        out
+        seen.ones().map(|m| m as Id).collect()
     }
 
     /// cap(v): Σ `physical_capacity_bps` over the ports in {v} ∪ desc(v).

@@ -11,7 +11,7 @@ use std::fmt;
 
 use super::diff::{DiffItem, Scope};
 use super::graph::{Id, Working};
-use super::kind::{AttrValue, EDGE_RULES, Kind, Parents, Rel, edge_rule};
+use super::kind::{AttrValue, EDGE_RULES, EdgeRule, Kind, Parents, Rel, edge_rule};
 
 /// A rule.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -68,7 +68,8 @@ pub struct End<'a> {
 pub struct Local<'a> {
     pub name: &'a str,
     pub kind: &'a str,
-    pub attrs: Vec<(String, AttrValue)>,
+    /// `physical_capacity_bps`, the one attribute a rule reads (S4).
+    pub capacity: Option<AttrValue>,
     pub out: Vec<End<'a>>,
     pub inn: Vec<End<'a>>,
 }
@@ -84,7 +85,7 @@ impl<'a> Local<'a> {
         Local {
             name: g.name(id),
             kind: g.kind(id).as_str(),
-            attrs: g.attrs(id),
+            capacity: g.attr(id, "physical_capacity_bps"),
             out: g.out(id).into_iter().map(end).collect(),
             inn: g.inn(id).into_iter().map(end).collect(),
         }
@@ -107,7 +108,7 @@ pub fn check_node(n: &Local) -> Vec<Violation> {
     for problem in parent_problems(kind, n) {
         flag(Rule::S3, problem);
     }
-    if let Some(problem) = capacity_problem(n).filter(|_| kind == Kind::Port) {
+    if let Some(problem) = (kind == Kind::Port).then(|| capacity_problem(n)).flatten() {
         flag(Rule::S4, problem);
     }
     if kind == Kind::PacketSwitch
@@ -145,40 +146,42 @@ fn parent_problems(kind: Kind, n: &Local) -> Vec<String> {
     if !kind.is_root() && !has_contains_parent {
         problems.push("orphan: no RK_CONTAINS parent".into());
     }
-    let groups: BTreeSet<u8> = EDGE_RULES.iter().filter(|r| r.dst == kind).map(|r| r.group).collect();
-    for group in groups {
-        let rules: Vec<_> = EDGE_RULES.iter().filter(|r| r.dst == kind && r.group == group).collect();
-        let parents: Vec<&str> = n
-            .inn
-            .iter()
-            .filter(|e| rules.iter().any(|r| r.rel.as_str() == e.rel && r.src.as_str() == e.kind))
-            .map(|e| e.name)
-            .collect();
-        let what = rules.iter().map(|r| r.src.as_str()).collect::<Vec<_>>().join(" or ");
-        let rel = rules[0].rel;
-        match rules[0].parents {
-            Parents::One if parents.len() > 1 => problems.push(format!(
-                "{} {rel} parents of kind {what} ({}); exactly one allowed",
-                parents.len(),
-                parents.join(", ")
-            )),
-            Parents::One if parents.is_empty() && has_contains_parent => {
-                problems.push(format!("no {rel} parent of kind {what}"))
-            }
-            Parents::AtMostOne if parents.len() > 1 => problems.push(format!(
-                "{} {rel} parents of kind {what} ({}); at most one allowed",
-                parents.len(),
-                parents.join(", ")
-            )),
-            _ => {}
+    // Each group once, at its first rule (the table lists groups in ascending order); this runs
+    // for every node a diff touches, so the clean path allocates nothing.
+    let of_kind = |r: &&EdgeRule| r.dst == kind;
+    for (i, first) in EDGE_RULES.iter().enumerate().filter(|(_, r)| of_kind(r)) {
+        let group = first.group;
+        if EDGE_RULES[..i].iter().filter(of_kind).any(|r| r.group == group) {
+            continue;
         }
+        let rules = || EDGE_RULES.iter().filter(move |r| r.dst == kind && r.group == group);
+        let parents = || {
+            n.inn
+                .iter()
+                .filter(move |e| rules().any(|r| r.rel.as_str() == e.rel && r.src.as_str() == e.kind))
+                .map(|e| e.name)
+        };
+        let count = parents().count();
+        let exactly = match first.parents {
+            Parents::One if count > 1 => "exactly one",
+            Parents::AtMostOne if count > 1 => "at most one",
+            Parents::One if count == 0 && has_contains_parent => "",
+            _ => continue,
+        };
+        let rel = first.rel;
+        let what = rules().map(|r| r.src.as_str()).collect::<Vec<_>>().join(" or ");
+        problems.push(if exactly.is_empty() {
+            format!("no {rel} parent of kind {what}")
+        } else {
+            let names = parents().collect::<Vec<_>>().join(", ");
+            format!("{count} {rel} parents of kind {what} ({names}); {exactly} allowed")
+        });
     }
     problems
 }
 
 fn capacity_problem(n: &Local) -> Option<String> {
-    let value = n.attrs.iter().find(|(k, _)| k == "physical_capacity_bps").map(|(_, v)| v);
-    match value {
+    match &n.capacity {
         None => Some("port has no physical_capacity_bps".into()),
         Some(AttrValue::Int(i)) if *i > 0 => None,
         Some(AttrValue::Float(f)) if f.is_finite() && *f > 0.0 => None,
@@ -272,7 +275,7 @@ mod tests {
         Local {
             name: "ju1.a1.m1.s2c1.p1",
             kind: "EK_PORT",
-            attrs: vec![("physical_capacity_bps".into(), AttrValue::Int(1_000_000_000))],
+            capacity: Some(AttrValue::Int(1_000_000_000)),
             out: vec![],
             inn: vec![end("ju1.a1.m1.s2c1", "EK_PACKET_SWITCH", "RK_CONTAINS")],
         }
@@ -280,6 +283,12 @@ mod tests {
 
     fn rules(n: &Local) -> Vec<Rule> {
         check_node(n).into_iter().map(|v| v.rule).collect()
+    }
+
+    /// `parent_problems` visits groups at their first rule, in table order.
+    #[test]
+    fn edge_rule_groups_ascend() {
+        assert!(EDGE_RULES.windows(2).all(|w| w[0].group <= w[1].group));
     }
 
     #[test]
@@ -325,10 +334,10 @@ mod tests {
             AttrValue::Str("10G".into()),
             AttrValue::Bool(true),
         ] {
-            let n = Local { attrs: vec![("physical_capacity_bps".into(), bad)], ..port() };
+            let n = Local { capacity: Some(bad), ..port() };
             assert_eq!(rules(&n), [Rule::S4]);
         }
-        assert_eq!(rules(&Local { attrs: vec![], ..port() }), [Rule::S4]);
+        assert_eq!(rules(&Local { capacity: None, ..port() }), [Rule::S4]);
     }
 
     #[test]
@@ -336,7 +345,7 @@ mod tests {
         let sw = Local {
             name: "ju1.a1.m1.s2c9",
             kind: "EK_PACKET_SWITCH",
-            attrs: vec![],
+            capacity: None,
             out: vec![],
             inn: vec![end("ju1.a1.m1", "EK_AGG_BLOCK", "RK_CONTAINS")],
         };

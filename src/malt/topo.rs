@@ -346,7 +346,7 @@ impl Topology {
         use sha2::{Digest, Sha256};
         let mut h = Sha256::new();
         self.write_node_link(&mut |piece| h.update(piece.as_bytes()));
-        h.finalize().iter().map(|b| format!("{b:02x}")).collect()
+        crate::hash::hex(&h.finalize())
     }
 
     /// Sets the seeded capacity outliers: a partial Fisher–Yates draw of ⌈ports/1024⌉ ports

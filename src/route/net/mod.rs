@@ -87,7 +87,11 @@ impl Node {
     /// Whether `ip` is in the local table: one of the node's addresses (on any interface, up
     /// or down) or inside a prefix of `lo` (127.0.0.0/8).
     pub fn is_local(&self, ip: Ipv4Addr) -> bool {
-        self.local_dev(ip).is_some()
+        // One pass (lo is interface 0): packets ask this at every hop.
+        self.ifaces
+            .iter()
+            .enumerate()
+            .any(|(dev, i)| i.addrs.iter().any(|a| a.ip() == ip || (dev == 0 && a.net.contains(&ip))))
     }
 
     /// The interface holding `ip`, if any.
