@@ -18,6 +18,14 @@ cargo test --doc
 step "Lints (cargo clippy -D warnings)"
 cargo clippy --all-targets -- -D warnings
 
+step "Fuzz targets: build on stable and replay the inputs that once crashed them"
+# Fuzzing itself needs nightly and minutes per target (scripts/fuzz.sh); this keeps the
+# targets compiling and every past crash fixed. Unoptimised here, so the limit is generous.
+cargo build --manifest-path fuzz/Cargo.toml --target-dir target --bin slowest
+for dir in fuzz/regressions/*/; do
+  target/debug/slowest "$(basename "$dir")" "$dir" --limit-ms 1000
+done
+
 # The library with the sandbox and the web app compiles for wasm32 in the next step's build;
 # this checks the bare library (no optional features) there too.
 step "Library for wasm32 (cargo check --lib --target wasm32-unknown-unknown --no-default-features)"
