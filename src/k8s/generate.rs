@@ -322,6 +322,18 @@ mod tests {
     use super::*;
     use crate::k8s::probe::{ProbeKind, Verdict, probes};
 
+    /// Matrices from lent, precompiled intended policies equal those compiled from scratch.
+    #[test]
+    fn lent_policies_evaluate_like_fresh_ones() {
+        for level in 1..=3u8 {
+            for seed in 0..40 {
+                let g = generate(&QueryId::new("k8s", 1, level, seed, 0)).unwrap();
+                let policies: Vec<&NetworkPolicy> = g.policies.values().map(|p| &**p).collect();
+                assert_eq!(matrix_of(&g.policies), crate::k8s::probe::evaluate(pristine(), &policies));
+            }
+        }
+    }
+
     #[test]
     fn type_set_counts() {
         assert_eq!(type_sets(1).len(), 5);

@@ -683,6 +683,24 @@ mod tests {
         assert_eq!(w.capacity(w.require("ju1.a1.dom").unwrap()), Capacity::Int(0));
     }
 
+    /// Walks cover added nodes (ids past the base) and skip removed ones, in id order.
+    #[test]
+    fn walks_see_the_overlay_in_id_order() {
+        let mut w = small();
+        let sw = w.require("ju1.a1.m1.s2c1").unwrap();
+        let before = w.descendants(sw);
+        let p = w.add_node("ju1.a1.m1.s2c1.p9", Kind::Port, vec![]).unwrap();
+        w.add_edge(sw, p, Rel::Contains).unwrap();
+        w.remove_node(before[0]);
+        let after = w.descendants(sw);
+        assert_eq!(after, [&before[1..], &[p]].concat());
+        assert!(after.windows(2).all(|x| x[0] < x[1]));
+        let mut up = w.ancestors(sw);
+        up.push(sw);
+        up.sort_unstable();
+        assert_eq!(w.ancestors(p), up);
+    }
+
     #[test]
     fn kind_change_is_remove_then_add() {
         let mut w = small();
