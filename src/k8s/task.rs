@@ -12,12 +12,11 @@ use super::fix::fix_commands;
 use super::generate::{Generated, expected, generate, label};
 use super::intent::intended_spec;
 use super::kubectl::VerbPolicy;
-use super::kubectl::write::LAST_APPLIED;
+use super::kubectl::write::{LAST_APPLIED, modified_config};
 use super::labels::Labels;
 use super::meta::{EPISODE_AT, POLICIES_AT};
 use super::policy::NetworkPolicy;
 use super::probe::{Matrix, Verdict, mismatch_lines, report, report_text};
-use super::yaml::to_json_compact;
 use super::{INFO, view};
 use crate::app::{Episode, PromptVariant, Task, TaskCard};
 use crate::error::{Error, Result};
@@ -88,7 +87,7 @@ fn inject_noting(set: &PolicySet) -> (Cluster, Vec<Value>) {
             Some(i) if Arc::ptr_eq(i, p) => intended_last_applied(name),
             was => {
                 let manifest = policy.manifest();
-                let text = format!("{}\n", to_json_compact(&manifest));
+                let text = modified_config(&manifest);
                 let differs = match was {
                     Some(i) => i.spec != p.spec,
                     None => ns != "default" || p.spec != intended_spec(name),
@@ -112,7 +111,7 @@ fn intended_last_applied(name: &str) -> String {
     static TEXT: std::sync::OnceLock<std::collections::BTreeMap<String, String>> = std::sync::OnceLock::new();
     let texts = TEXT.get_or_init(|| {
         let intended = crate::k8s::fault::intended().values();
-        intended.map(|p| (p.meta.name.clone(), format!("{}\n", to_json_compact(&p.manifest())))).collect()
+        intended.map(|p| (p.meta.name.clone(), modified_config(&p.manifest()))).collect()
     });
     texts[name].clone()
 }

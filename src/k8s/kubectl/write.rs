@@ -570,7 +570,7 @@ fn create_policy(env: &mut Env, doc: &Value, name: &str, exists: bool, dry: DryR
 
 /// The modified configuration kubectl records: the manifest without its own annotation,
 /// `metadata.annotations` set (possibly empty), as compact sorted JSON and a newline.
-fn modified_config(doc: &Value) -> String {
+pub fn modified_config(doc: &Value) -> String {
     let mut d = doc.clone();
     if let Some(Value::Object(meta)) = d.get_mut("metadata") {
         let mut annotations = match meta.remove("annotations") {

@@ -4,7 +4,7 @@ use std::net::Ipv4Addr;
 
 use crate::route::net::route::{IfId, RouteType};
 use crate::route::net::rule::{RuleAction, TableId};
-use crate::route::net::{Node, addr};
+use crate::route::net::{Node, addr, makes_local};
 
 /// Where a lookup sends a packet.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -59,7 +59,7 @@ fn local_table(node: &Node, ip: Ipv4Addr) -> Option<Hop> {
     let mut broadcast = false;
     for (dev, iface) in node.ifaces.iter().enumerate() {
         for a in &iface.addrs {
-            if a.ip() == ip || (dev == 0 && a.net.contains(&ip)) {
+            if makes_local(dev, a, ip) {
                 return Some(Hop::Local);
             }
             // The rarely true comparisons first: this runs for every address of every hop.

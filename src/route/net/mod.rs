@@ -88,10 +88,7 @@ impl Node {
     /// or down) or inside a prefix of `lo` (127.0.0.0/8).
     pub fn is_local(&self, ip: Ipv4Addr) -> bool {
         // One pass (lo is interface 0): packets ask this at every hop.
-        self.ifaces
-            .iter()
-            .enumerate()
-            .any(|(dev, i)| i.addrs.iter().any(|a| a.ip() == ip || (dev == 0 && a.net.contains(&ip))))
+        self.ifaces.iter().enumerate().any(|(dev, i)| i.addrs.iter().any(|a| makes_local(dev, a, ip)))
     }
 
     /// The interface holding `ip`, if any.
@@ -109,6 +106,12 @@ impl Node {
     pub fn first_global(&self) -> Option<Ipv4Addr> {
         self.ifaces.iter().filter(|i| !i.is_loopback()).flat_map(|i| i.primaries()).map(|a| a.ip()).next()
     }
+}
+
+/// Whether address `a` of interface `dev` puts `ip` in the local table: `ip` is the address,
+/// or lies inside a prefix of `lo` (interface 0).
+pub fn makes_local(dev: IfId, a: &Addr, ip: Ipv4Addr) -> bool {
+    a.ip() == ip || (dev == 0 && a.net.contains(&ip))
 }
 
 /// An L2 segment: a switch (`s1`) or a transit link (`t1`), with its ports in plug order.
