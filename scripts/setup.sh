@@ -36,9 +36,11 @@ else
 fi
 
 if [ "${1:-}" = "--test" ]; then
-  step "Debian packages for the tests (Chromium, ChromeDriver, iproute2, iptables, ping, traceroute, net-tools)"
+  # g++: the fuzz crate's libfuzzer-sys compiles libFuzzer, also when built on stable for the
+  # regression replay.
+  step "Debian packages for the tests (Chromium, ChromeDriver, iproute2, iptables, ping, traceroute, net-tools, g++)"
   need=()
-  for pkg in chromium chromium-driver iproute2 iptables iputils-ping traceroute net-tools; do
+  for pkg in chromium chromium-driver iproute2 iptables iputils-ping traceroute net-tools g++; do
     dpkg -s "$pkg" >/dev/null 2>&1 || need+=("$pkg")
   done
   if [ ${#need[@]} -eq 0 ]; then echo "already installed"; else
