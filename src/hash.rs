@@ -75,7 +75,10 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
 pub fn content_hash(prompt: &str, expected: &Value) -> String {
     let mut h = Sha256::new();
     h.update(prompt.as_bytes());
-    write_canonical(expected, &mut h).expect("hashing cannot fail");
+    // JSON is written in pieces of a few bytes; the hasher wants them gathered.
+    let mut buffered = io::BufWriter::new(&mut h);
+    write_canonical(expected, &mut buffered).and_then(|()| buffered.flush()).expect("hashing cannot fail");
+    drop(buffered);
     hex(&h.finalize())
 }
 

@@ -130,25 +130,43 @@ fn run_all(net: &mut Net, node: &str, lines: &[String]) -> bool {
 struct RouterView {
     /// (interface name, healthy address) in interface order.
     ports: Vec<(String, Ipv4Net)>,
-    /// Healthy routes: (prefix, text of H_P, device index).
-    routes: Vec<(Ipv4Net, String, usize)>,
+    routes: Vec<HealthyRoute>,
+}
+
+/// One healthy route of a router: connected (`P dev X`) or static (`P via G`), leaving by
+/// interface `dev`.
+#[derive(Clone, Copy)]
+struct HealthyRoute {
+    prefix: Ipv4Net,
+    gw: Option<Ipv4Addr>,
+    dev: usize,
+}
+
+impl RouterView {
+    /// H_P: the route as `ip route add` takes it. Written only for the routes a fault names.
+    fn text(&self, r: HealthyRoute) -> String {
+        match r.gw {
+            Some(gw) => format!("{} via {gw}", r.prefix),
+            None => format!("{} dev {}", r.prefix, self.ports[r.dev].0),
+        }
+    }
 }
 
 fn view(topo: &Topology, x: usize) -> RouterView {
     let plans = topo.ports(x);
-    let ports: Vec<(String, Ipv4Net)> = plans.iter().map(|p| (p.name.clone(), p.addr)).collect();
-    let mut routes: Vec<(Ipv4Net, String, usize)> = plans
+    let mut routes: Vec<HealthyRoute> = plans
         .iter()
         .enumerate()
-        .map(|(k, p)| (p.addr.trunc(), format!("{} dev {}", p.addr.trunc(), p.name), k))
+        .map(|(dev, p)| HealthyRoute { prefix: p.addr.trunc(), gw: None, dev })
         .collect();
     for (prefix, gw) in topo.static_routes(x) {
-        let k = plans
+        let dev = plans
             .iter()
             .position(|p| matches!(p.port, Port::Transit(_)) && p.addr.trunc().contains(&gw))
             .expect("gateways sit on transit links");
-        routes.push((prefix, format!("{prefix} via {gw}"), k));
+        routes.push(HealthyRoute { prefix, gw: Some(gw), dev });
     }
+    let ports = plans.into_iter().map(|p| (p.name, p.addr)).collect();
     RouterView { ports, routes }
 }
 
@@ -157,14 +175,14 @@ fn view(topo: &Topology, x: usize) -> RouterView {
 fn statics_via(v: &RouterView, k: usize) -> Vec<String> {
     v.routes
         .iter()
-        .filter(|(_, h, d)| *d == k && h.contains(" via "))
-        .map(|(_, h, _)| format!("ip route replace {h}"))
+        .filter(|r| r.dev == k && r.gw.is_some())
+        .map(|&r| format!("ip route replace {}", v.text(r)))
         .collect()
 }
 
 /// The device index the healthy router uses toward `s`.
 fn egress(v: &RouterView, s: Ipv4Net) -> usize {
-    v.routes.iter().find(|(p, _, _)| *p == s).map(|r| r.2).expect("every LAN is routed")
+    v.routes.iter().find(|r| r.prefix == s).map(|r| r.dev).expect("every LAN is routed")
 }
 
 /// Draws one fault of `family`: its variant, its router (when there are several), then its
@@ -172,7 +190,6 @@ fn egress(v: &RouterView, s: Ipv4Net) -> usize {
 pub fn draw(stream: &mut Stream, topo: &Topology, family: Family) -> Fault {
     let variant = stream.range(1, u64::from(family.variants())) as u8;
     let router = if topo.r > 1 { stream.index(topo.r) } else { 0 };
-    let v = view(topo, router);
     let mut f = Fault {
         id: format!("{family}{variant}"),
         family,
@@ -192,10 +209,10 @@ pub fn draw(stream: &mut Stream, topo: &Topology, family: Family) -> Fault {
     let lan = |stream: &mut Stream| Topology::lan(stream.range(1, topo.n as u64) as usize);
     match family {
         Family::DR => dr(&mut f, stream, lan),
-        Family::DI => di(&mut f, stream, &v),
-        Family::RI => ri(&mut f, stream, &v),
-        Family::DT => dt(&mut f, stream, &v, lan),
-        Family::WR => wr(&mut f, stream, &v),
+        Family::DI => di(&mut f, stream, &view(topo, router)),
+        Family::RI => ri(&mut f, stream, &view(topo, router)),
+        Family::DT => dt(&mut f, stream, &view(topo, router), lan),
+        Family::WR => wr(&mut f, stream, &view(topo, router)),
     }
     f
 }
@@ -292,7 +309,8 @@ fn dt(f: &mut Fault, stream: &mut Stream, v: &RouterView, lan: impl Fn(&mut Stre
 }
 
 fn wr(f: &mut Fault, stream: &mut Stream, v: &RouterView) {
-    let (p, healthy, k) = v.routes[stream.index(v.routes.len())].clone();
+    let route = v.routes[stream.index(v.routes.len())];
+    let (p, healthy, k) = (route.prefix, v.text(route), route.dev);
     f.p = Some(p);
     let others: Vec<usize> = (0..v.ports.len()).filter(|&o| o != k).collect();
     let o = *stream.choose(&others);

@@ -11,11 +11,15 @@
 //! are interchangeable for every fault (faults live on routers and name whole subnets), so
 //! the verdict is the same and the check is M² times cheaper.
 
+use std::collections::BTreeMap;
+use std::sync::OnceLock;
+
 use crate::error::{Error, Result};
 use crate::id::QueryId;
 use crate::seed::{Stream, Width};
 
-use super::engine::matrix::{self, Matrix};
+use super::engine::matrix::{Machine, Matrix};
+use super::engine::trace::{self, Traced};
 use super::fault::{self, Family, Fault};
 use super::net::Net;
 use super::topology::{Shape, Topology};
@@ -139,8 +143,9 @@ pub fn draw(id: &QueryId) -> Result<Drawn> {
             None => stream.choose(&combos).clone(),
         };
         let faults: Vec<Fault> = families.iter().map(|&f| fault::draw(&mut stream, &topo, f)).collect();
-        if let Some(small) = valid(&topo, &faults)
-            && let Some(fix_order) = fix_order(&topo, &faults)
+        let mut lab = Lab::new(&topo, &faults);
+        if let Some(small) = lab.valid()
+            && let Some(fix_order) = lab.fix_order()
         {
             let initial = expand(&topo, &small);
             return Ok(Drawn { topo, faults, attempts: attempt, initial, fix_order });
@@ -189,42 +194,141 @@ pub fn inject(healthy: &Net, faults: &[&Fault]) -> Net {
 /// the network with one host per subnet; returns that network's matrix with every fault
 /// injected (see [`expand`]) when the faults are valid.
 pub fn valid(topo: &Topology, faults: &[Fault]) -> Option<Matrix> {
-    let small = Topology { m: 1, ..*topo };
-    let healthy = small.build();
-    let machines = small.machines();
-    let all: Vec<&Fault> = faults.iter().collect();
-    for f in &all {
-        if !matrix::any_failure(&mut inject(&healthy, &[*f]), &machines) {
-            return None;
-        }
-    }
-    let full = matrix::compute(&mut inject(&healthy, &all), &machines);
-    if all.len() == 1 {
-        return Some(full);
-    }
-    for skip in 0..all.len() {
-        let rest: Vec<&Fault> = all.iter().enumerate().filter(|(i, _)| *i != skip).map(|(_, f)| *f).collect();
-        if !matrix::differs(&mut inject(&healthy, &rest), &machines, &full) {
-            return None;
-        }
-    }
-    Some(full)
+    Lab::new(topo, faults).valid()
 }
 
-/// The order in which the faults' known-good fixes, run one fault after another, succeed
-/// command by command and leave no lost ping: injection order when it works (almost always),
-/// else the first other permutation that does. Fixes are written against the healthy
-/// network, so one fault can spoil another's fix (a `via` fix resolved through a transit
-/// route another fault moved; a connected route another fault duplicated). `None` (the draw
-/// is thrown away) when no order works. Checked with one host per subnet, as [`valid`].
-pub fn fix_order(topo: &Topology, faults: &[Fault]) -> Option<Vec<usize>> {
-    let small = Topology { m: 1, ..*topo };
-    let machines = small.machines();
-    let injected = inject(&small.build(), &faults.iter().collect::<Vec<_>>());
-    permutations(faults.len()).into_iter().find(|order| {
-        let mut net = injected.clone();
-        order.iter().all(|&i| faults[i].repair(&mut net)) && !matrix::any_failure(&mut net, &machines)
+/// A healthy one-host-per-subnet network, its machines and its traced matrix. There are at
+/// most 192 (n ≤ 16, r ≤ 4, three shapes) and every draw is checked on one, so each is built
+/// once per process.
+struct Small {
+    healthy: Net,
+    machines: Vec<Machine>,
+    /// Loss-free (`healthy_small_networks_lose_nothing`).
+    traced: Traced,
+}
+
+/// The [`Small`] network of a topology's shape; `n` and `r` within the knobs' ranges.
+fn small(topo: &Topology) -> &'static Small {
+    const SLOTS: usize = 16 * 4 * 3;
+    static BUILT: [OnceLock<Small>; SLOTS] = [const { OnceLock::new() }; SLOTS];
+    assert!((1..=16).contains(&topo.n) && (1..=4).contains(&topo.r), "no such topology: {topo:?}");
+    let slot = ((topo.n - 1) * 4 + topo.r - 1) * 3 + topo.shape as usize;
+    BUILT[slot].get_or_init(|| {
+        let topo = Topology { m: 1, ..*topo };
+        let machines = topo.machines();
+        let healthy = topo.build();
+        let traced = Traced::of(&mut healthy.clone(), &machines);
+        debug_assert_eq!(traced.matrix.lost(), 0, "{topo:?} is healthy");
+        Small { healthy, machines, traced }
     })
+}
+
+/// The checks of one draw, on its [`Small`] network with the subsets of its faults they ask
+/// for. Each subset's network is built once, from the subset without its last fault, so a
+/// level-3 draw injects 7 faults rather than 15. Each is probed only where it is not alike
+/// the network it is compared with (see [`trace`](super::engine::trace)).
+struct Lab<'a> {
+    faults: &'a [Fault],
+    small: &'static Small,
+    /// By subset, bit i standing for `faults[i]`.
+    nets: BTreeMap<u32, Net>,
+}
+
+impl<'a> Lab<'a> {
+    fn new(topo: &Topology, faults: &'a [Fault]) -> Self {
+        Lab { faults, small: small(topo), nets: BTreeMap::new() }
+    }
+
+    fn all(&self) -> u32 {
+        (1 << self.faults.len()) - 1
+    }
+
+    /// The network with the faults of `subset` (not empty) injected in order.
+    fn net(&mut self, subset: u32) -> &mut Net {
+        if !self.nets.contains_key(&subset) {
+            let last = 31 - subset.leading_zeros();
+            let parent = subset & !(1 << last);
+            let mut net = if parent == 0 { self.small.healthy.clone() } else { self.settled(parent).clone() };
+            self.faults[last as usize].inject(&mut net);
+            self.nets.insert(subset, net);
+        }
+        self.nets.get_mut(&subset).expect("built above")
+    }
+
+    /// The network of `subset` without the neighbour entries its probes left, ready to be
+    /// copied: a copy's probes start cold anyway, and copying the entries was a tenth of a copy.
+    fn settled(&mut self, subset: u32) -> &mut Net {
+        let net = self.net(subset);
+        net.nodes.iter_mut().for_each(|node| node.neigh.clear());
+        net
+    }
+
+    /// Whether the network of `subset` answers some pair of `pairs` otherwise than `known`,
+    /// traced on the network of `base` (0: the healthy one), says.
+    fn differs(&mut self, subset: u32, base: u32, known: &Traced, pairs: &[(usize, usize)]) -> bool {
+        self.net(subset);
+        let changed = trace::changed(self.network(base), &self.nets[&subset]);
+        let machines = &self.small.machines;
+        known.differs(self.nets.get_mut(&subset).expect("built above"), machines, pairs, changed)
+    }
+
+    /// The network of `subset`, built already (0: the healthy one).
+    fn network(&self, subset: u32) -> &Net {
+        if subset == 0 { &self.small.healthy } else { &self.nets[&subset] }
+    }
+
+    /// The validity checks. The matrix with every fault comes first: its failing pairs are
+    /// where a fault alone, or the faults without one of them, most likely differ, so both
+    /// checks probe those pairs first and usually stop within a few probes. A fault alone
+    /// breaks a pair exactly when it differs from the healthy network, which loses nothing.
+    fn valid(&mut self) -> Option<Matrix> {
+        let all = self.all();
+        let small = self.small;
+        let changed = trace::changed(&small.healthy, self.net(all));
+        let full = Traced::after(self.net(all), &small.machines, &small.traced, changed);
+        let likely = full.matrix.failing_first();
+        for f in 0..self.faults.len() {
+            let alone = 1 << f;
+            let breaks = if alone == all {
+                full.matrix.lost() > 0
+            } else {
+                self.differs(alone, 0, &small.traced, &likely)
+            };
+            if !breaks {
+                return None;
+            }
+        }
+        if self.faults.len() > 1 {
+            for f in 0..self.faults.len() {
+                if !self.differs(all & !(1 << f), all, &full, &likely) {
+                    return None;
+                }
+            }
+        }
+        Some(full.matrix)
+    }
+
+    /// The order in which the faults' known-good fixes, run one fault after another, succeed
+    /// command by command and leave no lost ping: injection order when it works (almost
+    /// always), else the first other permutation that does. Fixes are written against the
+    /// healthy network, so one fault can spoil another's fix (a `via` fix resolved through a
+    /// transit route another fault moved; a connected route another fault duplicated). `None`
+    /// (the draw is thrown away) when no order works. A repaired network is probed only where
+    /// it is not alike the healthy one: usually nowhere.
+    fn fix_order(&mut self) -> Option<Vec<usize>> {
+        let all = self.all();
+        self.settled(all);
+        let injected = self.nets.remove(&all).expect("settled above");
+        let small = self.small;
+        let pairs = small.traced.matrix.pairs().collect::<Vec<_>>();
+        permutations(self.faults.len()).into_iter().find(|order| {
+            let mut net = injected.clone();
+            order.iter().all(|&i| self.faults[i].repair(&mut net)) && {
+                let changed = trace::changed(&small.healthy, &net);
+                !small.traced.differs(&mut net, &small.machines, &pairs, changed)
+            }
+        })
+    }
 }
 
 /// Every order of `0..n`, the identity first, then lexicographic.
@@ -263,6 +367,7 @@ pub fn expand(topo: &Topology, small: &Matrix) -> Matrix {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::route::engine::matrix;
 
     fn id(s: &str) -> QueryId {
         s.parse().unwrap()
@@ -312,6 +417,60 @@ mod tests {
                 let faults: Vec<&Fault> = d.faults.iter().collect();
                 let direct = matrix::compute(&mut inject(&d.topo.build(), &faults), &machines);
                 assert_eq!(direct, d.initial, "{q}");
+            }
+        }
+    }
+
+    /// Every network a draw can be checked on, healthy, loses no ping: what lets
+    /// the validity checks compare with the healthy network instead of probing for failures.
+    #[test]
+    fn healthy_small_networks_lose_nothing() {
+        let mut shapes = (2..=16).map(|n| (n, 1, Shape::Single)).collect::<Vec<_>>();
+        for r in 2..=4 {
+            for n in r..=12 {
+                shapes.push((n, r, Shape::Chain));
+                if r > 2 {
+                    shapes.push((n, r, Shape::Star));
+                }
+            }
+        }
+        for (n, r, shape) in shapes {
+            let topo = Topology { n, m: 1, r, shape };
+            let lost = matrix::compute(&mut topo.build(), &topo.machines()).lost();
+            assert_eq!(lost, 0, "{topo:?}");
+        }
+    }
+
+    /// A network traced only where it is not alike the healthy one gives what probing every
+    /// pair gives, footprints included: for every subset of a draw's faults, and for the
+    /// network its fixes repair.
+    #[test]
+    fn retracing_matches_probing_everything() {
+        let agree = |net: &Net, small: &Small, what: &str| {
+            let changed = trace::changed(&small.healthy, net);
+            let after = Traced::after(&mut net.clone(), &small.machines, &small.traced, changed);
+            assert_eq!(after, Traced::of(&mut net.clone(), &small.machines), "{what}");
+        };
+        for level in 1..=3u8 {
+            for seed in 0..100 {
+                let q = QueryId::new("route", 1, level, seed, 0);
+                let d = draw(&q).unwrap();
+                let small = small(&d.topo);
+                for subset in 1..(1u32 << d.faults.len()) {
+                    let faults: Vec<&Fault> = d
+                        .faults
+                        .iter()
+                        .enumerate()
+                        .filter(|(i, _)| subset & (1 << i) != 0)
+                        .map(|(_, f)| f)
+                        .collect();
+                    agree(&inject(&small.healthy, &faults), small, &format!("{q} subset {subset}"));
+                }
+                let mut net = inject(&small.healthy, &d.faults.iter().collect::<Vec<_>>());
+                for &i in &d.fix_order {
+                    assert!(d.faults[i].repair(&mut net));
+                }
+                agree(&net, small, &format!("{q} repaired"));
             }
         }
     }

@@ -128,7 +128,7 @@ fn facts(node: &Node) -> BTreeSet<String> {
     for r in node.main.routes() {
         f.insert(format!("route {}", route_key(node, r)));
     }
-    for rule in &node.rules {
+    for rule in node.rules.iter() {
         f.insert(format!("rule {}", rule.show().replace('\t', " ")));
     }
     for id in ChainId::ALL {

@@ -68,9 +68,10 @@ impl RouteTask {
 }
 
 fn params(topo: &Topology, machines: &[Machine], drawn: &Drawn) -> Value {
+    // Moved in after `json!`, which would copy every command string.
     let config: serde_json::Map<String, Value> =
-        topo.config().into_iter().map(|(node, cmds)| (node, json!(cmds))).collect();
-    json!({
+        topo.config().into_iter().map(|(node, cmds)| (node, Value::from(cmds))).collect();
+    let mut params = json!({
         "topology": {
             "subnets": topo.n,
             "hosts_per_subnet": topo.m,
@@ -78,10 +79,11 @@ fn params(topo: &Topology, machines: &[Machine], drawn: &Drawn) -> Value {
             "shape": topo.shape,
             "machines": machines,
         },
-        "healthy_config": config,
         "faults": drawn.faults,
         "attempts": drawn.attempts,
-    })
+    });
+    params["healthy_config"] = Value::Object(config);
+    params
 }
 
 fn expected(matrix_text: &str, faults: &[Fault], order: &[usize]) -> Value {

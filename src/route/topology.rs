@@ -5,6 +5,7 @@
 //! prefix a router lacks. Everything here is a pure function of [`Topology`].
 
 use std::net::Ipv4Addr;
+use std::sync::Arc;
 
 use ipnet::Ipv4Net;
 use serde::{Deserialize, Serialize};
@@ -187,7 +188,8 @@ impl Topology {
 
     /// The healthy network.
     pub fn build(&self) -> Net {
-        let mut net = Net { nodes: Vec::new(), segments: Vec::new() };
+        let mut net = Net::default();
+        let segments = Arc::make_mut(&mut net.segments);
         for x in 0..self.r {
             net.nodes.push(Node::new(&format!("r{x}"), true));
         }
@@ -196,13 +198,13 @@ impl Topology {
                 net.nodes.push(Node::new(&self.host(s, j).0, false));
             }
         }
-        net.segments.extend((1..=self.n).map(|s| Segment {
-            name: format!("s{s}"),
+        segments.extend((1..=self.n).map(|s| Segment {
+            name: format!("s{s}").into(),
             switch: true,
             ports: vec![],
         }));
-        net.segments.extend((1..=self.transits()).map(|t| Segment {
-            name: format!("t{t}"),
+        segments.extend((1..=self.transits()).map(|t| Segment {
+            name: format!("t{t}").into(),
             switch: false,
             ports: vec![],
         }));
@@ -334,7 +336,7 @@ mod tests {
         let r0 = &net.nodes[0];
         assert_eq!(r0.ifaces[1].mac_text(), "02:00:00:00:02:01");
         assert_eq!(r0.ifaces[1].peer_index, 3);
-        assert_eq!(net.nodes[1].name, "h1");
+        assert_eq!(&*net.nodes[1].name, "h1");
         assert_eq!(r0.main.routes().len(), 2);
         let names: Vec<String> = t.machines().iter().map(|m| format!("{} {}", m.name, m.target)).collect();
         assert_eq!(names, ["h1 192.168.1.100", "h2 192.168.2.100", "r0 192.168.1.1"]);

@@ -51,7 +51,7 @@ pub fn rows(node: &Node, numeric: bool) -> Vec<Row> {
                 flags,
                 reject,
                 metric: r.metric,
-                iface,
+                iface: iface.to_string(),
             }
         })
         .collect()

@@ -4,7 +4,7 @@ use std::net::Ipv4Addr;
 
 use crate::route::net::route::{IfId, RouteType};
 use crate::route::net::rule::{RuleAction, TableId};
-use crate::route::net::{Node, addr, makes_local};
+use crate::route::net::{Node, addr};
 
 /// Where a lookup sends a packet.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -53,26 +53,9 @@ impl LookupError {
 
 /// What the derived local table says of `ip`: `Local` for one of the node's addresses or
 /// inside a prefix of `lo` ([`Node::is_local`]), else `Broadcast` for a broadcast address of
-/// an up interface's subnet. One pass over the addresses: every hop's lookup asks this, and
-/// two scans were a sixth of generating a task.
+/// an up interface's subnet.
 fn local_table(node: &Node, ip: Ipv4Addr) -> Option<Hop> {
-    let mut broadcast = false;
-    for (dev, iface) in node.ifaces.iter().enumerate() {
-        for a in &iface.addrs {
-            if makes_local(dev, a, ip) {
-                return Some(Hop::Local);
-            }
-            // The rarely true comparisons first: this runs for every address of every hop.
-            broadcast = broadcast
-                || ((a.brd == Some(ip)
-                    || (a.net.broadcast() == ip
-                        && !a.secondary
-                        && a.len() < 31
-                        && a.prefix().addr().octets()[0] != 0))
-                    && iface.up);
-        }
-    }
-    broadcast.then_some(Hop::Broadcast)
+    if node.is_local(ip) { Some(Hop::Local) } else { node.is_broadcast(ip).then_some(Hop::Broadcast) }
 }
 
 /// Lookup(node, dst, src?, oif?): the rules in order; `lookup local` finds local and
@@ -98,7 +81,7 @@ fn policy_lookup(
     src: Option<Ipv4Addr>,
     oif: Option<IfId>,
 ) -> Result<Hop, LookupError> {
-    for rule in &node.rules {
+    for rule in node.rules.iter() {
         if !rule.matches(dst, src) {
             continue;
         }

@@ -6,7 +6,8 @@ use std::net::Ipv4Addr;
 use serde::{Deserialize, Serialize};
 
 use super::Kind;
-use super::probe::{Outcome, ProbeSpec, send};
+use super::probe::{Outcome, ProbeSpec, send_tracing};
+use super::trace::Footprint;
 use crate::route::net::{Net, NodeId};
 
 /// The matrix's wait for each reply.
@@ -57,6 +58,12 @@ impl Matrix {
         self.pairs().filter(|&(s, d)| !self.get(s, d)).collect()
     }
 
+    /// Every ordered pair, the failing ones first (each group row by row).
+    pub fn failing_first(&self) -> Vec<(usize, usize)> {
+        let (failing, answering): (Vec<_>, Vec<_>) = self.pairs().partition(|&(s, d)| !self.get(s, d));
+        [failing, answering].concat()
+    }
+
     /// The reference text: `h1 -> h2 X r0 ` lines and the results line.
     pub fn render(&self, machines: &[Machine]) -> String {
         let mut out = String::with_capacity(self.n * (self.n * 4 + 8) + 48);
@@ -93,31 +100,22 @@ pub fn compute(net: &mut Net, machines: &[Machine]) -> Matrix {
     Matrix { n, ok }
 }
 
-/// Whether some pair fails, stopping at the first that does.
-pub fn any_failure(net: &mut Net, machines: &[Machine]) -> bool {
-    cool(net);
-    ordered(machines.len()).any(|(s, d)| !answers(net, machines[s].node, machines[d].target))
-}
-
-/// Whether the matrix would differ from `other`, stopping at the first pair that does.
-pub fn differs(net: &mut Net, machines: &[Machine], other: &Matrix) -> bool {
-    cool(net);
-    ordered(machines.len())
-        .any(|(s, d)| answers(net, machines[s].node, machines[d].target) != other.get(s, d))
-}
-
-fn cool(net: &mut Net) {
+/// Empties the neighbour caches: every matrix starts cold.
+pub(super) fn cool(net: &mut Net) {
     for node in &mut net.nodes {
         node.neigh.clear();
     }
 }
 
-fn ordered(n: usize) -> impl Iterator<Item = (usize, usize)> {
-    (0..n).flat_map(move |s| (0..n).filter(move |&d| d != s).map(move |d| (s, d)))
-}
-
 /// One matrix probe.
 pub fn answers(net: &mut Net, node: NodeId, target: Ipv4Addr) -> bool {
+    answers_tracing(net, node, target).0
+}
+
+/// [`answers`], also returning the nodes the probe read.
+pub fn answers_tracing(net: &mut Net, node: NodeId, target: Ipv4Addr) -> (bool, Footprint) {
     let spec = ProbeSpec { node, dst: target, oif: None, src: None, size: 84, ttl: 64 };
-    matches!(send(net, &spec, Kind::EchoRequest).map(|o| o.within(MATRIX_WAIT_US)), Ok(Outcome::Reply { .. }))
+    let mut footprint = Footprint::default();
+    let sent = send_tracing(net, &spec, Kind::EchoRequest, &mut footprint);
+    (matches!(sent.map(|(o, _)| o.within(MATRIX_WAIT_US)), Ok(Outcome::Reply { .. })), footprint)
 }

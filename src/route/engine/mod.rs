@@ -5,6 +5,7 @@
 pub mod lookup;
 pub mod matrix;
 pub mod probe;
+pub mod trace;
 mod travel;
 
 use std::net::Ipv4Addr;

@@ -3,6 +3,7 @@
 use std::net::Ipv4Addr;
 
 use super::lookup::{Hop, LookupError, lookup, source_for};
+use super::trace::Footprint;
 use super::travel::{journey, journey_with};
 use super::{ARP_TIMEOUT_US, Arrival, IcmpError, Kind, Packet};
 use crate::route::net::route::IfId;
@@ -124,10 +125,22 @@ pub fn send_noting(
     spec: &ProbeSpec,
     kind: Kind,
 ) -> Result<(Outcome, Vec<Redirect>), LookupError> {
+    send_tracing(net, spec, kind, &mut Footprint::default())
+}
+
+/// [`send_noting`], also adding the nodes the probe read to `footprint` (the redirects'
+/// journeys, which change nothing but counters, are not part of it).
+pub fn send_tracing(
+    net: &mut Net,
+    spec: &ProbeSpec,
+    kind: Kind,
+    footprint: &mut Footprint,
+) -> Result<(Outcome, Vec<Redirect>), LookupError> {
+    footprint.add(spec.node);
     let (hop, src) = route(net, spec)?;
     let packet = Packet::new(src, spec.dst, kind, spec.size, spec.ttl);
     let mut side = Vec::new();
-    let outcome = match journey_with(net, spec.node, packet, hop, &mut side) {
+    let outcome = match journey_with(net, spec.node, packet, hop, &mut side, footprint) {
         Arrival::At { node, packet, send_refused } if node == spec.node => match packet.kind {
             Kind::EchoReply if kind == Kind::EchoRequest => {
                 Outcome::Reply { from: packet.src, ttl: packet.ttl, rtt_us: elapsed(&packet) }

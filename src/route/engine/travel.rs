@@ -5,6 +5,7 @@
 use std::net::Ipv4Addr;
 
 use super::lookup::{Hop, LookupError, lookup, source_for};
+use super::trace::Footprint;
 use super::{Arrival, IcmpError, Kind, Packet};
 use crate::route::net::iptables::{ChainId, PacketView, Target};
 use crate::route::net::route::IfId;
@@ -45,26 +46,32 @@ enum Next {
 /// and follows it and every answer it provokes until an answer arrives somewhere or all is
 /// lost.
 pub fn journey(net: &mut Net, node: NodeId, packet: Packet, hop: Hop) -> Arrival {
-    journey_with(net, node, packet, hop, &mut Vec::new())
+    journey_with(net, node, packet, hop, &mut Vec::new(), &mut Footprint::default())
 }
 
-/// [`journey`], collecting the packets sent on the side (redirects) with their senders.
+/// [`journey`], collecting the packets sent on the side (redirects) with their senders, and
+/// the nodes it read.
 pub fn journey_with(
     net: &mut Net,
     node: NodeId,
     packet: Packet,
     hop: Hop,
     side: &mut Vec<(NodeId, Packet)>,
+    footprint: &mut Footprint,
 ) -> Arrival {
-    let mut next = output(net, node, packet, hop);
+    footprint.add(node);
+    let mut next = output(net, node, packet, hop, footprint);
     for _ in 0..HOP_GUARD {
         next = match next {
             Next::Send { node, packet } => match lookup(&net.nodes[node], packet.dst, Some(packet.src), None)
             {
-                Ok(hop) => output(net, node, packet, hop),
+                Ok(hop) => output(net, node, packet, hop, footprint),
                 Err(_) => Next::Lost,
             },
-            Next::Recv { node, iface, packet } => input(net, node, iface, packet),
+            Next::Recv { node, iface, packet } => {
+                footprint.add(node);
+                input(net, node, iface, packet, footprint)
+            }
             Next::Arrive { node, packet, send_refused } => return Arrival::At { node, packet, send_refused },
             Next::Lost => return Arrival::Lost,
             Next::Fork { main, node, side: extra } => {
@@ -93,12 +100,12 @@ fn filter(
     if filter.is_open() {
         return Target::Accept;
     }
-    let name = |i: Option<IfId>| i.map(|i| ifaces[i].name.as_str());
+    let name = |i: Option<IfId>| i.map(|i| &*ifaces[i].name);
     filter.judge(chain, &view(p, name(iif), name(oif)))
 }
 
 /// Local output: OUTPUT chain, then loopback delivery or the wire.
-fn output(net: &mut Net, node: NodeId, packet: Packet, hop: Hop) -> Next {
+fn output(net: &mut Net, node: NodeId, packet: Packet, hop: Hop, footprint: &mut Footprint) -> Next {
     match hop {
         Hop::Local => {
             match filter(net, node, ChainId::Output, &packet, None, Some(0)) {
@@ -120,7 +127,7 @@ fn output(net: &mut Net, node: NodeId, packet: Packet, hop: Hop) -> Next {
                     packet.wire = mtu;
                     packet.df = false;
                 }
-                transmit(net, node, dev, gw, packet, true)
+                transmit(net, node, dev, gw, packet, true, footprint)
             }
             Target::Drop => Next::Lost,
             Target::Reject(with) => {
@@ -146,7 +153,7 @@ fn reject_error(with: crate::route::net::iptables::RejectWith) -> IcmpError {
 }
 
 /// A packet arriving on `iface` of `node`.
-fn input(net: &mut Net, node: NodeId, iface: IfId, packet: Packet) -> Next {
+fn input(net: &mut Net, node: NodeId, iface: IfId, packet: Packet, footprint: &mut Footprint) -> Next {
     let n = &net.nodes[node];
     let i = &n.ifaces[iface];
     if !i.up || packet.wire > i.mtu + 4 {
@@ -171,7 +178,7 @@ fn input(net: &mut Net, node: NodeId, iface: IfId, packet: Packet) -> Next {
         },
         Hop::Broadcast => Next::Lost,
         Hop::Out { .. } if !forwards => Next::Lost,
-        Hop::Out { dev, gw, .. } => forward(net, node, iface, dev, gw, packet),
+        Hop::Out { dev, gw, .. } => forward(net, node, iface, dev, gw, packet, footprint),
     }
 }
 
@@ -192,6 +199,7 @@ fn forward(
     dev: IfId,
     gw: Option<Ipv4Addr>,
     mut packet: Packet,
+    footprint: &mut Footprint,
 ) -> Next {
     if packet.ttl <= 1 {
         return error_for(net, node, &packet, IcmpError::TimeExceeded, false);
@@ -212,7 +220,7 @@ fn forward(
     let redirect = (dev == iif && !matches!(packet.kind, Kind::Error(_) | Kind::Redirect(_)))
         .then(|| redirect_for(net, node, &packet, gw.unwrap_or(packet.dst)))
         .flatten();
-    let main = transmit(net, node, dev, gw, packet, false);
+    let main = transmit(net, node, dev, gw, packet, false, footprint);
     match redirect {
         Some(side) => Next::Fork { main: Box::new(main), node, side },
         None => main,
@@ -238,6 +246,7 @@ fn transmit(
     gw: Option<Ipv4Addr>,
     mut packet: Packet,
     local: bool,
+    footprint: &mut Footprint,
 ) -> Next {
     let iface = &net.nodes[node].ifaces[dev];
     if !iface.running() || iface.segment.is_none() {
@@ -256,7 +265,7 @@ fn transmit(
         iface.select_src(next_hop).or_else(|| net.nodes[node].first_global()).unwrap_or(Ipv4Addr::UNSPECIFIED)
     };
     net.nodes[node].ifaces[dev].tx.count(packet.wire + ETH_HEADER);
-    let Some((peer, peer_if)) = resolve(net, node, dev, next_hop, arp_src) else {
+    let Some((peer, peer_if)) = resolve(net, node, dev, next_hop, arp_src, footprint) else {
         remember(net, node, dev, next_hop, None);
         if local {
             let mut err = Packet::new(packet.src, packet.src, Kind::Error(IcmpError::HostUnreachable), 0, 64);
@@ -281,9 +290,17 @@ fn transmit(
 
 /// Neighbour resolution with a cold cache: the first other node on the segment, with the
 /// port up, that owns `ip` and whose lookup of it (from the asker's address) is local.
-fn resolve(net: &Net, node: NodeId, dev: IfId, ip: Ipv4Addr, arp_src: Ipv4Addr) -> Option<(NodeId, IfId)> {
+fn resolve(
+    net: &Net,
+    node: NodeId,
+    dev: IfId,
+    ip: Ipv4Addr,
+    arp_src: Ipv4Addr,
+    footprint: &mut Footprint,
+) -> Option<(NodeId, IfId)> {
     let seg = net.nodes[node].ifaces[dev].segment?;
     net.segments[seg].ports.iter().copied().find(|&(n, i)| {
+        footprint.add(n);
         let peer = &net.nodes[n];
         n != node
             && peer.ifaces[i].up

@@ -118,6 +118,13 @@ pub fn show_prefix(net: Ipv4Net) -> String {
     }
 }
 
+/// Whether `net` holds `ip`: `Ipv4Net::contains` with one shift instead of two masks and two
+/// comparisons. The packet engine asks this of every route and rule at every hop.
+pub fn covers(net: &Ipv4Net, ip: Ipv4Addr) -> bool {
+    let differing = u32::from(net.addr()) ^ u32::from(ip);
+    differing.checked_shr(32 - u32::from(net.prefix_len())).unwrap_or(0) == 0
+}
+
 /// Whether `addr` lies in 127.0.0.0/8.
 pub fn is_loopback(addr: Ipv4Addr) -> bool {
     addr.octets()[0] == 127
@@ -206,6 +213,14 @@ mod proptests {
             let net = parse_iproute_prefix(&format!("{ip}/{len}")).unwrap();
             prop_assert_eq!((net.addr(), net.prefix_len()), (ip, len));
             prop_assert_eq!(mask_len(len_mask(len)), Some(len));
+        }
+
+        #[test]
+        fn covers_is_contains(net: u32, len in 0u8..=32, ip: u32) {
+            let net = Ipv4Net::new(Ipv4Addr::from(net), len).unwrap();
+            for ip in [Ipv4Addr::from(ip), net.network(), net.broadcast(), net.addr()] {
+                prop_assert_eq!(covers(&net, ip), net.contains(&ip));
+            }
         }
     }
 }

@@ -1,9 +1,11 @@
 //! Interfaces and their IPv4 addresses.
 
 use std::net::Ipv4Addr;
+use std::sync::Arc;
 
 use ipnet::Ipv4Net;
 
+use super::addr::covers;
 use super::qdisc::Netem;
 
 /// One address of an interface: `net.addr()` is the local address, `net.prefix_len()` its
@@ -56,7 +58,7 @@ pub const MAX_MTU: u32 = 65535;
 /// One network interface.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Iface {
-    pub name: String,
+    pub name: Arc<str>,
     pub mac: [u8; 6],
     /// The L2 segment (switch or transit link) it is plugged into; `None` for `lo`.
     pub segment: Option<usize>,
@@ -112,6 +114,46 @@ impl Iface {
         }
     }
 
+    /// Whether two interfaces are equal up to history: counters, when the link came up and
+    /// when each address was added. Nothing a packet does reads those.
+    pub fn alike(&self, other: &Iface) -> bool {
+        let Iface {
+            name,
+            mac,
+            segment,
+            peer_index,
+            up,
+            up_seq: _,
+            carrier,
+            mtu,
+            promisc,
+            addrs,
+            qdisc,
+            forwarding,
+            rx: _,
+            tx: _,
+        } = self;
+        let same_addrs = addrs.len() == other.addrs.len()
+            && addrs
+                .iter()
+                .zip(&other.addrs)
+                .all(|(a, b)| (a.net, a.brd, a.secondary) == (b.net, b.brd, b.secondary));
+        (name, mac, segment, peer_index, up, carrier, mtu, promisc, qdisc, forwarding)
+            == (
+                &other.name,
+                &other.mac,
+                &other.segment,
+                &other.peer_index,
+                &other.up,
+                &other.carrier,
+                &other.mtu,
+                &other.promisc,
+                &other.qdisc,
+                &other.forwarding,
+            )
+            && same_addrs
+    }
+
     pub fn primaries(&self) -> impl Iterator<Item = &Addr> {
         self.addrs.iter().filter(|a| !a.secondary)
     }
@@ -121,7 +163,7 @@ impl Iface {
     pub fn select_src(&self, near: Ipv4Addr) -> Option<Ipv4Addr> {
         let mut first = None;
         for a in self.primaries() {
-            if a.net.contains(&near) {
+            if covers(&a.net, near) {
                 return Some(a.ip());
             }
             first.get_or_insert(a.ip());

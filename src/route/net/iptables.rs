@@ -227,6 +227,15 @@ impl Filter {
         &mut self.chains[id as usize]
     }
 
+    /// Whether the tables filter alike: the same policies and rules, whatever the counters and
+    /// whether a chain was ever touched.
+    pub fn alike(&self, other: &Filter) -> bool {
+        self.chains.iter().zip(&other.chains).all(|(a, b)| {
+            let Chain { exists: _, policy, packets: _, bytes: _, rules } = a;
+            *policy == b.policy && *rules == b.rules
+        })
+    }
+
     /// Whether every chain accepts everything (the common case the packet engine skips).
     pub fn is_open(&self) -> bool {
         self.chains.iter().all(|c| c.rules.is_empty() && c.policy == Target::Accept)

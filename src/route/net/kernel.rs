@@ -83,7 +83,8 @@ impl Node {
             iface.addrs.iter().rposition(|a| !a.secondary).map_or(0, |i| i + 1)
         };
         iface.addrs.insert(at, new);
-        if iface.up && !secondary {
+        self.reindex();
+        if self.ifaces[dev].up && !secondary {
             self.add_connected(dev, &new);
         }
         Ok(())
@@ -117,6 +118,7 @@ impl Node {
     /// Removes one address with its side effects.
     fn remove_addr_at(&mut self, dev: IfId, index: usize) {
         let gone = self.ifaces[dev].addrs.remove(index);
+        self.reindex();
         let mut removed = vec![gone];
         if !gone.secondary {
             let iface = &mut self.ifaces[dev];
@@ -127,6 +129,7 @@ impl Node {
                 }
                 !follows
             });
+            self.reindex();
             let prefix = gone.prefix();
             let _ = self.main.delete_first(|r| {
                 r.proto == Proto::Kernel && r.dst == prefix && r.dev == Some(dev) && r.src == Some(gone.ip())
@@ -192,6 +195,7 @@ impl Node {
             return;
         }
         self.ifaces[dev].up = up;
+        self.reindex();
         if up {
             self.ifaces[dev].up_seq = self.tick();
             let primaries: Vec<Addr> = self.ifaces[dev].primaries().copied().collect();
@@ -249,7 +253,7 @@ impl Node {
 
     /// The full policy lookup of a gateway: only a local hit can make it valid here.
     fn local_owner_for_gateway(&self, gw: Ipv4Addr) -> Option<IfId> {
-        for rule in &self.rules {
+        for rule in self.rules.iter() {
             if !rule.matches(gw, None) {
                 continue;
             }

@@ -10,17 +10,20 @@ pub mod addr;
 pub mod iface;
 pub mod iptables;
 pub mod kernel;
+pub mod local;
 pub mod qdisc;
 pub mod route;
 pub mod rule;
 pub mod sysctl;
 
 use std::net::Ipv4Addr;
+use std::sync::Arc;
 
 pub use iface::{Addr, Iface};
 pub use route::IfId;
 
 use self::iptables::Filter;
+use self::local::LocalIndex;
 use self::route::Table;
 use self::rule::Rule;
 
@@ -42,12 +45,13 @@ pub const MAX_NEIGH: usize = 1024;
 /// A host or router.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Node {
-    pub name: String,
+    pub name: Arc<str>,
     pub router: bool,
     /// `lo` first; ifindex = position + 1.
     pub ifaces: Vec<Iface>,
     pub main: Table,
-    pub rules: Vec<Rule>,
+    /// Shared between clones until one changes them, like the main table's routes.
+    pub rules: Arc<Vec<Rule>>,
     /// `net.ipv4.ip_forward` ≡ `net.ipv4.conf.all.forwarding`.
     pub ip_forward: i32,
     pub default_forwarding: i32,
@@ -58,17 +62,22 @@ pub struct Node {
     pub next_handle: u32,
     /// A counter of address and link changes, for the kernel's insertion orders.
     pub clock: u64,
+    /// The local table's answers, in step with `ifaces` through [`Node::reindex`]; shared
+    /// between clones until one of them changes.
+    local: Arc<LocalIndex>,
 }
 
 impl Node {
     /// A node with only `lo`, default rules, and forwarding off.
     pub fn new(name: &str, router: bool) -> Self {
+        let ifaces = vec![Iface::loopback(0)];
         Node {
-            name: name.to_string(),
+            name: name.into(),
             router,
-            ifaces: vec![Iface::loopback(0)],
+            local: Arc::new(LocalIndex::of(&ifaces)),
+            ifaces,
             main: Table::default(),
-            rules: rule::default_rules(),
+            rules: Arc::new(rule::default_rules()),
             ip_forward: 0,
             default_forwarding: 0,
             icmp_echo_ignore_all: 0,
@@ -81,14 +90,68 @@ impl Node {
 
     /// The interface called `name`.
     pub fn iface(&self, name: &str) -> Option<IfId> {
-        self.ifaces.iter().position(|i| i.name == name)
+        self.ifaces.iter().position(|i| *i.name == *name)
     }
 
     /// Whether `ip` is in the local table: one of the node's addresses (on any interface, up
     /// or down) or inside a prefix of `lo` (127.0.0.0/8).
     pub fn is_local(&self, ip: Ipv4Addr) -> bool {
-        // One pass (lo is interface 0): packets ask this at every hop.
-        self.ifaces.iter().enumerate().any(|(dev, i)| i.addrs.iter().any(|a| makes_local(dev, a, ip)))
+        let local = self.local.is_local(ip);
+        debug_assert_eq!(local, local::scan(&self.ifaces, ip).0, "{}: local index out of step", self.name);
+        local
+    }
+
+    /// Whether `ip`, not a local address, is in the local table as a broadcast address of an
+    /// up interface's subnet.
+    pub fn is_broadcast(&self, ip: Ipv4Addr) -> bool {
+        let broadcast = self.local.is_broadcast(ip);
+        debug_assert!(
+            self.is_local(ip) || broadcast == local::scan(&self.ifaces, ip).1,
+            "{}: local index out of step",
+            self.name
+        );
+        broadcast
+    }
+
+    /// Whether two nodes are equal up to history: neighbour caches, change clocks, the next
+    /// qdisc handle, and the history of their interfaces and filters ([`Iface::alike`],
+    /// [`Filter::alike`]). Nothing a packet does reads those, so alike nodes forward alike.
+    pub fn alike(&self, other: &Node) -> bool {
+        let Node {
+            name,
+            router,
+            ifaces,
+            main,
+            rules,
+            ip_forward,
+            default_forwarding,
+            icmp_echo_ignore_all,
+            filter,
+            neigh: _,
+            next_handle: _,
+            clock: _,
+            // Derived from the interfaces.
+            local: _,
+        } = self;
+        (name, router, main, rules, ip_forward, default_forwarding, icmp_echo_ignore_all)
+            == (
+                &other.name,
+                &other.router,
+                &other.main,
+                &other.rules,
+                &other.ip_forward,
+                &other.default_forwarding,
+                &other.icmp_echo_ignore_all,
+            )
+            && ifaces.len() == other.ifaces.len()
+            && ifaces.iter().zip(&other.ifaces).all(|(a, b)| a.alike(b))
+            && filter.alike(&other.filter)
+    }
+
+    /// Brings the local table's answers in step with the interfaces: every change of an
+    /// interface's addresses or link state calls this.
+    pub fn reindex(&mut self) {
+        self.local = Arc::new(LocalIndex::of(&self.ifaces));
     }
 
     /// The interface holding `ip`, if any.
@@ -108,33 +171,28 @@ impl Node {
     }
 }
 
-/// Whether address `a` of interface `dev` puts `ip` in the local table: `ip` is the address,
-/// or lies inside a prefix of `lo` (interface 0).
-pub fn makes_local(dev: IfId, a: &Addr, ip: Ipv4Addr) -> bool {
-    a.ip() == ip || (dev == 0 && a.net.contains(&ip))
-}
-
 /// An L2 segment: a switch (`s1`) or a transit link (`t1`), with its ports in plug order.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Segment {
-    pub name: String,
+    pub name: Arc<str>,
     /// A Linux bridge in its own namespace (switches) rather than a direct veth pair.
     pub switch: bool,
     pub ports: Vec<(NodeId, IfId)>,
 }
 
 /// The whole network.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
 pub struct Net {
     /// Routers first (`r0`, `r1`, …), then hosts: the order next-hop resolution scans and the
     /// node number in MACs.
     pub nodes: Vec<Node>,
-    pub segments: Vec<Segment>,
+    /// Fixed once the topology is built, so clones share them.
+    pub segments: Arc<Vec<Segment>>,
 }
 
 impl Net {
     pub fn node(&self, name: &str) -> Option<NodeId> {
-        self.nodes.iter().position(|n| n.name == name)
+        self.nodes.iter().position(|n| *n.name == *name)
     }
 
     /// Plugs a new interface of `node` into `segment`, returning its id. The MAC follows
@@ -144,7 +202,7 @@ impl Net {
         let forwarding = self.nodes[node].default_forwarding;
         let mac = [0x02, 0, 0, node as u8, (id + 1) as u8, 0x01];
         self.nodes[node].ifaces.push(Iface {
-            name: name.to_string(),
+            name: name.into(),
             mac,
             segment: Some(segment),
             peer_index: 0,
@@ -159,7 +217,8 @@ impl Net {
             rx: iface::Counter::default(),
             tx: iface::Counter::default(),
         });
-        self.segments[segment].ports.push((node, id));
+        self.nodes[node].reindex();
+        Arc::make_mut(&mut self.segments)[segment].ports.push((node, id));
         id
     }
 
@@ -177,7 +236,7 @@ impl Net {
     /// the switch's namespace (lo = 1, bridge = 2, ports from 3 in plug order); a transit
     /// link's peer is the other end.
     pub fn set_peer_indexes(&mut self) {
-        for seg in &self.segments {
+        for seg in self.segments.iter() {
             for (p, &(n, i)) in seg.ports.iter().enumerate() {
                 let peer = if seg.switch { p as u32 + 3 } else { seg.ports[1 - p.min(1)].1 as u32 + 1 };
                 self.nodes[n].ifaces[i].peer_index = peer;

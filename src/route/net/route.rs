@@ -10,8 +10,11 @@
 
 use std::cmp::Ordering;
 use std::net::Ipv4Addr;
+use std::sync::Arc;
 
 use ipnet::Ipv4Net;
+
+use super::addr::covers;
 
 /// An interface of the same node: index into `Node::ifaces` (0 is `lo`; ifindex = index + 1).
 pub type IfId = usize;
@@ -140,10 +143,12 @@ pub enum TableError {
 /// Routes a table may hold before refusing more (route.md §7).
 pub const MAX_ROUTES: usize = 1024;
 
-/// A main routing table in display order.
+/// A main routing table in display order. The routes are shared between clones of a
+/// network until one of them changes its table: the generator clones networks many times
+/// and a fault touches one router's table at most.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
 pub struct Table {
-    routes: Vec<Route>,
+    routes: Arc<Vec<Route>>,
 }
 
 impl Table {
@@ -164,7 +169,7 @@ impl Table {
                         Some(d) if d == first => Ok(()),
                         Some(_) => Err(TableError::Exists),
                         None => {
-                            self.routes[first] = route;
+                            Arc::make_mut(&mut self.routes)[first] = route;
                             Ok(())
                         }
                     };
@@ -189,20 +194,22 @@ impl Table {
         if self.routes.len() >= MAX_ROUTES {
             return Err(TableError::Full);
         }
-        self.routes.insert(at, route);
+        Arc::make_mut(&mut self.routes).insert(at, route);
         Ok(())
     }
 
     /// Deletes the first route (display order) that `matches` accepts.
     pub fn delete_first(&mut self, matches: impl Fn(&Route) -> bool) -> Result<Route, TableError> {
         let i = self.routes.iter().position(matches).ok_or(TableError::NoSuchProcess)?;
-        Ok(self.routes.remove(i))
+        Ok(Arc::make_mut(&mut self.routes).remove(i))
     }
 
     /// Removes every route the predicate selects; returns how many.
     pub fn remove_where(&mut self, pred: impl Fn(&Route) -> bool) -> usize {
         let before = self.routes.len();
-        self.routes.retain(|r| !pred(r));
+        if self.routes.iter().any(&pred) {
+            Arc::make_mut(&mut self.routes).retain(|r| !pred(r));
+        }
         before - self.routes.len()
     }
 
@@ -216,8 +223,8 @@ impl Table {
     /// backtracks past ineligible routes to shorter prefixes).
     pub fn best(&self, dst: Ipv4Addr, eligible: impl Fn(&Route) -> bool) -> Option<&Route> {
         let mut best: Option<&Route> = None;
-        for r in &self.routes {
-            if !r.dst.contains(&dst) || !eligible(r) {
+        for r in self.routes.iter() {
+            if !covers(&r.dst, dst) || !eligible(r) {
                 continue;
             }
             let better = best.is_none_or(|b| {

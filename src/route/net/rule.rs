@@ -8,7 +8,7 @@ use std::net::Ipv4Addr;
 
 use ipnet::Ipv4Net;
 
-use super::addr::show_prefix;
+use super::addr::{covers, show_prefix};
 
 /// The three tables of the lab.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -72,10 +72,10 @@ impl Rule {
     pub fn matches(&self, dst: Ipv4Addr, src: Option<Ipv4Addr>) -> bool {
         let from_ok = match (self.from, src) {
             (None, _) => true,
-            (Some(p), Some(s)) => p.contains(&s),
+            (Some(p), Some(s)) => covers(&p, s),
             (Some(_), None) => false,
         };
-        from_ok && self.to.is_none_or(|p| p.contains(&dst))
+        from_ok && self.to.is_none_or(|p| covers(&p, dst))
     }
 
     /// `ip rule` output line.

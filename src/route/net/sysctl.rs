@@ -48,7 +48,7 @@ const GLOBALS: [&str; 4] =
 
 fn conf_dirs(node: &Node) -> Vec<(String, Conf)> {
     let mut dirs = vec![("all".to_string(), Conf::All), ("default".to_string(), Conf::Default)];
-    dirs.extend(node.ifaces.iter().enumerate().map(|(i, f)| (f.name.clone(), Conf::Iface(i))));
+    dirs.extend(node.ifaces.iter().enumerate().map(|(i, f)| (f.name.to_string(), Conf::Iface(i))));
     dirs.sort_by(|a, b| a.0.cmp(&b.0));
     dirs
 }

@@ -115,6 +115,7 @@ fn modify(ctx: &mut Ctx<'_>, args: &[String], io: &mut Io, mode: Mode) -> i32 {
         && let Some(a) = node.ifaces[dev].addrs.iter_mut().find(|a| a.net == net)
     {
         a.brd = brd;
+        node.reindex();
         return 0;
     }
     report(io, node.add_addr(dev, net, brd))

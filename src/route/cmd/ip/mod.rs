@@ -173,7 +173,11 @@ pub fn state(iface: &crate::route::net::Iface) -> &'static str {
 
 /// `name@ifN` (plain `lo`).
 pub fn label(iface: &crate::route::net::Iface) -> String {
-    if iface.is_loopback() { iface.name.clone() } else { format!("{}@if{}", iface.name, iface.peer_index) }
+    if iface.is_loopback() {
+        iface.name.to_string()
+    } else {
+        format!("{}@if{}", iface.name, iface.peer_index)
+    }
 }
 
 /// The first line of an interface in `ip addr` (`mode` adds `mode DEFAULT` for `ip link`).

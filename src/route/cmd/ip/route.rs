@@ -369,7 +369,7 @@ fn get(ctx: &mut Ctx<'_>, args: &[String], io: &mut Io) -> i32 {
                 .ifaces
                 .iter()
                 .find(|i| i.up && i.addrs.iter().any(|a| a.brd == Some(dst) || a.net.broadcast() == dst));
-            let name = dev.map_or("lo", |i| i.name.as_str());
+            let name = dev.map_or("lo", |i| &*i.name);
             let src = dev.and_then(|i| i.primaries().next()).map_or(src, |a| a.ip());
             format!("broadcast {dst} dev {name} src {src} uid 0 \n    cache <local,brd> \n")
         }

@@ -1,5 +1,7 @@
 //! `ip rule`: list, add, del, flush.
 
+use std::sync::Arc;
+
 use super::{Args, bad_prefix, invarg, matches, rtnl};
 use crate::route::cmd::{Ctx, Io, unsupported};
 use crate::route::net::addr::parse_iproute_prefix;
@@ -18,7 +20,7 @@ pub fn run(ctx: &mut Ctx<'_>, args: &[String], io: &mut Io) -> i32 {
             Ok(s) => s,
             Err(s) => return s,
         };
-        let rules = &mut ctx.node_mut().rules;
+        let rules = Arc::make_mut(&mut ctx.node_mut().rules);
         let result = if matches(cmd, "add") { rule::add(rules, spec) } else { rule::delete(rules, spec) };
         match result {
             Ok(()) => 0,
@@ -27,7 +29,7 @@ pub fn run(ctx: &mut Ctx<'_>, args: &[String], io: &mut Io) -> i32 {
             Err(RuleError::Full) => io.fail(2, "netpress: table full"),
         }
     } else if matches(cmd, "flush") {
-        rule::flush(&mut ctx.node_mut().rules);
+        rule::flush(Arc::make_mut(&mut ctx.node_mut().rules));
         0
     } else if matches(cmd, "save") || matches(cmd, "restore") {
         unsupported(io, &format!("ip rule {cmd}"))
