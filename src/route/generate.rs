@@ -192,7 +192,7 @@ pub fn inject(healthy: &Net, faults: &[&Fault]) -> Net {
 
 /// Checks (a) each fault alone breaks a pair and (b) no fault is masked by the others, on
 /// the network with one host per subnet; returns that network's matrix with every fault
-/// injected (see [`expand`]) when the faults are valid.
+/// injected (see [`expand`]) when the faults are valid. `n` and `r` within the knobs' ranges.
 pub fn valid(topo: &Topology, faults: &[Fault]) -> Option<Matrix> {
     Lab::new(topo, faults).valid()
 }

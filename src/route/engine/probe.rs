@@ -129,7 +129,7 @@ pub fn send_noting(
 }
 
 /// [`send_noting`], also adding the nodes the probe read to `footprint` (the redirects'
-/// journeys, which change nothing but counters, are not part of it).
+/// journeys, which change nothing but counters and neighbour caches, are not part of it).
 pub fn send_tracing(
     net: &mut Net,
     spec: &ProbeSpec,

@@ -118,7 +118,6 @@ impl Node {
     /// Removes one address with its side effects.
     fn remove_addr_at(&mut self, dev: IfId, index: usize) {
         let gone = self.ifaces[dev].addrs.remove(index);
-        self.reindex();
         let mut removed = vec![gone];
         if !gone.secondary {
             let iface = &mut self.ifaces[dev];
@@ -129,7 +128,6 @@ impl Node {
                 }
                 !follows
             });
-            self.reindex();
             let prefix = gone.prefix();
             let _ = self.main.delete_first(|r| {
                 r.proto == Proto::Kernel && r.dst == prefix && r.dev == Some(dev) && r.src == Some(gone.ip())
@@ -143,6 +141,7 @@ impl Node {
                 self.main.remove_where(|r| r.src == Some(a.ip()));
             }
         }
+        self.reindex();
     }
 
     /// SIOCSIFADDR (ifconfig): replaces the interface's first address, with the classful

@@ -3,8 +3,7 @@
 //! A packet asks at every hop whether an address is the node's own (route lookup, martian
 //! source, neighbour resolution) and whether it is a broadcast address; scanning every
 //! interface's addresses for that was most of a route lookup. So each [`Node`] keeps the
-//! answers in flat lists, rebuilt by the kernel functions that change addresses or link state
-//! ([`Node::reindex`]) and shared between clones until then; debug builds check every answer
+//! answers in flat lists, rebuilt wherever addresses or link state change ([`Node::reindex`]) and shared between clones until then; debug builds check every answer
 //! against the scan.
 //!
 //! [`Node`]: super::Node
@@ -61,7 +60,7 @@ impl LocalIndex {
 
 /// Whether address `a` of interface `dev` puts `ip` in the local table: `ip` is the address,
 /// or lies inside a prefix of `lo` (interface 0). The definition the index is checked against.
-pub fn makes_local(dev: IfId, a: &Addr, ip: Ipv4Addr) -> bool {
+fn makes_local(dev: IfId, a: &Addr, ip: Ipv4Addr) -> bool {
     a.ip() == ip || (dev == 0 && a.net.contains(&ip))
 }
 
