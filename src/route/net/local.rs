@@ -3,8 +3,9 @@
 //! A packet asks at every hop whether an address is the node's own (route lookup, martian
 //! source, neighbour resolution) and whether it is a broadcast address; scanning every
 //! interface's addresses for that was most of a route lookup. So each [`Node`] keeps the
-//! answers in flat lists, rebuilt wherever addresses or link state change ([`Node::reindex`]) and shared between clones until then; debug builds check every answer
-//! against the scan.
+//! answers in flat lists, rebuilt wherever addresses or link state change
+//! ([`Node::reindex`]; a new interface has neither) and shared between clones until then.
+//! Debug builds check every answer against the scan.
 //!
 //! [`Node`]: super::Node
 //! [`Node::reindex`]: super::Node::reindex

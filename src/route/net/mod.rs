@@ -217,7 +217,6 @@ impl Net {
             rx: iface::Counter::default(),
             tx: iface::Counter::default(),
         });
-        self.nodes[node].reindex();
         Arc::make_mut(&mut self.segments)[segment].ports.push((node, id));
         id
     }
