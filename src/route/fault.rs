@@ -6,6 +6,7 @@
 
 use std::fmt;
 use std::net::Ipv4Addr;
+use std::sync::OnceLock;
 
 use ipnet::Ipv4Net;
 use serde::{Deserialize, Serialize};
@@ -105,25 +106,44 @@ impl Fault {
         format!("r{}", self.router)
     }
 
+    /// The injection commands, read once to run on many networks.
+    pub fn injection(&self) -> Lines {
+        Lines::read(self.router_name(), &self.commands)
+    }
+
     /// Runs the injection on `net` (failures are part of some variants, e.g. WR2).
     pub fn inject(&self, net: &mut Net) {
-        run_all(net, &self.router_name(), &self.commands);
+        self.injection().run(net);
     }
 
     /// Runs the known-good fix on `net`; true when every line succeeded.
     pub fn repair(&self, net: &mut Net) -> bool {
-        run_all(net, &self.router_name(), &self.fix)
+        Lines::read(self.router_name(), &self.fix).run(net)
     }
 }
 
-/// Runs every line; true when each exited 0.
-fn run_all(net: &mut Net, node: &str, lines: &[String]) -> bool {
-    let id = net.node(node).expect("fault routers exist");
-    let mut ok = true;
-    for line in lines {
-        ok &= shell::run(net, id, line).status == 0;
+/// Command lines for one router, read by the shell once ([`shell::read`]): the generator
+/// injects a fault into several networks.
+pub struct Lines {
+    router: String,
+    scripts: Vec<Result<shell::Script, shell::ShellError>>,
+}
+
+impl Lines {
+    fn read(router: String, lines: &[String]) -> Lines {
+        Lines { router, scripts: lines.iter().map(|line| shell::read(line)).collect() }
     }
-    ok
+
+    /// Runs every line on the router; true when each exited 0 (a line the shell refuses
+    /// changes nothing and fails, as [`shell::run`] has it).
+    pub fn run(&self, net: &mut Net) -> bool {
+        let id = net.node(&self.router).expect("fault routers exist");
+        let mut ok = true;
+        for script in &self.scripts {
+            ok &= script.as_ref().is_ok_and(|script| shell::execute(net, id, script).status == 0);
+        }
+        ok
+    }
 }
 
 /// What a router looks like to the fault generator.
@@ -152,7 +172,16 @@ impl RouterView {
     }
 }
 
-fn view(topo: &Topology, x: usize) -> RouterView {
+/// Router `x` of a topology as the fault generator sees it. Every draw on a topology's router
+/// asks for the same view (hosts per subnet aside), so each is built once per process.
+fn view(topo: &Topology, x: usize) -> &'static RouterView {
+    static BUILT: [OnceLock<RouterView>; Topology::COUNT * 4] =
+        [const { OnceLock::new() }; Topology::COUNT * 4];
+    let topo = Topology { m: 1, ..*topo };
+    BUILT[topo.index() * 4 + x].get_or_init(|| build_view(&topo, x))
+}
+
+fn build_view(topo: &Topology, x: usize) -> RouterView {
     let plans = topo.ports(x);
     let mut routes: Vec<HealthyRoute> = plans
         .iter()
@@ -209,10 +238,10 @@ pub fn draw(stream: &mut Stream, topo: &Topology, family: Family) -> Fault {
     let lan = |stream: &mut Stream| Topology::lan(stream.range(1, topo.n as u64) as usize);
     match family {
         Family::DR => dr(&mut f, stream, lan),
-        Family::DI => di(&mut f, stream, &view(topo, router)),
-        Family::RI => ri(&mut f, stream, &view(topo, router)),
-        Family::DT => dt(&mut f, stream, &view(topo, router), lan),
-        Family::WR => wr(&mut f, stream, &view(topo, router)),
+        Family::DI => di(&mut f, stream, view(topo, router)),
+        Family::RI => ri(&mut f, stream, view(topo, router)),
+        Family::DT => dt(&mut f, stream, view(topo, router), lan),
+        Family::WR => wr(&mut f, stream, view(topo, router)),
     }
     f
 }

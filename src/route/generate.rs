@@ -20,7 +20,7 @@ use crate::seed::{Stream, Width};
 
 use super::engine::matrix::{Machine, Matrix};
 use super::engine::trace::{self, Traced};
-use super::fault::{self, Family, Fault};
+use super::fault::{self, Family, Fault, Lines};
 use super::net::Net;
 use super::topology::{Shape, Topology};
 
@@ -108,7 +108,7 @@ pub struct Drawn {
     /// The ping matrix right after injection.
     pub initial: Matrix,
     /// The order (indexes into `faults`) in which their known-good fixes heal the network
-    /// together; see [`fix_order`].
+    /// together (the generator's `Lab::fix_order`).
     pub fix_order: Vec<usize>,
 }
 
@@ -209,12 +209,9 @@ struct Small {
 
 /// The [`Small`] network of a topology's shape; `n` and `r` within the knobs' ranges.
 fn small(topo: &Topology) -> &'static Small {
-    const SLOTS: usize = 16 * 4 * 3;
-    static BUILT: [OnceLock<Small>; SLOTS] = [const { OnceLock::new() }; SLOTS];
-    assert!((1..=16).contains(&topo.n) && (1..=4).contains(&topo.r), "no such topology: {topo:?}");
-    let slot = ((topo.n - 1) * 4 + topo.r - 1) * 3 + topo.shape as usize;
-    BUILT[slot].get_or_init(|| {
-        let topo = Topology { m: 1, ..*topo };
+    static BUILT: [OnceLock<Small>; Topology::COUNT] = [const { OnceLock::new() }; Topology::COUNT];
+    let topo = Topology { m: 1, ..*topo };
+    BUILT[topo.index()].get_or_init(|| {
         let machines = topo.machines();
         let healthy = topo.build();
         let traced = Traced::of(&mut healthy.clone(), &machines);
@@ -225,10 +222,13 @@ fn small(topo: &Topology) -> &'static Small {
 
 /// The checks of one draw, on its [`Small`] network with the subsets of its faults they ask
 /// for. Each subset's network is built once, from the subset without its last fault, so a
-/// level-3 draw injects 7 faults rather than 15. Each is probed only where it is not alike
-/// the network it is compared with (see [`trace`](super::engine::trace)).
+/// level-3 draw injects 7 faults rather than 15; it shares every node its faults leave alone
+/// with the healthy network, since the checks' probes write nothing. Each is probed only where
+/// it is not alike the network it is compared with (see [`trace`](super::engine::trace)).
 struct Lab<'a> {
     faults: &'a [Fault],
+    /// Each fault's injection, read once.
+    injections: Vec<Lines>,
     small: &'static Small,
     /// By subset, bit i standing for `faults[i]`.
     nets: BTreeMap<u32, Net>,
@@ -236,7 +236,8 @@ struct Lab<'a> {
 
 impl<'a> Lab<'a> {
     fn new(topo: &Topology, faults: &'a [Fault]) -> Self {
-        Lab { faults, small: small(topo), nets: BTreeMap::new() }
+        let injections = faults.iter().map(Fault::injection).collect();
+        Lab { faults, injections, small: small(topo), nets: BTreeMap::new() }
     }
 
     fn all(&self) -> u32 {
@@ -248,19 +249,11 @@ impl<'a> Lab<'a> {
         if !self.nets.contains_key(&subset) {
             let last = 31 - subset.leading_zeros();
             let parent = subset & !(1 << last);
-            let mut net = if parent == 0 { self.small.healthy.clone() } else { self.settled(parent).clone() };
-            self.faults[last as usize].inject(&mut net);
+            let mut net = if parent == 0 { self.small.healthy.clone() } else { self.net(parent).clone() };
+            self.injections[last as usize].run(&mut net);
             self.nets.insert(subset, net);
         }
         self.nets.get_mut(&subset).expect("built above")
-    }
-
-    /// The network of `subset` without the neighbour entries its probes left, ready to be
-    /// copied: a copy's probes start cold anyway, and copying the entries was a tenth of a copy.
-    fn settled(&mut self, subset: u32) -> &mut Net {
-        let net = self.net(subset);
-        net.nodes.iter_mut().for_each(|node| node.neigh.clear());
-        net
     }
 
     /// Whether the network of `subset` answers some pair of `pairs` otherwise than `known`,
@@ -272,6 +265,15 @@ impl<'a> Lab<'a> {
         known.differs(self.nets.get_mut(&subset).expect("built above"), machines, pairs, changed)
     }
 
+    /// Whether the networks of two subsets (0: none) are alike at every node, and so answer
+    /// every probe alike.
+    fn alike(&mut self, a: u32, b: u32) -> bool {
+        for subset in [a, b].into_iter().filter(|&s| s != 0) {
+            self.net(subset);
+        }
+        trace::changed(self.network(a), self.network(b)).is_empty()
+    }
+
     /// The network of `subset`, built already (0: the healthy one).
     fn network(&self, subset: u32) -> &Net {
         if subset == 0 { &self.small.healthy } else { &self.nets[&subset] }
@@ -281,8 +283,16 @@ impl<'a> Lab<'a> {
     /// where a fault alone, or the faults without one of them, most likely differ, so both
     /// checks probe those pairs first and usually stop within a few probes. A fault alone
     /// breaks a pair exactly when it differs from the healthy network, which loses nothing.
+    ///
+    /// A fault that leaves its network alike the healthy one breaks nothing, and one whose
+    /// removal leaves the network alike is masked: those are seen without a probe, before the
+    /// matrix.
     fn valid(&mut self) -> Option<Matrix> {
         let all = self.all();
+        let n = self.faults.len();
+        if (0..n).any(|f| self.alike(1 << f, 0) || (n > 1 && self.alike(all & !(1 << f), all))) {
+            return None;
+        }
         let small = self.small;
         let changed = trace::changed(&small.healthy, self.net(all));
         let full = Traced::after(self.net(all), &small.machines, &small.traced, changed);
@@ -314,11 +324,11 @@ impl<'a> Lab<'a> {
     /// healthy network, so one fault can spoil another's fix (a `via` fix resolved through a
     /// transit route another fault moved; a connected route another fault duplicated). `None`
     /// (the draw is thrown away) when no order works. A repaired network is probed only where
-    /// it is not alike the healthy one: usually nowhere.
+    /// it is not alike the healthy one.
     fn fix_order(&mut self) -> Option<Vec<usize>> {
         let all = self.all();
-        self.settled(all);
-        let injected = self.nets.remove(&all).expect("settled above");
+        self.net(all);
+        let injected = self.nets.remove(&all).expect("built above");
         let small = self.small;
         let pairs = small.traced.matrix.pairs().collect::<Vec<_>>();
         permutations(self.faults.len()).into_iter().find(|order| {

@@ -41,7 +41,8 @@ pub fn render(machines: &[Machine], max_turns: u32, matrix_text: &str, variant: 
     let routers = machines.len() - hosts;
     let (host_list, router_list) = (range_text("h", 1, hosts), range_text("r", 0, routers));
     let router_word = if routers == 1 { "router" } else { "routers" };
-    let mut p = String::new();
+    // The matrix is most of a large prompt: room for it up front saves copying it as it grows.
+    let mut p = String::with_capacity(4096 + matrix_text.len());
     p.push_str(
         "You are a network engineer repairing a small IPv4 network of Linux machines. Faults were injected \
 into the configuration of its router(s), so some machines can no longer ping each other.\n\n",

@@ -68,9 +68,6 @@ impl RouteTask {
 }
 
 fn params(topo: &Topology, machines: &[Machine], drawn: &Drawn) -> Value {
-    // Moved in after `json!`, which would copy every command string.
-    let config: serde_json::Map<String, Value> =
-        topo.config().into_iter().map(|(node, cmds)| (node, Value::from(cmds))).collect();
     let mut params = json!({
         "topology": {
             "subnets": topo.n,
@@ -82,8 +79,19 @@ fn params(topo: &Topology, machines: &[Machine], drawn: &Drawn) -> Value {
         "faults": drawn.faults,
         "attempts": drawn.attempts,
     });
-    params["healthy_config"] = Value::Object(config);
+    // Set after `json!`, which would copy it once more.
+    params["healthy_config"] = healthy_config(topo);
     params
+}
+
+/// The healthy configuration in the card's form: per node, its commands. Every task of a
+/// topology has the same one, so it is built once per topology and process, and copied.
+fn healthy_config(topo: &Topology) -> Value {
+    static BUILT: [OnceLock<Value>; Topology::COUNT] = [const { OnceLock::new() }; Topology::COUNT];
+    let built = BUILT[topo.index()].get_or_init(|| {
+        Value::Object(topo.config().into_iter().map(|(node, cmds)| (node, Value::from(cmds))).collect())
+    });
+    built.clone()
 }
 
 fn expected(matrix_text: &str, faults: &[Fault], order: &[usize]) -> Value {

@@ -191,11 +191,11 @@ impl Topology {
         let mut net = Net::default();
         let segments = Arc::make_mut(&mut net.segments);
         for x in 0..self.r {
-            net.nodes.push(Node::new(&format!("r{x}"), true));
+            net.nodes.push(Node::new(&format!("r{x}"), true).into());
         }
         for s in 1..=self.n {
             for j in 0..self.m {
-                net.nodes.push(Node::new(&self.host(s, j).0, false));
+                net.nodes.push(Node::new(&self.host(s, j).0, false).into());
             }
         }
         segments.extend((1..=self.n).map(|s| Segment {
@@ -209,14 +209,14 @@ impl Topology {
             ports: vec![],
         }));
         for x in 0..self.r {
-            sysctl::set_all_forwarding(&mut net.nodes[x], 1);
+            sysctl::set_all_forwarding(net.node_mut(x), 1);
             for p in self.ports(x) {
                 let seg = match p.port {
                     Port::Lan(s) => s - 1,
                     Port::Transit(t) => self.n + t - 1,
                 };
                 let dev = net.plug(x, &p.name, seg);
-                configure(&mut net.nodes[x], dev, p.addr);
+                configure(net.node_mut(x), dev, p.addr);
             }
         }
         for s in 1..=self.n {
@@ -224,19 +224,33 @@ impl Topology {
                 let (name, addr) = self.host(s, j);
                 let node = self.host_node((s - 1) * self.m + j + 1);
                 let dev = net.plug(node, &format!("{name}-eth0"), s - 1);
-                configure(&mut net.nodes[node], dev, addr);
+                configure(net.node_mut(node), dev, addr);
                 let gw = with_host(Self::lan(s), 1).addr();
-                add_static(&mut net.nodes[node], Ipv4Net::default(), gw);
+                add_static(net.node_mut(node), Ipv4Net::default(), gw);
             }
         }
         for x in 0..self.r {
             for (prefix, gw) in self.static_routes(x) {
-                add_static(&mut net.nodes[x], prefix, gw);
+                add_static(net.node_mut(x), prefix, gw);
             }
         }
         net.set_peer_indexes();
         net.sync_carrier();
         net
+    }
+
+    /// How many topologies the knobs allow (n ≤ 16, m ≤ 4, r ≤ 4, three shapes): the size of
+    /// a per-topology cache indexed by [`Topology::index`].
+    pub const COUNT: usize = 16 * 4 * 4 * 3;
+
+    /// This topology's place among the [`Topology::COUNT`]; `n`, `m` and `r` within the knobs'
+    /// ranges.
+    pub fn index(&self) -> usize {
+        assert!(
+            (1..=16).contains(&self.n) && (1..=4).contains(&self.m) && (1..=4).contains(&self.r),
+            "no such topology: {self:?}"
+        );
+        (((self.n - 1) * 4 + self.m - 1) * 4 + self.r - 1) * 3 + self.shape as usize
     }
 
     /// The healthy configuration as commands per node (after links exist): what

@@ -90,7 +90,7 @@ impl Ctx<'_> {
     }
 
     pub fn node_mut(&mut self) -> &mut super::net::Node {
-        &mut self.net.nodes[self.node]
+        self.net.node_mut(self.node)
     }
 }
 

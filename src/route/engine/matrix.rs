@@ -5,9 +5,9 @@ use std::net::Ipv4Addr;
 
 use serde::{Deserialize, Serialize};
 
-use super::Kind;
 use super::probe::{Outcome, ProbeSpec, send_tracing};
 use super::trace::Footprint;
+use super::{History, Kind, Trip};
 use crate::route::net::{Net, NodeId};
 
 /// The matrix's wait for each reply.
@@ -90,32 +90,32 @@ pub fn compute(net: &mut Net, machines: &[Machine]) -> Matrix {
     cool(net);
     let n = machines.len();
     let mut ok = vec![false; n * n];
+    let mut trip = Trip::new(History::Kept);
     for (s, src) in machines.iter().enumerate() {
         for (d, dst) in machines.iter().enumerate() {
             if s != d {
-                ok[s * n + d] = answers(net, src.node, dst.target);
+                ok[s * n + d] = answers(net, src.node, dst.target, &mut trip).0;
             }
         }
     }
     Matrix { n, ok }
 }
 
-/// Empties the neighbour caches: every matrix starts cold.
-pub(super) fn cool(net: &mut Net) {
-    for node in &mut net.nodes {
-        node.neigh.clear();
+/// Empties the neighbour caches: every matrix starts cold. Empty ones are left alone, so a
+/// node shared with a clone stays shared.
+fn cool(net: &mut Net) {
+    for id in 0..net.nodes.len() {
+        if !net.nodes[id].neigh.is_empty() {
+            net.node_mut(id).neigh.clear();
+        }
     }
 }
 
-/// One matrix probe.
-pub fn answers(net: &mut Net, node: NodeId, target: Ipv4Addr) -> bool {
-    answers_tracing(net, node, target).0
-}
-
-/// [`answers`], also returning the nodes the probe read.
-pub fn answers_tracing(net: &mut Net, node: NodeId, target: Ipv4Addr) -> (bool, Footprint) {
+/// One probe of a matrix whose probes share `trip`: whether it was answered, and the nodes
+/// it read.
+pub fn answers(net: &mut Net, node: NodeId, target: Ipv4Addr, trip: &mut Trip) -> (bool, Footprint) {
     let spec = ProbeSpec { node, dst: target, oif: None, src: None, size: 84, ttl: 64 };
-    let mut footprint = Footprint::default();
-    let sent = send_tracing(net, &spec, Kind::EchoRequest, &mut footprint);
-    (matches!(sent.map(|(o, _)| o.within(MATRIX_WAIT_US)), Ok(Outcome::Reply { .. })), footprint)
+    trip.footprint = Footprint::default();
+    let sent = send_tracing(net, &spec, Kind::EchoRequest, trip);
+    (matches!(sent.map(|(o, _)| o.within(MATRIX_WAIT_US)), Ok(Outcome::Reply { .. })), trip.footprint)
 }

@@ -1,6 +1,6 @@
 //! The packet engine: route lookup, packets moving hop by hop, and the probes built on them
 //! (ping, traceroute, the ping matrix). Pure functions of the [`Net`](super::net::Net) state,
-//! which they update only through counters and neighbour tables.
+//! which they update only through counters and neighbour tables (see [`History`]).
 
 pub mod lookup;
 pub mod matrix;
@@ -11,6 +11,18 @@ mod travel;
 use std::net::Ipv4Addr;
 
 pub use lookup::{Hop, LookupError, lookup, source_for};
+pub use travel::Trip;
+
+/// Whether packets leave the kernel's history behind them: interface and iptables counters,
+/// neighbour entries. Episodes keep it (`ip -s link`, `iptables -L -v` and `ip neigh` show
+/// it). The generator's checks skip it: they read only which pairs answer, which no history
+/// decides, and a probe that writes nothing leaves a network's nodes shared with the clones
+/// they came from ([`Net::node_mut`](super::net::Net::node_mut)).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum History {
+    Kept,
+    Skipped,
+}
 
 /// ICMP errors the engine produces.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -3,9 +3,8 @@
 use std::net::Ipv4Addr;
 
 use super::lookup::{Hop, LookupError, lookup, source_for};
-use super::trace::Footprint;
-use super::travel::{journey, journey_with};
-use super::{ARP_TIMEOUT_US, Arrival, IcmpError, Kind, Packet};
+use super::travel::{Trip, journey};
+use super::{ARP_TIMEOUT_US, Arrival, History, IcmpError, Kind, Packet};
 use crate::route::net::route::IfId;
 use crate::route::net::{Net, NodeId};
 
@@ -98,7 +97,10 @@ pub fn route(net: &Net, spec: &ProbeSpec) -> Result<(Hop, Ipv4Addr), LookupError
     let Some(src) = spec.src.or_else(|| source_for(node, spec.dst, hop)) else {
         return Ok((hop, Ipv4Addr::UNSPECIFIED));
     };
-    let hop = if spec.src.is_none() { lookup(node, spec.dst, Some(src), spec.oif)? } else { hop };
+    // Without a `from` rule the source cannot change the answer: the second look is the first.
+    let from_rules = node.rules.iter().any(|r| r.from.is_some());
+    let hop =
+        if spec.src.is_none() && from_rules { lookup(node, spec.dst, Some(src), spec.oif)? } else { hop };
     Ok((hop, src))
 }
 
@@ -125,22 +127,22 @@ pub fn send_noting(
     spec: &ProbeSpec,
     kind: Kind,
 ) -> Result<(Outcome, Vec<Redirect>), LookupError> {
-    send_tracing(net, spec, kind, &mut Footprint::default())
+    send_tracing(net, spec, kind, &mut Trip::new(History::Kept))
 }
 
-/// [`send_noting`], also adding the nodes the probe read to `footprint` (the redirects'
-/// journeys, which change nothing but counters and neighbour caches, are not part of it).
+/// [`send_noting`], keeping history as `trip` says and adding the nodes the probe read to
+/// its footprint (the redirects' journeys, which change nothing but counters and neighbour
+/// caches, are not part of it).
 pub fn send_tracing(
     net: &mut Net,
     spec: &ProbeSpec,
     kind: Kind,
-    footprint: &mut Footprint,
+    trip: &mut Trip,
 ) -> Result<(Outcome, Vec<Redirect>), LookupError> {
-    footprint.add(spec.node);
+    trip.footprint.add(spec.node);
     let (hop, src) = route(net, spec)?;
     let packet = Packet::new(src, spec.dst, kind, spec.size, spec.ttl);
-    let mut side = Vec::new();
-    let outcome = match journey_with(net, spec.node, packet, hop, &mut side, footprint) {
+    let outcome = match journey(net, spec.node, packet, hop, trip) {
         Arrival::At { node, packet, send_refused } if node == spec.node => match packet.kind {
             Kind::EchoReply if kind == Kind::EchoRequest => {
                 Outcome::Reply { from: packet.src, ttl: packet.ttl, rtt_us: elapsed(&packet) }
@@ -157,9 +159,9 @@ pub fn send_tracing(
         _ => Outcome::Lost,
     };
     let mut redirects = Vec::new();
-    for (node, r) in side {
+    for (node, r) in std::mem::take(&mut trip.side) {
         let Ok(hop) = lookup(&net.nodes[node], r.dst, Some(r.src), None) else { continue };
-        if let Arrival::At { node, packet, .. } = journey(net, node, r, hop)
+        if let Arrival::At { node, packet, .. } = journey(net, node, r, hop, &mut Trip::new(trip.history))
             && let (true, Kind::Redirect(gateway)) = (node == spec.node, packet.kind)
         {
             redirects.push(Redirect { from: packet.src, gateway, after_us: elapsed(&packet) });

@@ -2,13 +2,19 @@
 //! changed at a few nodes is worked out by probing only the pairs a change can reach.
 //!
 //! A probe is a function of the state of the nodes it reads: the ones its packets visit and
-//! the neighbours it tries to resolve (counters and neighbour caches are written, never
+//! the neighbours it tries to resolve (counters and neighbour caches are history, never
 //! read). If a network is alike another on every node a pair's probe read there, the probe
 //! reads the same states step by step and answers the same. The generator checks each draw on
 //! several networks that differ from the healthy one, and from each other, at one to three
 //! routers; with several routers, the pairs that never pass a changed one need no probe.
+//!
+//! These probes skip history ([`History::Skipped`]): they leave every node as it was, shared
+//! with the network it was cloned from.
 
-use super::matrix::{Machine, Matrix, answers_tracing, cool};
+use std::sync::Arc;
+
+use super::matrix::{Machine, Matrix, answers};
+use super::{History, Trip};
 use crate::route::net::{Net, NodeId};
 
 /// The nodes whose state a probe read, as a set of node ids (ids past 127 stand for every
@@ -26,6 +32,11 @@ impl Footprint {
 
     pub fn add(&mut self, node: NodeId) {
         self.0 |= if node < 128 { 1 << node } else { u128::MAX };
+    }
+
+    /// Whether no node is in the set.
+    pub fn is_empty(self) -> bool {
+        self.0 == 0
     }
 
     /// Whether the two sets share a node.
@@ -56,13 +67,13 @@ impl Traced {
     /// at the nodes in `changed`: pairs whose footprint misses them are copied, the others
     /// probed.
     pub fn after(net: &mut Net, machines: &[Machine], known: &Traced, changed: Footprint) -> Traced {
-        cool(net);
         let mut traced = known.clone();
+        let mut trip = Trip::new(History::Skipped);
         for (s, d) in known.matrix.pairs() {
             let at = s * known.matrix.n + d;
             if known.footprints[at].meets(changed) {
                 (traced.matrix.ok[at], traced.footprints[at]) =
-                    answers_tracing(net, machines[s].node, machines[d].target);
+                    answers(net, machines[s].node, machines[d].target, &mut trip);
             }
         }
         traced
@@ -78,17 +89,17 @@ impl Traced {
         pairs: &[(usize, usize)],
         changed: Footprint,
     ) -> bool {
-        cool(net);
         let n = self.matrix.n;
+        let mut trip = Trip::new(History::Skipped);
         pairs.iter().any(|&(s, d)| {
             self.footprints[s * n + d].meets(changed)
-                && answers_tracing(net, machines[s].node, machines[d].target).0 != self.matrix.get(s, d)
+                && answers(net, machines[s].node, machines[d].target, &mut trip).0 != self.matrix.get(s, d)
         })
     }
 }
 
 /// The nodes at which two networks of one topology are not alike ([`Node::alike`]); every
-/// node when their segments differ.
+/// node when their segments differ. Nodes the two share are alike without a look.
 ///
 /// [`Node::alike`]: crate::route::net::Node::alike
 pub fn changed(a: &Net, b: &Net) -> Footprint {
@@ -97,7 +108,7 @@ pub fn changed(a: &Net, b: &Net) -> Footprint {
     }
     let mut changed = Footprint::default();
     for (id, (x, y)) in a.nodes.iter().zip(&b.nodes).enumerate() {
-        if !x.alike(y) {
+        if !Arc::ptr_eq(x, y) && !x.alike(y) {
             changed.add(id as NodeId);
         }
     }

@@ -6,7 +6,7 @@ use std::net::Ipv4Addr;
 
 use super::lookup::{Hop, LookupError, lookup, source_for};
 use super::trace::Footprint;
-use super::{Arrival, IcmpError, Kind, Packet};
+use super::{Arrival, History, IcmpError, Kind, Packet};
 use crate::route::net::iptables::{ChainId, PacketView, Target};
 use crate::route::net::route::IfId;
 use crate::route::net::{MAX_NEIGH, Neigh, Net, NodeId, addr};
@@ -42,40 +42,47 @@ enum Next {
     },
 }
 
-/// Sends a locally generated packet from `node` whose route was already looked up (`hop`),
-/// and follows it and every answer it provokes until an answer arrives somewhere or all is
-/// lost.
-pub fn journey(net: &mut Net, node: NodeId, packet: Packet, hop: Hop) -> Arrival {
-    journey_with(net, node, packet, hop, &mut Vec::new(), &mut Footprint::default())
+/// What journeys keep besides their arrivals, and whether they write the kernel's history.
+#[derive(Debug)]
+pub struct Trip {
+    pub history: History,
+    /// The nodes read since the footprint was last reset.
+    pub footprint: Footprint,
+    /// Packets sent on the side (redirects), with their senders.
+    pub side: Vec<(NodeId, Packet)>,
 }
 
-/// [`journey`], collecting the packets sent on the side (redirects) with their senders, and
-/// the nodes it read.
-pub fn journey_with(
-    net: &mut Net,
-    node: NodeId,
-    packet: Packet,
-    hop: Hop,
-    side: &mut Vec<(NodeId, Packet)>,
-    footprint: &mut Footprint,
-) -> Arrival {
-    footprint.add(node);
-    let mut next = output(net, node, packet, hop, footprint);
+impl Trip {
+    pub fn new(history: History) -> Self {
+        Trip { history, footprint: Footprint::default(), side: Vec::new() }
+    }
+
+    fn kept(&self) -> bool {
+        self.history == History::Kept
+    }
+}
+
+/// Sends a locally generated packet from `node` whose route was already looked up (`hop`),
+/// and follows it and every answer it provokes until an answer arrives somewhere or all is
+/// lost, noting in `trip` the nodes it read and the packets sent on the side.
+pub fn journey(net: &mut Net, node: NodeId, packet: Packet, hop: Hop, trip: &mut Trip) -> Arrival {
+    trip.footprint.add(node);
+    let mut next = output(net, node, packet, hop, trip);
     for _ in 0..HOP_GUARD {
         next = match next {
             Next::Send { node, packet } => match lookup(&net.nodes[node], packet.dst, Some(packet.src), None)
             {
-                Ok(hop) => output(net, node, packet, hop, footprint),
+                Ok(hop) => output(net, node, packet, hop, trip),
                 Err(_) => Next::Lost,
             },
             Next::Recv { node, iface, packet } => {
-                footprint.add(node);
-                input(net, node, iface, packet, footprint)
+                trip.footprint.add(node);
+                input(net, node, iface, packet, trip)
             }
             Next::Arrive { node, packet, send_refused } => return Arrival::At { node, packet, send_refused },
             Next::Lost => return Arrival::Lost,
-            Next::Fork { main, node, side: extra } => {
-                side.push((node, extra));
+            Next::Fork { main, node, side } => {
+                trip.side.push((node, side));
                 *main
             }
         };
@@ -87,59 +94,65 @@ fn view<'a>(p: &Packet, iif: Option<&'a str>, oif: Option<&'a str>) -> PacketVie
     PacketView { src: p.src, dst: p.dst, proto: p.kind.proto(), iif, oif, size: p.wire }
 }
 
-/// Runs a chain and returns its verdict.
+/// Runs a chain and returns its verdict, counting the packet where history is kept.
 fn filter(
     net: &mut Net,
     node: NodeId,
     chain: ChainId,
     p: &Packet,
-    iif: Option<IfId>,
-    oif: Option<IfId>,
+    ports: (Option<IfId>, Option<IfId>),
+    trip: &Trip,
 ) -> Target {
-    let crate::route::net::Node { filter, ifaces, .. } = &mut net.nodes[node];
+    let crate::route::net::Node { filter, ifaces, .. } = &*net.nodes[node];
     if filter.is_open() {
         return Target::Accept;
     }
     let name = |i: Option<IfId>| i.map(|i| &*ifaces[i].name);
-    filter.judge(chain, &view(p, name(iif), name(oif)))
+    let (target, hit) = filter.verdict(chain, &view(p, name(ports.0), name(ports.1)));
+    if trip.kept() {
+        net.node_mut(node).filter.count(chain, hit, p.wire);
+    }
+    target
 }
 
 /// Local output: OUTPUT chain, then loopback delivery or the wire.
-fn output(net: &mut Net, node: NodeId, packet: Packet, hop: Hop, footprint: &mut Footprint) -> Next {
+fn output(net: &mut Net, node: NodeId, packet: Packet, hop: Hop, trip: &mut Trip) -> Next {
     match hop {
         Hop::Local => {
-            match filter(net, node, ChainId::Output, &packet, None, Some(0)) {
+            match filter(net, node, ChainId::Output, &packet, (None, Some(0)), trip) {
                 Target::Accept => {}
                 _ => return Next::Lost,
             }
-            match filter(net, node, ChainId::Input, &packet, Some(0), None) {
+            match filter(net, node, ChainId::Input, &packet, (Some(0), None), trip) {
                 Target::Accept => deliver(net, node, packet),
                 Target::Drop => Next::Lost,
                 Target::Reject(with) => error_for(net, node, &packet, reject_error(with), true),
             }
         }
         Hop::Broadcast => Next::Lost,
-        Hop::Out { dev, gw, .. } => match filter(net, node, ChainId::Output, &packet, None, Some(dev)) {
-            Target::Accept => {
-                let mut packet = packet;
-                let mtu = net.nodes[node].ifaces[dev].mtu;
-                if packet.wire > mtu {
-                    packet.wire = mtu;
-                    packet.df = false;
-                }
-                transmit(net, node, dev, gw, packet, true, footprint)
-            }
-            Target::Drop => Next::Lost,
-            Target::Reject(with) => {
-                let refused = error_for(net, node, &packet, reject_error(with), false);
-                match refused {
-                    Next::Send { node: n, packet: e } if n == node && net.nodes[node].is_local(e.dst) => {
-                        Next::Arrive { node, packet: e, send_refused: true }
+        Hop::Out { dev, gw, .. } => {
+            match filter(net, node, ChainId::Output, &packet, (None, Some(dev)), trip) {
+                Target::Accept => {
+                    let mut packet = packet;
+                    let mtu = net.nodes[node].ifaces[dev].mtu;
+                    if packet.wire > mtu {
+                        packet.wire = mtu;
+                        packet.df = false;
                     }
-                    other => other,
+                    transmit(net, node, dev, gw, packet, true, trip)
+                }
+                Target::Drop => Next::Lost,
+                Target::Reject(with) => {
+                    let refused = error_for(net, node, &packet, reject_error(with), false);
+                    match refused {
+                        Next::Send { node: n, packet: e } if n == node && net.nodes[node].is_local(e.dst) => {
+                            Next::Arrive { node, packet: e, send_refused: true }
+                        }
+                        other => other,
+                    }
                 }
             }
-        },
+        }
     }
 }
 
@@ -153,13 +166,15 @@ fn reject_error(with: crate::route::net::iptables::RejectWith) -> IcmpError {
 }
 
 /// A packet arriving on `iface` of `node`.
-fn input(net: &mut Net, node: NodeId, iface: IfId, packet: Packet, footprint: &mut Footprint) -> Next {
+fn input(net: &mut Net, node: NodeId, iface: IfId, packet: Packet, trip: &mut Trip) -> Next {
     let n = &net.nodes[node];
     let i = &n.ifaces[iface];
     if !i.up || packet.wire > i.mtu + 4 {
         return Next::Lost;
     }
-    net.nodes[node].ifaces[iface].rx.count(packet.wire + ETH_HEADER);
+    if trip.kept() {
+        net.node_mut(node).ifaces[iface].rx.count(packet.wire + ETH_HEADER);
+    }
     let n = &net.nodes[node];
     if addr::is_martian(packet.src) || addr::is_loopback(packet.src) || n.is_local(packet.src) {
         return Next::Lost;
@@ -171,14 +186,14 @@ fn input(net: &mut Net, node: NodeId, iface: IfId, packet: Packet, footprint: &m
         Err(e) => return route_error(net, node, &packet, e),
     };
     match hop {
-        Hop::Local => match filter(net, node, ChainId::Input, &packet, Some(iface), None) {
+        Hop::Local => match filter(net, node, ChainId::Input, &packet, (Some(iface), None), trip) {
             Target::Accept => deliver(net, node, packet),
             Target::Drop => Next::Lost,
             Target::Reject(with) => error_for(net, node, &packet, reject_error(with), true),
         },
         Hop::Broadcast => Next::Lost,
         Hop::Out { .. } if !forwards => Next::Lost,
-        Hop::Out { dev, gw, .. } => forward(net, node, iface, dev, gw, packet, footprint),
+        Hop::Out { dev, gw, .. } => forward(net, node, iface, dev, gw, packet, trip),
     }
 }
 
@@ -199,7 +214,7 @@ fn forward(
     dev: IfId,
     gw: Option<Ipv4Addr>,
     mut packet: Packet,
-    footprint: &mut Footprint,
+    trip: &mut Trip,
 ) -> Next {
     if packet.ttl <= 1 {
         return error_for(net, node, &packet, IcmpError::TimeExceeded, false);
@@ -211,7 +226,7 @@ fn forward(
         }
         packet.wire = mtu;
     }
-    match filter(net, node, ChainId::Forward, &packet, Some(iif), Some(dev)) {
+    match filter(net, node, ChainId::Forward, &packet, (Some(iif), Some(dev)), trip) {
         Target::Accept => {}
         Target::Drop => return Next::Lost,
         Target::Reject(with) => return error_for(net, node, &packet, reject_error(with), false),
@@ -220,7 +235,7 @@ fn forward(
     let redirect = (dev == iif && !matches!(packet.kind, Kind::Error(_) | Kind::Redirect(_)))
         .then(|| redirect_for(net, node, &packet, gw.unwrap_or(packet.dst)))
         .flatten();
-    let main = transmit(net, node, dev, gw, packet, false, footprint);
+    let main = transmit(net, node, dev, gw, packet, false, trip);
     match redirect {
         Some(side) => Next::Fork { main: Box::new(main), node, side },
         None => main,
@@ -246,7 +261,7 @@ fn transmit(
     gw: Option<Ipv4Addr>,
     mut packet: Packet,
     local: bool,
-    footprint: &mut Footprint,
+    trip: &mut Trip,
 ) -> Next {
     let iface = &net.nodes[node].ifaces[dev];
     if !iface.running() || iface.segment.is_none() {
@@ -264,9 +279,11 @@ fn transmit(
     } else {
         iface.select_src(next_hop).or_else(|| net.nodes[node].first_global()).unwrap_or(Ipv4Addr::UNSPECIFIED)
     };
-    net.nodes[node].ifaces[dev].tx.count(packet.wire + ETH_HEADER);
-    let Some((peer, peer_if)) = resolve(net, node, dev, next_hop, arp_src, footprint) else {
-        remember(net, node, dev, next_hop, None);
+    if trip.kept() {
+        net.node_mut(node).ifaces[dev].tx.count(packet.wire + ETH_HEADER);
+    }
+    let Some((peer, peer_if)) = resolve(net, node, dev, next_hop, arp_src, trip) else {
+        remember(net, node, dev, next_hop, None, trip);
         if local {
             let mut err = Packet::new(packet.src, packet.src, Kind::Error(IcmpError::HostUnreachable), 0, 64);
             err.delay_us = packet.delay_us;
@@ -283,7 +300,7 @@ fn transmit(
         };
     };
     let mac = net.nodes[peer].ifaces[peer_if].mac;
-    remember(net, node, dev, next_hop, Some(mac));
+    remember(net, node, dev, next_hop, Some(mac), trip);
     packet.links += 1;
     Next::Recv { node: peer, iface: peer_if, packet }
 }
@@ -296,11 +313,11 @@ fn resolve(
     dev: IfId,
     ip: Ipv4Addr,
     arp_src: Ipv4Addr,
-    footprint: &mut Footprint,
+    trip: &mut Trip,
 ) -> Option<(NodeId, IfId)> {
     let seg = net.nodes[node].ifaces[dev].segment?;
     net.segments[seg].ports.iter().copied().find(|&(n, i)| {
-        footprint.add(n);
+        trip.footprint.add(n);
         let peer = &net.nodes[n];
         n != node
             && peer.ifaces[i].up
@@ -309,8 +326,12 @@ fn resolve(
     })
 }
 
-fn remember(net: &mut Net, node: NodeId, dev: IfId, ip: Ipv4Addr, mac: Option<[u8; 6]>) {
-    let table = &mut net.nodes[node].neigh;
+/// Notes a resolution's result in the neighbour table, where history is kept.
+fn remember(net: &mut Net, node: NodeId, dev: IfId, ip: Ipv4Addr, mac: Option<[u8; 6]>, trip: &Trip) {
+    if !trip.kept() {
+        return;
+    }
+    let table = &mut net.node_mut(node).neigh;
     match table.iter_mut().find(|e| e.ip == ip && e.dev == dev) {
         Some(e) => e.mac = mac,
         None => {

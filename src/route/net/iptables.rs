@@ -241,20 +241,30 @@ impl Filter {
         self.chains.iter().all(|c| c.rules.is_empty() && c.policy == Target::Accept)
     }
 
-    /// Runs a packet through a chain, counting it; returns the verdict.
-    pub fn judge(&mut self, id: ChainId, p: &PacketView<'_>) -> Target {
-        let chain = self.chain_mut(id);
-        let bytes = u64::from(p.size);
-        for rule in &mut chain.rules {
-            if rule.matches(p) {
-                rule.packets += 1;
-                rule.bytes += bytes;
-                return rule.target;
-            }
+    /// A chain's verdict on a packet and the rule that gave it (`None`: the policy), counting
+    /// nothing.
+    pub fn verdict(&self, id: ChainId, p: &PacketView<'_>) -> (Target, Option<usize>) {
+        let chain = self.chain(id);
+        match chain.rules.iter().position(|rule| rule.matches(p)) {
+            Some(i) => (chain.rules[i].target, Some(i)),
+            None => (chain.policy, None),
         }
-        chain.packets += 1;
-        chain.bytes += bytes;
-        chain.policy
+    }
+
+    /// Counts a packet of `size` bytes against the rule of a chain that judged it (`None`:
+    /// the policy).
+    pub fn count(&mut self, id: ChainId, hit: Option<usize>, size: u32) {
+        let chain = self.chain_mut(id);
+        let bytes = u64::from(size);
+        let (packets, total) = match hit {
+            Some(i) => {
+                let rule = &mut chain.rules[i];
+                (&mut rule.packets, &mut rule.bytes)
+            }
+            None => (&mut chain.packets, &mut chain.bytes),
+        };
+        *packets += 1;
+        *total += bytes;
     }
 
     /// `-Z`: zero the counters of one chain or all.
@@ -304,8 +314,13 @@ mod tests {
     fn first_match_counts_and_decides() {
         let mut f = Filter::default();
         f.chain_mut(ChainId::Forward).rules.push(rule("192.168.1.0/24", false, Target::Drop));
-        assert_eq!(f.judge(ChainId::Forward, &view("192.168.1.100", 1)), Target::Drop);
-        assert_eq!(f.judge(ChainId::Forward, &view("192.168.1.100", 17)), Target::Accept);
+        let mut judge = |p: PacketView<'_>| {
+            let (target, hit) = f.verdict(ChainId::Forward, &p);
+            f.count(ChainId::Forward, hit, p.size);
+            target
+        };
+        assert_eq!(judge(view("192.168.1.100", 1)), Target::Drop);
+        assert_eq!(judge(view("192.168.1.100", 17)), Target::Accept);
         let chain = f.chain(ChainId::Forward);
         assert_eq!((chain.rules[0].packets, chain.rules[0].bytes, chain.packets), (1, 84, 1));
         f.zero(None);

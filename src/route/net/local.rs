@@ -20,6 +20,9 @@ use super::{Addr, IfId, Iface};
 /// What the derived local table holds, flattened.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
 pub struct LocalIndex {
+    /// One bit per address of `addrs` and `broadcasts` ([`bit`]): most questions are about
+    /// other machines' addresses, and a clear bit answers them without a scan.
+    seen: u128,
     /// Every address of every interface, up or down.
     addrs: Vec<Ipv4Addr>,
     /// The prefixes of `lo`'s addresses, local as a whole.
@@ -45,18 +48,25 @@ impl LocalIndex {
                 }
             }
         }
+        index.seen = index.addrs.iter().chain(&index.broadcasts).fold(0, |seen, &ip| seen | bit(ip));
         index
     }
 
     /// Whether `ip` is one of the addresses or inside a prefix of `lo`.
     pub fn is_local(&self, ip: Ipv4Addr) -> bool {
-        self.addrs.contains(&ip) || self.lo_nets.iter().any(|n| covers(n, ip))
+        (self.seen & bit(ip) != 0 && self.addrs.contains(&ip)) || self.lo_nets.iter().any(|n| covers(n, ip))
     }
 
     /// Whether `ip` is a broadcast address of an up interface's subnet.
     pub fn is_broadcast(&self, ip: Ipv4Addr) -> bool {
-        self.broadcasts.contains(&ip)
+        self.seen & bit(ip) != 0 && self.broadcasts.contains(&ip)
     }
+}
+
+/// The bit of [`LocalIndex::seen`] that stands for `ip`: Fibonacci hashing spreads the lab's
+/// addresses, which differ in one or two octets, over the 128 bits.
+fn bit(ip: Ipv4Addr) -> u128 {
+    1 << (u32::from(ip).wrapping_mul(0x9E37_79B9) >> 25)
 }
 
 /// Whether address `a` of interface `dev` puts `ip` in the local table: `ip` is the address,

@@ -114,8 +114,9 @@ impl Node {
     }
 
     /// Whether two nodes are equal up to history: neighbour caches, change clocks, the next
-    /// qdisc handle, and the history of their interfaces and filters ([`Iface::alike`],
-    /// [`Filter::alike`]). Nothing a packet does reads those, so alike nodes forward alike.
+    /// qdisc handle, the history of their interfaces and filters ([`Iface::alike`],
+    /// [`Filter::alike`]), and the order of routes no lookup compares ([`Table::alike`]).
+    /// Nothing a packet does reads those, so alike nodes forward alike.
     pub fn alike(&self, other: &Node) -> bool {
         let Node {
             name,
@@ -133,16 +134,16 @@ impl Node {
             // Derived from the interfaces.
             local: _,
         } = self;
-        (name, router, main, rules, ip_forward, default_forwarding, icmp_echo_ignore_all)
+        (name, router, rules, ip_forward, default_forwarding, icmp_echo_ignore_all)
             == (
                 &other.name,
                 &other.router,
-                &other.main,
                 &other.rules,
                 &other.ip_forward,
                 &other.default_forwarding,
                 &other.icmp_echo_ignore_all,
             )
+            && main.alike(&other.main)
             && ifaces.len() == other.ifaces.len()
             && ifaces.iter().zip(&other.ifaces).all(|(a, b)| a.alike(b))
             && filter.alike(&other.filter)
@@ -184,8 +185,9 @@ pub struct Segment {
 #[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
 pub struct Net {
     /// Routers first (`r0`, `r1`, …), then hosts: the order next-hop resolution scans and the
-    /// node number in MACs.
-    pub nodes: Vec<Node>,
+    /// node number in MACs. Shared between clones until one changes them ([`Net::node_mut`]):
+    /// the generator's checks copy a network per fault subset and change one router or two.
+    pub nodes: Vec<Arc<Node>>,
     /// Fixed once the topology is built, so clones share them.
     pub segments: Arc<Vec<Segment>>,
 }
@@ -195,13 +197,18 @@ impl Net {
         self.nodes.iter().position(|n| *n.name == *name)
     }
 
+    /// A node to change, copied first if a clone of this network shares it.
+    pub fn node_mut(&mut self, id: NodeId) -> &mut Node {
+        Arc::make_mut(&mut self.nodes[id])
+    }
+
     /// Plugs a new interface of `node` into `segment`, returning its id. The MAC follows
     /// route.md §2: `02:00:00:<node#>:<ifindex>:01`.
     pub fn plug(&mut self, node: NodeId, name: &str, segment: usize) -> IfId {
         let id = self.nodes[node].ifaces.len();
         let forwarding = self.nodes[node].default_forwarding;
         let mac = [0x02, 0, 0, node as u8, (id + 1) as u8, 0x01];
-        self.nodes[node].ifaces.push(Iface {
+        self.node_mut(node).ifaces.push(Iface {
             name: name.into(),
             mac,
             segment: Some(segment),
@@ -221,13 +228,18 @@ impl Net {
         id
     }
 
-    /// Recomputes carriers: the ends of a direct link see each other's admin state.
+    /// Recomputes carriers: the ends of a direct link see each other's admin state. Only a
+    /// carrier that changes is written, so nodes shared with a clone stay shared.
     pub fn sync_carrier(&mut self) {
-        for seg in self.segments.iter().filter(|s| !s.switch && s.ports.len() == 2) {
+        let segments = Arc::clone(&self.segments);
+        for seg in segments.iter().filter(|s| !s.switch && s.ports.len() == 2) {
             let [(a, ai), (b, bi)] = [seg.ports[0], seg.ports[1]];
             let (a_up, b_up) = (self.nodes[a].ifaces[ai].up, self.nodes[b].ifaces[bi].up);
-            self.nodes[a].ifaces[ai].carrier = b_up;
-            self.nodes[b].ifaces[bi].carrier = a_up;
+            for (n, i, carrier) in [(a, ai, b_up), (b, bi, a_up)] {
+                if self.nodes[n].ifaces[i].carrier != carrier {
+                    self.node_mut(n).ifaces[i].carrier = carrier;
+                }
+            }
         }
     }
 
@@ -235,10 +247,11 @@ impl Net {
     /// the switch's namespace (lo = 1, bridge = 2, ports from 3 in plug order); a transit
     /// link's peer is the other end.
     pub fn set_peer_indexes(&mut self) {
-        for seg in self.segments.iter() {
+        let segments = Arc::clone(&self.segments);
+        for seg in segments.iter() {
             for (p, &(n, i)) in seg.ports.iter().enumerate() {
                 let peer = if seg.switch { p as u32 + 3 } else { seg.ports[1 - p.min(1)].1 as u32 + 1 };
-                self.nodes[n].ifaces[i].peer_index = peer;
+                self.node_mut(n).ifaces[i].peer_index = peer;
             }
         }
     }

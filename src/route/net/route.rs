@@ -149,6 +149,25 @@ pub const MAX_ROUTES: usize = 1024;
 #[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
 pub struct Table {
     routes: Arc<Vec<Route>>,
+    /// Indexes into `routes` in the order a lookup prefers them: longest prefix, then lowest
+    /// metric, then list order. A lookup takes the first that covers its destination instead
+    /// of weighing every route; rebuilt on every change.
+    ranked: Arc<Vec<u16>>,
+}
+
+/// For each destination prefix, in prefix order, the route a lookup without an output
+/// interface takes there: the first of lowest metric.
+fn chosen(routes: &[Route]) -> Vec<&Route> {
+    let mut chosen: Vec<&Route> = Vec::with_capacity(routes.len());
+    for r in routes {
+        match chosen.iter_mut().find(|c| c.dst == r.dst) {
+            Some(c) if r.metric < c.metric => *c = r,
+            Some(_) => {}
+            None => chosen.push(r),
+        }
+    }
+    chosen.sort_by_key(|r| r.dst);
+    chosen
 }
 
 impl Table {
@@ -170,6 +189,7 @@ impl Table {
                         Some(_) => Err(TableError::Exists),
                         None => {
                             Arc::make_mut(&mut self.routes)[first] = route;
+                            self.rerank();
                             Ok(())
                         }
                     };
@@ -195,13 +215,16 @@ impl Table {
             return Err(TableError::Full);
         }
         Arc::make_mut(&mut self.routes).insert(at, route);
+        self.rerank();
         Ok(())
     }
 
     /// Deletes the first route (display order) that `matches` accepts.
     pub fn delete_first(&mut self, matches: impl Fn(&Route) -> bool) -> Result<Route, TableError> {
         let i = self.routes.iter().position(matches).ok_or(TableError::NoSuchProcess)?;
-        Ok(Arc::make_mut(&mut self.routes).remove(i))
+        let gone = Arc::make_mut(&mut self.routes).remove(i);
+        self.rerank();
+        Ok(gone)
     }
 
     /// Removes every route the predicate selects; returns how many.
@@ -209,8 +232,21 @@ impl Table {
         let before = self.routes.len();
         if self.routes.iter().any(&pred) {
             Arc::make_mut(&mut self.routes).retain(|r| !pred(r));
+            self.rerank();
         }
         before - self.routes.len()
+    }
+
+    /// Whether a lookup without an output interface (every probe of a ping matrix) finds the
+    /// same route in either table for every destination: for each destination prefix, the
+    /// route of lowest metric, the first in list order among equals ([`Table::best`]). Routes
+    /// it shadows, and how prefixes interleave, show in `ip route` only: a table repaired by
+    /// shadowing a wrong route, or with its connected routes put back last, is alike the
+    /// healthy one.
+    pub fn alike(&self, other: &Table) -> bool {
+        Arc::ptr_eq(&self.routes, &other.routes)
+            || self.routes == other.routes
+            || chosen(&self.routes) == chosen(&other.routes)
     }
 
     /// The best route for `dst`: longest prefix, then metric, then list order; `oif` restricts
@@ -222,20 +258,17 @@ impl Table {
     /// The best route for `dst` among those `eligible` accepts (the kernel's trie search
     /// backtracks past ineligible routes to shorter prefixes).
     pub fn best(&self, dst: Ipv4Addr, eligible: impl Fn(&Route) -> bool) -> Option<&Route> {
-        let mut best: Option<&Route> = None;
-        for r in self.routes.iter() {
-            if !covers(&r.dst, dst) || !eligible(r) {
-                continue;
-            }
-            let better = best.is_none_or(|b| {
-                r.dst.prefix_len() > b.dst.prefix_len()
-                    || (r.dst.prefix_len() == b.dst.prefix_len() && r.metric < b.metric)
-            });
-            if better {
-                best = Some(r);
-            }
-        }
-        best
+        self.ranked.iter().map(|&i| &self.routes[usize::from(i)]).find(|r| covers(&r.dst, dst) && eligible(r))
+    }
+
+    /// Brings `ranked` in step with `routes` (at most [`MAX_ROUTES`], so indexes fit in u16).
+    fn rerank(&mut self) {
+        let mut ranked: Vec<u16> = (0..self.routes.len() as u16).collect();
+        ranked.sort_by_key(|&i| {
+            let r = &self.routes[usize::from(i)];
+            (std::cmp::Reverse(r.dst.prefix_len()), r.metric, i)
+        });
+        self.ranked = Arc::new(ranked);
     }
 }
 

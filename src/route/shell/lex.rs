@@ -57,45 +57,49 @@ pub fn lex(line: &str) -> Result<Vec<Token>, ShellError> {
     if line.len() > MAX_LINE {
         return Err(ShellError::TooLong);
     }
-    let chars: Vec<char> = line.chars().collect();
-    let mut tokens = Vec::new();
+    // Every character the lexer acts on is ASCII, and a UTF-8 continuation byte never is, so
+    // it walks bytes and copies runs of plain ones whole; words are cut only at ASCII.
+    let bytes = line.as_bytes();
+    let mut tokens = Vec::with_capacity(8);
     let mut i = 0;
-    let mut word = String::new();
+    // One buffer that never grows again, each word copied out of it at its exact size.
+    let mut word: Vec<u8> = Vec::with_capacity(line.len());
     let mut in_word = false;
     let mut quoted = false;
     macro_rules! end_word {
         () => {
             if in_word {
-                tokens.push(Token::Word { text: std::mem::take(&mut word), quoted });
+                tokens.push(Token::Word { text: text_of(&word), quoted });
+                word.clear();
             }
             in_word = false;
             quoted = false;
         };
     }
-    while i < chars.len() {
-        let c = chars[i];
+    while i < bytes.len() {
+        let c = bytes[i];
         match c {
-            ' ' | '\t' | '\n' | '\r' => {
+            b' ' | b'\t' | b'\n' | b'\r' => {
                 end_word!();
                 i += 1;
             }
-            '#' if !in_word => break,
-            '\'' => {
+            b'#' if !in_word => break,
+            b'\'' => {
                 let close =
-                    chars[i + 1..].iter().position(|&x| x == '\'').ok_or(ShellError::Unterminated('\''))?;
-                word.extend(&chars[i + 1..i + 1 + close]);
+                    bytes[i + 1..].iter().position(|&x| x == b'\'').ok_or(ShellError::Unterminated('\''))?;
+                word.extend_from_slice(&bytes[i + 1..i + 1 + close]);
                 in_word = true;
                 quoted = true;
                 i += close + 2;
             }
-            '"' => {
-                i = double_quoted(&chars, i + 1, &mut word)?;
+            b'"' => {
+                i = double_quoted(bytes, i + 1, &mut word)?;
                 in_word = true;
                 quoted = true;
             }
-            '\\' => {
-                if let Some(&next) = chars.get(i + 1)
-                    && next != '\n'
+            b'\\' => {
+                if let Some(&next) = bytes.get(i + 1)
+                    && next != b'\n'
                 {
                     word.push(next);
                     in_word = true;
@@ -103,56 +107,89 @@ pub fn lex(line: &str) -> Result<Vec<Token>, ShellError> {
                 quoted = true;
                 i += 2;
             }
-            '$' => return Err(ShellError::Unsupported("$")),
-            '`' => return Err(ShellError::Unsupported("`")),
-            '<' => return Err(ShellError::Unsupported("<")),
-            '(' | ')' => return Err(ShellError::Unsupported("( )")),
-            ';' | '|' | '&' | '>' => {
-                let fd = if c == '>' { fd_prefix(&word, in_word, quoted) } else { None };
+            b'$' => return Err(ShellError::Unsupported("$")),
+            b'`' => return Err(ShellError::Unsupported("`")),
+            b'<' => return Err(ShellError::Unsupported("<")),
+            b'(' | b')' => return Err(ShellError::Unsupported("( )")),
+            b';' | b'|' | b'&' | b'>' => {
+                let fd = if c == b'>' { fd_prefix(&word, in_word, quoted) } else { None };
                 if fd.is_some() {
                     word.clear();
                     in_word = false;
                 } else {
                     end_word!();
                 }
-                let (op, len) = operator(&chars[i..], fd)?;
+                let (op, len) = operator(&bytes[i..], fd)?;
                 tokens.push(Token::Op(op));
                 i += len;
             }
             _ => {
-                word.push(c);
+                // This byte is plain or a `#` inside a word, which is plain there too.
+                let run = 1 + bytes[i + 1..].iter().position(|&b| !plain(b)).unwrap_or(bytes.len() - i - 1);
+                word.extend_from_slice(&bytes[i..i + run]);
                 in_word = true;
-                i += 1;
+                i += run;
             }
         }
     }
     if in_word {
-        tokens.push(Token::Word { text: word, quoted });
+        tokens.push(Token::Word { text: text_of(&word), quoted });
     }
     Ok(tokens)
 }
 
-/// A word that is just `1` or `2` directly before `>` names the redirected descriptor.
-fn fd_prefix(word: &str, in_word: bool, quoted: bool) -> Option<u8> {
+/// Whether the lexer copies `b` into a word as it is: not a blank, quote, escape, comment or
+/// operator character, nor one it refuses.
+fn plain(b: u8) -> bool {
+    !matches!(
+        b,
+        b' ' | b'\t'
+            | b'\n'
+            | b'\r'
+            | b'#'
+            | b'\''
+            | b'"'
+            | b'\\'
+            | b'$'
+            | b'`'
+            | b'<'
+            | b'('
+            | b')'
+            | b';'
+            | b'|'
+            | b'&'
+            | b'>'
+    )
+}
+
+/// A word's text: its bytes were cut from the line at ASCII characters only, so they are
+/// whole UTF-8 (a backslash before a multi-byte character keeps the character's first byte,
+/// and the rest follow as plain bytes).
+fn text_of(word: &[u8]) -> String {
+    String::from_utf8(word.to_vec()).expect("words are cut at ASCII characters")
+}
+
+fn fd_prefix(word: &[u8], in_word: bool, quoted: bool) -> Option<u8> {
     match (in_word, quoted, word) {
-        (true, false, "1") => Some(1),
-        (true, false, "2") => Some(2),
+        (true, false, b"1") => Some(1),
+        (true, false, b"2") => Some(2),
         _ => None,
     }
 }
 
-/// The body of `"…"` from `start`; returns the index after the closing quote.
-fn double_quoted(chars: &[char], start: usize, word: &mut String) -> Result<usize, ShellError> {
+/// Reads a double-quoted string from `start` (after the opening quote) into `word`; returns
+/// the index after the closing quote.
+fn double_quoted(bytes: &[u8], start: usize, word: &mut Vec<u8>) -> Result<usize, ShellError> {
     let mut i = start;
     loop {
-        match chars.get(i) {
+        match bytes.get(i) {
             None => return Err(ShellError::Unterminated('"')),
-            Some('"') => return Ok(i + 1),
-            Some('$') => return Err(ShellError::Unsupported("$")),
-            Some('`') => return Err(ShellError::Unsupported("`")),
-            Some('\\') if matches!(chars.get(i + 1), Some('"' | '\\' | '$' | '`' | '\n')) => {
-                if chars[i + 1] != '\n' {
-                    word.push(chars[i + 1]);
+            Some(b'"') => return Ok(i + 1),
+            Some(b'$') => return Err(ShellError::Unsupported("$")),
+            Some(b'`') => return Err(ShellError::Unsupported("`")),
+            Some(b'\\') if matches!(bytes.get(i + 1), Some(b'"' | b'\\' | b'$' | b'`' | b'\n')) => {
+                if bytes[i + 1] != b'\n' {
+                    word.push(bytes[i + 1]);
                 }
                 i += 2;
             }
@@ -165,24 +202,24 @@ fn double_quoted(chars: &[char], start: usize, word: &mut String) -> Result<usiz
 }
 
 /// Reads the operator at the start of `rest`; `fd` is an explicit descriptor before `>`.
-fn operator(rest: &[char], fd: Option<u8>) -> Result<(Op, usize), ShellError> {
+fn operator(rest: &[u8], fd: Option<u8>) -> Result<(Op, usize), ShellError> {
     let at = |k: usize| rest.get(k).copied();
     Ok(match (rest[0], at(1), at(2)) {
-        (';', Some(';'), _) => return Err(ShellError::Syntax(";;".into())),
-        (';', _, _) => (Op::Semi, 1),
-        ('|', Some('|'), _) => (Op::Or, 2),
-        ('|', Some('&'), _) => return Err(ShellError::Unsupported("|&")),
-        ('|', _, _) => (Op::Pipe, 1),
-        ('&', Some('&'), _) => (Op::And, 2),
-        ('&', Some('>'), Some('>')) => (Op::Redir(RedirOp::Both { append: true }), 3),
-        ('&', Some('>'), _) => (Op::Redir(RedirOp::Both { append: false }), 2),
-        ('&', _, _) => return Err(ShellError::Unsupported("&")),
-        ('>', Some('&'), Some(d @ ('1' | '2'))) => {
-            (Op::Redir(RedirOp::Dup { fd: fd.unwrap_or(1), to: d as u8 - b'0' }), 3)
+        (b';', Some(b';'), _) => return Err(ShellError::Syntax(";;".into())),
+        (b';', _, _) => (Op::Semi, 1),
+        (b'|', Some(b'|'), _) => (Op::Or, 2),
+        (b'|', Some(b'&'), _) => return Err(ShellError::Unsupported("|&")),
+        (b'|', _, _) => (Op::Pipe, 1),
+        (b'&', Some(b'&'), _) => (Op::And, 2),
+        (b'&', Some(b'>'), Some(b'>')) => (Op::Redir(RedirOp::Both { append: true }), 3),
+        (b'&', Some(b'>'), _) => (Op::Redir(RedirOp::Both { append: false }), 2),
+        (b'&', _, _) => return Err(ShellError::Unsupported("&")),
+        (b'>', Some(b'&'), Some(d @ (b'1' | b'2'))) => {
+            (Op::Redir(RedirOp::Dup { fd: fd.unwrap_or(1), to: d - b'0' }), 3)
         }
-        ('>', Some('>'), _) => (Op::Redir(RedirOp::To { fd: fd.unwrap_or(1), append: true }), 2),
-        ('>', Some('|'), _) => (Op::Redir(RedirOp::To { fd: fd.unwrap_or(1), append: false }), 2),
-        ('>', _, _) => (Op::Redir(RedirOp::To { fd: fd.unwrap_or(1), append: false }), 1),
+        (b'>', Some(b'>'), _) => (Op::Redir(RedirOp::To { fd: fd.unwrap_or(1), append: true }), 2),
+        (b'>', Some(b'|'), _) => (Op::Redir(RedirOp::To { fd: fd.unwrap_or(1), append: false }), 2),
+        (b'>', _, _) => (Op::Redir(RedirOp::To { fd: fd.unwrap_or(1), append: false }), 1),
         _ => unreachable!("operator called on an operator character"),
     })
 }

@@ -8,6 +8,7 @@ pub mod lex;
 pub mod parse;
 
 use self::lex::RedirOp;
+pub use self::parse::Script;
 use self::parse::{Join, Pipeline, Redirect, Simple};
 use super::cmd::{self, Ctx, Io};
 use super::net::{Net, NodeId, sysctl};
@@ -48,16 +49,25 @@ pub struct Outcome {
 
 /// Runs one command line on `node`.
 pub fn run(net: &mut Net, node: NodeId, line: &str) -> Outcome {
-    let script = match lex::lex(line).and_then(parse::parse) {
-        Ok(s) => s,
+    match read(line) {
+        Ok(script) => execute(net, node, &script),
         Err(e) => {
             let (msg, status) = e.report();
-            return Outcome { output: format!("{msg}\n"), status };
+            Outcome { output: format!("{msg}\n"), status }
         }
-    };
+    }
+}
+
+/// Reads a line into the script [`execute`] runs, for lines run many times.
+pub fn read(line: &str) -> Result<Script, ShellError> {
+    lex::lex(line).and_then(parse::parse)
+}
+
+/// Runs a line read by [`read`] on `node`.
+pub fn execute(net: &mut Net, node: NodeId, script: &Script) -> Outcome {
     let mut term = String::new();
     let mut status = 0;
-    for (join, pipeline) in &script {
+    for (join, pipeline) in script {
         let go = match join {
             Join::Always => true,
             Join::IfOk => status == 0,
@@ -130,7 +140,7 @@ fn run_stage(
     }
     let mut status = status;
     for (key, content) in files {
-        if !content.is_empty() && sysctl::write(&mut net.nodes[node], &key, &content).is_err() {
+        if !content.is_empty() && sysctl::write(net.node_mut(node), &key, &content).is_err() {
             let who = words.first().map_or("bash", String::as_str);
             let prefix = if who == "echo" { "bash: echo" } else { who };
             term.push_str(&format!("{prefix}: write error: Invalid argument\n"));
