@@ -6,14 +6,13 @@
 
 use std::fmt;
 use std::net::Ipv4Addr;
-use std::sync::OnceLock;
 
 use ipnet::Ipv4Net;
 use serde::{Deserialize, Serialize};
 
 use super::net::Net;
 use super::shell;
-use super::topology::{Port, Topology};
+use super::topology::{PerTopology, Port, Topology};
 use crate::seed::Stream;
 
 /// The five fault families, in injection order.
@@ -172,13 +171,12 @@ impl RouterView {
     }
 }
 
-/// Router `x` of a topology as the fault generator sees it. Every draw on a topology's router
-/// asks for the same view (hosts per subnet aside), so each is built once per process.
+/// Router `x` of a topology as the fault generator sees it. Every draw on a topology asks for
+/// the same views (hosts per subnet aside), so they are built once per process.
 fn view(topo: &Topology, x: usize) -> &'static RouterView {
-    static BUILT: [OnceLock<RouterView>; Topology::COUNT * 4] =
-        [const { OnceLock::new() }; Topology::COUNT * 4];
+    static BUILT: PerTopology<Vec<RouterView>> = PerTopology::new();
     let topo = Topology { m: 1, ..*topo };
-    BUILT[topo.index() * 4 + x].get_or_init(|| build_view(&topo, x))
+    &BUILT.get(&topo, || (0..topo.r).map(|x| build_view(&topo, x)).collect())[x]
 }
 
 fn build_view(topo: &Topology, x: usize) -> RouterView {

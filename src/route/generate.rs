@@ -12,7 +12,6 @@
 //! the verdict is the same and the check is M² times cheaper.
 
 use std::collections::BTreeMap;
-use std::sync::OnceLock;
 
 use crate::error::{Error, Result};
 use crate::id::QueryId;
@@ -22,7 +21,7 @@ use super::engine::matrix::{Machine, Matrix};
 use super::engine::trace::{self, Traced};
 use super::fault::{self, Family, Fault, Lines};
 use super::net::Net;
-use super::topology::{Shape, Topology};
+use super::topology::{PerTopology, Shape, Topology};
 
 /// Attempts before giving up with `GenerationExhausted`.
 pub const ATTEMPTS: u32 = 64;
@@ -209,9 +208,9 @@ struct Small {
 
 /// The [`Small`] network of a topology's shape; `n` and `r` within the knobs' ranges.
 fn small(topo: &Topology) -> &'static Small {
-    static BUILT: [OnceLock<Small>; Topology::COUNT] = [const { OnceLock::new() }; Topology::COUNT];
+    static BUILT: PerTopology<Small> = PerTopology::new();
     let topo = Topology { m: 1, ..*topo };
-    BUILT[topo.index()].get_or_init(|| {
+    BUILT.get(&topo, || {
         let machines = topo.machines();
         let healthy = topo.build();
         let traced = Traced::of(&mut healthy.clone(), &machines);

@@ -16,7 +16,7 @@ use super::fault::Fault;
 use super::generate::{Drawn, inject};
 use super::net::Net;
 use super::prompt;
-use super::topology::{Port, Shape, Topology};
+use super::topology::{PerTopology, Port, Shape, Topology};
 
 /// One Route query.
 pub struct RouteTask {
@@ -87,8 +87,8 @@ fn params(topo: &Topology, machines: &[Machine], drawn: &Drawn) -> Value {
 /// The healthy configuration in the card's form: per node, its commands. Every task of a
 /// topology has the same one, so it is built once per topology and process, and copied.
 fn healthy_config(topo: &Topology) -> Value {
-    static BUILT: [OnceLock<Value>; Topology::COUNT] = [const { OnceLock::new() }; Topology::COUNT];
-    let built = BUILT[topo.index()].get_or_init(|| {
+    static BUILT: PerTopology<Value> = PerTopology::new();
+    let built = BUILT.get(topo, || {
         Value::Object(topo.config().into_iter().map(|(node, cmds)| (node, Value::from(cmds))).collect())
     });
     built.clone()

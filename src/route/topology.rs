@@ -5,7 +5,7 @@
 //! prefix a router lacks. Everything here is a pure function of [`Topology`].
 
 use std::net::Ipv4Addr;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use ipnet::Ipv4Net;
 use serde::{Deserialize, Serialize};
@@ -239,13 +239,12 @@ impl Topology {
         net
     }
 
-    /// How many topologies the knobs allow (n ≤ 16, m ≤ 4, r ≤ 4, three shapes): the size of
-    /// a per-topology cache indexed by [`Topology::index`].
+    /// How many topologies the knobs allow (n ≤ 16, m ≤ 4, r ≤ 4, three shapes).
     pub const COUNT: usize = 16 * 4 * 4 * 3;
 
     /// This topology's place among the [`Topology::COUNT`]; `n`, `m` and `r` within the knobs'
     /// ranges.
-    pub fn index(&self) -> usize {
+    fn index(&self) -> usize {
         assert!(
             (1..=16).contains(&self.n) && (1..=4).contains(&self.m) && (1..=4).contains(&self.r),
             "no such topology: {self:?}"
@@ -283,6 +282,28 @@ impl Topology {
             }
         }
         out
+    }
+}
+
+/// One value per topology, built on first use and kept for the process: the generator asks
+/// for the same few hundred topologies' networks, views and configurations again and again.
+pub struct PerTopology<T>([OnceLock<T>; Topology::COUNT]);
+
+impl<T> PerTopology<T> {
+    pub const fn new() -> Self {
+        PerTopology([const { OnceLock::new() }; Topology::COUNT])
+    }
+
+    /// The value of `topo`, built by `build` the first time; `n`, `m` and `r` within the
+    /// knobs' ranges.
+    pub fn get(&self, topo: &Topology, build: impl FnOnce() -> T) -> &T {
+        self.0[topo.index()].get_or_init(build)
+    }
+}
+
+impl<T> Default for PerTopology<T> {
+    fn default() -> Self {
+        Self::new()
     }
 }
 
