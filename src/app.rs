@@ -19,6 +19,7 @@ use serde_json::Value;
 
 use crate::error::{Error, Result};
 use crate::id::QueryId;
+use crate::params::Params;
 use crate::view::{Panel, Picture};
 
 /// Reactive tasks inject faults into a healthy state; constructive tasks ask for a new state.
@@ -240,7 +241,7 @@ pub struct TaskCard {
     pub prompt: String,
     pub content_hash: String,
     /// Every random choice the generator made, resolved.
-    pub params: Value,
+    pub params: Params,
     /// The hidden expected outcome (for data sets and checking; never shown to agents).
     pub expected: Value,
     /// The task's question in one short text, when the app has one apart from its

@@ -10,6 +10,7 @@
 //! - [`seed`]: the per-query ChaCha RNG and the stable integer draws every generator uses.
 //! - [`hash`]: canonical JSON and content hashes.
 //! - [`app`]: the roles every application implements (generator, task, episode, score).
+//! - [`params`]: a task's resolved parameters, members shared between tasks.
 //! - [`view`]: plain data the UI draws (grids, tables, pictures), produced by the apps.
 //! - [`reply`]: lenient extraction of actions from free-form agent replies.
 //! - [`record`]: the versioned result record written as JSONL.
@@ -29,6 +30,7 @@ pub mod id;
 pub mod k8s;
 pub mod link;
 pub mod malt;
+pub mod params;
 pub mod provenance;
 pub mod record;
 pub mod registry;

@@ -348,7 +348,7 @@ pub(crate) mod tests {
             label: "T".into(),
             prompt: "toy prompt (zeroshot_base)".into(),
             content_hash: "00".into(),
-            params: serde_json::Value::Null,
+            params: Default::default(),
             expected: serde_json::Value::Null,
             question: None,
             max_turns: 3,

@@ -120,7 +120,7 @@ fn reason(details: &[String], explanation: &str) -> String {
 fn reactive(r: &ResultRecord, card: Option<&TaskCard>) -> Value {
     json!({
         "error_type": r.label,
-        "error_detail": card.map_or(Value::Null, |c| c.params.clone()),
+        "error_detail": card.map_or(Value::Null, |c| c.params.to_value()),
         "success": r.score.correct,
         "safe": r.score.safe,
         "iterations": r.score.turns,

@@ -167,7 +167,7 @@ pub fn build(id: &QueryId) -> Result<K8sTask> {
         label: label(id.level, &types),
         content_hash: content_hash(&prompt, &expected_json),
         prompt,
-        params,
+        params: params.into(),
         expected: expected_json,
         question: None,
         max_turns,

@@ -28,7 +28,7 @@ impl MaltTask {
             label: g.family.id().to_string(),
             prompt: prompt::render(&g.question, g.key.shape, PromptVariant::ZeroshotBase),
             content_hash: g.content_hash.clone(),
-            params: g.params.clone(),
+            params: g.params.clone().into(),
             expected: expected_json(&g.expected),
             question: Some(g.question.clone()),
             max_turns: 1,

@@ -8,6 +8,7 @@ use serde_json::{Value, json};
 use crate::app::{Episode, PromptVariant, Task, TaskCard};
 use crate::hash::content_hash;
 use crate::id::QueryId;
+use crate::params::Params;
 use crate::view::{PicEdge, PicNode, Picture, Tone};
 
 use super::engine::matrix::{Machine, Matrix};
@@ -23,7 +24,8 @@ pub struct RouteTask {
     pub card: TaskCard,
     pub topo: Topology,
     pub faults: Vec<Fault>,
-    pub machines: Vec<Machine>,
+    /// Every task of the topology holds the same ones.
+    pub machines: Arc<[Machine]>,
     /// The intended and the injected network, built when the first episode starts (a task
     /// is mostly read, not played).
     nets: OnceLock<(Net, Net)>,
@@ -36,7 +38,8 @@ impl RouteTask {
     /// Builds the task for `id` from a valid draw.
     pub fn new(id: &QueryId, drawn: Drawn, max_turns: u32) -> Arc<RouteTask> {
         let topo = drawn.topo;
-        let machines = topo.machines();
+        let shared = Shared::of(&topo);
+        let machines = Arc::clone(&shared.machines);
         let initial = drawn.initial.clone();
         let matrix_text = initial.render(&machines);
         let label = drawn.faults.iter().map(|f| f.family.name()).collect::<Vec<_>>().join("+");
@@ -50,7 +53,7 @@ impl RouteTask {
             label,
             content_hash: content_hash(&prompt, &expected),
             prompt,
-            params: params(&topo, &machines, &drawn),
+            params: params(shared, &drawn),
             expected,
             question: None,
             max_turns,
@@ -67,31 +70,43 @@ impl RouteTask {
     }
 }
 
-fn params(topo: &Topology, machines: &[Machine], drawn: &Drawn) -> Value {
-    let mut params = json!({
-        "topology": {
-            "subnets": topo.n,
-            "hosts_per_subnet": topo.m,
-            "routers": topo.r,
-            "shape": topo.shape,
-            "machines": machines,
-        },
-        "faults": drawn.faults,
-        "attempts": drawn.attempts,
-    });
-    // Set after `json!`, which would copy it once more.
-    params["healthy_config"] = healthy_config(topo);
-    params
+/// What every task of a topology shares: its machines, and the card's `topology` and
+/// `healthy_config` parameters, which are most of a card. Built once per topology and process.
+struct Shared {
+    machines: Arc<[Machine]>,
+    topology: Arc<Value>,
+    /// Per node, its commands.
+    healthy_config: Arc<Value>,
 }
 
-/// The healthy configuration in the card's form: per node, its commands. Every task of a
-/// topology has the same one, so it is built once per topology and process, and copied.
-fn healthy_config(topo: &Topology) -> Value {
-    static BUILT: PerTopology<Value> = PerTopology::new();
-    let built = BUILT.get(topo, || {
-        Value::Object(topo.config().into_iter().map(|(node, cmds)| (node, Value::from(cmds))).collect())
-    });
-    built.clone()
+impl Shared {
+    fn of(topo: &Topology) -> &'static Shared {
+        static BUILT: PerTopology<Shared> = PerTopology::new();
+        BUILT.get(topo, || {
+            let machines = topo.machines();
+            let topology = json!({
+                "subnets": topo.n,
+                "hosts_per_subnet": topo.m,
+                "routers": topo.r,
+                "shape": topo.shape,
+                "machines": machines,
+            });
+            let config = topo.config().into_iter().map(|(node, cmds)| (node, Value::from(cmds)));
+            Shared {
+                machines: machines.into(),
+                topology: Arc::new(topology),
+                healthy_config: Arc::new(Value::Object(config.collect())),
+            }
+        })
+    }
+}
+
+fn params(shared: &Shared, drawn: &Drawn) -> Params {
+    Params::default()
+        .shared("topology", Arc::clone(&shared.topology))
+        .with("faults", json!(drawn.faults))
+        .with("attempts", drawn.attempts)
+        .shared("healthy_config", Arc::clone(&shared.healthy_config))
 }
 
 fn expected(matrix_text: &str, faults: &[Fault], order: &[usize]) -> Value {

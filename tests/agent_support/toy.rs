@@ -36,7 +36,7 @@ pub fn task(seed: u64, index: u64) -> Arc<dyn Task> {
         label: "T".into(),
         prompt: prompt.clone(),
         content_hash: netpress::hash::content_hash(&prompt, &serde_json::Value::Null),
-        params: serde_json::json!({"secret": secret}),
+        params: serde_json::json!({"secret": secret}).into(),
         expected: serde_json::Value::Null,
         question: None,
         max_turns: 4,

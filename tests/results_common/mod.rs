@@ -105,7 +105,7 @@ impl App for Toy {
             label: if id.seed.is_multiple_of(2) { "even".into() } else { "odd".into() },
             content_hash: netpress::hash::content_hash(&prompt, &expected),
             prompt,
-            params: serde_json::json!({ "seed": id.seed }),
+            params: serde_json::json!({ "seed": id.seed }).into(),
             expected,
             question: None,
             max_turns: 3,

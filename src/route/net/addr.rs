@@ -125,6 +125,11 @@ pub fn covers(net: &Ipv4Net, ip: Ipv4Addr) -> bool {
     differing.checked_shr(32 - u32::from(net.prefix_len())).unwrap_or(0) == 0
 }
 
+/// Whether two prefixes share an address (prefixes nest or are apart).
+pub fn overlaps(a: &Ipv4Net, b: &Ipv4Net) -> bool {
+    covers(a, b.network()) || covers(b, a.network())
+}
+
 /// Whether `addr` lies in 127.0.0.0/8.
 pub fn is_loopback(addr: Ipv4Addr) -> bool {
     addr.octets()[0] == 127

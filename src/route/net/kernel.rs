@@ -403,4 +403,31 @@ mod tests {
         let dev_only = Route::user(RouteType::Unicast, net("10.0.0.0/8"), None, Some(2), 0);
         assert_eq!(n.add_route(dev_only, AddMode::Exclusive), Err(KernelError::DeviceDown));
     }
+
+    /// A connected route deleted and put back by hand (`ip route add P dev X`: `proto boot`, no
+    /// `src`) sends from the address the kernel's names, unless another primary of the device
+    /// meets the prefix first.
+    #[test]
+    fn connected_routes_put_back_by_hand_are_alike() {
+        let by_hand = |n: &Node, prefix: &str| {
+            let mut n = n.clone();
+            n.main.remove_where(|r| r.dst == net(prefix));
+            let route = Route::user(RouteType::Unicast, net(prefix), None, Some(1), 0);
+            n.add_route(route, AddMode::Exclusive).unwrap();
+            n
+        };
+        let mut n = node();
+        n.add_addr(1, net("192.168.1.1/24"), None).unwrap();
+        assert!(by_hand(&n, "192.168.1.0/24").alike(&n));
+        let mut src = by_hand(&n, "192.168.1.0/24");
+        src.main.remove_where(|_| true);
+        let mut other_src = Route::connected(net("192.168.1.0/24"), 1, "192.168.1.9".parse().unwrap());
+        other_src.proto = Proto::Boot;
+        src.main.insert(other_src, AddMode::Exclusive).unwrap();
+        assert!(!src.alike(&n), "an explicit src the device would not choose");
+        let mut n = node();
+        n.add_addr(1, net("192.168.0.1/16"), None).unwrap();
+        n.add_addr(1, net("192.168.1.1/24"), None).unwrap();
+        assert!(!by_hand(&n, "192.168.1.0/24").alike(&n), "192.168.0.1/16 comes first and holds it");
+    }
 }

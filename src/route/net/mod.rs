@@ -143,7 +143,9 @@ impl Node {
                 &other.default_forwarding,
                 &other.icmp_echo_ignore_all,
             )
-            && main.alike(&other.main)
+            && main.alike(&other.main, |a, b| {
+                self.route_source(a).is_some_and(|s| other.route_source(b) == Some(s))
+            })
             && ifaces.len() == other.ifaces.len()
             && ifaces.iter().zip(&other.ifaces).all(|(a, b)| a.alike(b))
             && filter.alike(&other.filter)
@@ -169,6 +171,27 @@ impl Node {
     /// The first global (non-loopback) address, the last resort for a source address.
     pub fn first_global(&self) -> Option<Ipv4Addr> {
         self.ifaces.iter().filter(|i| !i.is_loopback()).flat_map(|i| i.primaries()).map(|a| a.ip()).next()
+    }
+
+    /// The source address every packet that `route` sends from this node gets, when it is
+    /// one address whatever the destination (the lookup's `source_for`): the route's `src`;
+    /// else the device's choice toward the gateway; else, on link, the first primary whose
+    /// subnet meets the prefix when it holds all of it, or the first primary when none meets
+    /// it; else the first global address. `None` when it varies or there is none.
+    fn route_source(&self, route: &route::Route) -> Option<Ipv4Addr> {
+        if route.src.is_some() {
+            return route.src;
+        }
+        let iface = &self.ifaces[route.dev?];
+        let chosen = match route.via {
+            Some(gw) => iface.select_src(gw),
+            None => match iface.primaries().find(|a| addr::overlaps(&a.net, &route.dst)) {
+                Some(a) if a.net.contains(&route.dst) => Some(a.ip()),
+                Some(_) => return None,
+                None => iface.primaries().next().map(|a| a.ip()),
+            },
+        };
+        chosen.or_else(|| self.first_global())
     }
 }
 

@@ -75,6 +75,13 @@ pub struct Route {
 }
 
 impl Route {
+    /// Whether a lookup reads the two routes alike but for their source address: protocol,
+    /// scope and `onlink` are read when a route is added, and the metric only ranks routes of
+    /// one prefix.
+    pub fn sends_like(&self, other: &Route) -> bool {
+        (self.rtype, self.dst, self.via, self.dev) == (other.rtype, other.dst, other.via, other.dev)
+    }
+
     /// A route as `ip route add` makes it (before gateway resolution fills `dev`).
     pub fn user(
         rtype: RouteType,
@@ -237,16 +244,24 @@ impl Table {
         before - self.routes.len()
     }
 
-    /// Whether a lookup without an output interface (every probe of a ping matrix) finds the
-    /// same route in either table for every destination: for each destination prefix, the
-    /// route of lowest metric, the first in list order among equals ([`Table::best`]). Routes
-    /// it shadows, and how prefixes interleave, show in `ip route` only: a table repaired by
-    /// shadowing a wrong route, or with its connected routes put back last, is alike the
-    /// healthy one.
-    pub fn alike(&self, other: &Table) -> bool {
-        Arc::ptr_eq(&self.routes, &other.routes)
-            || self.routes == other.routes
-            || chosen(&self.routes) == chosen(&other.routes)
+    /// Whether a lookup without an output interface (every probe of a ping matrix) finds a
+    /// route that sends alike in either table for every destination: for each destination
+    /// prefix, the route of lowest metric, the first in list order among equals
+    /// ([`Table::best`]). Routes it shadows, and how prefixes interleave, show in `ip route`
+    /// only: a table repaired by shadowing a wrong route, or with its connected routes put
+    /// back last, is alike the healthy one.
+    ///
+    /// Two routes send alike when they have the same type, prefix, gateway and device
+    /// ([`Route::sends_like`]) and `same_source` says their packets get the same source
+    /// address: so a connected route put back by hand (`proto boot`, no `src`) is alike the
+    /// kernel's, whose `src` is the address the interface would choose anyway.
+    pub fn alike(&self, other: &Table, same_source: impl Fn(&Route, &Route) -> bool) -> bool {
+        if Arc::ptr_eq(&self.routes, &other.routes) || self.routes == other.routes {
+            return true;
+        }
+        let (ours, theirs) = (chosen(&self.routes), chosen(&other.routes));
+        ours.len() == theirs.len()
+            && ours.iter().zip(&theirs).all(|(a, b)| a == b || (a.sends_like(b) && same_source(a, b)))
     }
 
     /// The best route for `dst`: longest prefix, then metric, then list order; `oif` restricts
