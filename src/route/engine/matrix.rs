@@ -64,15 +64,38 @@ impl Matrix {
         [failing, answering].concat()
     }
 
-    /// The reference text: `h1 -> h2 X r0 ` lines and the results line.
+    /// The reference text: `h1 -> h2 X r0 ` lines and the results line. The names, each with
+    /// its space, are laid end to end once, so a run of answered pairs is copied as one slice
+    /// (a large matrix is tens of kilobytes, built for every task card and episode step).
     pub fn render(&self, machines: &[Machine]) -> String {
-        let mut out = String::with_capacity(self.n * (self.n * 4 + 8) + 48);
+        let mut names = String::new();
+        let mut ends = vec![0];
+        for m in machines.iter().take(self.n) {
+            names.push_str(&m.name);
+            names.push(' ');
+            ends.push(names.len());
+        }
+        let mut out = String::with_capacity(self.n * (names.len() + 8) + 48);
         for s in 0..self.n {
-            out.push_str(&machines[s].name);
+            out.push_str(&names[ends[s]..ends[s + 1] - 1]);
             out.push_str(" -> ");
-            for d in (0..self.n).filter(|&d| d != s) {
-                out.push_str(if self.get(s, d) { &machines[d].name } else { "X" });
-                out.push(' ');
+            let mut run = None;
+            for d in 0..self.n {
+                let answered = d != s && self.get(s, d);
+                match run {
+                    None if answered => run = Some(d),
+                    Some(start) if !answered => {
+                        out.push_str(&names[ends[start]..ends[d]]);
+                        run = None;
+                    }
+                    _ => {}
+                }
+                if d != s && !answered {
+                    out.push_str("X ");
+                }
+            }
+            if let Some(start) = run {
+                out.push_str(&names[ends[start]..]);
             }
             out.push('\n');
         }
@@ -118,4 +141,37 @@ pub fn answers(net: &mut Net, node: NodeId, target: Ipv4Addr, trip: &mut Trip) -
     trip.footprint = Footprint::default();
     let sent = send_tracing(net, &spec, Kind::EchoRequest, trip);
     (matches!(sent.map(|(o, _)| o.within(MATRIX_WAIT_US)), Ok(Outcome::Reply { .. })), trip.footprint)
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    use super::*;
+
+    /// Renders entry by entry, as the reference text is defined.
+    fn plainly(m: &Matrix, machines: &[Machine]) -> String {
+        let rows = (0..m.n).map(|s| {
+            let cells: String = (0..m.n)
+                .filter(|&d| d != s)
+                .map(|d| format!("{} ", if m.get(s, d) { machines[d].name.as_str() } else { "X" }))
+                .collect();
+            format!("{} -> {cells}\n", machines[s].name)
+        });
+        let (sent, lost) = (m.sent(), m.lost());
+        let pct = (lost * 100).checked_div(sent).unwrap_or(0);
+        format!("{}*** Results: {pct}% dropped ({}/{sent} received)", rows.collect::<String>(), sent - lost)
+    }
+
+    proptest! {
+        #[test]
+        fn render_reads_like_the_plain_layout(n in 1usize..9, bits in any::<u64>()) {
+            let machines: Vec<Machine> = (0..n)
+                .map(|i| Machine { name: format!("h{}", i * 7), node: i, target: Ipv4Addr::new(10, 0, 0, i as u8) })
+                .collect();
+            let ok = (0..n * n).map(|i| i / n != i % n && bits >> (i % 64) & 1 == 1).collect();
+            let m = Matrix { n, ok };
+            prop_assert_eq!(m.render(&machines), plainly(&m, &machines));
+        }
+    }
 }
