@@ -110,6 +110,17 @@ fn policy_lookup(
     Err(LookupError::NoRoute)
 }
 
+/// Whether a lookup of `ip`, one of the node's own addresses, answers `Local`: at once when
+/// the first rule sends every packet to the local table (as by default), else as the lookup
+/// says. Neighbour resolution asks this of every peer that owns the address it resolves.
+pub fn looks_up_local(node: &Node, ip: Ipv4Addr, src: Option<Ipv4Addr>) -> bool {
+    let local_first = node.rules.first().is_some_and(|r| {
+        r.from.is_none() && r.to.is_none() && r.action == RuleAction::Lookup(TableId::Local)
+    });
+    debug_assert!(node.is_local(ip));
+    local_first || lookup(node, ip, src, None) == Ok(Hop::Local)
+}
+
 /// The source address for a packet leaving by `hop`: the route's `src`, else the egress
 /// interface's first primary covering the next hop, else its first primary, else the node's
 /// first global address; for local destinations, the destination itself.

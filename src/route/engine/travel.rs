@@ -4,7 +4,7 @@
 
 use std::net::Ipv4Addr;
 
-use super::lookup::{Hop, LookupError, lookup, source_for};
+use super::lookup::{Hop, LookupError, looks_up_local, lookup, source_for};
 use super::trace::Footprint;
 use super::{Arrival, History, IcmpError, Kind, Packet};
 use crate::route::net::iptables::{ChainId, PacketView, Target};
@@ -319,10 +319,7 @@ fn resolve(
     net.segments[seg].ports.iter().copied().find(|&(n, i)| {
         trip.footprint.add(n);
         let peer = &net.nodes[n];
-        n != node
-            && peer.ifaces[i].up
-            && peer.is_local(ip)
-            && lookup(peer, ip, Some(arp_src), None) == Ok(Hop::Local)
+        n != node && peer.ifaces[i].up && peer.is_local(ip) && looks_up_local(peer, ip, Some(arp_src))
     })
 }
 
