@@ -18,7 +18,7 @@ use crate::id::QueryId;
 use crate::seed::{Stream, Width};
 
 use super::engine::matrix::{Machine, Matrix};
-use super::engine::trace::{self, Traced};
+use super::engine::trace::{self, Changes, Traced};
 use super::fault::{self, Family, Fault, Lines};
 use super::net::Net;
 use super::topology::{PerTopology, Shape, Topology};
@@ -231,12 +231,15 @@ struct Lab<'a> {
     small: &'static Small,
     /// By subset, bit i standing for `faults[i]`.
     nets: BTreeMap<u32, Net>,
+    /// Where the networks of two subsets differ (0: the healthy one), lower subset first:
+    /// the alike checks and the probing checks ask for the same pairs.
+    changes: BTreeMap<(u32, u32), Changes>,
 }
 
 impl<'a> Lab<'a> {
     fn new(topo: &Topology, faults: &'a [Fault]) -> Self {
         let injections = faults.iter().map(Fault::injection).collect();
-        Lab { faults, injections, small: small(topo), nets: BTreeMap::new() }
+        Lab { faults, injections, small: small(topo), nets: BTreeMap::new(), changes: BTreeMap::new() }
     }
 
     fn all(&self) -> u32 {
@@ -258,19 +261,30 @@ impl<'a> Lab<'a> {
     /// Whether the network of `subset` answers some pair of `pairs` otherwise than `known`,
     /// traced on the network of `base` (0: the healthy one), says.
     fn differs(&mut self, subset: u32, base: u32, known: &Traced, pairs: &[(usize, usize)]) -> bool {
-        self.net(subset);
-        let changed = trace::changed(self.network(base), &self.nets[&subset]);
+        let key = self.changes(subset, base);
         let machines = &self.small.machines;
-        known.differs(self.nets.get_mut(&subset).expect("built above"), machines, pairs, changed)
+        known.differs(self.nets.get_mut(&subset).expect("built"), machines, pairs, &self.changes[&key])
     }
 
     /// Whether the networks of two subsets (0: none) are alike at every node, and so answer
     /// every probe alike.
     fn alike(&mut self, a: u32, b: u32) -> bool {
-        for subset in [a, b].into_iter().filter(|&s| s != 0) {
-            self.net(subset);
+        let key = self.changes(a, b);
+        self.changes[&key].is_empty()
+    }
+
+    /// Builds the networks of two subsets and works out where they differ, once; returns the
+    /// key of [`Lab::changes`].
+    fn changes(&mut self, a: u32, b: u32) -> (u32, u32) {
+        let key = (a.min(b), a.max(b));
+        if !self.changes.contains_key(&key) {
+            for subset in [a, b].into_iter().filter(|&s| s != 0) {
+                self.net(subset);
+            }
+            let changes = trace::changed(self.network(key.0), self.network(key.1));
+            self.changes.insert(key, changes);
         }
-        trace::changed(self.network(a), self.network(b)).is_empty()
+        key
     }
 
     /// The network of `subset`, built already (0: the healthy one).
@@ -294,7 +308,7 @@ impl<'a> Lab<'a> {
         }
         let small = self.small;
         let changed = trace::changed(&small.healthy, self.net(all));
-        let full = Traced::after(self.net(all), &small.machines, &small.traced, changed);
+        let full = Traced::after(self.net(all), &small.machines, &small.traced, &changed);
         let likely = full.matrix.failing_first();
         for f in 0..self.faults.len() {
             let alone = 1 << f;
@@ -334,7 +348,7 @@ impl<'a> Lab<'a> {
             let mut net = injected.clone();
             order.iter().all(|&i| self.faults[i].repair(&mut net)) && {
                 let changed = trace::changed(&small.healthy, &net);
-                !small.traced.differs(&mut net, &small.machines, &pairs, changed)
+                !small.traced.differs(&mut net, &small.machines, &pairs, &changed)
             }
         })
     }
@@ -450,21 +464,27 @@ mod tests {
         }
     }
 
-    /// A network traced only where it is not alike the healthy one gives what probing every
-    /// pair gives, footprints included: for every subset of a draw's faults, and for the
-    /// network its fixes repair.
+    /// A network traced only where it is not alike another gives what probing every pair
+    /// gives, footprints included: for every subset of a draw's faults, traced from the
+    /// healthy network and from the network with every fault (as the masked check does), and
+    /// for the network its fixes repair.
     #[test]
     fn retracing_matches_probing_everything() {
-        let agree = |net: &Net, small: &Small, what: &str| {
-            let changed = trace::changed(&small.healthy, net);
-            let after = Traced::after(&mut net.clone(), &small.machines, &small.traced, changed);
+        let agree_from = |net: &Net, base: &Net, known: &Traced, small: &Small, what: &str| {
+            let changed = trace::changed(base, net);
+            let after = Traced::after(&mut net.clone(), &small.machines, known, &changed);
             assert_eq!(after, Traced::of(&mut net.clone(), &small.machines), "{what}");
+        };
+        let agree = |net: &Net, small: &Small, what: &str| {
+            agree_from(net, &small.healthy, &small.traced, small, what)
         };
         for level in 1..=3u8 {
             for seed in 0..100 {
                 let q = QueryId::new("route", 1, level, seed, 0);
                 let d = draw(&q).unwrap();
                 let small = small(&d.topo);
+                let full_net = inject(&small.healthy, &d.faults.iter().collect::<Vec<_>>());
+                let full = Traced::of(&mut full_net.clone(), &small.machines);
                 for subset in 1..(1u32 << d.faults.len()) {
                     let faults: Vec<&Fault> = d
                         .faults
@@ -473,7 +493,9 @@ mod tests {
                         .filter(|(i, _)| subset & (1 << i) != 0)
                         .map(|(_, f)| f)
                         .collect();
-                    agree(&inject(&small.healthy, &faults), small, &format!("{q} subset {subset}"));
+                    let net = inject(&small.healthy, &faults);
+                    agree(&net, small, &format!("{q} subset {subset}"));
+                    agree_from(&net, &full_net, &full, small, &format!("{q} subset {subset} from all"));
                 }
                 let mut net = inject(&small.healthy, &d.faults.iter().collect::<Vec<_>>());
                 for &i in &d.fix_order {

@@ -140,6 +140,7 @@ pub fn send_tracing(
     trip: &mut Trip,
 ) -> Result<(Outcome, Vec<Redirect>), LookupError> {
     trip.footprint.add(spec.node);
+    trip.footprint.note(spec.dst);
     let (hop, src) = route(net, spec)?;
     let packet = Packet::new(src, spec.dst, kind, spec.size, spec.ttl);
     let outcome = match journey(net, spec.node, packet, hop, trip) {

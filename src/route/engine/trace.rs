@@ -1,5 +1,5 @@
-//! Ping matrices that remember which nodes each probe read, so that the matrix of a network
-//! changed at a few nodes is worked out by probing only the pairs a change can reach.
+//! Ping matrices that remember what each probe read, so that the matrix of a network changed
+//! at a few nodes is worked out by probing only the pairs a change can reach.
 //!
 //! A probe is a function of the state of the nodes it reads: the ones its packets visit and
 //! the neighbours it tries to resolve (counters and neighbour caches are history, never
@@ -8,40 +8,113 @@
 //! several networks that differ from the healthy one, and from each other, at one to three
 //! routers; with several routers, the pairs that never pass a changed one need no probe.
 //!
+//! Routes and filter rules are read only through the addresses packets carry: a lookup asks
+//! for a destination (or a packet's source, to answer it), neighbour resolution for a next
+//! hop, a rule tests source and destination. So a changed route or rule that selects a prefix
+//! changes only probes whose packets carried an address in it: a fault on one subnet's route
+//! or filter re-probes the pairs to and from that subnet, not every pair through its router.
+//!
 //! These probes skip history ([`History::Skipped`]): they leave every node as it was, shared
 //! with the network it was cloned from.
 
+use std::net::Ipv4Addr;
 use std::sync::Arc;
+
+use ipnet::Ipv4Net;
 
 use super::matrix::{Machine, Matrix, answers};
 use super::{History, Trip};
-use crate::route::net::{Net, NodeId};
+use crate::route::net::addr::covers;
+use crate::route::net::{Difference, Net, NodeId};
 
-/// The nodes whose state a probe read, as a set of node ids (ids past 127 stand for every
-/// node). A probe reads only the nodes its packets visit and the neighbours it tries to
-/// resolve, so two networks alike on its footprint answer it alike: the generator probes a
-/// changed network only where a change meets a footprint.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Footprint(u128);
+/// What a probe read: the nodes whose state it read, as a set of node ids (ids past 127 stand
+/// for every node), and the addresses its packets carried as source, destination or next hop
+/// (past [`ADDRS`] of them, every address). A probe reads only the nodes its packets visit and
+/// the neighbours it tries to resolve, and of their routes and filter rules only what those
+/// addresses select: so two networks alike on its nodes, or differing there only for prefixes
+/// none of its addresses is in, answer it alike ([`Footprint::meets`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Footprint {
+    nodes: u128,
+    /// The first `count` are the addresses, in the order first seen.
+    addrs: [u32; ADDRS],
+    /// Past `ADDRS`: every address.
+    count: u8,
+}
+
+/// Addresses a footprint lists one by one: a ping through a chain of four routers carries its
+/// two ends and a next hop per hop.
+pub const ADDRS: usize = 8;
+
+impl Default for Footprint {
+    fn default() -> Self {
+        Footprint { nodes: 0, addrs: [0; ADDRS], count: 0 }
+    }
+}
 
 impl Footprint {
-    /// Every node.
+    /// Every node and address.
     pub fn all() -> Footprint {
-        Footprint(u128::MAX)
+        Footprint { nodes: u128::MAX, count: ADDRS as u8 + 1, ..Footprint::default() }
     }
 
     pub fn add(&mut self, node: NodeId) {
-        self.0 |= if node < 128 { 1 << node } else { u128::MAX };
+        self.nodes |= node_bit(node);
     }
 
-    /// Whether no node is in the set.
-    pub fn is_empty(self) -> bool {
-        self.0 == 0
+    /// Notes an address a packet carried or resolved.
+    pub fn note(&mut self, ip: Ipv4Addr) {
+        let ip = u32::from(ip);
+        let n = usize::from(self.count);
+        if n > ADDRS || self.addrs[..n].contains(&ip) {
+            return;
+        }
+        if n == ADDRS {
+            self.count += 1;
+        } else {
+            self.addrs[n] = ip;
+            self.count += 1;
+        }
     }
 
-    /// Whether the two sets share a node.
-    pub fn meets(self, other: Footprint) -> bool {
-        self.0 & other.0 != 0
+    /// Whether the probe may answer otherwise on a network that differs as `changes` says.
+    pub fn meets(&self, changes: &Changes) -> bool {
+        self.nodes & changes.whole != 0
+            || changes
+                .partly
+                .iter()
+                .any(|(node, prefixes)| self.nodes & node_bit(*node) != 0 && self.carries(prefixes))
+    }
+
+    /// Whether some address noted lies in one of `prefixes`.
+    fn carries(&self, prefixes: &[Ipv4Net]) -> bool {
+        let n = usize::from(self.count);
+        n > ADDRS || self.addrs[..n].iter().any(|&ip| prefixes.iter().any(|p| covers(p, Ipv4Addr::from(ip))))
+    }
+}
+
+fn node_bit(node: NodeId) -> u128 {
+    if node < 128 { 1 << node } else { u128::MAX }
+}
+
+/// Where two networks of one topology differ ([`changed`]): nodes that differ as a whole, and
+/// nodes that differ only for packets carrying an address of some prefixes
+/// ([`Difference::Prefixes`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Changes {
+    whole: u128,
+    partly: Vec<(NodeId, Vec<Ipv4Net>)>,
+}
+
+impl Changes {
+    /// Every node, as a whole.
+    pub fn everything() -> Changes {
+        Changes { whole: u128::MAX, partly: Vec::new() }
+    }
+
+    /// Whether the networks are alike at every node.
+    pub fn is_empty(&self) -> bool {
+        self.whole == 0 && self.partly.is_empty()
     }
 }
 
@@ -60,13 +133,13 @@ impl Traced {
             matrix: Matrix { n, ok: vec![false; n * n] },
             footprints: vec![Footprint::all(); n * n],
         };
-        Traced::after(net, machines, &every, Footprint::all())
+        Traced::after(net, machines, &every, &Changes::everything())
     }
 
     /// The matrix of `net`, given that it is alike the network `known` was traced on except
     /// at the nodes in `changed`: pairs whose footprint misses them are copied, the others
     /// probed.
-    pub fn after(net: &mut Net, machines: &[Machine], known: &Traced, changed: Footprint) -> Traced {
+    pub fn after(net: &mut Net, machines: &[Machine], known: &Traced, changed: &Changes) -> Traced {
         let mut traced = known.clone();
         let mut trip = Trip::new(History::Skipped);
         for (s, d) in known.matrix.pairs() {
@@ -87,7 +160,7 @@ impl Traced {
         net: &mut Net,
         machines: &[Machine],
         pairs: &[(usize, usize)],
-        changed: Footprint,
+        changed: &Changes,
     ) -> bool {
         let n = self.matrix.n;
         let mut trip = Trip::new(History::Skipped);
@@ -98,19 +171,24 @@ impl Traced {
     }
 }
 
-/// The nodes at which two networks of one topology are not alike ([`Node::alike`]); every
+/// Where two networks of one topology differ, node by node ([`Node::difference`]); every
 /// node when their segments differ. Nodes the two share are alike without a look.
 ///
-/// [`Node::alike`]: crate::route::net::Node::alike
-pub fn changed(a: &Net, b: &Net) -> Footprint {
+/// [`Node::difference`]: crate::route::net::Node::difference
+pub fn changed(a: &Net, b: &Net) -> Changes {
     if a.segments != b.segments || a.nodes.len() != b.nodes.len() {
-        return Footprint::all();
+        return Changes::everything();
     }
-    let mut changed = Footprint::default();
+    let mut changes = Changes::default();
     for (id, (x, y)) in a.nodes.iter().zip(&b.nodes).enumerate() {
-        if !Arc::ptr_eq(x, y) && !x.alike(y) {
-            changed.add(id as NodeId);
+        if Arc::ptr_eq(x, y) {
+            continue;
+        }
+        match x.difference(y) {
+            Difference::None => {}
+            Difference::Prefixes(prefixes) => changes.partly.push((id as NodeId, prefixes)),
+            Difference::Whole => changes.whole |= node_bit(id as NodeId),
         }
     }
-    changed
+    changes
 }

@@ -60,6 +60,12 @@ impl Trip {
     fn kept(&self) -> bool {
         self.history == History::Kept
     }
+
+    /// Notes the addresses a packet carries in the footprint.
+    fn carried(&mut self, packet: &Packet) {
+        self.footprint.note(packet.src);
+        self.footprint.note(packet.dst);
+    }
 }
 
 /// Sends a locally generated packet from `node` whose route was already looked up (`hop`),
@@ -67,16 +73,20 @@ impl Trip {
 /// lost, noting in `trip` the nodes it read and the packets sent on the side.
 pub fn journey(net: &mut Net, node: NodeId, packet: Packet, hop: Hop, trip: &mut Trip) -> Arrival {
     trip.footprint.add(node);
+    trip.carried(&packet);
     let mut next = output(net, node, packet, hop, trip);
     for _ in 0..HOP_GUARD {
         next = match next {
-            Next::Send { node, packet } => match lookup(&net.nodes[node], packet.dst, Some(packet.src), None)
-            {
-                Ok(hop) => output(net, node, packet, hop, trip),
-                Err(_) => Next::Lost,
-            },
+            Next::Send { node, packet } => {
+                trip.carried(&packet);
+                match lookup(&net.nodes[node], packet.dst, Some(packet.src), None) {
+                    Ok(hop) => output(net, node, packet, hop, trip),
+                    Err(_) => Next::Lost,
+                }
+            }
             Next::Recv { node, iface, packet } => {
                 trip.footprint.add(node);
+                trip.carried(&packet);
                 input(net, node, iface, packet, trip)
             }
             Next::Arrive { node, packet, send_refused } => return Arrival::At { node, packet, send_refused },
@@ -274,6 +284,7 @@ fn transmit(
         packet.delay_us += q.delay_us;
     }
     let next_hop = gw.unwrap_or(packet.dst);
+    trip.footprint.note(next_hop);
     let arp_src = if net.nodes[node].is_local(packet.src) {
         packet.src
     } else {

@@ -99,6 +99,12 @@ pub struct FilterRule {
 }
 
 impl FilterRule {
+    /// A prefix that every packet the rule matches carries: its source selector, else its
+    /// destination selector, unless negated.
+    fn selected_prefix(&self) -> Option<Ipv4Net> {
+        [&self.src, &self.dst].into_iter().flatten().find(|m| !m.negated).map(|m| m.value)
+    }
+
     /// What identifies the rule: everything but its counters.
     fn key(&self) -> impl PartialEq + std::hash::Hash + '_ {
         (&self.src, &self.dst, &self.proto, &self.iif, &self.oif, self.target)
@@ -115,6 +121,15 @@ impl std::hash::Hash for FilterRule {
     fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
         self.key().hash(state)
     }
+}
+
+/// The rules of `of` that `with` has too (`shared`), or lacks, in `of`'s order.
+fn rules_in<'a>(
+    of: &'a [FilterRule],
+    with: &'a [FilterRule],
+    shared: bool,
+) -> impl Iterator<Item = &'a FilterRule> {
+    of.iter().filter(move |r| with.contains(r) == shared)
 }
 
 /// What the filter sees of a packet.
@@ -236,6 +251,32 @@ impl Filter {
         })
     }
 
+    /// The prefixes such that every packet the two tables could judge otherwise carries an
+    /// address of one, as its source or destination: each rule one chain has and the other
+    /// lacks selects a source (or else a destination) prefix, and the rules they share come in
+    /// one order, so a packet no differing rule matches meets the same first rule, or the same
+    /// policy, in either. `None` when a policy differs, the shared rules are ordered otherwise,
+    /// or a differing rule selects no address (a packet could be judged otherwise whatever its
+    /// addresses).
+    pub fn differing_prefixes(&self, other: &Filter) -> Option<Vec<Ipv4Net>> {
+        let mut prefixes = Vec::new();
+        for (a, b) in self.chains.iter().zip(&other.chains) {
+            if a.policy != b.policy {
+                return None;
+            }
+            if a.rules == b.rules {
+                continue;
+            }
+            if !rules_in(&a.rules, &b.rules, true).eq(rules_in(&b.rules, &a.rules, true)) {
+                return None;
+            }
+            for rule in rules_in(&a.rules, &b.rules, false).chain(rules_in(&b.rules, &a.rules, false)) {
+                prefixes.push(rule.selected_prefix()?);
+            }
+        }
+        Some(prefixes)
+    }
+
     /// Whether every chain accepts everything (the common case the packet engine skips).
     pub fn is_open(&self) -> bool {
         self.chains.iter().all(|c| c.rules.is_empty() && c.policy == Target::Accept)
@@ -335,5 +376,38 @@ mod tests {
         let mut counted = r.clone();
         counted.packets = 7;
         assert_eq!(r, counted);
+    }
+
+    /// Tables that differ by rules selecting a source or destination differ only for packets
+    /// carrying an address there; a policy, a reordering or a rule selecting no address
+    /// changes every packet.
+    #[test]
+    fn differing_prefixes_of_rules() {
+        let healthy = || {
+            let mut f = Filter::default();
+            f.chain_mut(ChainId::Input).rules.push(rule("10.0.0.0/8", false, Target::Accept));
+            f.chain_mut(ChainId::Input).rules.push(rule("10.9.0.0/16", false, Target::Drop));
+            f
+        };
+        let base = healthy();
+        assert_eq!(base.differing_prefixes(&healthy()), Some(vec![]));
+        let mut added = healthy();
+        added.chain_mut(ChainId::Forward).rules.push(rule("192.168.1.0/24", false, Target::Drop));
+        let mut by_dst = rule("192.168.1.0/24", true, Target::Drop);
+        by_dst.dst = Some(Neg { value: "192.168.3.0/24".parse().unwrap(), negated: false });
+        added.chain_mut(ChainId::Output).rules.push(by_dst);
+        let expected: Vec<Ipv4Net> =
+            vec!["192.168.1.0/24".parse().unwrap(), "192.168.3.0/24".parse().unwrap()];
+        assert_eq!(base.differing_prefixes(&added), Some(expected.clone()));
+        assert_eq!(added.differing_prefixes(&base), Some(expected));
+        let mut negated = healthy();
+        negated.chain_mut(ChainId::Forward).rules.push(rule("192.168.1.0/24", true, Target::Drop));
+        assert_eq!(base.differing_prefixes(&negated), None);
+        let mut reordered = healthy();
+        reordered.chain_mut(ChainId::Input).rules.reverse();
+        assert_eq!(base.differing_prefixes(&reordered), None);
+        let mut policy = healthy();
+        policy.chain_mut(ChainId::Forward).policy = Target::Drop;
+        assert_eq!(base.differing_prefixes(&policy), None);
     }
 }

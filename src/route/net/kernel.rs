@@ -315,7 +315,7 @@ impl Node {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::route::net::Iface;
+    use crate::route::net::{Difference, Iface};
 
     fn node() -> Node {
         let mut n = Node::new("r0", true);
@@ -425,6 +425,11 @@ mod tests {
         other_src.proto = Proto::Boot;
         src.main.insert(other_src, AddMode::Exclusive).unwrap();
         assert!(!src.alike(&n), "an explicit src the device would not choose");
+        let mut gone = n.clone();
+        gone.main.remove_where(|_| true);
+        assert_eq!(gone.difference(&n), Difference::Prefixes(vec![net("192.168.1.0/24")]));
+        gone.set_link(2, false);
+        assert_eq!(gone.difference(&n), Difference::Whole);
         let mut n = node();
         n.add_addr(1, net("192.168.0.1/16"), None).unwrap();
         n.add_addr(1, net("192.168.1.1/24"), None).unwrap();

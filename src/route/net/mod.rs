@@ -19,6 +19,8 @@ pub mod sysctl;
 use std::net::Ipv4Addr;
 use std::sync::Arc;
 
+use ipnet::Ipv4Net;
+
 pub use iface::{Addr, Iface};
 pub use route::IfId;
 
@@ -41,6 +43,16 @@ pub struct Neigh {
 
 /// Entries a neighbour table keeps (oldest forgotten first).
 pub const MAX_NEIGH: usize = 1024;
+
+/// How two nodes differ for a packet ([`Node::difference`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Difference {
+    None,
+    /// Only a packet carrying an address inside one of these, as its source or destination
+    /// or as the next hop it resolves, can be treated otherwise.
+    Prefixes(Vec<Ipv4Net>),
+    Whole,
+}
 
 /// A host or router.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -118,16 +130,45 @@ impl Node {
     /// [`Filter::alike`]), and the order of routes no lookup compares ([`Table::alike`]).
     /// Nothing a packet does reads those, so alike nodes forward alike.
     pub fn alike(&self, other: &Node) -> bool {
+        self.alike_but_tables(other)
+            && self.main.alike(&other.main, |a, b| self.same_source(other, a, b))
+            && self.filter.alike(&other.filter)
+    }
+
+    /// How two nodes differ for a packet: not at all ([`Node::alike`]); only in routes and
+    /// filter rules that every packet they treat otherwise carries an address of some listed
+    /// prefix for ([`Table::differing_prefixes`], [`Filter::differing_prefixes`]); or as a
+    /// whole.
+    pub fn difference(&self, other: &Node) -> Difference {
+        if !self.alike_but_tables(other) {
+            return Difference::Whole;
+        }
+        let mut prefixes = self.main.differing_prefixes(&other.main, |a, b| self.same_source(other, a, b));
+        match self.filter.differing_prefixes(&other.filter) {
+            Some(more) => prefixes.extend(more),
+            None => return Difference::Whole,
+        }
+        if prefixes.is_empty() { Difference::None } else { Difference::Prefixes(prefixes) }
+    }
+
+    /// Whether two routes, of this node and of `other`, give their packets one source address.
+    fn same_source(&self, other: &Node, a: &route::Route, b: &route::Route) -> bool {
+        self.route_source(a).is_some_and(|s| other.route_source(b) == Some(s))
+    }
+
+    /// [`Node::alike`] but for the main table and the filter.
+    fn alike_but_tables(&self, other: &Node) -> bool {
         let Node {
             name,
             router,
             ifaces,
-            main,
             rules,
             ip_forward,
             default_forwarding,
             icmp_echo_ignore_all,
-            filter,
+            // Compared by the callers.
+            main: _,
+            filter: _,
             neigh: _,
             next_handle: _,
             clock: _,
@@ -143,12 +184,8 @@ impl Node {
                 &other.default_forwarding,
                 &other.icmp_echo_ignore_all,
             )
-            && main.alike(&other.main, |a, b| {
-                self.route_source(a).is_some_and(|s| other.route_source(b) == Some(s))
-            })
             && ifaces.len() == other.ifaces.len()
             && ifaces.iter().zip(&other.ifaces).all(|(a, b)| a.alike(b))
-            && filter.alike(&other.filter)
     }
 
     /// Brings the local table's answers in step with the interfaces: every change of an

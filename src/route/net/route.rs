@@ -256,12 +256,39 @@ impl Table {
     /// address: so a connected route put back by hand (`proto boot`, no `src`) is alike the
     /// kernel's, whose `src` is the address the interface would choose anyway.
     pub fn alike(&self, other: &Table, same_source: impl Fn(&Route, &Route) -> bool) -> bool {
+        self.differing_prefixes(other, same_source).is_empty()
+    }
+
+    /// The destination prefixes whose chosen routes ([`Table::alike`]) do not send alike. A
+    /// lookup of an address outside all of them weighs the same chosen routes in either
+    /// table, since only routes whose prefix holds the address compete for it.
+    pub fn differing_prefixes(
+        &self,
+        other: &Table,
+        same_source: impl Fn(&Route, &Route) -> bool,
+    ) -> Vec<Ipv4Net> {
         if Arc::ptr_eq(&self.routes, &other.routes) || self.routes == other.routes {
-            return true;
+            return Vec::new();
         }
         let (ours, theirs) = (chosen(&self.routes), chosen(&other.routes));
-        ours.len() == theirs.len()
-            && ours.iter().zip(&theirs).all(|(a, b)| a == b || (a.sends_like(b) && same_source(a, b)))
+        let (mut a, mut b) = (ours.iter().peekable(), theirs.iter().peekable());
+        let mut differing = Vec::new();
+        loop {
+            let prefix = match (a.peek(), b.peek()) {
+                (Some(x), Some(y)) if x.dst == y.dst => {
+                    let (x, y) = (a.next().expect("peeked"), b.next().expect("peeked"));
+                    if x == y || (x.sends_like(y) && same_source(x, y)) {
+                        continue;
+                    }
+                    x.dst
+                }
+                (Some(x), Some(y)) if x.dst < y.dst => a.next().expect("peeked").dst,
+                (_, Some(_)) => b.next().expect("peeked").dst,
+                (Some(_), None) => a.next().expect("peeked").dst,
+                (None, None) => return differing,
+            };
+            differing.push(prefix);
+        }
     }
 
     /// The best route for `dst`: longest prefix, then metric, then list order; `oif` restricts
