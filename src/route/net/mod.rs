@@ -44,7 +44,9 @@ pub struct Neigh {
 /// Entries a neighbour table keeps (oldest forgotten first).
 pub const MAX_NEIGH: usize = 1024;
 
-/// How two nodes differ for a packet ([`Node::difference`]).
+/// How two nodes differ for a packet ([`Node::difference`]), as far as lookups without an
+/// output interface go (every probe of a ping matrix; `ping -I` may pick a route a table
+/// shadows, see [`Table::alike`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Difference {
     None,
