@@ -307,8 +307,13 @@ impl<'a> Lab<'a> {
             return None;
         }
         let small = self.small;
-        let changed = trace::changed(&small.healthy, self.net(all));
-        let full = Traced::after(self.net(all), &small.machines, &small.traced, &changed);
+        let key = self.changes(0, all);
+        let full = Traced::after(
+            self.nets.get_mut(&all).expect("built"),
+            &small.machines,
+            &small.traced,
+            &self.changes[&key],
+        );
         let likely = full.matrix.failing_first();
         for f in 0..self.faults.len() {
             let alone = 1 << f;

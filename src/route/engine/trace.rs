@@ -69,12 +69,10 @@ impl Footprint {
         if n > ADDRS || self.addrs[..n].contains(&ip) {
             return;
         }
-        if n == ADDRS {
-            self.count += 1;
-        } else {
+        if n < ADDRS {
             self.addrs[n] = ip;
-            self.count += 1;
         }
+        self.count += 1;
     }
 
     /// Whether the probe may answer otherwise on a network that differs as `changes` says.

@@ -242,22 +242,14 @@ impl Filter {
         &mut self.chains[id as usize]
     }
 
-    /// Whether the tables filter alike: the same policies and rules, whatever the counters and
-    /// whether a chain was ever touched.
-    pub fn alike(&self, other: &Filter) -> bool {
-        self.chains.iter().zip(&other.chains).all(|(a, b)| {
-            let Chain { exists: _, policy, packets: _, bytes: _, rules } = a;
-            *policy == b.policy && *rules == b.rules
-        })
-    }
-
     /// The prefixes such that every packet the two tables could judge otherwise carries an
     /// address of one, as its source or destination: each rule one chain has and the other
     /// lacks selects a source (or else a destination) prefix, and the rules they share come in
     /// one order, so a packet no differing rule matches meets the same first rule, or the same
     /// policy, in either. `None` when a policy differs, the shared rules are ordered otherwise,
     /// or a differing rule selects no address (a packet could be judged otherwise whatever its
-    /// addresses).
+    /// addresses). Counters, and whether a chain was ever touched, are history: tables with
+    /// the same policies and rules have no such prefix.
     pub fn differing_prefixes(&self, other: &Filter) -> Option<Vec<Ipv4Net>> {
         let mut prefixes = Vec::new();
         for (a, b) in self.chains.iter().zip(&other.chains) {

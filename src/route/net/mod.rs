@@ -46,7 +46,7 @@ pub const MAX_NEIGH: usize = 1024;
 
 /// How two nodes differ for a packet ([`Node::difference`]), as far as lookups without an
 /// output interface go (every probe of a ping matrix; `ping -I` may pick a route a table
-/// shadows, see [`Table::alike`]).
+/// shadows, see [`Table::differing_prefixes`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Difference {
     None,
@@ -129,12 +129,11 @@ impl Node {
 
     /// Whether two nodes are equal up to history: neighbour caches, change clocks, the next
     /// qdisc handle, the history of their interfaces and filters ([`Iface::alike`],
-    /// [`Filter::alike`]), and the order of routes no lookup compares ([`Table::alike`]).
-    /// Nothing a packet does reads those, so alike nodes forward alike.
+    /// [`Filter::differing_prefixes`]), and the order of routes no lookup compares
+    /// ([`Table::differing_prefixes`]). Nothing a packet does reads those, so alike nodes
+    /// forward alike.
     pub fn alike(&self, other: &Node) -> bool {
-        self.alike_but_tables(other)
-            && self.main.alike(&other.main, |a, b| self.same_source(other, a, b))
-            && self.filter.alike(&other.filter)
+        self.difference(other) == Difference::None
     }
 
     /// How two nodes differ for a packet: not at all ([`Node::alike`]); only in routes and

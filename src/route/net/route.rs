@@ -244,24 +244,18 @@ impl Table {
         before - self.routes.len()
     }
 
-    /// Whether a lookup without an output interface (every probe of a ping matrix) finds a
-    /// route that sends alike in either table for every destination: for each destination
-    /// prefix, the route of lowest metric, the first in list order among equals
+    /// The destination prefixes whose routes do not send alike in the two tables, for a
+    /// lookup without an output interface (every probe of a ping matrix): for each prefix,
+    /// the route such a lookup takes, of lowest metric and first in list order among equals
     /// ([`Table::best`]). Routes it shadows, and how prefixes interleave, show in `ip route`
     /// only: a table repaired by shadowing a wrong route, or with its connected routes put
-    /// back last, is alike the healthy one.
+    /// back last, has none. A lookup of an address outside every prefix listed weighs the same
+    /// routes in either table, since only routes whose prefix holds the address compete.
     ///
     /// Two routes send alike when they have the same type, prefix, gateway and device
     /// ([`Route::sends_like`]) and `same_source` says their packets get the same source
-    /// address: so a connected route put back by hand (`proto boot`, no `src`) is alike the
+    /// address: so a connected route put back by hand (`proto boot`, no `src`) sends alike the
     /// kernel's, whose `src` is the address the interface would choose anyway.
-    pub fn alike(&self, other: &Table, same_source: impl Fn(&Route, &Route) -> bool) -> bool {
-        self.differing_prefixes(other, same_source).is_empty()
-    }
-
-    /// The destination prefixes whose chosen routes ([`Table::alike`]) do not send alike. A
-    /// lookup of an address outside all of them weighs the same chosen routes in either
-    /// table, since only routes whose prefix holds the address compete for it.
     pub fn differing_prefixes(
         &self,
         other: &Table,
