@@ -472,7 +472,8 @@ mod tests {
     /// A network traced only where it is not alike another gives what probing every pair
     /// gives, footprints included: for every subset of a draw's faults, traced from the
     /// healthy network and from the network with every fault (as the masked check does), and
-    /// for the network its fixes repair.
+    /// for the network its fixes repair. Draws the checks reject are traced too: most of the
+    /// lab's work is on them.
     #[test]
     fn retracing_matches_probing_everything() {
         let agree_from = |net: &Net, base: &Net, known: &Traced, small: &Small, what: &str| {
@@ -483,25 +484,33 @@ mod tests {
         let agree = |net: &Net, small: &Small, what: &str| {
             agree_from(net, &small.healthy, &small.traced, small, what)
         };
+        let agree_on_subsets = |topo: &Topology, faults: &[Fault], what: &str| {
+            let small = small(topo);
+            let full_net = inject(&small.healthy, &faults.iter().collect::<Vec<_>>());
+            let full = Traced::of(&mut full_net.clone(), &small.machines);
+            for subset in 1..(1u32 << faults.len()) {
+                let some: Vec<&Fault> = faults
+                    .iter()
+                    .enumerate()
+                    .filter(|(i, _)| subset & (1 << i) != 0)
+                    .map(|(_, f)| f)
+                    .collect();
+                let net = inject(&small.healthy, &some);
+                agree(&net, small, &format!("{what} subset {subset}"));
+                agree_from(&net, &full_net, &full, small, &format!("{what} subset {subset} from all"));
+            }
+        };
+        let mut raw = Stream::new("retracing raw draws", Width::W32);
         for level in 1..=3u8 {
             for seed in 0..100 {
                 let q = QueryId::new("route", 1, level, seed, 0);
                 let d = draw(&q).unwrap();
+                agree_on_subsets(&d.topo, &d.faults, &q.to_string());
+                let families = raw.choose(&combinations(level)).clone();
+                let faults: Vec<Fault> =
+                    families.iter().map(|&f| fault::draw(&mut raw, &d.topo, f)).collect();
+                agree_on_subsets(&d.topo, &faults, &format!("{q} raw {faults:?}"));
                 let small = small(&d.topo);
-                let full_net = inject(&small.healthy, &d.faults.iter().collect::<Vec<_>>());
-                let full = Traced::of(&mut full_net.clone(), &small.machines);
-                for subset in 1..(1u32 << d.faults.len()) {
-                    let faults: Vec<&Fault> = d
-                        .faults
-                        .iter()
-                        .enumerate()
-                        .filter(|(i, _)| subset & (1 << i) != 0)
-                        .map(|(_, f)| f)
-                        .collect();
-                    let net = inject(&small.healthy, &faults);
-                    agree(&net, small, &format!("{q} subset {subset}"));
-                    agree_from(&net, &full_net, &full, small, &format!("{q} subset {subset} from all"));
-                }
                 let mut net = inject(&small.healthy, &d.faults.iter().collect::<Vec<_>>());
                 for &i in &d.fix_order {
                     assert!(d.faults[i].repair(&mut net));

@@ -60,8 +60,10 @@ impl Matrix {
 
     /// Every ordered pair, the failing ones first (each group row by row).
     pub fn failing_first(&self) -> Vec<(usize, usize)> {
-        let (failing, answering): (Vec<_>, Vec<_>) = self.pairs().partition(|&(s, d)| !self.get(s, d));
-        [failing, answering].concat()
+        let mut pairs = Vec::with_capacity(self.n * self.n);
+        pairs.extend(self.pairs().filter(|&(s, d)| !self.get(s, d)));
+        pairs.extend(self.pairs().filter(|&(s, d)| self.get(s, d)));
+        pairs
     }
 
     /// The reference text: `h1 -> h2 X r0 ` lines and the results line. The names, each with

@@ -3,6 +3,7 @@
 use std::net::Ipv4Addr;
 
 use super::lookup::{Hop, LookupError, lookup, source_for};
+use super::trace::Footprint;
 use super::travel::{Trip, journey};
 use super::{ARP_TIMEOUT_US, Arrival, History, IcmpError, Kind, Packet};
 use crate::route::net::route::IfId;
@@ -92,8 +93,20 @@ pub fn arrivals(probes: &[(u64, Outcome)]) -> Vec<Option<u64>> {
 /// Like the kernel's `ip_route_connect`, an unbound socket looks up twice: once to choose a
 /// source address, then again from that address (so `from` rules apply).
 pub fn route(net: &Net, spec: &ProbeSpec) -> Result<(Hop, Ipv4Addr), LookupError> {
+    route_reading(net, spec, &mut Footprint::default())
+}
+
+/// [`route`], noting the ports its source choice reads in `footprint`.
+fn route_reading(
+    net: &Net,
+    spec: &ProbeSpec,
+    footprint: &mut Footprint,
+) -> Result<(Hop, Ipv4Addr), LookupError> {
     let node = &net.nodes[spec.node];
     let hop = lookup(node, spec.dst, spec.src, spec.oif)?;
+    if spec.src.is_none() {
+        footprint.source(spec.node, node, hop);
+    }
     let Some(src) = spec.src.or_else(|| source_for(node, spec.dst, hop)) else {
         return Ok((hop, Ipv4Addr::UNSPECIFIED));
     };
@@ -141,7 +154,7 @@ pub fn send_tracing(
 ) -> Result<(Outcome, Vec<Redirect>), LookupError> {
     trip.footprint.add(spec.node);
     trip.footprint.note(spec.dst);
-    let (hop, src) = route(net, spec)?;
+    let (hop, src) = route_reading(net, spec, &mut trip.footprint)?;
     let packet = Packet::new(src, spec.dst, kind, spec.size, spec.ttl);
     let outcome = match journey(net, spec.node, packet, hop, trip) {
         Arrival::At { node, packet, send_refused } if node == spec.node => match packet.kind {

@@ -13,6 +13,9 @@
 //! hop, a rule tests source and destination. So a changed route or rule that selects a prefix
 //! changes only probes whose packets carried an address in it: a fault on one subnet's route
 //! or filter re-probes the pairs to and from that subnet, not every pair through its router.
+//! Likewise an interface's state (link, MTU, queue, addresses) is read by the packets that
+//! pass it, by lookups of its addresses, and by a source choice that falls back on every
+//! interface: a fault on one port re-probes the pairs whose packets used it.
 //!
 //! These probes skip history ([`History::Skipped`]): they leave every node as it was, shared
 //! with the network it was cloned from.
@@ -22,20 +25,25 @@ use std::sync::Arc;
 
 use ipnet::Ipv4Net;
 
+use super::lookup::Hop;
 use super::matrix::{Machine, Matrix, answers};
 use super::{History, Trip};
 use crate::route::net::addr::covers;
-use crate::route::net::{Difference, Net, NodeId};
+use crate::route::net::{Difference, IfId, Net, Node, NodeId};
 
 /// What a probe read: the nodes whose state it read, as a set of node ids (ids past 127 stand
-/// for every node), and the addresses its packets carried as source, destination or next hop
-/// (past [`ADDRS`] of them, every address). A probe reads only the nodes its packets visit and
-/// the neighbours it tries to resolve, and of their routes and filter rules only what those
-/// addresses select: so two networks alike on its nodes, or differing there only for prefixes
-/// none of its addresses is in, answer it alike ([`Footprint::meets`]).
+/// for every node); the ports (interfaces) whose state it read, as a set of [`port_bit`]s (all
+/// of them once it read every port of a node, which is rare); and the addresses its packets carried as source,
+/// destination or next hop (past [`ADDRS`] of them, every address). A probe reads only the
+/// nodes its packets visit and the neighbours it tries to resolve, of their interfaces only
+/// the ones it passes (but for a source chosen among all), and of their routes, filter rules
+/// and local tables only what those addresses select: so two networks alike on its nodes, or
+/// differing there only at ports it did not read and for prefixes none of its addresses is
+/// in, answer it alike ([`Footprint::meets`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Footprint {
     nodes: u128,
+    ports: u64,
     /// The first `count` are the addresses, in the order first seen.
     addrs: [u32; ADDRS],
     /// Past `ADDRS`: every address.
@@ -48,18 +56,38 @@ pub const ADDRS: usize = 8;
 
 impl Default for Footprint {
     fn default() -> Self {
-        Footprint { nodes: 0, addrs: [0; ADDRS], count: 0 }
+        Footprint { nodes: 0, ports: 0, addrs: [0; ADDRS], count: 0 }
     }
 }
 
 impl Footprint {
     /// Every node and address.
     pub fn all() -> Footprint {
-        Footprint { nodes: u128::MAX, count: ADDRS as u8 + 1, ..Footprint::default() }
+        Footprint { nodes: u128::MAX, ports: u64::MAX, count: ADDRS as u8 + 1, ..Footprint::default() }
     }
 
     pub fn add(&mut self, node: NodeId) {
         self.nodes |= node_bit(node);
+    }
+
+    /// Notes a port whose state was read (a packet passed it, or asked for a neighbour there).
+    pub fn port(&mut self, node: NodeId, port: IfId) {
+        self.add(node);
+        self.ports |= port_bit(node, port);
+    }
+
+    /// Notes what choosing a source address for `hop` reads ([`source_for`]): the egress
+    /// port, and every port of the node when that one has no primary address (noted as every
+    /// port of every node: rare, and a `u64` has no room to say which node).
+    ///
+    /// [`source_for`]: super::lookup::source_for
+    pub fn source(&mut self, id: NodeId, node: &Node, hop: Hop) {
+        if let Hop::Out { dev, src: None, .. } = hop {
+            self.port(id, dev);
+            if node.ifaces[dev].primaries().next().is_none() {
+                self.ports = u64::MAX;
+            }
+        }
     }
 
     /// Notes an address a packet carried or resolved.
@@ -77,11 +105,12 @@ impl Footprint {
 
     /// Whether the probe may answer otherwise on a network that differs as `changes` says.
     pub fn meets(&self, changes: &Changes) -> bool {
-        self.nodes & changes.whole != 0
-            || changes
-                .partly
-                .iter()
-                .any(|(node, prefixes)| self.nodes & node_bit(*node) != 0 && self.carries(prefixes))
+        self.nodes & changes.whole != 0 || changes.partly.iter().any(|part| self.meets_part(part))
+    }
+
+    fn meets_part(&self, part: &Part) -> bool {
+        self.nodes & node_bit(part.node) != 0
+            && (self.ports & part.ports != 0 || self.carries(&part.prefixes))
     }
 
     /// Whether some address noted lies in one of `prefixes`.
@@ -95,13 +124,29 @@ fn node_bit(node: NodeId) -> u128 {
     if node < 128 { 1 << node } else { u128::MAX }
 }
 
+/// The bit standing for a port in [`Footprint`]s: a hash of node and interface, since a lab
+/// has more ports than a `u64` has bits. Ports sharing a bit only cost probes.
+fn port_bit(node: NodeId, port: IfId) -> u64 {
+    let key = (node as u64) << 32 | port as u64;
+    1 << (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 58)
+}
+
 /// Where two networks of one topology differ ([`changed`]): nodes that differ as a whole, and
-/// nodes that differ only for packets carrying an address of some prefixes
-/// ([`Difference::Prefixes`]).
+/// nodes that differ only at some ports and for packets carrying an address of some prefixes
+/// ([`Difference::Partly`]).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Changes {
     whole: u128,
-    partly: Vec<(NodeId, Vec<Ipv4Net>)>,
+    partly: Vec<Part>,
+}
+
+/// A node that differs only partly: its ports that differ (as [`port_bit`]s) and the
+/// prefixes whose addresses it treats otherwise.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Part {
+    node: NodeId,
+    ports: u64,
+    prefixes: Vec<Ipv4Net>,
 }
 
 impl Changes {
@@ -184,9 +229,53 @@ pub fn changed(a: &Net, b: &Net) -> Changes {
         }
         match x.difference(y) {
             Difference::None => {}
-            Difference::Prefixes(prefixes) => changes.partly.push((id as NodeId, prefixes)),
+            Difference::Partly { ports, prefixes } => {
+                let node = id as NodeId;
+                let ports = ports.into_iter().fold(0, |bits, port| bits | port_bit(node, port));
+                changes.partly.push(Part { node, ports, prefixes });
+            }
             Difference::Whole => changes.whole |= node_bit(id as NodeId),
         }
     }
     changes
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::route::shell;
+    use crate::route::topology::{Shape, Topology};
+
+    fn run(net: &mut Net, node: &str, lines: &[&str]) {
+        let id = net.node(node).expect("exists");
+        for line in lines {
+            assert_eq!(shell::run(net, id, line).status, 0, "{line}");
+        }
+    }
+
+    /// A port without an address sends from the node's first global address, so a packet
+    /// leaving by it reads ports it never passes: one gaining an address earlier in order
+    /// changes its source (and here nothing else it reads).
+    #[test]
+    fn a_source_chosen_among_every_port_reads_them_all() {
+        let topo = Topology { n: 3, m: 1, r: 1, shape: Shape::Single };
+        let machines = topo.machines();
+        let mut before = topo.build();
+        run(
+            &mut before,
+            "r0",
+            &[
+                "ip addr flush dev r0-eth1",
+                "ip addr flush dev r0-eth2",
+                "ip route add 192.168.1.0/24 dev r0-eth1",
+            ],
+        );
+        let mut after = before.clone();
+        run(&mut after, "r0", &["ip addr add 192.168.2.1/24 dev r0-eth2"]);
+        let known = Traced::of(&mut before.clone(), &machines);
+        let changes = changed(&before, &after);
+        assert_eq!(changes.whole, 0, "r0 differs at a port");
+        let retraced = Traced::after(&mut after.clone(), &machines, &known, &changes);
+        assert_eq!(retraced, Traced::of(&mut after.clone(), &machines));
+    }
 }

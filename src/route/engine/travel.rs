@@ -85,7 +85,7 @@ pub fn journey(net: &mut Net, node: NodeId, packet: Packet, hop: Hop, trip: &mut
                 }
             }
             Next::Recv { node, iface, packet } => {
-                trip.footprint.add(node);
+                trip.footprint.port(node, iface);
                 trip.carried(&packet);
                 input(net, node, iface, packet, trip)
             }
@@ -134,9 +134,9 @@ fn output(net: &mut Net, node: NodeId, packet: Packet, hop: Hop, trip: &mut Trip
                 _ => return Next::Lost,
             }
             match filter(net, node, ChainId::Input, &packet, (Some(0), None), trip) {
-                Target::Accept => deliver(net, node, packet),
+                Target::Accept => deliver(net, node, packet, trip),
                 Target::Drop => Next::Lost,
-                Target::Reject(with) => error_for(net, node, &packet, reject_error(with), true),
+                Target::Reject(with) => error_for(net, node, &packet, reject_error(with), true, trip),
             }
         }
         Hop::Broadcast => Next::Lost,
@@ -144,6 +144,7 @@ fn output(net: &mut Net, node: NodeId, packet: Packet, hop: Hop, trip: &mut Trip
             match filter(net, node, ChainId::Output, &packet, (None, Some(dev)), trip) {
                 Target::Accept => {
                     let mut packet = packet;
+                    trip.footprint.port(node, dev);
                     let mtu = net.nodes[node].ifaces[dev].mtu;
                     if packet.wire > mtu {
                         packet.wire = mtu;
@@ -153,7 +154,7 @@ fn output(net: &mut Net, node: NodeId, packet: Packet, hop: Hop, trip: &mut Trip
                 }
                 Target::Drop => Next::Lost,
                 Target::Reject(with) => {
-                    let refused = error_for(net, node, &packet, reject_error(with), false);
+                    let refused = error_for(net, node, &packet, reject_error(with), false, trip);
                     match refused {
                         Next::Send { node: n, packet: e } if n == node && net.nodes[node].is_local(e.dst) => {
                             Next::Arrive { node, packet: e, send_refused: true }
@@ -193,13 +194,13 @@ fn input(net: &mut Net, node: NodeId, iface: IfId, packet: Packet, trip: &mut Tr
     let hop = match lookup(n, packet.dst, Some(packet.src), None) {
         Ok(hop) => hop,
         Err(_) if !forwards => return Next::Lost,
-        Err(e) => return route_error(net, node, &packet, e),
+        Err(e) => return route_error(net, node, &packet, e, trip),
     };
     match hop {
         Hop::Local => match filter(net, node, ChainId::Input, &packet, (Some(iface), None), trip) {
-            Target::Accept => deliver(net, node, packet),
+            Target::Accept => deliver(net, node, packet, trip),
             Target::Drop => Next::Lost,
-            Target::Reject(with) => error_for(net, node, &packet, reject_error(with), true),
+            Target::Reject(with) => error_for(net, node, &packet, reject_error(with), true, trip),
         },
         Hop::Broadcast => Next::Lost,
         Hop::Out { .. } if !forwards => Next::Lost,
@@ -207,14 +208,14 @@ fn input(net: &mut Net, node: NodeId, iface: IfId, packet: Packet, trip: &mut Tr
     }
 }
 
-fn route_error(net: &mut Net, node: NodeId, packet: &Packet, e: LookupError) -> Next {
+fn route_error(net: &Net, node: NodeId, packet: &Packet, e: LookupError, trip: &mut Trip) -> Next {
     let icmp = match e {
         LookupError::NoRoute => IcmpError::NetUnreachable,
         LookupError::Unreachable => IcmpError::HostUnreachable,
         LookupError::Prohibit => IcmpError::Filtered,
         LookupError::Blackhole => return Next::Lost,
     };
-    error_for(net, node, packet, icmp, false)
+    error_for(net, node, packet, icmp, false, trip)
 }
 
 fn forward(
@@ -227,19 +228,20 @@ fn forward(
     trip: &mut Trip,
 ) -> Next {
     if packet.ttl <= 1 {
-        return error_for(net, node, &packet, IcmpError::TimeExceeded, false);
+        return error_for(net, node, &packet, IcmpError::TimeExceeded, false, trip);
     }
+    trip.footprint.port(node, dev);
     let mtu = net.nodes[node].ifaces[dev].mtu;
     if packet.wire > mtu {
         if packet.df {
-            return error_for(net, node, &packet, IcmpError::FragNeeded(mtu), false);
+            return error_for(net, node, &packet, IcmpError::FragNeeded(mtu), false, trip);
         }
         packet.wire = mtu;
     }
     match filter(net, node, ChainId::Forward, &packet, (Some(iif), Some(dev)), trip) {
         Target::Accept => {}
         Target::Drop => return Next::Lost,
-        Target::Reject(with) => return error_for(net, node, &packet, reject_error(with), false),
+        Target::Reject(with) => return error_for(net, node, &packet, reject_error(with), false, trip),
     }
     packet.ttl -= 1;
     let redirect = (dev == iif && !matches!(packet.kind, Kind::Error(_) | Kind::Redirect(_)))
@@ -273,6 +275,7 @@ fn transmit(
     local: bool,
     trip: &mut Trip,
 ) -> Next {
+    trip.footprint.port(node, dev);
     let iface = &net.nodes[node].ifaces[dev];
     if !iface.running() || iface.segment.is_none() {
         return Next::Lost;
@@ -285,10 +288,14 @@ fn transmit(
     }
     let next_hop = gw.unwrap_or(packet.dst);
     trip.footprint.note(next_hop);
-    let arp_src = if net.nodes[node].is_local(packet.src) {
+    let n = &net.nodes[node];
+    let arp_src = if n.is_local(packet.src) {
         packet.src
     } else {
-        iface.select_src(next_hop).or_else(|| net.nodes[node].first_global()).unwrap_or(Ipv4Addr::UNSPECIFIED)
+        // The source the node would give a packet of its own to the next hop.
+        let toward = Hop::Out { dev, gw: None, src: None };
+        trip.footprint.source(node, n, toward);
+        source_for(n, next_hop, toward).unwrap_or(Ipv4Addr::UNSPECIFIED)
     };
     if trip.kept() {
         net.node_mut(node).ifaces[dev].tx.count(packet.wire + ETH_HEADER);
@@ -302,7 +309,7 @@ fn transmit(
             err.arp = true;
             return Next::Arrive { node, packet: err, send_refused: false };
         }
-        return match error_for(net, node, &packet, IcmpError::HostUnreachable, false) {
+        return match error_for(net, node, &packet, IcmpError::HostUnreachable, false, trip) {
             Next::Send { node, mut packet } => {
                 packet.arp = true;
                 Next::Send { node, packet }
@@ -328,7 +335,7 @@ fn resolve(
 ) -> Option<(NodeId, IfId)> {
     let seg = net.nodes[node].ifaces[dev].segment?;
     net.segments[seg].ports.iter().copied().find(|&(n, i)| {
-        trip.footprint.add(n);
+        trip.footprint.port(n, i);
         let peer = &net.nodes[n];
         n != node && peer.ifaces[i].up && peer.is_local(ip) && looks_up_local(peer, ip, Some(arp_src))
     })
@@ -352,7 +359,7 @@ fn remember(net: &mut Net, node: NodeId, dev: IfId, ip: Ipv4Addr, mac: Option<[u
 }
 
 /// Local delivery: echo requests are answered, probes get Port Unreachable, answers arrive.
-fn deliver(net: &mut Net, node: NodeId, packet: Packet) -> Next {
+fn deliver(net: &Net, node: NodeId, packet: Packet, trip: &mut Trip) -> Next {
     match packet.kind {
         Kind::EchoRequest => {
             if net.nodes[node].icmp_echo_ignore_all != 0 {
@@ -363,7 +370,7 @@ fn deliver(net: &mut Net, node: NodeId, packet: Packet) -> Next {
             reply.links = packet.links;
             Next::Send { node, packet: reply }
         }
-        Kind::Udp => error_for(net, node, &packet, IcmpError::PortUnreachable, true),
+        Kind::Udp => error_for(net, node, &packet, IcmpError::PortUnreachable, true, trip),
         Kind::EchoReply | Kind::Error(_) | Kind::Redirect(_) => {
             Next::Arrive { node, packet, send_refused: false }
         }
@@ -373,7 +380,14 @@ fn deliver(net: &mut Net, node: NodeId, packet: Packet) -> Next {
 /// The ICMP error `node` sends about `packet` (never about an error). Its source is the
 /// packet's destination when that was local, else the address the node would use toward
 /// the packet's source.
-fn error_for(net: &mut Net, node: NodeId, packet: &Packet, icmp: IcmpError, was_local: bool) -> Next {
+fn error_for(
+    net: &Net,
+    node: NodeId,
+    packet: &Packet,
+    icmp: IcmpError,
+    was_local: bool,
+    trip: &mut Trip,
+) -> Next {
     if matches!(packet.kind, Kind::Error(_) | Kind::Redirect(_)) {
         return Next::Lost;
     }
@@ -381,7 +395,10 @@ fn error_for(net: &mut Net, node: NodeId, packet: &Packet, icmp: IcmpError, was_
     let src = if was_local {
         Some(packet.dst)
     } else {
-        lookup(n, packet.src, None, None).ok().and_then(|hop| source_for(n, packet.src, hop))
+        lookup(n, packet.src, None, None).ok().and_then(|hop| {
+            trip.footprint.source(node, n, hop);
+            source_for(n, packet.src, hop)
+        })
     };
     let Some(src) = src else { return Next::Lost };
     let mut err = Packet::new(src, packet.src, Kind::Error(icmp), 28 + packet.size.min(548), 64);

@@ -114,14 +114,25 @@ impl Iface {
         }
     }
 
-    /// Whether two interfaces are equal up to history: counters, when the link came up and
-    /// when each address was added. Nothing a packet does reads those.
-    pub fn alike(&self, other: &Iface) -> bool {
+    /// Whether two interfaces are the same port: name, MAC, segment and peer. Filters match
+    /// names and neighbours answer with MACs wherever a packet goes, so a node whose ports
+    /// differ differs as a whole ([`Node::difference`](super::Node::difference)).
+    pub fn same_port(&self, other: &Iface) -> bool {
+        (&self.name, self.mac, self.segment, self.peer_index)
+            == (&other.name, other.mac, other.segment, other.peer_index)
+    }
+
+    /// Whether two interfaces of one port are in the same state up to history: counters,
+    /// when the link came up and when each address was added. Only packets that pass the port,
+    /// carry one of its addresses, or pick their source among the node's addresses read the
+    /// state ([`Iface::address_prefixes`]).
+    pub fn same_state(&self, other: &Iface) -> bool {
         let Iface {
-            name,
-            mac,
-            segment,
-            peer_index,
+            // Compared by `same_port`.
+            name: _,
+            mac: _,
+            segment: _,
+            peer_index: _,
             up,
             up_seq: _,
             carrier,
@@ -138,20 +149,20 @@ impl Iface {
                 .iter()
                 .zip(&other.addrs)
                 .all(|(a, b)| (a.net, a.brd, a.secondary) == (b.net, b.brd, b.secondary));
-        (name, mac, segment, peer_index, up, carrier, mtu, promisc, qdisc, forwarding)
-            == (
-                &other.name,
-                &other.mac,
-                &other.segment,
-                &other.peer_index,
-                &other.up,
-                &other.carrier,
-                &other.mtu,
-                &other.promisc,
-                &other.qdisc,
-                &other.forwarding,
-            )
+        (up, carrier, mtu, promisc, qdisc, forwarding)
+            == (&other.up, &other.carrier, &other.mtu, &other.promisc, &other.qdisc, &other.forwarding)
             && same_addrs
+    }
+
+    /// The prefixes holding every entry the interface puts in the node's local table: each
+    /// address's subnet (the address, its network and its computed broadcast), and each
+    /// explicit broadcast address. Whether an address outside them is local or broadcast does
+    /// not depend on this interface.
+    pub fn address_prefixes(&self) -> impl Iterator<Item = Ipv4Net> + '_ {
+        self.addrs.iter().flat_map(|a| {
+            let brd = a.brd.map(|b| Ipv4Net::new(b, 32).expect("a /32 is valid"));
+            std::iter::once(a.prefix()).chain(brd)
+        })
     }
 
     pub fn primaries(&self) -> impl Iterator<Item = &Addr> {

@@ -427,8 +427,12 @@ mod tests {
         assert!(!src.alike(&n), "an explicit src the device would not choose");
         let mut gone = n.clone();
         gone.main.remove_where(|_| true);
-        assert_eq!(gone.difference(&n), Difference::Prefixes(vec![net("192.168.1.0/24")]));
-        gone.set_link(2, false);
+        let only_route = Difference::Partly { ports: vec![], prefixes: vec![net("192.168.1.0/24")] };
+        assert_eq!(gone.difference(&n), only_route);
+        gone.set_link(1, false);
+        let port_too = Difference::Partly { ports: vec![1], prefixes: vec![net("192.168.1.0/24"); 3] };
+        assert_eq!(gone.difference(&n), port_too, "the port's subnet, before and after, and the route");
+        gone.ip_forward = 1 - gone.ip_forward;
         assert_eq!(gone.difference(&n), Difference::Whole);
         let mut n = node();
         n.add_addr(1, net("192.168.0.1/16"), None).unwrap();

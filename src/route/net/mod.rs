@@ -50,9 +50,14 @@ pub const MAX_NEIGH: usize = 1024;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Difference {
     None,
-    /// Only a packet carrying an address inside one of these, as its source or destination
-    /// or as the next hop it resolves, can be treated otherwise.
-    Prefixes(Vec<Ipv4Net>),
+    /// Only a packet that passes one of `ports` (in, out, or as the neighbour resolved), that
+    /// picks its source among every interface's addresses (a port without a primary address,
+    /// [`Node::first_global`]), or that carries an address inside one of `prefixes` (as its
+    /// source or destination or the next hop it resolves) can be treated otherwise.
+    Partly {
+        ports: Vec<IfId>,
+        prefixes: Vec<Ipv4Net>,
+    },
     Whole,
 }
 
@@ -136,20 +141,36 @@ impl Node {
         self.difference(other) == Difference::None
     }
 
-    /// How two nodes differ for a packet: not at all ([`Node::alike`]); only in routes and
-    /// filter rules that every packet they treat otherwise carries an address of some listed
-    /// prefix for ([`Table::differing_prefixes`], [`Filter::differing_prefixes`]); or as a
-    /// whole.
+    /// How two nodes differ for a packet: not at all ([`Node::alike`]); only in the state of
+    /// some ports ([`Iface::same_state`], which a packet reads where it passes them or asks
+    /// for one of their addresses, [`Iface::address_prefixes`]) and in routes and filter rules
+    /// that every packet they treat otherwise carries an address of some listed prefix for
+    /// ([`Table::differing_prefixes`], [`Filter::differing_prefixes`]); or as a whole.
     pub fn difference(&self, other: &Node) -> Difference {
-        if !self.alike_but_tables(other) {
+        if !self.alike_but_ports_and_tables(other) {
             return Difference::Whole;
         }
-        let mut prefixes = self.main.differing_prefixes(&other.main, |a, b| self.same_source(other, a, b));
+        let mut ports = Vec::new();
+        let mut prefixes = Vec::new();
+        for (id, (a, b)) in self.ifaces.iter().zip(&other.ifaces).enumerate() {
+            if !a.same_port(b) {
+                return Difference::Whole;
+            }
+            if !a.same_state(b) {
+                ports.push(id);
+                prefixes.extend(a.address_prefixes().chain(b.address_prefixes()));
+            }
+        }
+        prefixes.extend(self.main.differing_prefixes(&other.main, |a, b| self.same_source(other, a, b)));
         match self.filter.differing_prefixes(&other.filter) {
             Some(more) => prefixes.extend(more),
             None => return Difference::Whole,
         }
-        if prefixes.is_empty() { Difference::None } else { Difference::Prefixes(prefixes) }
+        if ports.is_empty() && prefixes.is_empty() {
+            Difference::None
+        } else {
+            Difference::Partly { ports, prefixes }
+        }
     }
 
     /// Whether two routes, of this node and of `other`, give their packets one source address.
@@ -157,17 +178,17 @@ impl Node {
         self.route_source(a).is_some_and(|s| other.route_source(b) == Some(s))
     }
 
-    /// [`Node::alike`] but for the main table and the filter.
-    fn alike_but_tables(&self, other: &Node) -> bool {
+    /// [`Node::alike`] but for the interfaces, the main table and the filter.
+    fn alike_but_ports_and_tables(&self, other: &Node) -> bool {
         let Node {
             name,
             router,
-            ifaces,
             rules,
             ip_forward,
             default_forwarding,
             icmp_echo_ignore_all,
             // Compared by the callers.
+            ifaces: _,
             main: _,
             filter: _,
             neigh: _,
@@ -185,8 +206,7 @@ impl Node {
                 &other.default_forwarding,
                 &other.icmp_echo_ignore_all,
             )
-            && ifaces.len() == other.ifaces.len()
-            && ifaces.iter().zip(&other.ifaces).all(|(a, b)| a.alike(b))
+            && self.ifaces.len() == other.ifaces.len()
     }
 
     /// Brings the local table's answers in step with the interfaces: every change of an
