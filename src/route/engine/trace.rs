@@ -32,14 +32,14 @@ use crate::route::net::addr::covers;
 use crate::route::net::{Difference, IfId, Net, Node, NodeId};
 
 /// What a probe read: the nodes whose state it read, as a set of node ids (ids past 127 stand
-/// for every node); the ports (interfaces) whose state it read, as a set of [`port_bit`]s (all
-/// of them once it read every port of a node, which is rare); and the addresses its packets carried as source,
-/// destination or next hop (past [`ADDRS`] of them, every address). A probe reads only the
-/// nodes its packets visit and the neighbours it tries to resolve, of their interfaces only
-/// the ones it passes (but for a source chosen among all), and of their routes, filter rules
-/// and local tables only what those addresses select: so two networks alike on its nodes, or
-/// differing there only at ports it did not read and for prefixes none of its addresses is
-/// in, answer it alike ([`Footprint::meets`]).
+/// for every node); the ports (interfaces) whose state it read, as bits of a hash of node and
+/// port ([`Footprint::port`]; all of them once it read every port of a node, which is rare);
+/// and the addresses its packets carried as source, destination or next hop (past [`ADDRS`]
+/// of them, every address). A probe reads only the nodes its packets visit and the neighbours
+/// it tries to resolve, of their interfaces only the ones it passes (but for a source chosen
+/// among all), and of their routes, filter rules and local tables only what those addresses
+/// select: so two networks alike on its nodes, or differing there only at ports it did not
+/// read and for prefixes none of its addresses is in, answer it alike ([`Footprint::meets`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Footprint {
     nodes: u128,

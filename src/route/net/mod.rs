@@ -133,7 +133,7 @@ impl Node {
     }
 
     /// Whether two nodes are equal up to history: neighbour caches, change clocks, the next
-    /// qdisc handle, the history of their interfaces and filters ([`Iface::alike`],
+    /// qdisc handle, the history of their interfaces and filters ([`Iface::same_state`],
     /// [`Filter::differing_prefixes`]), and the order of routes no lookup compares
     /// ([`Table::differing_prefixes`]). Nothing a packet does reads those, so alike nodes
     /// forward alike.
