@@ -14,8 +14,9 @@
 //! changes only probes whose packets carried an address in it: a fault on one subnet's route
 //! or filter re-probes the pairs to and from that subnet, not every pair through its router.
 //! Likewise an interface's state (link, MTU, queue, addresses) is read by the packets that
-//! pass it, by lookups of its addresses, and by a source choice that falls back on every
-//! interface: a fault on one port re-probes the pairs whose packets used it.
+//! pass it or try it while resolving a neighbour, by a source choice made on it or falling
+//! back on every interface, and, through the local table, by lookups of its addresses: a
+//! fault on one port re-probes the pairs whose packets used it.
 //!
 //! These probes skip history ([`History::Skipped`]): they leave every node as it was, shared
 //! with the network it was cloned from.

@@ -124,8 +124,9 @@ impl Iface {
 
     /// Whether two interfaces of one port are in the same state up to history: counters,
     /// when the link came up and when each address was added. Only packets that pass the port,
-    /// carry one of its addresses, or pick their source among the node's addresses read the
-    /// state ([`Iface::address_prefixes`]).
+    /// try it while resolving a neighbour, pick their source on it or among every port, or
+    /// carry an address its local-table entries decide ([`Iface::address_prefixes`]) read the
+    /// state.
     pub fn same_state(&self, other: &Iface) -> bool {
         let Iface {
             // Compared by `same_port`.
@@ -133,25 +134,33 @@ impl Iface {
             mac: _,
             segment: _,
             peer_index: _,
-            up,
+            // Compared by `same_local_entries`.
+            up: _,
+            addrs: _,
             up_seq: _,
             carrier,
             mtu,
             promisc,
-            addrs,
             qdisc,
             forwarding,
             rx: _,
             tx: _,
         } = self;
-        let same_addrs = addrs.len() == other.addrs.len()
-            && addrs
+        (carrier, mtu, promisc, qdisc, forwarding)
+            == (&other.carrier, &other.mtu, &other.promisc, &other.qdisc, &other.forwarding)
+            && self.same_local_entries(other)
+    }
+
+    /// Whether the interface puts the same entries in the node's local table: the same
+    /// addresses, and up or down alike (only an up interface's broadcasts count).
+    pub fn same_local_entries(&self, other: &Iface) -> bool {
+        self.up == other.up
+            && self.addrs.len() == other.addrs.len()
+            && self
+                .addrs
                 .iter()
                 .zip(&other.addrs)
-                .all(|(a, b)| (a.net, a.brd, a.secondary) == (b.net, b.brd, b.secondary));
-        (up, carrier, mtu, promisc, qdisc, forwarding)
-            == (&other.up, &other.carrier, &other.mtu, &other.promisc, &other.qdisc, &other.forwarding)
-            && same_addrs
+                .all(|(a, b)| (a.net, a.brd, a.secondary) == (b.net, b.brd, b.secondary))
     }
 
     /// The prefixes holding every entry the interface puts in the node's local table: each

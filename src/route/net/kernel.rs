@@ -425,18 +425,36 @@ mod tests {
         other_src.proto = Proto::Boot;
         src.main.insert(other_src, AddMode::Exclusive).unwrap();
         assert!(!src.alike(&n), "an explicit src the device would not choose");
-        let mut gone = n.clone();
-        gone.main.remove_where(|_| true);
-        let only_route = Difference::Partly { ports: vec![], prefixes: vec![net("192.168.1.0/24")] };
-        assert_eq!(gone.difference(&n), only_route);
-        gone.set_link(1, false);
-        let port_too = Difference::Partly { ports: vec![1], prefixes: vec![net("192.168.1.0/24"); 3] };
-        assert_eq!(gone.difference(&n), port_too, "the port's subnet, before and after, and the route");
-        gone.ip_forward = 1 - gone.ip_forward;
-        assert_eq!(gone.difference(&n), Difference::Whole);
         let mut n = node();
         n.add_addr(1, net("192.168.0.1/16"), None).unwrap();
         n.add_addr(1, net("192.168.1.1/24"), None).unwrap();
         assert!(!by_hand(&n, "192.168.1.0/24").alike(&n), "192.168.0.1/16 comes first and holds it");
+    }
+
+    /// A node differs for packets carrying an address of the routes it lost; at a port, whose
+    /// addresses count too when its local-table entries change (link state) and not for a
+    /// state only the port's own packets read (MTU); and as a whole for a sysctl or a renamed
+    /// port.
+    #[test]
+    fn differences_name_ports_and_prefixes() {
+        let mut n = node();
+        n.add_addr(1, net("192.168.1.1/24"), None).unwrap();
+        let mut gone = n.clone();
+        gone.main.remove_where(|_| true);
+        let only_route = Difference::Partly { ports: vec![], prefixes: vec![net("192.168.1.0/24")] };
+        assert_eq!(gone.difference(&n), only_route);
+        let mut small = gone.clone();
+        small.ifaces[1].mtu = 68;
+        let mtu = Difference::Partly { ports: vec![1], prefixes: vec![net("192.168.1.0/24")] };
+        assert_eq!(small.difference(&n), mtu, "the route only");
+        gone.set_link(1, false);
+        let down = Difference::Partly { ports: vec![1], prefixes: vec![net("192.168.1.0/24"); 3] };
+        assert_eq!(gone.difference(&n), down, "the port's subnet, before and after, and the route");
+        let mut forwarding = gone.clone();
+        forwarding.ip_forward = 1 - forwarding.ip_forward;
+        assert_eq!(forwarding.difference(&n), Difference::Whole);
+        let mut renamed = n.clone();
+        renamed.ifaces[2].name = "r0-eth9".into();
+        assert_eq!(renamed.difference(&n), Difference::Whole);
     }
 }

@@ -50,8 +50,9 @@ pub const MAX_NEIGH: usize = 1024;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Difference {
     None,
-    /// Only a packet that passes one of `ports` (in, out, or as the neighbour resolved), that
-    /// picks its source among every interface's addresses (a port without a primary address,
+    /// Only a packet that passes one of `ports` (in or out), that tries one while resolving a
+    /// neighbour on its segment, that picks its source on one or among every interface's
+    /// addresses (a port without a primary address,
     /// [`Node::first_global`]), or that carries an address inside one of `prefixes` (as its
     /// source or destination or the next hop it resolves) can be treated otherwise.
     Partly {
@@ -142,8 +143,9 @@ impl Node {
     }
 
     /// How two nodes differ for a packet: not at all ([`Node::alike`]); only in the state of
-    /// some ports ([`Iface::same_state`], which a packet reads where it passes them or asks
-    /// for one of their addresses, [`Iface::address_prefixes`]) and in routes and filter rules
+    /// some ports ([`Iface::same_state`], which a packet reads where it passes them, and, for
+    /// their local-table entries, where it asks for one of their addresses:
+    /// [`Iface::same_local_entries`], [`Iface::address_prefixes`]) and in routes and filter rules
     /// that every packet they treat otherwise carries an address of some listed prefix for
     /// ([`Table::differing_prefixes`], [`Filter::differing_prefixes`]); or as a whole.
     pub fn difference(&self, other: &Node) -> Difference {
@@ -158,6 +160,8 @@ impl Node {
             }
             if !a.same_state(b) {
                 ports.push(id);
+            }
+            if !a.same_local_entries(b) {
                 prefixes.extend(a.address_prefixes().chain(b.address_prefixes()));
             }
         }
