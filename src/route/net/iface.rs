@@ -122,12 +122,11 @@ impl Iface {
             == (&other.name, other.mac, other.segment, other.peer_index)
     }
 
-    /// Whether two interfaces of one port are in the same state up to history: counters,
-    /// when the link came up and when each address was added. Only packets that pass the port,
-    /// try it while resolving a neighbour, pick their source on it or among every port, or
-    /// carry an address its local-table entries decide ([`Iface::address_prefixes`]) read the
-    /// state.
-    pub fn same_state(&self, other: &Iface) -> bool {
+    /// Whether two interfaces of one port are in the same state up to history (counters, when
+    /// the link came up) besides their local-table entries ([`Iface::same_local_entries`]):
+    /// carrier, MTU, queue, forwarding. Only packets that pass the port or try it while
+    /// resolving a neighbour read these.
+    pub fn same_port_state(&self, other: &Iface) -> bool {
         let Iface {
             // Compared by `same_port`.
             name: _,
@@ -148,11 +147,12 @@ impl Iface {
         } = self;
         (carrier, mtu, promisc, qdisc, forwarding)
             == (&other.carrier, &other.mtu, &other.promisc, &other.qdisc, &other.forwarding)
-            && self.same_local_entries(other)
     }
 
     /// Whether the interface puts the same entries in the node's local table: the same
-    /// addresses, and up or down alike (only an up interface's broadcasts count).
+    /// addresses, and up or down alike (only an up interface's broadcasts count). Besides the
+    /// packets that pass the port, those that pick their source on it or among every port, or
+    /// carry an address those entries decide ([`Iface::address_prefixes`]), read these.
     pub fn same_local_entries(&self, other: &Iface) -> bool {
         self.up == other.up
             && self.addrs.len() == other.addrs.len()

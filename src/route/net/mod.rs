@@ -52,9 +52,9 @@ pub enum Difference {
     None,
     /// Only a packet that passes one of `ports` (in or out), that tries one while resolving a
     /// neighbour on its segment, that picks its source on one or among every interface's
-    /// addresses (a port without a primary address,
-    /// [`Node::first_global`]), or that carries an address inside one of `prefixes` (as its
-    /// source or destination or the next hop it resolves) can be treated otherwise.
+    /// addresses (a port without a primary address, [`Node::first_global`]), or that carries
+    /// an address inside one of `prefixes` (as its source or destination or the next hop it
+    /// resolves) can be treated otherwise.
     Partly {
         ports: Vec<IfId>,
         prefixes: Vec<Ipv4Net>,
@@ -134,7 +134,7 @@ impl Node {
     }
 
     /// Whether two nodes are equal up to history: neighbour caches, change clocks, the next
-    /// qdisc handle, the history of their interfaces and filters ([`Iface::same_state`],
+    /// qdisc handle, the history of their interfaces and filters ([`Iface::same_port_state`],
     /// [`Filter::differing_prefixes`]), and the order of routes no lookup compares
     /// ([`Table::differing_prefixes`]). Nothing a packet does reads those, so alike nodes
     /// forward alike.
@@ -143,9 +143,9 @@ impl Node {
     }
 
     /// How two nodes differ for a packet: not at all ([`Node::alike`]); only in the state of
-    /// some ports ([`Iface::same_state`], which a packet reads where it passes them, and, for
-    /// their local-table entries, where it asks for one of their addresses:
-    /// [`Iface::same_local_entries`], [`Iface::address_prefixes`]) and in routes and filter rules
+    /// some ports ([`Iface::same_port_state`], which a packet reads where it passes them, and
+    /// their local-table entries, [`Iface::same_local_entries`], also read where it asks for
+    /// one of their addresses, [`Iface::address_prefixes`]) and in routes and filter rules
     /// that every packet they treat otherwise carries an address of some listed prefix for
     /// ([`Table::differing_prefixes`], [`Filter::differing_prefixes`]); or as a whole.
     pub fn difference(&self, other: &Node) -> Difference {
@@ -158,10 +158,11 @@ impl Node {
             if !a.same_port(b) {
                 return Difference::Whole;
             }
-            if !a.same_state(b) {
+            let same_entries = a.same_local_entries(b);
+            if !same_entries || !a.same_port_state(b) {
                 ports.push(id);
             }
-            if !a.same_local_entries(b) {
+            if !same_entries {
                 prefixes.extend(a.address_prefixes().chain(b.address_prefixes()));
             }
         }
