@@ -264,6 +264,22 @@ pub trait Task: Send + Sync {
 
     /// A picture of the task's topology for the UI.
     fn picture(&self) -> Picture;
+
+    /// Answers a person can start from when writing one by hand: a runnable template first,
+    /// then worked examples (MALT's program skeleton, say). Empty where the application's
+    /// answers are short commands. Never a solution of this task.
+    fn starters(&self) -> Vec<Starter> {
+        Vec::new()
+    }
+}
+
+/// A text the answer editor can be filled with (see [`Task::starters`]).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Starter {
+    /// A short name for the menu ("Template", "Example: count a kind").
+    pub title: String,
+    /// The answer text, as the user would paste it.
+    pub text: String,
 }
 
 /// Why an episode ended.
