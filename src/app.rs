@@ -157,6 +157,12 @@ pub trait App: Sync {
     }
 
     /// App-specific commands of the CLI, run as `netpress <app> <tool> ARGS…`.
+    /// The abbreviations this application's labels, levels and reports use (fault families,
+    /// safety rules), so every surface can spell them out where they appear.
+    fn glossary(&self) -> &'static [Term] {
+        &[]
+    }
+
     fn tools(&self) -> &'static [Tool] {
         &[]
     }
@@ -271,6 +277,43 @@ pub trait Task: Send + Sync {
     fn starters(&self) -> Vec<Starter> {
         Vec::new()
     }
+}
+
+/// One abbreviation and what it stands for (see [`App::glossary`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct Term {
+    pub abbr: &'static str,
+    pub meaning: &'static str,
+}
+
+/// The glossary terms that `text` uses, in the order they first appear, each once.
+///
+/// A term is used where its abbreviation stands as a word of its own, optionally followed by
+/// digits (a fault family `DI` in the variant `DI3`, in the label `L2:DI+WR`); where several
+/// terms start at one place the longest wins, so `S1–S6` is one term and not `S1` as well.
+pub fn terms_in(glossary: &'static [Term], text: &str) -> Vec<&'static Term> {
+    let mut found: Vec<&'static Term> = Vec::new();
+    let mut at = 0;
+    while at < text.len() {
+        let rest = &text[at..];
+        let starts_word = text[..at].chars().next_back().is_none_or(|c| !c.is_alphanumeric());
+        let term = glossary
+            .iter()
+            .filter(|t| starts_word && rest.starts_with(t.abbr))
+            .filter(|t| rest[t.abbr.len()..].chars().next().is_none_or(|c| !c.is_alphabetic()))
+            .max_by_key(|t| t.abbr.len());
+        let step = match term {
+            Some(t) => {
+                if !found.iter().any(|f| f.abbr == t.abbr) {
+                    found.push(t);
+                }
+                t.abbr.len()
+            }
+            None => rest.chars().next().map_or(1, char::len_utf8),
+        };
+        at += step;
+    }
+    found
 }
 
 /// A text the answer editor can be filled with (see [`Task::starters`]).
@@ -450,6 +493,27 @@ mod tests {
         assert!(msg("demo-v1-L1-s0-i0-x1").contains("unknown knob"));
         assert!(msg("demo-v1-L1-s0-i0-t1-n2").contains("in the order nt"));
         assert!(msg("demo-v1-L1-s0-i0-n1-n2").contains("once each"));
+    }
+
+    const TERMS: &[Term] = &[
+        Term { abbr: "DI", meaning: "disabled interface" },
+        Term { abbr: "WR", meaning: "wrong route" },
+        Term { abbr: "S1", meaning: "valid kind" },
+        Term { abbr: "S1–S6", meaning: "every safety rule" },
+    ];
+
+    fn abbrs(text: &str) -> Vec<&'static str> {
+        terms_in(TERMS, text).into_iter().map(|t| t.abbr).collect()
+    }
+
+    #[test]
+    fn terms_are_found_as_words_with_variant_digits() {
+        assert_eq!(abbrs("L2:WR+DI3, DI1"), ["WR", "DI"]);
+        assert_eq!(abbrs("S1–S6 hold"), ["S1–S6"]);
+        assert_eq!(abbrs("S1 valid kind"), ["S1"]);
+        assert!(abbrs("WRONG DIx aDI WRx").is_empty());
+        assert!(abbrs("").is_empty());
+        assert!(abbrs("é…ü").is_empty());
     }
 
     #[test]

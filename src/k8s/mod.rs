@@ -91,6 +91,10 @@ impl App for K8sApp {
         Box::new(baseline::ScriptedOperator)
     }
 
+    fn glossary(&self) -> &'static [crate::app::Term] {
+        fault::GLOSSARY
+    }
+
     fn labels(&self, level: u8) -> Vec<String> {
         generate::type_sets(level).iter().map(|s| generate::label(level, s)).collect()
     }

@@ -109,6 +109,10 @@ impl App for Malt {
         Box::new(baseline::Baseline)
     }
 
+    fn glossary(&self) -> &'static [crate::app::Term] {
+        safety::GLOSSARY
+    }
+
     fn labels(&self, level: u8) -> Vec<String> {
         Family::of_level(level).into_iter().map(|f| f.id().to_string()).collect()
     }

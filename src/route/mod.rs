@@ -86,6 +86,10 @@ impl App for RouteApp {
         Box::new(baseline::Baseline)
     }
 
+    fn glossary(&self) -> &'static [crate::app::Term] {
+        fault::GLOSSARY
+    }
+
     fn labels(&self, level: u8) -> Vec<String> {
         generate::combinations(level)
             .into_iter()

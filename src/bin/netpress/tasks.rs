@@ -48,6 +48,9 @@ pub fn list() -> CliResult {
         for k in info.knobs {
             out.push_str(&format!("  knob -{} --{} {}: {}\n", k.key, k.name, k.values, k.help));
         }
+        for t in app.glossary() {
+            out.push_str(&format!("  term {}: {}\n", t.abbr, t.meaning));
+        }
         for t in app.tools() {
             out.push_str(&format!("  tool: netpress {} {}: {}\n", info.name, t.name, t.about));
         }
