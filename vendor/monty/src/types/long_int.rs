@@ -25,7 +25,7 @@ use crate::{
     exception_private::{ExcType, ExcTypeExt, RunResult},
     hash::{HashValue, hash_python_long_int},
     heap::{Heap, HeapData, HeapObjectRead, HeapRead},
-    resource_checks::{check_div_size, check_lshift_size, check_mult_size, check_pow_size},
+    resource_checks::{check_div_size, check_lshift_size, check_modpow_cost, check_mult_size, check_pow_size},
     types::{LazyHeapSet, PyTrait, Type, str::allocate_string},
     value::{Value, eq_bigint},
 };
@@ -747,6 +747,8 @@ pub(crate) fn modular_pow(base: &BigInt, exponent: &Value, modulus: &Value, heap
     }
 
     let modulus_abs = modulus.abs();
+    // netpress patch: bound the square-and-multiply loop (see resource_checks::check_modpow_cost).
+    check_modpow_cost(exponent.bits(), modulus_abs.bits())?;
     let mut result = base.modpow(exponent.as_ref(), &modulus_abs);
     if modulus.is_negative() && !result.is_zero() {
         result -= modulus_abs;

@@ -850,6 +850,10 @@ fn parse_int_digits(value: &str, base: u32, invalid: &impl Fn() -> RunError, hea
     if !effective_base.is_power_of_two() && digit_count > INT_MAX_STR_DIGITS {
         return Err(ExcType::value_error_int_str_too_large(digit_count));
     }
+    // netpress patch: power-of-two bases parse in linear time but could build an integer past
+    // the cap that bounds every later operation on it (resource_checks::MAX_INT_BITS).
+    let bits_per_digit = u64::from(u32::BITS - (effective_base - 1).leading_zeros());
+    crate::resource_checks::check_int_bits((digit_count as u64).saturating_mul(bits_per_digit))?;
     match BigInt::parse_bytes(cleaned.as_bytes(), effective_base) {
         Some(bi) => Ok(LongInt::new(bi).into_value(heap)),
         // Unreachable in practice: every char was validated as a digit above.
