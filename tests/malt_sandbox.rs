@@ -155,7 +155,8 @@ fn huge_error_messages_are_cut() {
     assert!(step.observation.len() < 10_000, "{} bytes", step.observation.len());
     assert!(step.observation.contains("bytes in all]"), "{}", &step.observation[..200]);
     let mut ep = task.start_with(None, Limits::default());
-    let step = ep.step("```python\ndef process_graph(G):\n    return {'type': 'text', 'data': 'y' * 10**7}\n```");
+    let step =
+        ep.step("```python\ndef process_graph(G):\n    return {'type': 'text', 'data': 'y' * 10**7}\n```");
     assert!(step.output.len() < 1_000 && step.observation.len() < 1_000, "{} bytes", step.output.len());
     assert!(step.observation.contains("(10000000 characters in all)"), "{}", step.observation);
     assert!(ep.score().explanation.len() < 2_000);

@@ -7,12 +7,12 @@ use wasm_bindgen_test::wasm_bindgen_test;
 
 wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);
 
+#[path = "data/malt/big_ops.rs"]
+mod big_ops;
 #[path = "data/malt/wasm_cases.rs"]
 mod cases;
 #[path = "data/malt/golden_ids.rs"]
 mod golden_ids;
-#[path = "data/malt/big_ops.rs"]
-mod big_ops;
 
 #[wasm_bindgen_test]
 fn topology_exports_match() {

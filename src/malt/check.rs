@@ -68,7 +68,14 @@ fn text_ok(want: &Value, got: &Text) -> (bool, String) {
     match (want, got) {
         (Value::String(name), Text::Str(s)) => {
             let ok = s.trim() == name;
-            (ok, if ok { format!("value {name} is right") } else { format!("expected {name}, got {}", quoted(s)) })
+            (
+                ok,
+                if ok {
+                    format!("value {name} is right")
+                } else {
+                    format!("expected {name}, got {}", quoted(s))
+                },
+            )
         }
         (Value::String(name), Text::Number(n)) => {
             (false, format!("expected the name {name}, got {}", fmt_number(*n)))
@@ -154,7 +161,8 @@ fn table_ok(want: &Value, got: &[(String, f64)], ordered: bool) -> (bool, String
     }
     for (i, (a, b)) in w.iter().zip(&g).enumerate() {
         if a.0 != b.0 || !numbers_equal(a.1, b.1) {
-            let hint = if ordered && tie_order(&w, a, b) { " (equal capacities are ordered by name)" } else { "" };
+            let hint =
+                if ordered && tie_order(&w, a, b) { " (equal capacities are ordered by name)" } else { "" };
             return (
                 false,
                 format!(
@@ -230,11 +238,7 @@ pub fn judge(expected: &Expected, answer: Result<&Answer, &str>, g: &Working) ->
     let progress_note = if expected.read_only {
         "a read-only question: 100% when correct, else 0%".to_string()
     } else {
-        format!(
-            "the share of the expected graph changes made: {} of {}",
-            report.matched,
-            expected.diff.len()
-        )
+        format!("the share of the expected graph changes made: {} of {}", report.matched, expected.diff.len())
     };
     Verdict {
         correct,
@@ -288,9 +292,15 @@ mod tests {
             assert!(!good, "{odd}: {why}");
         }
         let rows = json!([["ju1.a1.m1", 16], ["ju1.a1.m2", 8]]);
-        let inf = Answer::Table(vec![("ju1.a1.m1".into(), f64::INFINITY), ("ju1.a1.m2".into(), f64::INFINITY)]);
+        let inf =
+            Answer::Table(vec![("ju1.a1.m1".into(), f64::INFINITY), ("ju1.a1.m2".into(), f64::INFINITY)]);
         for ordered in [true, false] {
-            let t = Expected { ty: AnswerType::Table, value: rows.clone(), ordered, ..text_expected(json!(null)) };
+            let t = Expected {
+                ty: AnswerType::Table,
+                value: rows.clone(),
+                ordered,
+                ..text_expected(json!(null))
+            };
             assert!(!ok(&t, inf.clone()), "ordered {ordered}");
         }
     }

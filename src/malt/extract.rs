@@ -257,7 +257,18 @@ mod tests {
         for line in ["Here is my answer:", "Note: G is large.", "The answer is 42.", "1. count", "```"] {
             assert!(!code_like(line), "{line}");
         }
-        for line in ["import json", "x = 3", "total += 1", "print(1)", "G.nodes()", "    y", "", "# c", "@cache", "a, b = 1, 2"] {
+        for line in [
+            "import json",
+            "x = 3",
+            "total += 1",
+            "print(1)",
+            "G.nodes()",
+            "    y",
+            "",
+            "# c",
+            "@cache",
+            "a, b = 1, 2",
+        ] {
             assert!(code_like(line), "{line}");
         }
     }

@@ -57,9 +57,10 @@ fn placeholders(ty: AnswerType, name: bool) -> [Placeholder; 2] {
             Placeholder { python: "[]", answer: Answer::Table(vec![]) },
             Placeholder { python: "[['?', -1]]", answer: Answer::Table(vec![("?".into(), -1.0)]) },
         ],
-        AnswerType::Graph => {
-            [Placeholder { python: "None", answer: Answer::Graph }, Placeholder { python: "None", answer: Answer::Graph }]
-        }
+        AnswerType::Graph => [
+            Placeholder { python: "None", answer: Answer::Graph },
+            Placeholder { python: "None", answer: Answer::Graph },
+        ],
     }
 }
 
@@ -68,7 +69,11 @@ fn placeholder(task: &Generated) -> &'static str {
     let name = matches!(task.expected.value, Value::String(_));
     let fresh = Working::new(task.topology.clone());
     let [natural, never] = placeholders(task.expected.ty, name);
-    if check::judge(&task.expected, Ok(&natural.answer), &fresh).correct { never.python } else { natural.python }
+    if check::judge(&task.expected, Ok(&natural.answer), &fresh).correct {
+        never.python
+    } else {
+        natural.python
+    }
 }
 
 /// What the template's body says about the value to compute.
@@ -94,7 +99,10 @@ fn template(task: &Generated) -> String {
     });
     let value = placeholder(task);
     if e.ty == AnswerType::Graph {
-        text.push_str(&format!("    # Return: {}\n    return {{'type': 'graph', 'data': None}}\n", what_to_return(e.ty, name, e.read_only)));
+        text.push_str(&format!(
+            "    # Return: {}\n    return {{'type': 'graph', 'data': None}}\n",
+            what_to_return(e.ty, name, e.read_only)
+        ));
     } else {
         text.push_str(&format!(
             "    answer = {value}  # replace with {}\n    return {{'type': '{}', 'data': answer}}\n",

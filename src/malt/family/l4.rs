@@ -65,10 +65,16 @@ pub fn drain(c: &mut Ctx<'_>) -> Result<Draft, Redraw> {
         (2, false) => {
             format!("What capacity is left in {yy} after switches {xs_text} are taken out with their ports?")
         }
-        (2, true) => format!("Take switches {xs_text} out of G with their ports. What capacity is left in {yy}?"),
-        (_, false) => format!("Maintenance removes {xs_text} and their ports. How many bps does {yy} still have?"),
+        (2, true) => {
+            format!("Take switches {xs_text} out of G with their ports. What capacity is left in {yy}?")
+        }
+        (_, false) => {
+            format!("Maintenance removes {xs_text} and their ports. How many bps does {yy} still have?")
+        }
         (_, true) => {
-            format!("Maintenance: remove {xs_text} and their ports from G. How many bps does {yy} still have?")
+            format!(
+                "Maintenance: remove {xs_text} and their ports from G. How many bps does {yy} still have?"
+            )
         }
     };
     let actions = xs.iter().map(|&x| Action::RemoveSwitch { switch: c.name(x) }).collect();

@@ -69,7 +69,8 @@ pub fn single_operations_are_bounded(max_ms: f64) {
     for (body, want) in ALLOWED {
         let (value, ms) = run(body);
         let got = value.unwrap_or_else(|e| panic!("{body}: {e}"));
-        let want = if got.starts_with("Bool") { format!("Bool({})", *want == 1) } else { format!("Int({want})") };
+        let want =
+            if got.starts_with("Bool") { format!("Bool({})", *want == 1) } else { format!("Int({want})") };
         assert_eq!(got, want, "{body}");
         assert!(ms < max_ms, "{body}: {ms:.0} ms");
     }
