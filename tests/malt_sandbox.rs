@@ -10,6 +10,17 @@ use netpress::malt::sandbox::{self, Failure, Limits, Outcome};
 use netpress::malt::topo::{TopoKey, topology};
 use netpress::malt::{MaltTask, generate::generate};
 
+#[path = "data/malt/big_ops.rs"]
+mod big_ops;
+
+/// `10 ** (10 ** 8)` ran for over a minute past the 2 s limit: one big-integer operation
+/// never returned to the interpreter's clock. Each such operation is refused up front.
+#[test]
+fn single_big_operations_end_at_once_with_an_error() {
+    // A debug build: still well within the 2 s limit.
+    big_ops::single_operations_are_bounded(500.0);
+}
+
 fn run_with(body: &str, limits: Limits) -> Outcome {
     let program = format!("def process_graph(G):\n{body}\n\nprocess_graph(G)\n");
     sandbox::run(&program, Working::new(topology(TopoKey::default())), &limits)
@@ -112,4 +123,41 @@ fn episodes_allow_resubmission_up_to_the_limit() {
     assert!(third.observation.starts_with("Answer received (type text, value 1"), "{}", third.observation);
     assert!(ep.finished().is_some());
     assert!(ep.step("again").observation.contains("over"));
+}
+
+/// Without a code fence the helpers above `def process_graph` used to be dropped (a NameError
+/// on a line the user never wrote); the whole answer runs and tracebacks name the reply's lines.
+#[test]
+fn unfenced_answers_run_whole_with_their_own_line_numbers() {
+    let task = MaltTask::new(generate(&"malt-v1-L1-s0-i4".parse().unwrap()).unwrap());
+    let reply = "import math\n\ndef helper(x):\n    return x // 0\n\ndef process_graph(G):\n    return helper(math.floor(2.5))\n";
+    let mut ep = task.start_with(None, Limits::default());
+    let step = ep.step(reply);
+    assert!(step.observation.contains("ZeroDivisionError"), "{}", step.observation);
+    assert!(step.observation.contains("line 4"), "the helper's line in the reply: {}", step.observation);
+    assert!(!step.observation.contains("NameError"), "{}", step.observation);
+    let fenced = "My plan:\n- divide\n\n```python\ndef process_graph(G):\n    return 1 // 0\n```\n";
+    let mut ep = task.start_with(None, Limits::default());
+    let step = ep.step(fenced);
+    assert!(step.observation.contains("line 6"), "line 6 of the reply: {}", step.observation);
+    let prose = format!("Here is my answer.\n{reply}");
+    let mut ep = task.start_with(None, Limits::default());
+    let step = ep.step(&prose);
+    assert!(step.observation.contains("line 5"), "{}", step.observation);
+}
+
+/// `raise ValueError('x' * 10**7)` must not put ten million characters in the observation.
+#[test]
+fn huge_error_messages_are_cut() {
+    let task = MaltTask::new(generate(&"malt-v1-L1-s0-i4".parse().unwrap()).unwrap());
+    let mut ep = task.start_with(None, Limits::default());
+    let step = ep.step("```python\ndef process_graph(G):\n    raise ValueError('x' * 10**7)\n```");
+    assert!(step.observation.len() < 10_000, "{} bytes", step.observation.len());
+    assert!(step.observation.contains("bytes in all]"), "{}", &step.observation[..200]);
+    let mut ep = task.start_with(None, Limits::default());
+    let step =
+        ep.step("```python\ndef process_graph(G):\n    return {'type': 'text', 'data': 'y' * 10**7}\n```");
+    assert!(step.output.len() < 1_000 && step.observation.len() < 1_000, "{} bytes", step.output.len());
+    assert!(step.observation.contains("(10000000 characters in all)"), "{}", step.observation);
+    assert!(ep.score().explanation.len() < 2_000);
 }

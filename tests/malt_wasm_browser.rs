@@ -7,6 +7,8 @@ use wasm_bindgen_test::wasm_bindgen_test;
 
 wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);
 
+#[path = "data/malt/big_ops.rs"]
+mod big_ops;
 #[path = "data/malt/wasm_cases.rs"]
 mod cases;
 #[path = "data/malt/golden_ids.rs"]
@@ -25,4 +27,9 @@ fn content_hashes_match() {
 #[wasm_bindgen_test]
 fn oracle_scores_in_the_wasm_sandbox() {
     cases::oracle_scores_in_the_wasm_sandbox();
+}
+
+#[wasm_bindgen_test]
+fn single_big_operations_end_at_once_in_the_browser() {
+    big_ops::single_operations_are_bounded(1000.0);
 }

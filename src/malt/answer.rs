@@ -71,12 +71,31 @@ impl Answer {
     pub fn summary(&self) -> String {
         match self {
             Answer::Text(Text::Number(n)) => format!("type text, value {}", fmt_number(*n)),
-            Answer::Text(Text::Str(s)) => format!("type text, value {s:?}"),
+            Answer::Text(Text::Str(s)) => format!("type text, value {}", quoted(s)),
             Answer::List(l) => format!("type list, {} names", l.len()),
             Answer::Table(t) => format!("type table, {} rows", t.len()),
             Answer::Graph => "type graph".to_string(),
         }
     }
+}
+
+/// The most characters of an answer's own text an observation or explanation quotes.
+pub const MAX_SHOWN_CHARS: usize = 200;
+
+/// `s` quoted for a message, cut after [`MAX_SHOWN_CHARS`] characters with its full length
+/// said, so a huge answer cannot flood the terminal, the record or the explanation.
+pub fn quoted(s: &str) -> String {
+    match s.char_indices().nth(MAX_SHOWN_CHARS) {
+        None => format!("{s:?}"),
+        Some((cut, _)) => {
+            format!("{:?}… ({} characters in all)", &s[..cut], s.chars().count())
+        }
+    }
+}
+
+/// An answer's name for a message: as given when short, else [`quoted`].
+pub fn shown(name: &str) -> String {
+    if name.chars().count() <= MAX_SHOWN_CHARS { name.to_string() } else { quoted(name) }
 }
 
 /// A number as Python would print an int-valued float or an int.
@@ -202,6 +221,18 @@ mod tests {
         assert_eq!(parse(dict("graph", Py::None)), Ok(Answer::Graph));
         let json = Py::Str(r#"{"type": "text", "data": "15 bps", "updated_graph": 1}"#.into());
         assert_eq!(parse(json), Ok(Answer::Text(Text::Str("15 bps".into()))));
+    }
+
+    #[test]
+    fn long_text_is_quoted_with_its_length() {
+        let huge = "x".repeat(10_000_000);
+        let summary = Answer::Text(Text::Str(huge)).summary();
+        assert!(summary.len() < 300, "{} bytes", summary.len());
+        assert!(summary.ends_with("… (10000000 characters in all)"), "{summary}");
+        assert_eq!(quoted("ab\n"), "\"ab\\n\"");
+        let exact = "é".repeat(MAX_SHOWN_CHARS);
+        assert_eq!(quoted(&exact), format!("{exact:?}"), "at the limit nothing is cut");
+        assert_eq!(shown("ju1.a1.m1"), "ju1.a1.m1");
     }
 
     #[test]

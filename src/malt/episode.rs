@@ -19,6 +19,22 @@ use super::sandbox::{self, Limits};
 /// The most turns an episode allows.
 pub const MAX_TURNS: u32 = 5;
 
+/// The most bytes of a traceback an observation repeats (`raise ValueError('x' * 10**7)`
+/// would otherwise flood the terminal and the record).
+pub const MAX_ERROR_BYTES: usize = 8 * 1024;
+
+/// `text` cut at `max` bytes (on a character boundary), with its full length said.
+fn cut(text: &str, max: usize) -> String {
+    if text.len() <= max {
+        return text.to_string();
+    }
+    let mut end = max;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}\n[cut at {max} bytes: {} bytes in all]", &text[..end], text.len())
+}
+
 /// One submission and what it left.
 #[derive(Debug, Clone)]
 struct Attempt {
@@ -82,7 +98,10 @@ impl MaltEpisode {
         if run.stdout_truncated {
             stdout.push_str("\n[output cut at 16 KiB]");
         }
-        let answer = run.value.and_then(|v| answer::parse(v).map_err(|e| format!("Invalid return: {e}")));
+        let answer = run
+            .value
+            .map_err(|e| cut(&e, MAX_ERROR_BYTES))
+            .and_then(|v| answer::parse(v).map_err(|e| format!("Invalid return: {e}")));
         let a = Attempt {
             answer,
             graph: run.graph,
@@ -165,7 +184,7 @@ impl Episode for MaltEpisode {
         }
         let safety = if v.safe { vec!["S1–S6 hold".to_string()] } else { v.safety.clone() };
         let explanation = format!(
-            "{} ({}). {} ({}). Progress {:.0}%.",
+            "{} ({}). {} ({}). Progress {:.0}% ({}).",
             if v.correct { "Correct" } else { "Not correct" },
             v.correctness.join("; "),
             if v.safe { "Safe" } else { "Not safe" },
@@ -174,7 +193,8 @@ impl Episode for MaltEpisode {
             } else {
                 format!("{} violations", v.violations.len())
             },
-            v.progress * 100.0
+            v.progress * 100.0,
+            v.progress_note
         );
         Score {
             correct: v.correct,

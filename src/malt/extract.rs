@@ -1,8 +1,12 @@
 //! Finding the Python answer in a reply (malt.md §5 "Extraction"), leniently: the first fenced
-//! block defining `process_graph`, else the first block, else the text from `def
-//! process_graph`. A renamed definition (`def my_process_graph_v2(`) is renamed back, imports
-//! of networkx and copy are dropped (G is not a networkx graph and cannot be copied), and the
-//! host appends the call. Every such fix is noted so the agent learns of it.
+//! block defining `process_graph`, else the first block, else, without fences, the code around
+//! `def process_graph`: the lines above it that read as Python (imports, helpers, constants,
+//! comments) are kept, prose above them is not. A renamed definition (`def my_process_graph_v2(`)
+//! is renamed back, imports of networkx and copy are dropped (G is not a networkx graph and cannot
+//! be copied), and the host appends the call. Every such fix is noted so the agent learns of it.
+//!
+//! Line numbers in tracebacks are those of the reply as written: the program starts with as
+//! many blank lines as the reply has above the code, and fixes never add or remove lines.
 
 use crate::reply::{bounded, fenced_blocks};
 
@@ -18,13 +22,78 @@ pub struct Source {
     /// The agent's code as found (after fixes), without the appended call.
     pub code: String,
     pub notes: Vec<String>,
+    /// The line of the reply the code starts on (1-based).
+    pub first_line: usize,
 }
 
 impl Source {
-    /// The program the sandbox runs: the code, then the call.
+    /// The program the sandbox runs: blank lines up to the code's place in the reply (so
+    /// tracebacks name the reply's own lines), the code, then the call.
     pub fn program(&self) -> String {
-        format!("{}\n\n{CALL}\n", self.code.trim_end())
+        let above = "\n".repeat(self.first_line.saturating_sub(1));
+        format!("{above}{}\n\n{CALL}\n", self.code.trim_end())
     }
+}
+
+/// The 1-based line of `reply` on which `body` (a fence's lines joined with `\n`) starts:
+/// the first place the body's lines follow each other in the reply after a fence line.
+fn line_of(reply: &str, body: &str) -> usize {
+    let lines: Vec<&str> = reply.lines().collect();
+    let want: Vec<&str> = body.split('\n').collect();
+    (1..lines.len())
+        .find(|&i| {
+            let fence = lines[i - 1].trim_start();
+            (fence.starts_with("```") || fence.starts_with("~~~"))
+                && lines.len() - i >= want.len()
+                && lines[i..].iter().zip(&want).all(|(a, b)| a == b)
+        })
+        .map_or(1, |i| i + 1)
+}
+
+/// Python keywords a top-level line of a module may start with.
+const STATEMENT_WORDS: [&str; 17] = [
+    "import", "from", "def", "class", "async", "if", "for", "while", "try", "with", "assert", "raise",
+    "global", "del", "pass", "print", "return",
+];
+
+/// Whether a line above `def process_graph` reads as Python rather than prose: blank, a
+/// comment, a decorator, an indented line, a statement keyword, or an assignment or call
+/// (`NAME = ...`, `NAME += ...`, `NAME(...)`, `a.b(...)`, `x[0] = ...`).
+fn code_like(line: &str) -> bool {
+    let t = line.trim_end();
+    if t.is_empty() || t.starts_with(['#', '@', ' ', '\t']) {
+        return true;
+    }
+    let word: String = t.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
+    if word.is_empty() || word.starts_with(|c: char| c.is_ascii_digit()) {
+        return false;
+    }
+    let rest = &t[word.len()..];
+    if STATEMENT_WORDS.contains(&word.as_str()) {
+        return rest.is_empty() || rest.starts_with([' ', ':', '(']);
+    }
+    let rest = rest.trim_start_matches(|c: char| c.is_alphanumeric() || "_.[]'\"".contains(c)).trim_start();
+    let assignment = rest.starts_with(['=', '+', '-', '*', '/', '|', '&', ',']) && rest.contains('=');
+    rest.starts_with('(') || assignment
+}
+
+/// Where the unfenced code around a `def` at byte `def_at` starts: the first of the
+/// contiguous Python-like lines above it (blank lines at the top of the run are skipped).
+fn code_start(reply: &str, def_at: usize) -> usize {
+    let mut start = reply[..def_at].rfind('\n').map_or(0, |i| i + 1);
+    let mut first_code = start;
+    while start > 0 {
+        let prev = reply[..start - 1].rfind('\n').map_or(0, |i| i + 1);
+        let line = &reply[prev..start - 1];
+        if !code_like(line) {
+            break;
+        }
+        start = prev;
+        if !line.trim().is_empty() {
+            first_code = prev;
+        }
+    }
+    first_code
 }
 
 /// Position and length of the first `def <x>process_graph<y>(` (word characters around).
@@ -55,14 +124,18 @@ pub fn extract(reply: &str) -> Result<Source, String> {
         notes.push("the reply was cut at 256 KiB".to_string());
     }
     let fences = fenced_blocks(reply);
-    let code = if let Some(f) = fences.iter().find(|f| find_def(&f.body).is_some()) {
-        f.body.clone()
+    let (code, first_line) = if let Some(f) = fences.iter().find(|f| find_def(&f.body).is_some()) {
+        (f.body.clone(), line_of(reply, &f.body))
     } else if let Some(f) = fences.first() {
         notes.push("no fenced block defines process_graph; using the first block".to_string());
-        f.body.clone()
-    } else if let Some((start, _, _)) = find_def(reply) {
-        notes.push("no fenced block; using the text from def process_graph".to_string());
-        reply[start..].to_string()
+        (f.body.clone(), line_of(reply, &f.body))
+    } else if let Some((def_at, _, _)) = find_def(reply) {
+        let start = code_start(reply, def_at);
+        let line = 1 + reply[..start].matches('\n').count();
+        if start > 0 {
+            notes.push(format!("no fenced block; running the reply from line {line}, where its code starts"));
+        }
+        (reply[start..].to_string(), line)
     } else {
         return Err(
             "No Python code found. Reply with one fenced ```python block that defines def process_graph(G):"
@@ -73,7 +146,7 @@ pub fn extract(reply: &str) -> Result<Source, String> {
         return Err(format!("The code is {} bytes; the limit is {MAX_SOURCE_BYTES} bytes.", code.len()));
     }
     let code = rename(&code, &mut notes)?;
-    Ok(Source { code: drop_imports(&code, &mut notes), notes })
+    Ok(Source { code: drop_imports(&code, &mut notes), notes, first_line })
 }
 
 fn rename(code: &str, notes: &mut Vec<String>) -> Result<String, String> {
@@ -153,6 +226,51 @@ mod tests {
         let s = extract("Here:\ndef process_graph(G):\n    return {'type': 'text', 'data': 1}").unwrap();
         assert!(s.code.starts_with("def process_graph(G):"));
         assert!(extract("I cannot help").unwrap_err().starts_with("No Python code found"));
+    }
+
+    #[test]
+    fn unfenced_code_keeps_what_is_above_the_def() {
+        let reply = "import math\nLIMIT = 10 ** 9\n\ndef helper(x):\n    return x\n\ndef process_graph(G):\n    return helper(1)";
+        let s = extract(reply).unwrap();
+        assert_eq!(s.code, reply, "the whole answer runs");
+        assert!(s.notes.is_empty(), "{:?}", s.notes);
+        let prose = format!("Here is my answer.\nIt counts ports:\n{reply}");
+        let s = extract(&prose).unwrap();
+        assert_eq!(s.code, reply, "prose above the code is left out");
+        assert_eq!(s.first_line, 3);
+        assert!(s.program().starts_with("\n\nimport math\n"), "{:?}", s.program());
+    }
+
+    #[test]
+    fn programs_keep_the_reply_line_numbers() {
+        let fenced = "Plan:\n\n```python\nx = 1\ndef process_graph(G):\n    return x\n```\n";
+        let s = extract(fenced).unwrap();
+        assert_eq!(s.first_line, 4);
+        let program = s.program();
+        assert_eq!(program.lines().nth(4), Some("def process_graph(G):"), "line 5 as in the reply");
+        let crlf = fenced.replace('\n', "\r\n");
+        assert_eq!(extract(&crlf).unwrap().first_line, 4);
+    }
+
+    #[test]
+    fn prose_is_not_code() {
+        for line in ["Here is my answer:", "Note: G is large.", "The answer is 42.", "1. count", "```"] {
+            assert!(!code_like(line), "{line}");
+        }
+        for line in [
+            "import json",
+            "x = 3",
+            "total += 1",
+            "print(1)",
+            "G.nodes()",
+            "    y",
+            "",
+            "# c",
+            "@cache",
+            "a, b = 1, 2",
+        ] {
+            assert!(code_like(line), "{line}");
+        }
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! The generator (malt.md §3): id → knobs, family, wording and parameters → plan → native
 //! ground truth, expected net diff and safety check.
 //!
-//! Ids are `malt-v1-L{level}-s{seed}-i{index}`, plus `-k{S}x{A}x{W}x{P}` and `-t{t}` when not
+//! Ids are `malt-v2-L{level}-s{seed}-i{index}` (v1 ids still generate v1's tasks), plus `-k{S}x{A}x{W}x{P}` and `-t{t}` when not
 //! the defaults (a preset name such as `-kxl` is accepted and written out). The RNG is
 //! `ChaCha20Rng::from_seed(SHA-256(id))` with 64-bit draws ([`crate::seed`]). Draw order: the
 //! wording `w = below(3)`, then the family's parameters in table order; a violated constraint
@@ -97,7 +97,7 @@ pub fn generate(id: &QueryId) -> Result<Generated> {
     let topo = topology(key);
     let base = Working::new(topo.clone());
     for _ in 0..MAX_ATTEMPTS {
-        let mut ctx = Ctx::new(&mut rng, &base, Words(wording));
+        let mut ctx = Ctx::new(&mut rng, &base, Words(wording), id.version);
         let Ok(draft) = family.draw(&mut ctx) else { continue };
         let drawn = ctx.params;
         let Some(expected) = ground_truth(&base, family, &draft.plan) else { continue };

@@ -271,7 +271,9 @@ pub fn py_float(f: f64) -> String {
 
 /// a = b iff |a − b| ≤ 10⁻⁹·max(1, |a|, |b|) (malt.md §6.1).
 pub fn numbers_equal(a: f64, b: f64) -> bool {
-    (a - b).abs() <= 1e-9 * 1f64.max(a.abs()).max(b.abs())
+    // The relative tolerance of an infinite value is infinite, so a non-finite number would
+    // otherwise match every finite one: it equals only itself (and NaN nothing).
+    a == b || (a.is_finite() && b.is_finite() && (a - b).abs() <= 1e-9 * 1f64.max(a.abs()).max(b.abs()))
 }
 
 /// Whether a name is valid: `[A-Za-z0-9_.-]{1,128}`.
@@ -308,6 +310,12 @@ mod tests {
     fn tolerance_and_names() {
         assert!(numbers_equal(15.0, 15.000_000_000_001));
         assert!(!numbers_equal(15.0, 15.1));
+        for odd in [f64::INFINITY, f64::NEG_INFINITY, f64::NAN] {
+            assert!(!numbers_equal(15.0, odd) && !numbers_equal(odd, 15.0), "{odd}");
+            assert!(!numbers_equal(1e300, odd), "{odd}");
+        }
+        assert!(numbers_equal(f64::INFINITY, f64::INFINITY), "an unchanged value is not a change");
+        assert!(!numbers_equal(f64::NAN, f64::NAN));
         assert!(AttrValue::Int(15).same(&AttrValue::Float(15.0)));
         assert!(!AttrValue::Bool(true).same(&AttrValue::Int(1)));
         assert!(valid_name("ju1.a1.m1.s2c1-cp"));

@@ -13,7 +13,8 @@
 //! - [`prompt`]: the four prompt variants; [`extract`]: finding the code in a reply;
 //! - [`sandbox`]: the monty interpreter with limits (feature `sandbox`);
 //! - [`answer`], [`check`], [`safety`]: the return contract, correctness and S1–S6;
-//! - [`task`], [`episode`], [`picture`]: the shared roles; [`baseline`], [`oracle`]: agents;
+//! - [`task`], [`episode`], [`picture`]: the shared roles; [`starter`]: templates and examples;
+//!   [`baseline`], [`oracle`]: agents;
 //! - [`python`]: plans rendered as G-API Python; [`tool`]: `netpress malt check` and `export`;
 //! - `worker`: the sandbox worker's message protocol (feature `sandbox`).
 
@@ -35,6 +36,7 @@ pub mod prompt;
 pub mod python;
 pub mod safety;
 pub mod sandbox;
+pub mod starter;
 pub mod task;
 pub mod tool;
 pub mod topo;
@@ -58,7 +60,7 @@ pub const MALT_INFO: AppInfo = AppInfo {
     summary: "Datacenter capacity planning on a procedural Jupiter fabric (Google MALT model): answer \
 questions and make changes by writing Python against a graph API, run in a sandbox and checked by a \
 name-keyed graph diff and safety invariants.",
-    version: 1,
+    version: 2,
     kind: AppKind::Constructive,
     answer: AnswerKind::Python,
     levels: &[
@@ -67,7 +69,7 @@ name-keyed graph diff and safety invariants.",
         LevelInfo { level: 3, summary: "an addition or a for-each expansion, then a list, rank or count" },
         LevelInfo {
             level: 4,
-            summary: "what-if planning: drains, expansions, upgrades, shared failure domains",
+            summary: "planning: drains, expansions and upgrades made on G, then queried; shared failure domains",
         },
     ],
     knobs: &[
@@ -88,6 +90,21 @@ name-keyed graph diff and safety invariants.",
     sandboxed: true,
 };
 
+/// The generator versions this build generates. v2 words level 4's changes as instructions on
+/// G (v1's "What-if: ..." read as hypotheticals, yet the changes were graded); every other
+/// wording, draw and expected outcome is v1's, and v1 ids generate exactly what they always did.
+pub const VERSIONS: [u32; 2] = [1, 2];
+
+/// Checks an id against [`MALT_INFO`], accepting every version in [`VERSIONS`]; any other
+/// version is refused with the usual "unknown generator version" error.
+pub fn check_id(id: &QueryId) -> Result<()> {
+    if VERSIONS.contains(&id.version) {
+        AppInfo { version: id.version, ..MALT_INFO }.check_id(id)
+    } else {
+        MALT_INFO.check_id(id)
+    }
+}
+
 /// The MALT application.
 #[derive(Debug, Clone, Copy)]
 pub struct Malt;
@@ -101,7 +118,7 @@ impl App for Malt {
     }
 
     fn generate(&self, id: &QueryId) -> Result<Arc<dyn Task>> {
-        self.info().check_id(id)?;
+        check_id(id)?;
         Ok(Arc::new(MaltTask::new(generate::generate(id)?)))
     }
 

@@ -2,14 +2,14 @@
 
 use std::sync::Arc;
 
-use crate::app::{Episode, PromptVariant, Task, TaskCard};
+use crate::app::{Episode, PromptVariant, Starter, Task, TaskCard};
 use crate::view::Picture;
 
 use super::episode::MaltEpisode;
 use super::generate::{Generated, expected_json};
 use super::graph::Working;
 use super::sandbox::Limits;
-use super::{picture, prompt};
+use super::{picture, prompt, starter};
 
 /// One MALT task.
 pub struct MaltTask {
@@ -67,5 +67,9 @@ impl Task for MaltTask {
             self.card.id
         );
         picture::neighbourhood(&g, &self.generated.plan.named(), &caption)
+    }
+
+    fn starters(&self) -> Vec<Starter> {
+        starter::starters(&self.generated)
     }
 }

@@ -39,7 +39,6 @@ use crate::agent::{AgentError, AgentInfo, AgentReply, RunSettings, Runner, Token
 use crate::app::{Episode, PromptVariant, Task, TaskCard};
 use crate::view::{Panel, Picture};
 
-use super::MALT_INFO;
 use super::generate::generate;
 use super::sandbox::Limits;
 use super::task::MaltTask;
@@ -144,7 +143,7 @@ fn paste_agent() -> AgentInfo {
 
 fn task(id: &str, limits: LimitOverrides) -> Result<Arc<dyn Task>, String> {
     let id: crate::QueryId = id.parse().map_err(|e: crate::Error| e.to_string())?;
-    MALT_INFO.check_id(&id).map_err(|e| e.to_string())?;
+    super::check_id(&id).map_err(|e| e.to_string())?;
     let task = MaltTask::new(generate(&id).map_err(|e| e.to_string())?);
     Ok(Arc::new(Limited { task, limits: limits.apply() }))
 }

@@ -1,5 +1,5 @@
-//! Level 4: what-if questions over several changes (drains, expansions, upgrades) and shared
-//! failure domains.
+//! Level 4: planning over several changes (drains, expansions, upgrades), each made on G and
+//! then queried, and shared failure domains.
 
 use super::super::answer::AnswerType;
 use super::super::graph::Id;
@@ -7,6 +7,13 @@ use super::super::kind::Kind;
 use super::super::plan::{Action, Plan, Query, highest};
 use super::words::FABRIC;
 use super::{Ctx, Draft, Redraw, join};
+
+/// Whether the wording says to apply the changes to G (v2 on). v1's W2 and W3 read as
+/// hypotheticals ("What-if: ...", "If ... are removed") while the checker grades the changes,
+/// so an agent that took them literally and left G alone lost the task.
+fn applied(c: &Ctx<'_>) -> bool {
+    c.version >= 2
+}
 
 fn draft(question: String, actions: Vec<Action>, query: Query) -> Result<Draft, Redraw> {
     Ok(Draft { question, plan: Plan { actions, query } })
@@ -51,14 +58,24 @@ pub fn drain(c: &mut Ctx<'_>) -> Result<Draft, Redraw> {
     c.set("xs", xs.iter().map(|&x| c.name(x)).collect::<Vec<_>>());
     c.set("y", yname.clone());
     let (w, yy) = (c.w, c.w.node(&yname));
-    let sentence = match w.0 {
-        1 => format!(
+    let sentence = match (w.0, applied(c)) {
+        (1, _) => format!(
             "Drain {xs_text}: remove each of these switches with its ports. Report the remaining total capacity of {yy} in bps."
         ),
-        2 => {
+        (2, false) => {
             format!("What capacity is left in {yy} after switches {xs_text} are taken out with their ports?")
         }
-        _ => format!("Maintenance removes {xs_text} and their ports. How many bps does {yy} still have?"),
+        (2, true) => {
+            format!("Take switches {xs_text} out of G with their ports. What capacity is left in {yy}?")
+        }
+        (_, false) => {
+            format!("Maintenance removes {xs_text} and their ports. How many bps does {yy} still have?")
+        }
+        (_, true) => {
+            format!(
+                "Maintenance: remove {xs_text} and their ports from G. How many bps does {yy} still have?"
+            )
+        }
     };
     let actions = xs.iter().map(|&x| Action::RemoveSwitch { switch: c.name(x) }).collect();
     draft(format!("{sentence} {}", w.ret(AnswerType::Text, false)), actions, Query::Capacity { y: yname })
@@ -82,17 +99,25 @@ pub fn least(c: &mut Ctx<'_>) -> Result<Draft, Redraw> {
     c.set("extreme", if least { "least" } else { "most" });
     let (w, xs_text) = (c.w, join(c.g, &xs));
     let pick = |a: &'static str, b: &'static str| if least { a } else { b };
-    let sentence = match w.0 {
-        1 => format!(
+    let sentence = match (w.0, applied(c)) {
+        (1, _) => format!(
             "Remove the switches {xs_text}, each with its ports. Which aggregation block of {z} now has the {} total capacity (ties: smallest name)?",
             pick("least", "most")
         ),
-        2 => format!(
+        (2, false) => format!(
             "If {xs_text} and their ports are removed, which aggregation block in {z} has the {} capacity? Ties: alphabetically first.",
             pick("lowest", "highest")
         ),
-        _ => format!(
+        (2, true) => format!(
+            "Remove {xs_text} and their ports from G. Which aggregation block in {z} then has the {} capacity? Ties: alphabetically first.",
+            pick("lowest", "highest")
+        ),
+        (_, false) => format!(
             "After decommissioning {xs_text} (ports included), name {z}'s {} aggregation block by total capacity, first name on ties.",
+            pick("weakest", "strongest")
+        ),
+        (_, true) => format!(
+            "Decommission {xs_text} in G (ports included), then name {z}'s {} aggregation block by total capacity, first name on ties.",
             pick("weakest", "strongest")
         ),
     };
@@ -115,15 +140,21 @@ pub fn expand(c: &mut Ctx<'_>) -> Result<Draft, Redraw> {
     c.set("y", yname.clone());
     let (w, yy) = (c.w, c.w.node(&yname));
     let cc = w.cap(cap);
-    let sentence = match w.0 {
-        1 => format!(
+    let sentence = match (w.0, applied(c)) {
+        (1, _) => format!(
             "Add {count} new ports of {cc} to every packet switch in {bname}, numbered after each switch's highest port (e.g. {ex}). Report the new total capacity of {yy} in bps."
         ),
-        2 => format!(
+        (2, false) => format!(
             "Each switch of {bname} gets {count} extra ports at {cc} ({ex}). What is {yy}'s total capacity then, in bps?"
         ),
-        _ => format!(
+        (2, true) => format!(
+            "Give each switch of {bname} {count} extra ports at {cc} in G ({ex}). What is {yy}'s total capacity then, in bps?"
+        ),
+        (_, false) => format!(
             "What-if: grow every switch in {bname} by {count} ports of {cc}, numbered after its last port ({ex}); report {yy}'s new capacity."
+        ),
+        (_, true) => format!(
+            "Grow every switch in {bname} by {count} ports of {cc} in G, numbered after its last port ({ex}); report {yy}'s new capacity."
         ),
     };
     let action = Action::AddPortsEach { block: bname, count, cap };
@@ -142,15 +173,21 @@ pub fn upgrade_rank(c: &mut Ctx<'_>) -> Result<Draft, Redraw> {
     c.set("dir", if high { "high" } else { "low" });
     let (w, xs_text) = (c.w, join(c.g, &xs));
     let (cc, dir) = (w.cap(cap), w.dir(high));
-    let sentence = match w.0 {
-        1 => format!(
+    let sentence = match (w.0, applied(c)) {
+        (1, _) => format!(
             "Upgrade every port of {xs_text} to {cc}. Then rank the aggregation blocks of {z} by total capacity, {dir}, ties by name ascending."
         ),
-        2 => format!(
+        (2, false) => format!(
             "Ports on {xs_text} move to {cc}. Rank {z}'s aggregation blocks by resulting capacity, {dir}, ties by name."
         ),
-        _ => format!(
+        (2, true) => format!(
+            "Move the ports on {xs_text} to {cc} in G. Rank {z}'s aggregation blocks by resulting capacity, {dir}, ties by name."
+        ),
+        (_, false) => format!(
             "What-if: all ports of {xs_text} run at {cc}. Order {z}'s aggregation blocks by total capacity {dir}, alphabetical on ties."
+        ),
+        (_, true) => format!(
+            "Set all ports of {xs_text} to {cc} in G. Order {z}'s aggregation blocks by total capacity {dir}, alphabetical on ties."
         ),
     };
     let actions = xs.iter().map(|&x| Action::SetPortCaps { switch: c.name(x), cap }).collect();

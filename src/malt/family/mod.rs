@@ -149,12 +149,14 @@ pub struct Ctx<'a> {
     pub rng: &'a mut Stream,
     pub g: &'a Working,
     pub w: Words,
+    /// The id's generator version: wordings that changed since v1 keep v1's text for v1 ids.
+    pub version: u32,
     pub params: Map<String, Value>,
 }
 
 impl<'a> Ctx<'a> {
-    pub fn new(rng: &'a mut Stream, g: &'a Working, w: Words) -> Ctx<'a> {
-        Ctx { rng, g, w, params: Map::new() }
+    pub fn new(rng: &'a mut Stream, g: &'a Working, w: Words, version: u32) -> Ctx<'a> {
+        Ctx { rng, g, w, version, params: Map::new() }
     }
 
     /// Records a parameter.

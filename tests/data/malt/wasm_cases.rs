@@ -24,12 +24,14 @@ pub fn topology_exports_match() {
 
 pub fn content_hashes_match() {
     let g = golden();
-    let tasks = g["tasks"].as_array().unwrap();
-    assert_eq!(tasks.len(), 300);
-    for (id, want) in super::golden_ids::ids().into_iter().zip(tasks) {
-        let t = generate(&id.parse().unwrap()).unwrap();
-        assert_eq!(want[0].as_str().unwrap(), id);
-        assert_eq!(want[1].as_str().unwrap(), t.content_hash, "{id}");
+    for (key, ids) in [("tasks", super::golden_ids::ids()), ("tasks_v2", super::golden_ids::ids_v2())] {
+        let tasks = g[key].as_array().unwrap();
+        assert_eq!(tasks.len(), 300);
+        for (id, want) in ids.into_iter().zip(tasks) {
+            let t = generate(&id.parse().unwrap()).unwrap();
+            assert_eq!(want[0].as_str().unwrap(), id);
+            assert_eq!(want[1].as_str().unwrap(), t.content_hash, "{id}");
+        }
     }
 }
 
