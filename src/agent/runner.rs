@@ -402,7 +402,7 @@ pub(crate) mod tests {
         assert!(r.score.details.correctness.last().unwrap().contains("3 failed calls in a row"));
         // The explanation counts turns as the record does, failed calls included.
         assert!(
-            r.score.explanation.ends_with(" 3 turns of 10 used (3 failed agent calls that ran nothing)."),
+            r.score.explanation.ends_with("3 turns of 10 used (3 failed agent calls that ran nothing)."),
             "{}",
             r.score.explanation
         );

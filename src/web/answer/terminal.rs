@@ -80,10 +80,11 @@ enum Origin {
     Restored(usize),
 }
 
-/// The commands to replay on opening: the link's, else those this browser kept.
+/// The commands to replay on opening: the link's, else those this browser kept (which a tab
+/// switch also puts into the link).
 fn opening(props: &ModeProps) -> (String, Origin) {
     let count = |s: &str| s.lines().filter(|l| !l.trim().is_empty()).count();
-    if let Some(a) = props.link.answer.clone().filter(|a| !a.trim().is_empty()) {
+    if let Some(a) = props.link.answer.clone().filter(|a| props.from_link && !a.trim().is_empty()) {
         let n = count(&a);
         return (a, Origin::Link(n));
     }
@@ -103,7 +104,8 @@ fn show_latest(screen: &NodeRef) {
         let Some(el) = screen.cast::<web_sys::HtmlElement>() else { return };
         let Some(cmd) = el.query_selector(".term-turn:last-child .cmd").ok().flatten() else { return };
         let cmd: web_sys::HtmlElement = cmd.unchecked_into();
-        el.set_scroll_top(cmd.offset_top() - el.offset_top());
+        // The terminal is the command's offset parent (it is positioned; see answer.css).
+        el.set_scroll_top(cmd.offset_top());
     })
     .forget();
 }
