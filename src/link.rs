@@ -54,6 +54,40 @@ impl TaskLink {
     }
 }
 
+/// What a task link can carry of an answer, so "Copy link" can say what it copied.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LinkHolds {
+    /// No answer was given: the link names the task, variant and mode, which is all there is.
+    Task,
+    /// The whole answer travels in the link.
+    Answer,
+    /// The answer (`bytes` long) is too long for a link; the link names the task only.
+    TooLong { bytes: usize },
+}
+
+impl LinkHolds {
+    /// What a link made for `answer` (the whole answer of the mode in view) holds.
+    pub fn of(answer: Option<&str>) -> LinkHolds {
+        match answer.filter(|a| !a.is_empty()) {
+            None => LinkHolds::Task,
+            Some(a) if a.len() <= MAX_LINK_ANSWER => LinkHolds::Answer,
+            Some(a) => LinkHolds::TooLong { bytes: a.len() },
+        }
+    }
+
+    /// The words a copy button shows after copying such a link.
+    pub fn describe(&self) -> String {
+        match self {
+            LinkHolds::Task => "copied: the link opens this task (no answer yet)".into(),
+            LinkHolds::Answer => "copied: the link opens this task and replays your answer".into(),
+            LinkHolds::TooLong { bytes } => format!(
+                "copied the task only: your answer ({bytes} bytes) is longer than a link can hold \
+                 ({MAX_LINK_ANSWER} bytes), so the link does not replay it; it stays saved in this browser"
+            ),
+        }
+    }
+}
+
 /// The settings of the batch view: which tasks, which agent, how.
 ///
 /// The tasks are the CLI's `run` selection: for each level, seeds `seeds.0..=seeds.1`, indexes
@@ -397,6 +431,21 @@ mod tests {
         let mut t = task("malt-v1-L1-s0-i0");
         t.answer = Some("x".repeat(MAX_LINK_ANSWER + 1));
         assert_eq!(format(&View::Task(t)), "#/task/malt-v1-L1-s0-i0");
+    }
+
+    #[test]
+    fn links_say_what_they_hold() {
+        assert_eq!(LinkHolds::of(None), LinkHolds::Task);
+        assert_eq!(LinkHolds::of(Some("")), LinkHolds::Task);
+        assert_eq!(LinkHolds::of(Some("r0: ip route")), LinkHolds::Answer);
+        let long = "x".repeat(10_000);
+        assert_eq!(LinkHolds::of(Some(&long)), LinkHolds::TooLong { bytes: 10_000 });
+        let words = LinkHolds::of(Some(&long)).describe();
+        assert!(words.starts_with("copied the task only") && words.contains("10000 bytes"), "{words}");
+        // What is described is what `format` does.
+        let mut t = task("route-v1-L1-s0-i0");
+        t.answer = Some(long);
+        assert_eq!(format(&View::Task(t)), "#/task/route-v1-L1-s0-i0");
     }
 
     #[test]

@@ -195,24 +195,27 @@ fn cancel_interrupts_a_call_in_flight() {
 }
 
 #[test]
-fn unreachable_endpoint_is_a_clear_failure() {
+fn unreachable_endpoint_fails_fast_and_stops_the_run() {
     let port = {
         let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
         l.local_addr().unwrap().port()
     };
-    let mut config = netpress::agent::openai::OpenAiConfig::new(&format!("http://127.0.0.1:{port}/v1"), "m");
-    config.retry = quick_retry();
+    // The default policy (3 retries, 1 s doubling) took ~7 s per call, ~21 s per episode.
+    let config = netpress::agent::openai::OpenAiConfig::new(&format!("http://127.0.0.1:{port}/v1"), "m");
     let cancel = Cancel::new();
     let mut agent =
         EndpointAgent::new(client(EndpointConfig::Openai(config), &cancel), Transport::new(cancel.clone()));
+    let start = Instant::now();
     let err = agent.reply(&[Message::user("hi")]).unwrap_err();
-    assert!(!err.fatal);
+    assert!(start.elapsed() < Duration::from_secs(3), "took {:?}", start.elapsed());
+    assert!(err.fatal, "a refused connection stops the run: {}", err.message);
+    assert!(cancel.is_cancelled(), "and cancels the rest of the run");
     assert!(
         err.message.starts_with(&format!("cannot reach http://127.0.0.1:{port}/v1/chat/completions: ")),
         "{}",
         err.message
     );
-    assert!(err.message.ends_with("(gave up after 2 retries)"), "{}", err.message);
+    assert!(err.message.ends_with("gave up after one retry)"), "{}", err.message);
 }
 
 #[test]

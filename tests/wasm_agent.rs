@@ -165,7 +165,7 @@ async fn a_server_without_cors_is_named_as_the_likely_cause() {
     let err =
         endpoint::call(&Client::OpenAi(openai(&base)), &[Message::user("hi")], "m", &Cancel::new()).await;
     let message = err.unwrap_err().message;
-    assert!(message.contains("CORS") && message.contains("gave up after 2 retries"), "{message}");
+    assert!(message.contains("CORS") && message.contains("gave up after one retry"), "{message}");
 }
 
 #[wasm_bindgen_test]

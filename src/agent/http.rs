@@ -76,7 +76,11 @@ pub struct HttpResponse {
 pub enum TransportError {
     /// No complete answer within the request's timeout.
     Timeout,
-    /// Connection refused, DNS failure, TLS failure, reset, CORS refusal in a browser, …
+    /// No connection could be made: refused, unknown host, no route; in a browser, `fetch`'s
+    /// network failure (which also covers a CORS refusal). Retried once only: an endpoint
+    /// that is not there now will not be there in a few seconds either.
+    Unreachable(String),
+    /// Any other failure without a response: TLS, a reset mid-answer, …
     Network(String),
     /// The user (or a run-wide error) cancelled the run.
     Cancelled,

@@ -141,9 +141,24 @@ fn configure<B>(
 }
 
 fn transport_error(e: ureq::Error) -> TransportError {
+    use std::io::ErrorKind;
     match e {
         ureq::Error::Timeout(_) => TransportError::Timeout,
-        ureq::Error::Io(io) if io.kind() == std::io::ErrorKind::TimedOut => TransportError::Timeout,
+        ureq::Error::Io(io) if io.kind() == ErrorKind::TimedOut => TransportError::Timeout,
+        ureq::Error::Io(io)
+            if matches!(
+                io.kind(),
+                ErrorKind::ConnectionRefused
+                    | ErrorKind::AddrNotAvailable
+                    | ErrorKind::HostUnreachable
+                    | ErrorKind::NetworkUnreachable
+            ) =>
+        {
+            TransportError::Unreachable(io.to_string())
+        }
+        ureq::Error::ConnectionFailed | ureq::Error::HostNotFound => {
+            TransportError::Unreachable(e.to_string())
+        }
         ureq::Error::BodyExceedsLimit(n) => {
             TransportError::Network(format!("response larger than {n} bytes"))
         }

@@ -4,7 +4,10 @@
 //! Rule: 408, 425, 429 and 5xx responses and network errors are retried after
 //! `base·2^k` ms (or the server's `Retry-After`, capped at `max_ms`), up to `retries`
 //! times, then the call fails as a [`Scope::Turn`] failure. Timeouts are not retried (the
-//! wait was already long); they fail the turn at once. 401, 403, 404 and redirects mean the
+//! wait was already long); they fail the turn at once. An endpoint that cannot be reached at
+//! all (connection refused, unknown host; a browser's network failure) is retried once, then
+//! stops the run ([`Scope::Run`]): every later call would wait out the same backoff to fail
+//! the same way, which made an unreachable endpoint take about 21 s to give up. 401, 403, 404 and redirects mean the
 //! endpoint or key is wrong ([`Scope::Run`]); other 4xx reject this request
 //! ([`Scope::Episode`]).
 
@@ -14,6 +17,9 @@ use super::http::{
     CallError, HttpRequest, HttpResponse, Scope, Step, TransportError, reason_phrase, redact_url,
     server_message,
 };
+
+/// Longest wait before the one retry of an unreachable endpoint.
+const UNREACHABLE_RETRY_MS: u64 = 500;
 
 /// How often and how patiently to retry.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -116,7 +122,22 @@ impl Retries {
             TransportError::Network(detail) => {
                 self.retry_or_fail(request, None, format!("cannot reach {url}: {detail}"))
             }
+            TransportError::Unreachable(detail) => {
+                self.unreachable(request, format!("cannot reach {url}: {detail}"))
+            }
         }
+    }
+
+    /// An endpoint with nothing listening: one quick retry (a server just restarting), then the
+    /// run stops, since every call would fail the same way.
+    fn unreachable<T>(&mut self, request: &HttpRequest, message: String) -> Step<T> {
+        if self.used == 0 && self.policy.retries > 0 {
+            self.used = 1;
+            let delay_ms = self.policy.delay_ms(0, None).min(UNREACHABLE_RETRY_MS);
+            return Step::Send { request: request.clone(), delay_ms, retry: true };
+        }
+        let message = format!("{message} (is the server running at that address? gave up after one retry)");
+        Step::Done(Err(CallError::new(Scope::Run, message)))
     }
 }
 
@@ -217,5 +238,22 @@ mod tests {
         let e = done(r.on_failure::<()>(&request(), net()));
         assert!(e.message.ends_with("connection refused (gave up after 1 retry)"), "{}", e.message);
         assert_eq!(done(r.on_failure::<()>(&request(), TransportError::Cancelled)).scope, Scope::Cancelled);
+    }
+
+    #[test]
+    fn unreachable_endpoints_are_retried_once_then_stop_the_run() {
+        let mut r = Retries::new(RetryPolicy::default());
+        let refused = || TransportError::Unreachable("connection refused".into());
+        assert!(matches!(r.on_failure::<()>(&request(), refused()), Step::Send { delay_ms: 500, .. }));
+        let e = done(r.on_failure::<()>(&request(), refused()));
+        assert_eq!(e.scope, Scope::Run);
+        assert!(
+            e.message.starts_with("cannot reach http://h/v1/chat/completions: connection refused"),
+            "{}",
+            e.message
+        );
+        // With no retries allowed, the first failure already stops the run.
+        let mut none = Retries::new(RetryPolicy { retries: 0, ..RetryPolicy::default() });
+        assert_eq!(done(none.on_failure::<()>(&request(), refused())).scope, Scope::Run);
     }
 }

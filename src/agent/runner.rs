@@ -193,6 +193,7 @@ impl Runner {
         let mut score = self.episode.score();
         // Failed calls use turns too (they count against the limit), which the episode never saw.
         score.turns = self.turns.len() as u32;
+        score.explanation = with_turns_used(&score.explanation, &self.turns, self.max_turns);
         score.latency_ms = sum_latency(&self.turns);
         score.tokens = sum_tokens(&self.turns);
         if let Some((_, reason)) = &self.stopped {
@@ -215,6 +216,19 @@ impl Runner {
             score,
         }
     }
+}
+
+/// The explanation with the one count of turns used (the record's: replies and failed calls
+/// alike), so the text and the score card's figure agree.
+fn with_turns_used(explanation: &str, turns: &[TurnRecord], max_turns: u32) -> String {
+    let count = |n: usize, noun: &str| if n == 1 { format!("1 {noun}") } else { format!("{n} {noun}s") };
+    let failed = turns.iter().filter(|t| t.error.is_some()).count();
+    let mut sentence = format!("{} of {max_turns} used", count(turns.len(), "turn"));
+    if failed > 0 {
+        sentence.push_str(&format!(" ({} that ran nothing)", count(failed, "failed agent call")));
+    }
+    let explanation = explanation.trim_end();
+    if explanation.is_empty() { format!("{sentence}.") } else { format!("{explanation} {sentence}.") }
 }
 
 /// Summed agent latency; `None` if any turn's latency was not measured.
@@ -386,6 +400,12 @@ pub(crate) mod tests {
         assert_eq!((r.turns.len(), r.score.turns), (3, 3));
         assert_eq!(r.turns[0].error.as_deref(), Some("timeout after 30 s"));
         assert!(r.score.details.correctness.last().unwrap().contains("3 failed calls in a row"));
+        // The explanation counts turns as the record does, failed calls included.
+        assert!(
+            r.score.explanation.ends_with("3 turns of 10 used (3 failed agent calls that ran nothing)."),
+            "{}",
+            r.score.explanation
+        );
     }
 
     #[test]

@@ -60,7 +60,7 @@ pub fn score(r: &Record<'_>) -> Score {
     details.hygiene = hygiene(r.healthy, r.net);
     details.blocked = r.blocked.clone();
     let explanation = format!(
-        "{} {} Progress: {repaired} of {} broken pairs repaired. {} turn(s) used.{}",
+        "{} {} Progress: {repaired} of {} broken pairs repaired.{}",
         if correct {
             format!("Correct: all {} pings answer.", r.last.sent())
         } else {
@@ -71,7 +71,6 @@ pub fn score(r: &Record<'_>) -> Score {
             Some(b) => format!("Unsafe: turn {} broke {} working pair(s).", b.turn, b.pairs.len()),
         },
         broken0.len(),
-        r.turns,
         if details.hygiene.is_empty() {
             String::new()
         } else {

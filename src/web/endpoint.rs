@@ -155,7 +155,7 @@ pub async fn send(request: &HttpRequest, cancel: &Cancel) -> Result<HttpResponse
     };
     let result = async {
         let response: Response =
-            JsFuture::from(fetch(&fetch_request)?).await.map_err(failed)?.unchecked_into();
+            JsFuture::from(fetch(&fetch_request)?).await.map_err(not_sent)?.unchecked_into();
         let header = |name: &str| response.headers().get(name).ok().flatten();
         let (retry_after, location) = (header("retry-after"), header("location"));
         let text = response.text().map_err(failed)?;
@@ -170,8 +170,20 @@ pub async fn send(request: &HttpRequest, cancel: &Cancel) -> Result<HttpResponse
     })
 }
 
-/// A rejected `fetch`: the browser does not say whether the server was down, refused this
-/// origin (CORS) or was blocked as mixed content, so the message names all three.
+/// A rejected `fetch`. Its `TypeError` is the browser's network failure: nothing answered
+/// (or CORS or mixed content hid the answer), which retrying will not change, so it counts as
+/// unreachable; an abort (Stop, the timeout) is sorted out by the caller.
+fn not_sent(e: wasm_bindgen::JsValue) -> TransportError {
+    match failed(e.clone()) {
+        TransportError::Network(message) if e.is_instance_of::<js_sys::TypeError>() => {
+            TransportError::Unreachable(message)
+        }
+        other => other,
+    }
+}
+
+/// A failed request or body read: the browser does not say whether the server was down,
+/// refused this origin (CORS) or was blocked as mixed content, so the message names all three.
 fn failed(e: wasm_bindgen::JsValue) -> TransportError {
     TransportError::Network(format!(
         "the browser could not complete the request ({}): the server is down, or it does not allow \

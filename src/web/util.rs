@@ -101,6 +101,11 @@ pub async fn sleep(ms: u32) {
     gloo::timers::future::TimeoutFuture::new(ms).await;
 }
 
+/// A count with its noun: `1 turn`, `3 turns`, `0 turns` (nouns taking a plain `s`).
+pub fn plural(n: usize, noun: &str) -> String {
+    if n == 1 { format!("1 {noun}") } else { format!("{n} {noun}s") }
+}
+
 /// `0.8123` as `81.2%`.
 pub fn pct(rate: f64) -> String {
     format!("{:.1}%", rate * 100.0)

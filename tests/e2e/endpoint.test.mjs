@@ -5,6 +5,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import http from 'node:http';
 import path from 'node:path';
 import { serve, launch, openPage, screenshot, root } from './harness.mjs';
 import { localApp, baselineRecords } from './ui.mjs';
@@ -72,6 +73,27 @@ test('Stop aborts the call in flight', async () => {
   assert.ok(Date.now() - t0 < 5000, 'stopped at once, not after the slow reply');
   assert.match(await page.textContent('.finish'), /Stopped: cancelled by the user/);
   assert.deepEqual(page.errors, []);
+});
+
+test('an unreachable endpoint stops the run at once, and the card counts turns one way', async () => {
+  const page = await openPage(browser.context);
+  const app = await localApp(page, site);
+  // A port nothing listens on: the mock server's, after this test's own server closed it.
+  const closed = await new Promise((resolve) => {
+    const s = http.createServer().listen(0, '127.0.0.1', () => { const { port } = s.address(); s.close(() => resolve(port)); });
+  });
+  await page.goto(`${site.url}#/task/${app}-v1-L1-s0-i0?mode=endpoint`);
+  await configure(page, { url: `http://127.0.0.1:${closed}/v1` });
+  const t0 = Date.now();
+  await page.click('#endpoint-run');
+  const score = await page.waitForSelector('.score', { timeout: 30_000 });
+  const took = Date.now() - t0;
+  assert.ok(took < 5000, `gave up in ${took} ms (was about 21 s: 3 calls × 3 retries)`);
+  assert.match(await page.textContent('.finish'), /gave up after one retry/);
+  const text = await score.textContent();
+  assert.match(text, /turns used1 of \d+ \(1 failed agent call\)/);
+  assert.doesNotMatch(text, /turn\(s\)|\b1 turns\b/, 'plurals are words, not "(s)"');
+  assert.deepEqual(page.errors.filter((e) => !/Failed to load resource|ERR_CONNECTION_REFUSED/.test(e)), []);
 });
 
 test('an endpoint batch matches the CLI, and a rejected key stops a batch', async () => {

@@ -14,14 +14,14 @@ use super::super::util::{Slicer, event_value};
 async fn run(ctl: SessionCtl, agent: Box<dyn Agent>, pace_ms: u32) {
     let mut agent = PageAgent::Local(agent);
     let info = agent.info();
-    let Some((handle, snapshot, cancel)) = ctl.start(&info).await else { return };
+    let Some((handle, snapshot, cancel)) = ctl.start(&info, true).await else { return };
     let shown = ctl.clone();
     let mut slicer = Slicer::new(12.0);
     let pace = if pace_ms > 0 { Pace::Watch(pace_ms) } else { Pace::Slices(&mut slicer) };
     match drive(&handle, snapshot, &mut agent, &cancel, pace, move |s| shown.show(s)).await {
         Ok(last) => {
             ctl.show(&last);
-            ctl.finish(&info).await;
+            ctl.finish().await;
         }
         Err(e) => ctl.fail(e),
     }

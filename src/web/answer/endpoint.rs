@@ -15,12 +15,12 @@ use super::super::settings;
 async fn run(ctl: SessionCtl, client: Rc<dyn remote::RemoteClient>) {
     let mut agent = PageAgent::Remote(client);
     let info = agent.info();
-    let Some((handle, snapshot, cancel)) = ctl.start(&info).await else { return };
+    let Some((handle, snapshot, cancel)) = ctl.start(&info, true).await else { return };
     let shown = ctl.clone();
     match drive(&handle, snapshot, &mut agent, &cancel, Pace::Watch(0), move |s| shown.show(s)).await {
         Ok(last) => {
             ctl.show(&last);
-            ctl.finish(&info).await;
+            ctl.finish().await;
         }
         Err(e) => ctl.fail(e),
     }

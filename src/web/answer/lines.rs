@@ -3,6 +3,25 @@
 
 use crate::app::AnswerKind;
 
+/// Longest line the terminal runs. The emulated shells refuse longer command lines (Route's at
+/// 4096 bytes) and doing so would use a turn; the terminal refuses them before they do.
+pub const MAX_TYPED_COMMAND: usize = 4096;
+
+/// Why a typed line is not run (so it uses no turn), or `None` when it is a command.
+pub fn refusal(typed: &str) -> Option<String> {
+    let line = typed.trim();
+    if line.is_empty() {
+        Some("Nothing to run: the line is empty (no turn used).".into())
+    } else if line.len() > MAX_TYPED_COMMAND {
+        Some(format!(
+            "Not run: the line is {} bytes, over the {MAX_TYPED_COMMAND}-byte limit of a command line (no turn used).",
+            line.len()
+        ))
+    } else {
+        None
+    }
+}
+
 /// One typed or pasted command: the machine it is addressed to (if the line names one the
 /// episode knows) and the command itself.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -115,6 +134,14 @@ mod tests {
             Line::parse(&Line::parse("h1: ping -c1 a", &targets()).written(), &targets()).target.as_deref(),
             Some("h1")
         );
+    }
+
+    #[test]
+    fn empty_and_overlong_lines_are_refused() {
+        assert!(refusal("   ").is_some_and(|r| r.contains("empty")));
+        assert!(refusal(&"x".repeat(MAX_TYPED_COMMAND + 1)).is_some_and(|r| r.contains("4097 bytes")));
+        assert_eq!(refusal(&"x".repeat(MAX_TYPED_COMMAND)), None);
+        assert_eq!(refusal(" r0: ip route "), None);
     }
 
     #[test]

@@ -1,6 +1,11 @@
 //! The state every answer mode shares: the live episode, its latest snapshot, the panels after
-//! each turn, and the scored, saved record at the end. Async code updates it in place and asks
-//! the component to redraw, so long loops never read stale state.
+//! each turn, and the scored record at the end. Async code updates it in place and asks the
+//! component to redraw, so long loops never read stale state.
+//!
+//! A record is saved to the history only for an episode the user acted in (typed, pressed
+//! Run, started an agent). An episode that only replays a link (or a restored draft) shows
+//! its score with a "Save to history" button instead, so opening a shared link, however
+//! often, adds nothing to the viewer's history; and an episode is saved at most once.
 
 use std::cell::{Cell, Ref, RefCell};
 use std::rc::Rc;
@@ -30,6 +35,10 @@ pub struct Session {
     pub saved_as: Option<String>,
     pub error: Option<String>,
     pub cancel: Cancel,
+    /// The user acted in this episode (rather than watching a replay).
+    pub acted: bool,
+    /// Who played the episode, for the history run's name.
+    pub agent: Option<AgentInfo>,
 }
 
 /// A mode's handle on its session.
@@ -83,12 +92,18 @@ impl SessionCtl {
     }
 
     /// Starts a fresh episode played by `agent`, replacing any earlier one (which is
-    /// cancelled).
-    pub async fn start(&self, agent: &AgentInfo) -> Option<(EpisodeHandle, Snapshot, Cancel)> {
+    /// cancelled). `acted` says whether the user started it (else it replays a link).
+    pub async fn start(&self, agent: &AgentInfo, acted: bool) -> Option<(EpisodeHandle, Snapshot, Cancel)> {
         let cancel: Cancel = Rc::new(Cell::new(false));
         self.update(|s| {
             s.cancel.set(true);
-            *s = Session { running: true, cancel: cancel.clone(), ..Session::default() };
+            *s = Session {
+                running: true,
+                cancel: cancel.clone(),
+                acted,
+                agent: Some(agent.clone()),
+                ..Session::default()
+            };
         });
         match EpisodeHandle::start(self.task.0.clone(), self.settings, agent.clone()).await {
             Ok((handle, snapshot)) => {
@@ -126,23 +141,66 @@ impl SessionCtl {
         });
     }
 
-    /// Scores the episode as it stands and saves it to the history as a run.
-    pub async fn finish(&self, agent: &AgentInfo) {
+    /// Marks the episode as the user's own: it is saved when it ends.
+    pub fn act(&self) {
+        self.state.borrow_mut().acted = true;
+    }
+
+    /// Scores the episode as it stands and, if the user acted in it, saves it as a run.
+    pub async fn finish(&self) {
         let Some(handle) = self.get().handle.clone() else { return };
         let record = match handle.record() {
             Ok(r) => r,
             Err(e) => return self.fail(e),
         };
-        let name = format!("{} on {}", agent.label(), record.id);
-        let saved = store::save(&name, store::Source::Task, std::slice::from_ref(&record)).await;
+        let acted = self.get().acted;
         self.update(|s| {
             s.running = false;
             s.record = Some(record);
-            match saved {
-                Ok(meta) => s.saved_as = Some(meta.name),
-                Err(e) => s.error = Some(format!("not saved to the history: {e}")),
+        });
+        if acted {
+            self.save().await;
+        }
+    }
+
+    /// Saves the finished episode to the history, once.
+    pub async fn save(&self) {
+        let (record, agent) = {
+            let s = self.get();
+            if s.saved_as.is_some() {
+                return;
+            }
+            match (s.record.clone(), s.agent.clone()) {
+                (Some(r), Some(a)) => (r, a),
+                _ => return,
+            }
+        };
+        // Claimed before the await, so a second click while saving cannot save it twice.
+        self.state.borrow_mut().saved_as = Some(String::new());
+        let name = format!("{} on {}", agent.label(), record.id);
+        let saved = store::save(&name, store::Source::Task, std::slice::from_ref(&record)).await;
+        self.update(|s| match saved {
+            Ok(meta) => s.saved_as = Some(meta.name),
+            Err(e) => {
+                s.saved_as = None;
+                s.error = Some(format!("not saved to the history: {e}"));
             }
         });
+    }
+
+    /// The score card of the finished episode, with a save button for a replay.
+    pub fn score_card(&self) -> Html {
+        let s = self.get();
+        let Some(r) = &s.record else { return html! {} };
+        let on_save = (s.saved_as.is_none()).then(|| {
+            let ctl = self.clone();
+            Callback::from(move |(): ()| {
+                let ctl = ctl.clone();
+                wasm_bindgen_futures::spawn_local(async move { ctl.save().await });
+            })
+        });
+        let saved_as = s.saved_as.clone().filter(|n| !n.is_empty());
+        html! { <ScoreCard record={r.clone()} {saved_as} {on_save} /> }
     }
 }
 
@@ -170,6 +228,13 @@ pub struct EpisodeViewProps {
 #[function_component(EpisodeView)]
 pub fn episode_view(props: &EpisodeViewProps) -> Html {
     let s = props.ctl.get();
+    // The log ends with the newest turn: keep it in view as turns arrive.
+    let turns = s.snapshot.turns.len();
+    use_effect_with(turns, |turns| {
+        if *turns > 0 {
+            super::scroll_to_latest(".turn:last-child");
+        }
+    });
     html! {
         <div class="episode">
             if let Some(e) = &s.error { <p class="error" role="alert">{ e }</p> }
@@ -181,7 +246,7 @@ pub fn episode_view(props: &EpisodeViewProps) -> Html {
                 </section>
             }
             if let Some(line) = finish_line(&s.snapshot) { <p class="finish" role="status">{ line }</p> }
-            if let Some(r) = &s.record { <ScoreCard record={r.clone()} saved_as={s.saved_as.clone()} /> }
+            { props.ctl.score_card() }
         </div>
     }
 }

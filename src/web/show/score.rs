@@ -13,6 +13,9 @@ pub struct ScoreProps {
     /// The history run the record was saved as, when it was.
     #[prop_or_default]
     pub saved_as: Option<String>,
+    /// Offered when the record is not saved (an episode that replayed a link): saves it.
+    #[prop_or_default]
+    pub on_save: Option<Callback<()>>,
 }
 
 fn finish_words(f: Finish) -> &'static str {
@@ -38,6 +41,18 @@ fn section(title: &str, lines: &[String]) -> Html {
             <h4>{ title }</h4>
             <ul>{ for lines.iter().map(|l| html! { <li>{ l }</li> }) }</ul>
         </div>
+    }
+}
+
+/// `3 of 10`, and how many of those were failed agent calls (they count against the limit
+/// but ran nothing), so the figure reads the same as the explanation's.
+fn turns_used(r: &ResultRecord) -> String {
+    let failed = r.turns.iter().filter(|t| t.error.is_some()).count();
+    let used = format!("{} of {}", r.score.turns, r.max_turns);
+    match failed {
+        0 => used,
+        1 => format!("{used} (1 failed agent call)"),
+        n => format!("{used} ({n} failed agent calls)"),
     }
 }
 
@@ -76,7 +91,7 @@ pub fn score_card(props: &ScoreProps) -> Html {
                     <meter min="0" max="1" value={s.progress.to_string()}>{ pct(s.progress) }</meter>
                     { " " }{ pct(s.progress) }
                 </div>
-                <div><span class="k">{ "turns" }</span>{ format!("{} of {}", s.turns, r.max_turns) }</div>
+                <div><span class="k">{ "turns used" }</span>{ turns_used(r) }</div>
                 <div><span class="k">{ "agent latency" }</span>{ latency }</div>
                 if let Some(tokens) = s.tokens {
                     <div><span class="k">{ "tokens" }</span>{ tokens }</div>
@@ -92,6 +107,9 @@ pub fn score_card(props: &ScoreProps) -> Html {
                 <button class="secondary" onclick={copy}>{ "Copy result JSON" }</button>
                 if let Some(run) = &props.saved_as {
                     <span class="muted">{ "Saved to " }<a href="#/history">{ "history" }</a>{ format!(" as {run}.") }</span>
+                } else if let Some(save) = &props.on_save {
+                    <span class="muted unsaved">{ "A replay of a link, not saved to your history. " }</span>
+                    <button class="secondary" id="save-run" onclick={save.reform(|_| ())}>{ "Save to history" }</button>
                 }
                 if let Some(m) = &*copied { <span class="muted" role="status">{ m }</span> }
             </div>

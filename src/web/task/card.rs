@@ -3,10 +3,11 @@
 
 use yew::prelude::*;
 
+use super::super::answer::Drafts;
 use super::super::{go, settings, util};
 use super::TaskRef;
 use crate::app::PromptVariant;
-use crate::link::{TaskLink, View};
+use crate::link::{self, LinkHolds, TaskLink, View};
 
 #[derive(Properties, PartialEq)]
 pub struct CardProps {
@@ -53,8 +54,51 @@ pub fn copy_button(props: &CopyProps) -> Html {
     }
 }
 
+#[derive(Properties, PartialEq)]
+pub struct IdProps {
+    pub task: TaskRef,
+    pub link: TaskLink,
+    pub drafts: Drafts,
+}
+
+/// "Copy link": the link of the view with the answer of the tab in view, and a status that
+/// says what that link holds, above all when the answer is too long to travel in it.
+#[function_component(CopyLink)]
+fn copy_link(props: &IdProps) -> Html {
+    let status = use_state(|| None::<(LinkHolds, Result<(), String>)>);
+    let onclick = {
+        let (status, drafts, link) = (status.clone(), props.drafts.clone(), props.link.clone());
+        Callback::from(move |_| {
+            let live = drafts.live_link().unwrap_or_else(|| link.clone());
+            let mode = drafts.mode_of(&live).to_string();
+            let answer = drafts.get(&mode);
+            let holds = LinkHolds::of(answer.as_deref());
+            let href = gloo::utils::window().location().href().unwrap_or_default();
+            let base = href.split('#').next().unwrap_or_default().to_string();
+            let url = format!("{base}{}", link::format(&View::Task(drafts.link_for(&live, &mode))));
+            let status = status.clone();
+            wasm_bindgen_futures::spawn_local(async move {
+                let copied = util::copy_text(&url).await;
+                status.set(Some((holds, copied)));
+            });
+        })
+    };
+    let (class, words) = match &*status {
+        None => ("muted", String::new()),
+        Some((_, Err(e))) => ("error", e.clone()),
+        Some((holds @ LinkHolds::TooLong { .. }, Ok(()))) => ("notice", holds.describe()),
+        Some((holds, Ok(()))) => ("muted", holds.describe()),
+    };
+    html! {
+        <span class="copy">
+            <button type="button" class="secondary" id="copy-link" {onclick}>{ "Copy link" }</button>
+            <span class={class} id="copy-link-status" role="status">{ words }</span>
+        </span>
+    }
+}
+
 #[function_component(IdCard)]
-pub fn id_card(props: &CardProps) -> Html {
+pub fn id_card(props: &IdProps) -> Html {
     let card = props.task.0.card();
     let level = crate::registry::app(&card.app)
         .ok()
@@ -67,7 +111,7 @@ pub fn id_card(props: &CardProps) -> Html {
             <div><span class="k">{ "label" }</span><code id="task-label">{ &card.label }</code></div>
             <div><span class="k">{ "level" }</span>{ format!("L{} — {level}", card.level) }</div>
             <div><span class="k">{ "turn limit" }</span>{ card.max_turns }</div>
-            <CopyButton label="Copy link" id="copy-link" />
+            <CopyLink task={props.task.clone()} link={props.link.clone()} drafts={props.drafts.clone()} />
         </div>
     }
 }

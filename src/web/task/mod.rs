@@ -6,11 +6,11 @@ mod picker;
 
 use std::sync::Arc;
 
-use gloo::events::EventListener;
+use gloo::events::{EventListener, EventListenerOptions};
 use wasm_bindgen::JsCast;
 use yew::prelude::*;
 
-use super::answer::AnswerPanel;
+use super::answer::{self, AnswerPanel, Drafts};
 use super::go;
 use super::show::picture::PictureView;
 use crate::QueryId;
@@ -39,14 +39,8 @@ fn shortcut(link: &TaskLink, e: &web_sys::KeyboardEvent) -> bool {
         "n" => QueryId { index: id.index.saturating_add(1), ..id.clone() },
         "s" => QueryId { seed: id.seed.saturating_add(1), index: 0, ..id.clone() },
         "r" => QueryId { seed: random_seed(), index: 0, ..id.clone() },
-        "/" => {
-            if let Some(el) =
-                gloo::utils::document().query_selector(".answer [data-autofocus]").ok().flatten()
-            {
-                let _ = el.unchecked_into::<web_sys::HtmlElement>().focus();
-            }
-            return true;
-        }
+        // Handled (and its default, typing the `/`, prevented) only when there is a field.
+        "/" => return answer::focus_answer(),
         _ => return false,
     };
     go(&View::Task(TaskLink { id: next, answer: None, ..link.clone() }));
@@ -61,14 +55,18 @@ pub fn task_page(props: &TaskProps) -> Html {
     let live_picture = use_state(|| None::<Picture>);
     {
         let live_picture = live_picture.clone();
-        // A new task, variant or answer mode starts from the task's own picture.
-        use_effect_with((link.id.clone(), link.variant, link.mode.clone()), move |_| live_picture.set(None));
+        // A new task or variant starts from the task's own picture (the answer tabs report
+        // theirs as they are shown).
+        use_effect_with((link.id.clone(), link.variant), move |_| live_picture.set(None));
     }
     {
         let link = link.clone();
         use_effect_with(link.clone(), move |link| {
             let link = link.clone();
-            let listener = EventListener::new(&gloo::utils::document(), "keydown", move |e| {
+            // Not passive: a handled shortcut must be able to cancel its key's default.
+            let options = EventListenerOptions::enable_prevent_default();
+            let document = gloo::utils::document();
+            let listener = EventListener::new_with_options(&document, "keydown", options, move |e| {
                 if let Some(e) = e.dyn_ref::<web_sys::KeyboardEvent>()
                     && shortcut(&link, e)
                 {
@@ -78,8 +76,9 @@ pub fn task_page(props: &TaskProps) -> Html {
             move || drop(listener)
         });
     }
+    let drafts = use_memo(link.id.clone(), |id| Drafts::load(&id.to_string(), answer::default_mode(&id.app)));
     let body = match &*task {
-        Ok(task) => body(task.clone(), &link, &live_picture),
+        Ok(task) => body(task.clone(), &link, &live_picture, &drafts),
         Err(e) => html! {
             <section class="card notice" role="alert">
                 <h2>{ "This task cannot be generated" }</h2>
@@ -97,7 +96,12 @@ pub fn task_page(props: &TaskProps) -> Html {
     }
 }
 
-fn body(task: Arc<dyn Task>, link: &TaskLink, live: &UseStateHandle<Option<Picture>>) -> Html {
+fn body(
+    task: Arc<dyn Task>,
+    link: &TaskLink,
+    live: &UseStateHandle<Option<Picture>>,
+    drafts: &Drafts,
+) -> Html {
     let picture = (**live).clone().unwrap_or_else(|| task.picture());
     let on_picture = {
         let live = live.clone();
@@ -106,7 +110,7 @@ fn body(task: Arc<dyn Task>, link: &TaskLink, live: &UseStateHandle<Option<Pictu
     let wrapper = TaskRef(task.clone());
     html! {
         <>
-            <card::IdCard task={wrapper.clone()} link={link.clone()} />
+            <card::IdCard task={wrapper.clone()} link={link.clone()} drafts={drafts.clone()} />
             <div class="task-cols">
                 <div class="col">
                     <card::PromptCard task={wrapper.clone()} link={link.clone()} />
@@ -116,7 +120,8 @@ fn body(task: Arc<dyn Task>, link: &TaskLink, live: &UseStateHandle<Option<Pictu
                     </section>
                 </div>
                 <div class="col">
-                    <AnswerPanel task={wrapper} link={link.clone()} {on_picture} />
+                    <AnswerPanel key={format!("{}|{}", link.id, link.variant.as_str())} task={wrapper}
+                                 link={link.clone()} {on_picture} drafts={drafts.clone()} />
                 </div>
             </div>
         </>
