@@ -5,6 +5,7 @@ pub mod chart;
 pub mod panels;
 pub mod picture;
 pub mod score;
+pub mod terms;
 pub mod turns;
 
 use crate::view::Tone;

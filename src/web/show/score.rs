@@ -100,6 +100,7 @@ pub fn score_card(props: &ScoreProps) -> Html {
             <p class="explanation">{ &s.explanation }</p>
             { section("Correctness", &s.details.correctness) }
             { section("Safety", &s.details.safety) }
+            <super::terms::Terms app={r.app.clone()} texts={s.details.safety.iter().map(|t| AttrValue::from(t.clone())).collect::<Vec<_>>()} />
             { section("Graph diff", &s.details.diff) }
             { section("Blocked or refused actions", &s.details.blocked) }
             { section("Hygiene (not scored)", &s.details.hygiene) }

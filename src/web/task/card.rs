@@ -4,6 +4,7 @@
 use yew::prelude::*;
 
 use super::super::answer::Drafts;
+use super::super::show::terms::Terms;
 use super::super::{go, settings, util};
 use super::TaskRef;
 use crate::app::PromptVariant;
@@ -111,6 +112,7 @@ pub fn id_card(props: &IdProps) -> Html {
             <div><span class="k">{ "label" }</span><code id="task-label">{ &card.label }</code></div>
             <div><span class="k">{ "level" }</span>{ format!("L{} — {level}", card.level) }</div>
             <div><span class="k">{ "turn limit" }</span>{ card.max_turns }</div>
+            <Terms app={card.app.clone()} texts={vec![AttrValue::from(card.label.clone()), AttrValue::from(level)]} />
             <CopyLink task={props.task.clone()} link={props.link.clone()} drafts={props.drafts.clone()} />
         </div>
     }
