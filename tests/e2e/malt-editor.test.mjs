@@ -36,7 +36,7 @@ test('the editor starts from the task\'s template and offers its examples', asyn
   const page = await openPage(browser.context);
   await page.goto(`${site.url}#/task/malt-v1-L1-s0-i0?mode=paste`);
   await page.waitForSelector('#paste-text');
-  if (!(await page.$('#paste-start'))) return t.skip('MALT tasks offer no starters in this build');
+  await page.waitForSelector('#paste-start', { timeout: 10_000 });
   const template = await page.inputValue('#paste-text');
   assert.match(template, /def process_graph\(G\)/, 'opens with a runnable template');
   const options = await page.$$eval('#paste-start option', (o) => o.map((e) => e.value).filter((v) => v));
