@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Re-captures the kubectl goldens of the K8s app on a real cluster and compares them with the
-# committed ones (k8s.md §10.5). Needs docker, kind and kubectl 1.34 and network access to
+# committed ones (docs/k8s.md). Needs docker, kind and kubectl 1.34 and network access to
 # pull images; it cannot run on the project's machines (no cluster there).
 #
 #   scripts/capture-k8s-goldens.sh [OUT]     # OUT defaults to target/k8s-goldens-captured.txt

@@ -16,7 +16,9 @@ wasm-bindgen --target no-modules --no-typescript --out-dir "$SITE" --out-name ne
   target/wasm32-unknown-unknown/wasm-release/netpress-worker.wasm
 "$NPM/.bin/wasm-opt" -Oz --enable-bulk-memory --enable-nontrapping-float-to-int \
   --enable-sign-ext --enable-mutable-globals "$SITE/netpress-worker_bg.wasm" -o "$SITE/netpress-worker_bg.wasm"
-cp tests/data/malt/e2e/index.html tests/data/malt/e2e/page.js tests/data/malt/e2e/loader.js "$SITE/"
+cp tests/data/malt/e2e/index.html tests/data/malt/e2e/page.js "$SITE/"
+# The site's own worker entry script, so this test also covers how it starts the wasm.
+cp www/netpress-worker_loader.js "$SITE/loader.js"
 ls -l "$SITE/netpress-worker_bg.wasm"
 MALT_E2E_CASES="$PWD/$OUT/cases.json" cargo test --test malt_e2e_cases -- --ignored
 SITE="$SITE" CASES="$PWD/$OUT/cases.json" \

@@ -23,7 +23,8 @@ fi
 
 step "wasm-bindgen-cli 0.2.130 (must equal the wasm-bindgen crate version)"
 if have_version wasm-bindgen "wasm-bindgen 0.2.130"; then echo "already installed"; else
-  # --locked fails on this registry (toolchain.md).
+  # Not --locked: with it this install failed on the project's machines; without it cargo
+  # resolves the tool's own dependencies afresh.
   cargo install wasm-bindgen-cli --version 0.2.130
 fi
 
@@ -34,6 +35,11 @@ if [ -x tests/e2e/node_modules/.bin/wasm-opt ] && tests/e2e/node_modules/.bin/wa
 else
   (cd tests/e2e && npm ci --no-audit --no-fund)
 fi
+
+# The release web build runs offline (Trunk.toml), so every crate it needs must be in the cargo
+# cache before it starts; on a fresh machine nothing is (docs/site.md). Quick once fetched.
+step "Crates of Cargo.lock (cargo fetch --locked)"
+cargo fetch --locked
 
 if [ "${1:-}" = "--test" ]; then
   # g++: the fuzz crate's libfuzzer-sys compiles libFuzzer, also when built on stable for the

@@ -11,6 +11,9 @@ export PATH="$PWD/tests/e2e/node_modules/.bin:$PATH"
 export CARGO_INCREMENTAL=0 CARGO_PROFILE_DEV_DEBUG=line-tables-only
 step() { printf '\n== %s\n' "$*"; }
 
+step "Fresh machine: the serve path's setup fills an empty cargo cache for the offline web build"
+bash scripts/fresh-cargo-check.sh
+
 step "Native tests (cargo test)"
 cargo test --all-targets
 cargo test --doc

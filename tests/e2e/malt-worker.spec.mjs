@@ -1,4 +1,4 @@
-// Browser test of the MALT sandbox worker (malt.md §5 "Browser", §10 acceptances 7 and 10).
+// Browser test of the MALT sandbox worker (docs/malt.md, the sandbox in the browser).
 // Run by scripts/malt-worker-e2e.sh, which builds the worker bundle, serves SITE and writes
 // CASES (oracle answers with the native result records). Proves in headless Chromium:
 // - an infinite loop returns a TimeoutError in 2.0–2.5 s while the page keeps ticking;
@@ -37,6 +37,10 @@ const browser = await chromium.launch({
 });
 const page = await browser.newPage();
 page.on('pageerror', (e) => console.error('page error:', e.message));
+// Console warnings of the page and its workers (wasm-bindgen warns when the worker's entry
+// script starts the wasm with deprecated parameters).
+const warnings = [];
+page.on('console', (msg) => { if (msg.type() === 'warning') warnings.push(msg.text()); });
 await page.goto(url);
 await page.waitForFunction(() => document.getElementById('status').textContent === 'ready', null, { timeout: 60000 });
 
@@ -136,6 +140,10 @@ await test('scale: a task on the xl fabric (1,166,929 nodes) runs in the worker,
   console.log(`     xl fabric built and checked in ${seconds.toFixed(2)} s (check ${msg.check_ms.toFixed(1)} ms); page ticked ${ticks} times`);
   const again = await check('malt-v1-L1-s0-i4-kxl', body("    return {'type': 'text', 'data': G.number_of_nodes()}"), {}, 120000);
   console.log(`     again on the cached xl fabric: check ${again.check_ms.toFixed(1)} ms`);
+});
+
+await test('no console warnings from the page or its workers', async () => {
+  assert.deepEqual(warnings, []);
 });
 
 await browser.close();
