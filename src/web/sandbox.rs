@@ -35,7 +35,8 @@ use crate::app::{Episode, Finish, Task};
 use crate::record::{ResultRecord, TurnRecord};
 use crate::view::{Panel, Picture};
 
-/// The worker script Trunk emits for the `netpress-worker` binary (`data-loader-shim`).
+/// The entry script of the `netpress-worker` bundle (www/netpress-worker_loader.js, copied by
+/// Trunk), relative to the page so the site works from any path.
 const WORKER_URL: &str = "./netpress-worker_loader.js";
 
 /// Deadline for a fresh worker to load and for a task to be built (large topologies).
