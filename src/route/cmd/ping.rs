@@ -191,13 +191,22 @@ pub fn run(ctx: &mut Ctx<'_>, args: &[String], io: &mut Io) -> i32 {
             Outcome::Lost => {}
         }
     }
-    let pipe = (0..probes.len())
-        .map(|k| k + 1 - shown[..k].iter().filter(|a| a.is_some_and(|t| t < probes[k].0)).count())
-        .max()
-        .unwrap_or(1);
+    let pipe = pipe_size(&probes, &shown);
     out.push_str(&summary(&dst, o.count, &rtts, errors, pipe));
     io.out(&out);
     i32::from(rtts.is_empty())
+}
+
+/// iputils' `pipe`: it grows only when an answer (reply or ICMP error) for a probe comes
+/// back, to the probes sent by then counted from that one, so probes that are all lost
+/// leave it unset.
+fn pipe_size(probes: &[(u64, Outcome)], shown: &[Option<u64>]) -> usize {
+    shown
+        .iter()
+        .enumerate()
+        .filter_map(|(k, a)| a.map(|t| probes.iter().filter(|p| p.0 <= t).count().saturating_sub(k)))
+        .max()
+        .unwrap_or(0)
 }
 
 fn summary(dst: &Ipv4Addr, sent: u64, rtts: &[u64], errors: u64, pipe: usize) -> String {
