@@ -18,19 +18,22 @@ use netpress::seed::{Stream, Width};
 use crate::sequences::{Case, Step, random_step};
 
 /// The CI sample (see the module's documentation for what each one covers).
-pub const SAMPLE: [&str; 10] = [
-    // WR1 on r0-eth1: r0 learns h2 from its ARP request on r0-eth2.
+pub const SAMPLE: [&str; 11] = [
+    // WR1 out of r0-eth1: r0 learns h2 from its ARP request on r0-eth2.
     "route-v1-L1-s9002-i0-n2-m1",
     "route-v1-L1-s1-i0-n3-m2",
+    // DI3 on a LAN port.
     "route-v1-L1-s7-i0-n2-m1-fDI",
+    // DR1 + WR2 on 8 subnets: `ping -c2` with every probe lost.
+    "route-v1-L2-s9027-i0",
     "route-v1-L2-s3-i0-n2-m1",
     "route-v1-L2-s11-i0-n3-m1",
     "route-v1-L2-s5-i0-n2-m2-fRI+DT",
-    "route-v1-L3-s2-i0-r2-n2-m1",
-    "route-v1-L3-s4-i0-r2-n3-m1",
-    "route-v1-L3-s6-i0-r3-n3-m1",
-    // DI3 on a transit link.
-    "route-v1-L3-s0-i0-r2-n2-m1-fDI+DI+DI",
+    "route-v1-L3-s2-i0-n2-m1-r2",
+    "route-v1-L3-s4-i0-n3-m1-r2",
+    "route-v1-L3-s6-i0-n3-m1-r3",
+    // DI3 on r1's end of the transit link: r0's frames into it are dropped.
+    "route-v1-L3-s1-i0-n2-m1-r2-fDI+DI+RI",
 ];
 
 /// Seeded random steps after the fixes.
@@ -58,7 +61,7 @@ fn drawn_id(seed: u64, i: usize, drawn: bool) -> String {
         (true, _) => String::new(),
         (false, 3) => {
             let r = s.range(2, 3);
-            format!("-r{r}-n{}-m{}", s.range(r, 4), s.range(1, 2))
+            format!("-n{}-m{}-r{r}", s.range(r, 4), s.range(1, 2))
         }
         (false, _) => format!("-n{}-m{}", s.range(2, 4), s.range(1, 2)),
     };

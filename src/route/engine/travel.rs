@@ -319,8 +319,10 @@ fn transmit(
         };
     };
     let mac = net.nodes[peer].ifaces[peer_if].mac;
+    // A node holding the neighbour's address already sends without asking again.
+    let asked = !net.nodes[node].neigh.iter().any(|e| e.ip == next_hop && e.dev == dev && e.mac.is_some());
     remember(net, node, dev, next_hop, Some(mac), trip);
-    if trip.kept() && !arp_src.is_unspecified() {
+    if trip.kept() && asked && !arp_src.is_unspecified() {
         let asker = net.nodes[node].ifaces[dev].mac;
         learn(net, peer, peer_if, arp_src, asker);
     }
