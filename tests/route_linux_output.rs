@@ -41,10 +41,7 @@ fn ping_whose_probes_are_all_lost_prints_no_pipe() {
     run(&mut net, "r0", "sysctl -w net.ipv4.ip_forward=0");
     let (out, status) = run(&mut net, "h1", "ping -c3 -W1 192.168.2.100");
     assert_eq!(status, 1);
-    assert!(
-        out.ends_with("3 packets transmitted, 0 received, 100% packet loss, time 2000ms\n\n"),
-        "{out}"
-    );
+    assert!(out.ends_with("3 packets transmitted, 0 received, 100% packet loss, time 2000ms\n\n"), "{out}");
     assert!(!out.contains("pipe"), "{out}");
 }
 

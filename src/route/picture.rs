@@ -70,9 +70,15 @@ fn draw(topo: &Topology, source: &Source<'_>, caption: String) -> Picture {
                 Port::Transit(t) if topo.transit(t).0 == x => {
                     let (b, b_name) = far_end(topo, t);
                     let b_addr = topo.ports(b).into_iter().find(|q| q.name == b_name).map(|q| q.addr);
-                    let (b_label, b_tone) =
-                        port_label(source, &format!("r{b}"), &b_name, b_addr.unwrap_or(p.addr), port_net(p.port));
-                    let tone = if tone == Tone::Bad || b_tone == Tone::Bad { Tone::Bad } else { Tone::Neutral };
+                    let (b_label, b_tone) = port_label(
+                        source,
+                        &format!("r{b}"),
+                        &b_name,
+                        b_addr.unwrap_or(p.addr),
+                        port_net(p.port),
+                    );
+                    let tone =
+                        if tone == Tone::Bad || b_tone == Tone::Bad { Tone::Bad } else { Tone::Neutral };
                     let label = format!("{} {label} – {b_label}", Topology::transit_net(t));
                     edges.push(cable(&router, &format!("r{b}"), label, tone));
                 }
@@ -217,7 +223,11 @@ mod tests {
     /// Solves an episode with the task's stored fix.
     fn solve(t: &RouteTask, episode: &mut dyn Episode) {
         for step in t.card().expected["fix"].as_array().expect("fix") {
-            episode.step(&format!("{}: {}", step["machine"].as_str().unwrap(), step["command"].as_str().unwrap()));
+            episode.step(&format!(
+                "{}: {}",
+                step["machine"].as_str().unwrap(),
+                step["command"].as_str().unwrap()
+            ));
         }
         assert!(episode.finished().is_some(), "the stored fix solves it");
     }
@@ -250,7 +260,8 @@ mod tests {
         assert_eq!(host.label, "h1 .100");
         let transit = p.edges.iter().find(|e| e.from == "r0" && e.to == "r1").expect("transit link");
         assert!(transit.label.starts_with("10.0.1.0/30 eth"), "{}", transit.label);
-        let mut labels: Vec<(&str, &str)> = p.edges.iter().map(|e| (e.from.as_str(), e.label.as_str())).collect();
+        let mut labels: Vec<(&str, &str)> =
+            p.edges.iter().map(|e| (e.from.as_str(), e.label.as_str())).collect();
         labels.retain(|(_, l)| !l.is_empty());
         let n = labels.len();
         labels.sort_unstable();

@@ -164,4 +164,3 @@ impl Task for RouteTask {
         super::picture::intended(&self.topo, &self.faults)
     }
 }
-

@@ -94,7 +94,8 @@ pub fn case(id: &str, netem: bool) -> Result<Option<Case>, String> {
     let machines = topo.machines();
     // From a host: a router's own ping into a transit peer with MTU 68 fails at sendmsg with
     // ENOBUFS, retried on iputils' timers, which the emulator does not model.
-    let broken = drawn.initial.pairs().find(|&(s, d)| !drawn.initial.get(s, d) && machines[s].name.starts_with('h'));
+    let broken =
+        drawn.initial.pairs().find(|&(s, d)| !drawn.initial.get(s, d) && machines[s].name.starts_with('h'));
     if let Some((s, d)) = broken {
         steps.push(quiet(&machines[s].name, &format!("ping -c2 -W1 {}", machines[d].target)));
     }

@@ -34,23 +34,22 @@ impl Normalizer {
         }
     }
 
-    /// A neighbour table as a sorted list of entries with the kernel's timed states folded:
-    /// an entry with an address (`REACHABLE`, `STALE`, `DELAY`, `PROBE`) is `VALID`, one
-    /// whose resolution failed or is still going on (`FAILED`, `INCOMPLETE`) is `FAILED`.
+    /// The entries of a neighbour table that hold an address, sorted, with the kernel's
+    /// timed states (`REACHABLE`, `STALE`, `DELAY`, `PROBE`) folded into `VALID`. Entries
+    /// whose resolution failed or still runs are left out: which next hops a misrouted
+    /// packet makes a router try differs between the emulator and Linux (see docs/route.md).
     pub fn neighbours(&self, text: &str) -> String {
         let mut lines: Vec<String> = self
             .apply(text)
             .lines()
-            .map(|l| {
+            .filter_map(|l| {
                 let mut words: Vec<&str> = l.split_whitespace().collect();
-                if let Some(state) = words.last_mut() {
-                    *state = match *state {
-                        "REACHABLE" | "STALE" | "DELAY" | "PROBE" => "VALID",
-                        "INCOMPLETE" => "FAILED",
-                        other => other,
-                    };
+                let state = words.last_mut()?;
+                if !matches!(*state, "REACHABLE" | "STALE" | "DELAY" | "PROBE") {
+                    return None;
                 }
-                words.join(" ")
+                *state = "VALID";
+                Some(words.join(" "))
             })
             .collect();
         lines.sort();

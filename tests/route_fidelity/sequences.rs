@@ -46,7 +46,13 @@ fn small(n: usize) -> Topology {
 }
 
 fn case(label: &str, topo: Topology, lines: &[(&str, &str)]) -> Case {
-    Case { label: label.into(), topo, steps: lines.iter().map(|(n, l)| Step::on(n, l)).collect(), keep: 0, neigh: false }
+    Case {
+        label: label.into(),
+        topo,
+        steps: lines.iter().map(|(n, l)| Step::on(n, l)).collect(),
+        keep: 0,
+        neigh: false,
+    }
 }
 
 /// B1–B19 of route.md §6 (B18 only with netem).

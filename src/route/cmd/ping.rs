@@ -4,7 +4,7 @@ use std::net::Ipv4Addr;
 
 use super::{Ctx, Io};
 use crate::route::engine::probe::{self, Outcome, ProbeSpec};
-use crate::route::engine::{Hop, Kind, LookupError};
+use crate::route::engine::{Hop, IcmpError, Kind, LookupError};
 use crate::route::net::addr::parse_aton;
 use crate::route::text::{c_g, ms3, rtt_text};
 
@@ -106,7 +106,8 @@ pub fn run(ctx: &mut Ctx<'_>, args: &[String], io: &mut Io) -> i32 {
     let Some(dst) = parse_aton(&dst_text) else {
         return io.fail(2, &format!("ping: {dst_text}: Temporary failure in name resolution"));
     };
-    let mut spec = ProbeSpec { node: ctx.node, dst, oif: None, src: None, size: o.size + 28, ttl: o.ttl };
+    let mut spec =
+        ProbeSpec { node: ctx.node, dst, oif: None, src: None, size: o.size + 28, ttl: o.ttl, pmtu: None };
     let mut from_text = String::new();
     if let Some(i) = &o.iface {
         match parse_aton(i) {
@@ -137,6 +138,10 @@ pub fn run(ctx: &mut Ctx<'_>, args: &[String], io: &mut Io) -> i32 {
     for seq in 0..o.count {
         match probe::send_noting(ctx.net, &spec, Kind::EchoRequest) {
             Ok((outcome, r)) => {
+                // The kernel keeps the path MTU a "Frag needed" reports for the next probes.
+                if let Outcome::Error { icmp: IcmpError::FragNeeded(mtu), .. } = outcome {
+                    spec.pmtu = Some(mtu);
+                }
                 probes.push((seq * INTERVAL_US, outcome));
                 redirects.extend(r.into_iter().map(|r| (seq * INTERVAL_US + r.after_us, seq, r)));
             }

@@ -375,7 +375,9 @@ fn remember(net: &mut Net, node: NodeId, dev: IfId, ip: Ipv4Addr, mac: Option<[u
     }
     let state = |old: Option<&Neigh>| match (mac, old) {
         (None, _) => NeighState::Failed,
-        (Some(m), Some(e)) if e.mac == Some(m) && matches!(e.state, NeighState::Stale | NeighState::Delay) => {
+        (Some(m), Some(e))
+            if e.mac == Some(m) && matches!(e.state, NeighState::Stale | NeighState::Delay) =>
+        {
             NeighState::Delay
         }
         _ => NeighState::Reachable,
