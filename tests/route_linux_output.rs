@@ -1,7 +1,8 @@
 //! Outputs where the emulator once differed from real Linux on generated tasks (measured in
 //! network namespaces with Debian 12 user space; `tests/route_fidelity.rs` compares them on
 //! generated tasks too): ping's `pipe` line, ifconfig's interface order, drop counters on a
-//! link into an MTU 68 port, and the neighbour a router learns from an ARP request.
+//! link into an MTU 68 port, the neighbour a router learns from an ARP request, and the path
+//! MTU ping's later probes keep.
 
 use netpress::route::engine::matrix;
 use netpress::route::net::Net;
@@ -132,4 +133,14 @@ fn a_learned_entry_used_to_send_waits_in_delay() {
     assert!(out.starts_with("192.168.2.1 dev h2-eth0 lladdr ") && out.ends_with(" DELAY \n"), "{out}");
     let (out, _) = run(&mut net, "r0", "ping -c1 -W1 192.168.1.100 >/dev/null; ip neigh show dev r0-eth1");
     assert!(out.ends_with("REACHABLE \n") || out.ends_with("DELAY \n"), "{out}");
+}
+
+#[test]
+fn ping_keeps_the_path_mtu_a_frag_needed_reports() {
+    let (_, mut net) = single(2, 1);
+    run(&mut net, "r0", "ip link set r0-eth2 mtu 68");
+    let (out, status) = run(&mut net, "h1", "ping -c2 -W1 192.168.2.100");
+    assert_eq!(status, 1);
+    assert_eq!(out.matches("Frag needed and DF set (mtu = 68)").count(), 1, "{out}");
+    assert!(out.contains("2 packets transmitted, 0 received, +1 errors"), "{out}");
 }
