@@ -9,6 +9,8 @@
 //! --test route_fidelity -- --nocapture`.
 //! Replaying a file of `machine: command` lines on N=2, M=1: `ROUTE_FIDELITY_LINES=FILE`.
 
+#[path = "route_fidelity/generated.rs"]
+mod generated;
 #[path = "route_fidelity/lab.rs"]
 mod lab;
 #[path = "route_fidelity/normalize.rs"]
@@ -48,12 +50,32 @@ struct Pair {
     net: Net,
     lab: Lab,
     norm: Normalizer,
+    /// Compare the routers' neighbour tables right after each matrix.
+    neigh: bool,
     compared: usize,
 }
 
 impl Pair {
-    fn new(topo: Topology) -> Pair {
-        Pair { topo, net: topo.build(), lab: Lab::build(&topo), norm: Normalizer::new(), compared: 0 }
+    fn new(topo: Topology, neigh: bool) -> Pair {
+        Pair { topo, net: topo.build(), lab: Lab::build(&topo), norm: Normalizer::new(), neigh, compared: 0 }
+    }
+
+    fn routers(&self) -> Vec<String> {
+        (0..self.topo.r).map(|x| format!("r{x}")).collect()
+    }
+
+    /// The routers' neighbour tables, real and emulated, as the matrices left them. Only
+    /// when the matrices agreed at once: re-measuring a pair flushes every table.
+    fn check_neighbours(&mut self) -> Result<(), String> {
+        for node in self.routers() {
+            let (real, _) = self.lab.exec(&node, "ip neigh");
+            let (emu, _) = self.emulate(&node, "ip neigh");
+            let (r, e) = (self.norm.neighbours(&real), self.norm.neighbours(&emu));
+            if r != e {
+                return Err(format!("neighbours after the matrix on {node}:\n{}", diff(&r, &e)));
+            }
+        }
+        Ok(())
     }
 
     fn emulate(&mut self, node: &str, line: &str) -> (String, i32) {
@@ -87,6 +109,9 @@ impl Pair {
         let machines = self.topo.machines();
         let mut real = self.lab.matrix();
         let emu = matrix::compute(&mut self.net, &machines);
+        if self.neigh && real == emu.ok {
+            self.check_neighbours()?;
+        }
         let n = emu.n;
         for (s, d) in emu.pairs().collect::<Vec<_>>() {
             if real[s * n + d] != emu.ok[s * n + d] {
@@ -97,7 +122,7 @@ impl Pair {
             let real_m = matrix::Matrix { n: emu.n, ok: real };
             return Err(format!("ping matrix:\n{}", diff(&real_m.render(&machines), &emu.render(&machines))));
         }
-        let routers: Vec<String> = (0..self.topo.r).map(|x| format!("r{x}")).collect();
+        let routers = self.routers();
         let hosts: Vec<String> =
             machines.iter().filter(|m| m.name.starts_with('h')).map(|m| m.name.clone()).collect();
         for node in routers.iter().chain(&hosts) {
@@ -116,8 +141,8 @@ impl Pair {
 }
 
 /// Runs steps on a fresh pair; the first failure with its step index.
-fn run_steps(topo: Topology, steps: &[Step]) -> Result<usize, (usize, String)> {
-    let mut pair = Pair::new(topo);
+fn run_steps(topo: Topology, neigh: bool, steps: &[Step]) -> Result<usize, (usize, String)> {
+    let mut pair = Pair::new(topo, neigh);
     for (i, s) in steps.iter().enumerate() {
         pair.step(s).map_err(|e| (i, e))?;
     }
@@ -125,7 +150,7 @@ fn run_steps(topo: Topology, steps: &[Step]) -> Result<usize, (usize, String)> {
 }
 
 /// Shrinks a failing sequence: drops steps while it still fails (at most 40 reruns).
-fn shrink(topo: Topology, steps: Vec<Step>, keep: usize) -> (Vec<Step>, String) {
+fn shrink(topo: Topology, neigh: bool, steps: Vec<Step>, keep: usize) -> (Vec<Step>, String) {
     let mut best = steps;
     let mut reason = String::new();
     let mut reruns = 0;
@@ -134,7 +159,7 @@ fn shrink(topo: Topology, steps: Vec<Step>, keep: usize) -> (Vec<Step>, String) 
         let mut candidate = best.clone();
         candidate.remove(i);
         reruns += 1;
-        match run_steps(topo, &candidate) {
+        match run_steps(topo, neigh, &candidate) {
             Err((at, why)) => {
                 candidate.truncate(at + 1);
                 best = candidate;
@@ -144,7 +169,7 @@ fn shrink(topo: Topology, steps: Vec<Step>, keep: usize) -> (Vec<Step>, String) 
         }
     }
     if reason.is_empty() {
-        reason = run_steps(topo, &best).err().map(|(_, w)| w).unwrap_or_default();
+        reason = run_steps(topo, neigh, &best).err().map(|(_, w)| w).unwrap_or_default();
     }
     (best, reason)
 }
@@ -158,13 +183,14 @@ fn skip_reason() -> Option<String> {
 }
 
 /// Checks one sequence; panics with the id, the injection and the shortest failing steps.
-fn check(label: &str, topo: Topology, steps: Vec<Step>, keep: usize) -> usize {
-    match run_steps(topo, &steps) {
+fn check(case: sequences::Case) -> usize {
+    let sequences::Case { label, topo, steps, keep, neigh } = case;
+    match run_steps(topo, neigh, &steps) {
         Ok(n) => n,
         Err((at, first)) => {
             let mut prefix = steps;
             prefix.truncate(at + 1);
-            let (short, why) = shrink(topo, prefix, keep);
+            let (short, why) = shrink(topo, neigh, prefix, keep);
             let why = if why.is_empty() { format!("{first}(did not reproduce on a rerun)") } else { why };
             let listing: Vec<String> = short.iter().map(|s| format!("  {}: {}", s.node, s.line)).collect();
             panic!(
@@ -188,18 +214,25 @@ fn route_fidelity() {
     if let Ok(path) = std::env::var("ROUTE_FIDELITY_LINES") {
         let text = std::fs::read_to_string(&path).expect("readable lines file");
         let steps = sequences::parse_lines(&text);
-        let n = check(&path, Topology { n: 2, m: 1, r: 1, shape: Shape::Single }, steps, 0);
+        let topo = Topology { n: 2, m: 1, r: 1, shape: Shape::Single };
+        let n = check(sequences::Case { label: path, topo, steps, keep: 0, neigh: false });
         println!("route-fidelity: {n} steps compared");
         return;
     }
     let count: usize =
         std::env::var("ROUTE_FIDELITY_SEQUENCES").ok().and_then(|v| v.parse().ok()).unwrap_or(40);
     let seed: u64 = std::env::var("ROUTE_FIDELITY_SEED").ok().and_then(|v| v.parse().ok()).unwrap_or(0);
-    // The lab mostly waits on ping timeouts, so more jobs than cores pay off.
-    let jobs = std::thread::available_parallelism().map_or(2, |n| n.get() * 3).clamp(4, 8);
     let mut cases = sequences::behaviours(netem);
     cases.extend(sequences::variants_with_fixes(netem));
     cases.extend(sequences::random(count, seed, netem));
+    let (total, compared) = check_all(cases);
+    println!("route-fidelity: {total} sequences, {compared} steps compared");
+}
+
+/// Checks cases on parallel jobs; how many there were and the steps compared.
+fn check_all(cases: Vec<sequences::Case>) -> (usize, usize) {
+    // The lab mostly waits on ping timeouts, so more jobs than cores pay off.
+    let jobs = std::thread::available_parallelism().map_or(2, |n| n.get() * 3).clamp(4, 8);
     let total = cases.len();
     let queue = std::sync::Mutex::new(cases.into_iter());
     let compared = std::sync::atomic::AtomicUsize::new(0);
@@ -208,11 +241,32 @@ fn route_fidelity() {
             scope.spawn(|| {
                 loop {
                     let Some(case) = queue.lock().expect("queue").next() else { break };
-                    let n = check(&case.label, case.topo, case.steps, case.keep);
+                    let n = check(case);
                     compared.fetch_add(n, std::sync::atomic::Ordering::Relaxed);
                 }
             });
         }
     });
-    println!("route-fidelity: {total} sequences, {} steps compared", compared.into_inner());
+    (total, compared.into_inner())
+}
+
+/// Generated tasks (`generated::SAMPLE`, or the ids the environment asks for): the task's
+/// network and faults, its diagnostics, fixes and random steps, neighbour tables included.
+#[test]
+fn route_fidelity_generated() {
+    if skip_reason().is_some() || std::env::var("ROUTE_FIDELITY_LINES").is_ok() {
+        return;
+    }
+    let _limits = lab::RedirectLimits::lift();
+    let netem = lab::has_netem();
+    let mut cases = Vec::new();
+    for id in generated::ids() {
+        match generated::case(&id, netem) {
+            Ok(Some(case)) => cases.push(case),
+            Ok(None) => println!("SKIP {id}: kernel lacks sch_netem"),
+            Err(e) => panic!("{e}"),
+        }
+    }
+    let (total, compared) = check_all(cases);
+    println!("route-fidelity-generated: {total} tasks, {compared} steps compared");
 }

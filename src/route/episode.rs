@@ -5,11 +5,12 @@
 use std::sync::Arc;
 
 use crate::app::{Episode, Finish, Score, StepOutcome};
-use crate::view::{Cell, Grid, Panel, Tone};
+use crate::view::{Cell, Grid, Panel, Picture, Tone};
 
 use super::action::{self, EXTRA_NOTE, Parsed};
 use super::engine::matrix::{self, Matrix};
 use super::net::Net;
+use super::picture;
 use super::prompt::{machines_summary, observation};
 use super::score::{self, Breach, Record};
 use super::shell;
@@ -215,5 +216,11 @@ impl Episode for RouteEpisode {
 
     fn stop(&mut self) {
         self.stopped = true;
+    }
+
+    /// The live network, so the picture shows the addresses `ip addr` shows and no ✗ once
+    /// every ping answers.
+    fn picture(&self) -> Option<Picture> {
+        Some(picture::live(&self.task.topo, self.task.healthy(), &self.net, &self.matrix))
     }
 }

@@ -19,6 +19,7 @@ pub mod generate;
 #[doc(hidden)]
 pub mod golden;
 pub mod net;
+pub mod picture;
 pub mod prompt;
 pub mod score;
 pub mod shell;

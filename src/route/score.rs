@@ -144,6 +144,11 @@ fn facts(node: &Node) -> BTreeSet<String> {
     f
 }
 
+/// Whether a node's configuration differs from its healthy one (what [`hygiene`] lists).
+pub fn differs(healthy: &Node, now: &Node) -> bool {
+    facts(healthy) != facts(now)
+}
+
 /// Differences between the final and the intended configuration, per node, ignoring
 /// route protocols and counters.
 pub fn hygiene(healthy: &Net, now: &Net) -> Vec<String> {

@@ -9,7 +9,7 @@ use crate::app::{Episode, PromptVariant, Task, TaskCard};
 use crate::hash::content_hash;
 use crate::id::QueryId;
 use crate::params::Params;
-use crate::view::{PicEdge, PicNode, Picture, Tone};
+use crate::view::Picture;
 
 use super::engine::matrix::{Machine, Matrix};
 use super::episode::RouteEpisode;
@@ -17,7 +17,7 @@ use super::fault::Fault;
 use super::generate::{Drawn, inject};
 use super::net::Net;
 use super::prompt;
-use super::topology::{PerTopology, Port, Shape, Topology};
+use super::topology::{PerTopology, Topology};
 
 /// One Route query.
 pub struct RouteTask {
@@ -161,84 +161,6 @@ impl Task for RouteTask {
     }
 
     fn picture(&self) -> Picture {
-        picture(&self.topo, &self.faults)
-    }
-}
-
-/// Routers on top, switches in the middle, hosts below their switch; faulty routers in
-/// the Bad tone. Coordinates in 0..1000.
-pub fn picture(topo: &Topology, faults: &[Fault]) -> Picture {
-    let spread = |i: usize, n: usize| 1000.0 * (i as f64 + 0.5) / n as f64;
-    let mut nodes = Vec::new();
-    let mut edges = Vec::new();
-    for x in 0..topo.r {
-        let faulty = faults.iter().any(|f| f.router == x);
-        nodes.push(PicNode {
-            id: format!("r{x}"),
-            label: format!("r{x}"),
-            role: "router".into(),
-            x: spread(x, topo.r),
-            y: 120.0,
-            tone: if faulty { Tone::Bad } else { Tone::Neutral },
-        });
-        for p in topo.ports(x) {
-            match p.port {
-                Port::Lan(s) => edges.push(PicEdge {
-                    from: format!("r{x}"),
-                    to: format!("s{s}"),
-                    label: format!("{} {}", p.name, p.addr),
-                    tone: Tone::Neutral,
-                    directed: false,
-                }),
-                Port::Transit(t) if topo.transit(t).0 == x => edges.push(PicEdge {
-                    from: format!("r{x}"),
-                    to: format!("r{}", topo.transit(t).1),
-                    label: Topology::transit_net(t).to_string(),
-                    tone: Tone::Neutral,
-                    directed: false,
-                }),
-                Port::Transit(_) => {}
-            }
-        }
-    }
-    let hosts = topo.hosts();
-    for s in 1..=topo.n {
-        nodes.push(PicNode {
-            id: format!("s{s}"),
-            label: format!("s{s} {}", Topology::lan(s)),
-            role: "switch".into(),
-            x: spread(s - 1, topo.n),
-            y: 450.0,
-            tone: Tone::Neutral,
-        });
-        for j in 0..topo.m {
-            let (name, addr) = topo.host(s, j);
-            let k = (s - 1) * topo.m + j;
-            nodes.push(PicNode {
-                id: name.clone(),
-                label: format!("{name} {}", addr.addr()),
-                role: "host".into(),
-                x: spread(k, hosts),
-                y: if j % 2 == 0 { 780.0 } else { 880.0 },
-                tone: Tone::Neutral,
-            });
-            edges.push(PicEdge {
-                from: format!("s{s}"),
-                to: name,
-                label: String::new(),
-                tone: Tone::Neutral,
-                directed: false,
-            });
-        }
-    }
-    let shape = match topo.shape {
-        Shape::Single => String::new(),
-        Shape::Chain => ", chained".into(),
-        Shape::Star => ", star around r0".into(),
-    };
-    Picture {
-        caption: format!("{} subnet(s) of {} host(s), {} router(s){shape}", topo.n, topo.m, topo.r),
-        nodes,
-        edges,
+        super::picture::intended(&self.topo, &self.faults)
     }
 }

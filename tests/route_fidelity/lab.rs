@@ -61,17 +61,25 @@ pub fn sh(script: &str) -> (String, i32) {
     (String::from_utf8_lossy(&out.stdout).into_owned(), out.status.code().unwrap_or(-1))
 }
 
+/// One test at a time builds labs: the tests of this binary run on parallel threads, and
+/// two of them at once would share the host's redirect limits and starve each other's pings.
+static TURN: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 /// The host's ICMP redirect rate limits (global, not per namespace) lifted for the test's
 /// duration, so every redirect the emulator sends is sent by Linux too; restored on drop.
+/// It holds the lab's turn ([`TURN`]) meanwhile.
 pub struct RedirectLimits {
     saved: String,
+    _turn: std::sync::MutexGuard<'static, ()>,
 }
 
 impl RedirectLimits {
     pub fn lift() -> Self {
+        // A test that failed while holding the turn leaves nothing behind to guard.
+        let turn = TURN.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         let (saved, _) = sh("sysctl -n net.ipv4.route.redirect_load net.ipv4.route.redirect_number");
         sh("sysctl -qw net.ipv4.route.redirect_load=0 net.ipv4.route.redirect_number=1000000");
-        RedirectLimits { saved }
+        RedirectLimits { saved, _turn: turn }
     }
 }
 

@@ -28,6 +28,8 @@ pub struct Case {
     pub steps: Vec<Step>,
     /// Leading steps the shrinker keeps (the injection).
     pub keep: usize,
+    /// Also compare every router's neighbour table right after each matrix.
+    pub neigh: bool,
 }
 
 /// `machine: command` lines (blank and `#` lines skipped).
@@ -44,7 +46,13 @@ fn small(n: usize) -> Topology {
 }
 
 fn case(label: &str, topo: Topology, lines: &[(&str, &str)]) -> Case {
-    Case { label: label.into(), topo, steps: lines.iter().map(|(n, l)| Step::on(n, l)).collect(), keep: 0 }
+    Case {
+        label: label.into(),
+        topo,
+        steps: lines.iter().map(|(n, l)| Step::on(n, l)).collect(),
+        keep: 0,
+        neigh: false,
+    }
 }
 
 /// B1–B19 of route.md §6 (B18 only with netem).
@@ -187,7 +195,7 @@ pub fn variants_with_fixes(netem: bool) -> Vec<Case> {
                 let mut steps: Vec<Step> = f.commands.iter().map(|c| Step::on(&r, c)).collect();
                 let keep = steps.len();
                 steps.extend(f.fix.iter().map(|c| Step::on(&r, c)));
-                cases.push(Case { label: format!("{} fix ({})", f.id, r), topo, steps, keep });
+                cases.push(Case { label: format!("{} fix ({})", f.id, r), topo, steps, keep, neigh: false });
             }
         }
     }
@@ -217,13 +225,13 @@ pub fn random(count: usize, seed: u64, netem: bool) -> Vec<Case> {
             for _ in 0..s.range(1, 6) {
                 steps.push(random_step(&mut s, &topo, &f, netem));
             }
-            Case { label: format!("sequence {seed}/{i} ({})", f.id), topo, steps, keep }
+            Case { label: format!("sequence {seed}/{i} ({})", f.id), topo, steps, keep, neigh: false }
         })
         .collect()
 }
 
 /// One random step: a machine and a command from the catalogue.
-fn random_step(s: &mut Stream, topo: &Topology, f: &fault::Fault, netem: bool) -> Step {
+pub fn random_step(s: &mut Stream, topo: &Topology, f: &fault::Fault, netem: bool) -> Step {
     let on_router = s.chance(7, 10);
     let machines = topo.machines();
     let target = machines[s.index(machines.len())].target;

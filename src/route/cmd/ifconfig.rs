@@ -7,12 +7,16 @@ use crate::route::net::route::IfId;
 use crate::route::net::{Iface, Node};
 use crate::route::text::human_bytes;
 
+use std::cmp::Ordering;
+
 pub fn run(ctx: &mut Ctx<'_>, args: &[String], io: &mut Io) -> i32 {
     let all = args.first().is_some_and(|a| a == "-a");
     let args = if all { &args[1..] } else { args };
     let Some(name) = args.first() else {
         let node = ctx.node();
-        let text: String = node.ifaces.iter().filter(|i| all || i.up).map(render).collect();
+        let mut listed: Vec<&Iface> = node.ifaces.iter().filter(|i| all || i.up).collect();
+        listed.sort_by(|a, b| name_order(&a.name, &b.name));
+        let text: String = listed.into_iter().map(render).collect();
         io.out(&text);
         return 0;
     };
@@ -28,6 +32,51 @@ pub fn run(ctx: &mut Ctx<'_>, args: &[String], io: &mut Io) -> i32 {
         };
     }
     configure(ctx.node_mut(), name, dev, &args[1..], io)
+}
+
+/// The order net-tools lists interfaces in: by name, where the digits a name ends with count
+/// as a number (`eth9` before `eth10`) and an `:N` alias suffix sorts after the bare name.
+/// The stems before the trailing digits are compared byte by byte over the shorter stem's
+/// length; if they agree there, the shorter stem comes first, then the smaller number, then
+/// the whole names, then the alias (none before any). So `h1-eth0` lists before `lo`, and
+/// `lo` before `r0-eth1`.
+pub fn name_order(a: &str, b: &str) -> Ordering {
+    let (a, a_alias) = split_alias(a);
+    let (b, b_alias) = split_alias(b);
+    let (a_stem, a_num) = split_number(a);
+    let (b_stem, b_num) = split_number(b);
+    let common = a_stem.len().min(b_stem.len());
+    a_stem.as_bytes()[..common]
+        .cmp(&b_stem.as_bytes()[..common])
+        .then(a_stem.len().cmp(&b_stem.len()))
+        .then_with(|| number_order(a_num, b_num))
+        .then_with(|| a.cmp(b))
+        .then_with(|| a_alias.map(number_value).cmp(&b_alias.map(number_value)))
+}
+
+/// A name and its `:N` alias number, when it ends in one.
+fn split_alias(name: &str) -> (&str, Option<&str>) {
+    match name.rsplit_once(':') {
+        Some((base, n)) if !n.is_empty() && n.bytes().all(|c| c.is_ascii_digit()) => (base, Some(n)),
+        _ => (name, None),
+    }
+}
+
+/// A name's stem and the digits it ends with (possibly none).
+fn split_number(name: &str) -> (&str, &str) {
+    let stem = name.trim_end_matches(|c: char| c.is_ascii_digit());
+    (stem, &name[stem.len()..])
+}
+
+/// Digit strings by value (an empty one is 0), however long they are.
+fn number_order(a: &str, b: &str) -> Ordering {
+    number_value(a).cmp(&number_value(b))
+}
+
+/// A digit string as a comparable value: its significant digits' count, then the digits.
+fn number_value(digits: &str) -> (usize, &str) {
+    let significant = digits.trim_start_matches('0');
+    (significant.len(), significant)
 }
 
 /// Applies `ifconfig IF ARGS…` one ioctl at a time, as net-tools does.
@@ -182,16 +231,18 @@ pub fn render(iface: &Iface) -> String {
         s.push_str(&format!("        ether {}  txqueuelen 1000  (Ethernet)\n", iface.mac_text()));
     }
     s.push_str(&format!(
-        "        RX packets {}  bytes {} ({})\n        RX errors 0  dropped 0  overruns 0  frame 0\n",
+        "        RX packets {}  bytes {} ({})\n        RX errors 0  dropped {}  overruns 0  frame 0\n",
         iface.rx.packets,
         iface.rx.bytes,
-        human_bytes(iface.rx.bytes)
+        human_bytes(iface.rx.bytes),
+        iface.rx.dropped
     ));
     s.push_str(&format!(
-        "        TX packets {}  bytes {} ({})\n        TX errors 0  dropped 0 overruns 0  carrier 0  collisions 0\n\n",
+        "        TX packets {}  bytes {} ({})\n        TX errors 0  dropped {} overruns 0  carrier 0  collisions 0\n\n",
         iface.tx.packets,
         iface.tx.bytes,
-        human_bytes(iface.tx.bytes)
+        human_bytes(iface.tx.bytes),
+        iface.tx.dropped
     ));
     s
 }

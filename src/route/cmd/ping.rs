@@ -4,7 +4,7 @@ use std::net::Ipv4Addr;
 
 use super::{Ctx, Io};
 use crate::route::engine::probe::{self, Outcome, ProbeSpec};
-use crate::route::engine::{Hop, Kind, LookupError};
+use crate::route::engine::{Hop, IcmpError, Kind, LookupError};
 use crate::route::net::addr::parse_aton;
 use crate::route::text::{c_g, ms3, rtt_text};
 
@@ -106,7 +106,8 @@ pub fn run(ctx: &mut Ctx<'_>, args: &[String], io: &mut Io) -> i32 {
     let Some(dst) = parse_aton(&dst_text) else {
         return io.fail(2, &format!("ping: {dst_text}: Temporary failure in name resolution"));
     };
-    let mut spec = ProbeSpec { node: ctx.node, dst, oif: None, src: None, size: o.size + 28, ttl: o.ttl };
+    let mut spec =
+        ProbeSpec { node: ctx.node, dst, oif: None, src: None, size: o.size + 28, ttl: o.ttl, pmtu: None };
     let mut from_text = String::new();
     if let Some(i) = &o.iface {
         match parse_aton(i) {
@@ -137,6 +138,10 @@ pub fn run(ctx: &mut Ctx<'_>, args: &[String], io: &mut Io) -> i32 {
     for seq in 0..o.count {
         match probe::send_noting(ctx.net, &spec, Kind::EchoRequest) {
             Ok((outcome, r)) => {
+                // The kernel keeps the path MTU a "Frag needed" reports for the next probes.
+                if let Outcome::Error { icmp: IcmpError::FragNeeded(mtu), .. } = outcome {
+                    spec.pmtu = Some(mtu);
+                }
                 probes.push((seq * INTERVAL_US, outcome));
                 redirects.extend(r.into_iter().map(|r| (seq * INTERVAL_US + r.after_us, seq, r)));
             }
@@ -191,13 +196,22 @@ pub fn run(ctx: &mut Ctx<'_>, args: &[String], io: &mut Io) -> i32 {
             Outcome::Lost => {}
         }
     }
-    let pipe = (0..probes.len())
-        .map(|k| k + 1 - shown[..k].iter().filter(|a| a.is_some_and(|t| t < probes[k].0)).count())
-        .max()
-        .unwrap_or(1);
+    let pipe = pipe_size(&probes, &shown);
     out.push_str(&summary(&dst, o.count, &rtts, errors, pipe));
     io.out(&out);
     i32::from(rtts.is_empty())
+}
+
+/// iputils' `pipe`: it grows only when an answer (reply or ICMP error) for a probe comes
+/// back, to the probes sent by then counted from that one, so probes that are all lost
+/// leave it unset.
+fn pipe_size(probes: &[(u64, Outcome)], shown: &[Option<u64>]) -> usize {
+    shown
+        .iter()
+        .enumerate()
+        .filter_map(|(k, a)| a.map(|t| probes.iter().filter(|p| p.0 <= t).count().saturating_sub(k)))
+        .max()
+        .unwrap_or(0)
 }
 
 fn summary(dst: &Ipv4Addr, sent: u64, rtts: &[u64], errors: u64, pipe: usize) -> String {

@@ -67,7 +67,7 @@ pub fn run(ctx: &mut Ctx<'_>, args: &[String], io: &mut Io) -> i32 {
         return io.fail(2, &format!("{dst_text}: Temporary failure in name resolution\nCannot handle \"host\" cmdline arg `{dst_text}' on position 1 (argc {})", args.len()));
     };
     let mut out = format!("traceroute to {dst} ({dst}), {max} hops max, 60 byte packets\n");
-    let spec = ProbeSpec { node: ctx.node, dst, oif: None, src: None, size: 60, ttl: 1 };
+    let spec = ProbeSpec { node: ctx.node, dst, oif: None, src: None, size: 60, ttl: 1, pmtu: None };
     if let Err(e) = probe::route(ctx.net, &spec) {
         io.out(&out);
         return io.fail(1, &format!("connect: {}", e.strerror()));

@@ -139,7 +139,7 @@ fn cool(net: &mut Net) {
 /// One probe of a matrix whose probes share `trip`: whether it was answered, and the nodes
 /// it read.
 pub fn answers(net: &mut Net, node: NodeId, target: Ipv4Addr, trip: &mut Trip) -> (bool, Footprint) {
-    let spec = ProbeSpec { node, dst: target, oif: None, src: None, size: 84, ttl: 64 };
+    let spec = ProbeSpec { node, dst: target, oif: None, src: None, size: 84, ttl: 64, pmtu: None };
     trip.footprint = Footprint::default();
     let sent = send_tracing(net, &spec, Kind::EchoRequest, trip);
     (matches!(sent.map(|(o, _)| o.within(MATRIX_WAIT_US)), Ok(Outcome::Reply { .. })), trip.footprint)

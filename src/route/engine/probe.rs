@@ -26,6 +26,9 @@ pub struct ProbeSpec {
     /// IP datagram size.
     pub size: u32,
     pub ttl: u8,
+    /// A path MTU the sender learned from a "Frag needed" answer: larger probes leave in
+    /// fragments of this size, without DF.
+    pub pmtu: Option<u32>,
 }
 
 /// What came back for one probe.
@@ -155,7 +158,11 @@ pub fn send_tracing(
     trip.footprint.add(spec.node);
     trip.footprint.note(spec.dst);
     let (hop, src) = route_reading(net, spec, &mut trip.footprint)?;
-    let packet = Packet::new(src, spec.dst, kind, spec.size, spec.ttl);
+    let mut packet = Packet::new(src, spec.dst, kind, spec.size, spec.ttl);
+    if let Some(mtu) = spec.pmtu.filter(|&m| m < packet.wire) {
+        packet.wire = mtu;
+        packet.df = false;
+    }
     let outcome = match journey(net, spec.node, packet, hop, trip) {
         Arrival::At { node, packet, send_refused } if node == spec.node => match packet.kind {
             Kind::EchoReply if kind == Kind::EchoRequest => {

@@ -9,7 +9,7 @@ use super::trace::Footprint;
 use super::{Arrival, History, IcmpError, Kind, Packet};
 use crate::route::net::iptables::{ChainId, PacketView, Target};
 use crate::route::net::route::IfId;
-use crate::route::net::{MAX_NEIGH, Neigh, Net, NodeId, addr};
+use crate::route::net::{MAX_NEIGH, Neigh, NeighState, Net, NodeId, addr};
 
 /// Hops one journey may take before it is declared lost (loops in misrouted tables).
 const HOP_GUARD: u32 = 256;
@@ -297,10 +297,11 @@ fn transmit(
         trip.footprint.source(node, n, toward);
         source_for(n, next_hop, toward).unwrap_or(Ipv4Addr::UNSPECIFIED)
     };
+    let resolved = resolve(net, node, dev, next_hop, arp_src, trip);
     if trip.kept() {
-        net.node_mut(node).ifaces[dev].tx.count(packet.wire + ETH_HEADER);
+        count_frame(net, node, dev, packet.wire, resolved);
     }
-    let Some((peer, peer_if)) = resolve(net, node, dev, next_hop, arp_src, trip) else {
+    let Some((peer, peer_if)) = resolved else {
         remember(net, node, dev, next_hop, None, trip);
         if local {
             let mut err = Packet::new(packet.src, packet.src, Kind::Error(IcmpError::HostUnreachable), 0, 64);
@@ -318,9 +319,34 @@ fn transmit(
         };
     };
     let mac = net.nodes[peer].ifaces[peer_if].mac;
+    // A node holding the neighbour's address already sends without asking again.
+    let asked = !net.nodes[node].neigh.iter().any(|e| e.ip == next_hop && e.dev == dev && e.mac.is_some());
     remember(net, node, dev, next_hop, Some(mac), trip);
+    if trip.kept() && asked && !arp_src.is_unspecified() {
+        let asker = net.nodes[node].ifaces[dev].mac;
+        learn(net, peer, peer_if, arp_src, asker);
+    }
     packet.links += 1;
     Next::Recv { node: peer, iface: peer_if, packet }
+}
+
+/// Counts a frame of `wire` IP bytes sent on `dev` toward `to`. A veth hands a frame to its
+/// peer only if the peer is up and the frame fits the peer's MTU (plus the Ethernet header
+/// and a VLAN tag); otherwise the peer counts it as dropped on receipt and the sending veth
+/// as dropped on transmit, not as sent. On a switch the sender's veth feeds the bridge, which
+/// takes the frame, and the bridge's port into the peer drops it: the sender counts it sent.
+fn count_frame(net: &mut Net, node: NodeId, dev: IfId, wire: u32, to: Option<(NodeId, IfId)>) {
+    let too_long = to.filter(|&(peer, peer_if)| wire > net.nodes[peer].ifaces[peer_if].mtu + 4);
+    let on_switch = net.nodes[node].ifaces[dev].segment.is_some_and(|s| net.segments[s].switch);
+    if let Some((peer, peer_if)) = too_long {
+        net.node_mut(peer).ifaces[peer_if].rx.dropped += 1;
+    }
+    let tx = &mut net.node_mut(node).ifaces[dev].tx;
+    if too_long.is_some() && !on_switch {
+        tx.dropped += 1;
+    } else {
+        tx.count(wire + ETH_HEADER);
+    }
 }
 
 /// Neighbour resolution with a cold cache: the first other node on the segment, with the
@@ -341,19 +367,48 @@ fn resolve(
     })
 }
 
-/// Notes a resolution's result in the neighbour table, where history is kept.
+/// Notes a resolution's result in the neighbour table, where history is kept. A stale
+/// entry with the same address is used as it is, without asking, and starts its delay.
 fn remember(net: &mut Net, node: NodeId, dev: IfId, ip: Ipv4Addr, mac: Option<[u8; 6]>, trip: &Trip) {
     if !trip.kept() {
         return;
     }
+    let state = |old: Option<&Neigh>| match (mac, old) {
+        (None, _) => NeighState::Failed,
+        (Some(m), Some(e))
+            if e.mac == Some(m) && matches!(e.state, NeighState::Stale | NeighState::Delay) =>
+        {
+            NeighState::Delay
+        }
+        _ => NeighState::Reachable,
+    };
+    update(net, node, Neigh { ip, dev, mac, state: NeighState::Failed }, state);
+}
+
+/// What the node answering an ARP request learns: its sender, as a stale entry, unless it
+/// already holds that address there (the kernel keeps a valid entry's state then).
+fn learn(net: &mut Net, node: NodeId, dev: IfId, ip: Ipv4Addr, mac: [u8; 6]) {
+    let state = |old: Option<&Neigh>| match old {
+        Some(e) if e.mac == Some(mac) => e.state,
+        _ => NeighState::Stale,
+    };
+    update(net, node, Neigh { ip, dev, mac: Some(mac), state: NeighState::Stale }, state);
+}
+
+/// Writes `entry` with the state `state` gives from the entry it replaces, if any.
+fn update(net: &mut Net, node: NodeId, mut entry: Neigh, state: impl Fn(Option<&Neigh>) -> NeighState) {
     let table = &mut net.node_mut(node).neigh;
-    match table.iter_mut().find(|e| e.ip == ip && e.dev == dev) {
-        Some(e) => e.mac = mac,
+    match table.iter_mut().find(|e| e.ip == entry.ip && e.dev == entry.dev) {
+        Some(e) => {
+            entry.state = state(Some(e));
+            *e = entry;
+        }
         None => {
+            entry.state = state(None);
             if table.len() >= MAX_NEIGH {
                 table.remove(0);
             }
-            table.push(Neigh { ip, dev, mac });
+            table.push(entry);
         }
     }
 }

@@ -37,11 +37,12 @@ impl Addr {
     }
 }
 
-/// Packet and byte counters of one direction.
+/// Packet and byte counters of one direction, and the frames dropped there.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
 pub struct Counter {
     pub packets: u64,
     pub bytes: u64,
+    pub dropped: u64,
 }
 
 impl Counter {

@@ -39,6 +39,33 @@ pub struct Neigh {
     pub dev: IfId,
     /// The answering interface's MAC, or `None` when resolution failed.
     pub mac: Option<[u8; 6]>,
+    pub state: NeighState,
+}
+
+/// The kernel's neighbour states an evaluation can leave (timers never run between steps,
+/// so an entry stays as the evaluation's last packet left it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum NeighState {
+    /// Resolved by the node's own solicitation.
+    Reachable,
+    /// Learned from a neighbour's ARP request for one of the node's addresses.
+    Stale,
+    /// A stale entry the node then sent through: it waits before confirming it.
+    Delay,
+    /// The node's solicitation went unanswered.
+    Failed,
+}
+
+impl NeighState {
+    /// The state as `ip neigh` prints it.
+    pub fn name(self) -> &'static str {
+        match self {
+            NeighState::Reachable => "REACHABLE",
+            NeighState::Stale => "STALE",
+            NeighState::Delay => "DELAY",
+            NeighState::Failed => "FAILED",
+        }
+    }
 }
 
 /// Entries a neighbour table keeps (oldest forgotten first).

@@ -207,14 +207,14 @@ pub fn link_line(iface: &crate::route::net::Iface) -> String {
 pub fn stats_block(iface: &crate::route::net::Iface, level: u8) -> String {
     let mut s = format!(
         "    RX:  bytes packets errors dropped  missed   mcast           \n    {:>10} {:>7} {:>6} {:>7} {:>7} {:>7} \n",
-        iface.rx.bytes, iface.rx.packets, 0, 0, 0, 0
+        iface.rx.bytes, iface.rx.packets, 0, iface.rx.dropped, 0, 0
     );
     if level > 1 {
         s.push_str("    RX errors:  length    crc   frame    fifo overrun\n                     0      0       0       0       0 \n");
     }
     s.push_str(&format!(
         "    TX:  bytes packets errors dropped carrier collsns           \n    {:>10} {:>7} {:>6} {:>7} {:>7} {:>7} \n",
-        iface.tx.bytes, iface.tx.packets, 0, 0, 0, 0
+        iface.tx.bytes, iface.tx.packets, 0, iface.tx.dropped, 0, 0
     ));
     if level > 1 {
         s.push_str("    TX errors: aborted   fifo  window heartbt transns\n                     0      0       0       0       0 \n");

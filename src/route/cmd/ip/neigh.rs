@@ -46,8 +46,8 @@ pub fn run(ctx: &mut Ctx<'_>, args: &[String], io: &mut Io) -> i32 {
     for n in node.neigh.iter().filter(|n| dev.is_none_or(|d| n.dev == d)) {
         let on = if dev.is_some() { String::new() } else { format!(" dev {}", node.ifaces[n.dev].name) };
         match n.mac {
-            Some(m) => out.push_str(&format!("{}{on} lladdr {} REACHABLE \n", n.ip, mac_text(m))),
-            None => out.push_str(&format!("{}{on} FAILED \n", n.ip)),
+            Some(m) => out.push_str(&format!("{}{on} lladdr {} {} \n", n.ip, mac_text(m), n.state.name())),
+            None => out.push_str(&format!("{}{on} {} \n", n.ip, n.state.name())),
         }
     }
     io.out(&out);
