@@ -344,12 +344,19 @@ impl Picture {
             .into_iter()
             .zip(&shapes)
             .map(|(text, shape)| {
-                let rect = taken.claim(node_candidates(&text, shape), text.at((shape.x0 + shape.x1) / 2.0, shape.y1 + GAP));
+                let rect = taken.claim(
+                    node_candidates(&text, shape),
+                    text.at((shape.x0 + shape.x1) / 2.0, shape.y1 + GAP),
+                );
                 text.place(rect)
             })
             .collect::<Vec<_>>();
-        let edge_labels = self.edges.iter().map(|e| self.edge_label(e, &centres, &mut taken)).collect::<Vec<_>>();
-        let bounds = taken.0.iter().fold(taken.0.first().copied().unwrap_or(Rect { x0: 0.0, y0: 0.0, x1: 1000.0, y1: 400.0 }), |a, b| a.union(b));
+        let edge_labels =
+            self.edges.iter().map(|e| self.edge_label(e, &centres, &mut taken)).collect::<Vec<_>>();
+        let bounds = taken.0.iter().fold(
+            taken.0.first().copied().unwrap_or(Rect { x0: 0.0, y0: 0.0, x1: 1000.0, y1: 400.0 }),
+            |a, b| a.union(b),
+        );
         Layout { centres, node_labels, edge_labels, bounds: bounds.padded(12.0) }
     }
 
@@ -406,7 +413,8 @@ fn node_candidates(text: &Text, shape: &Rect) -> Vec<Rect> {
     let right = text.at(shape.x1 + side, cy - text.height / 2.0);
     let left = text.at(shape.x0 - side, cy - text.height / 2.0);
     let step = LINE * text.size;
-    let further = (1..=4).flat_map(|k| [below.moved(0.0, step * k as f64), above.moved(0.0, -step * k as f64)]);
+    let further =
+        (1..=4).flat_map(|k| [below.moved(0.0, step * k as f64), above.moved(0.0, -step * k as f64)]);
     [below, above, right, left].into_iter().chain(further).collect()
 }
 
@@ -491,7 +499,8 @@ mod tests {
     #[test]
     fn crowded_and_stacked_nodes_get_separate_labels() {
         // Nodes on one spot, a crowded row, and edges sharing a midpoint.
-        let mut nodes: Vec<PicNode> = (0..30).map(|i| node(&format!("h{i}"), "h 10.0.0.1", i as f64 * 5.0, 500.0)).collect();
+        let mut nodes: Vec<PicNode> =
+            (0..30).map(|i| node(&format!("h{i}"), "h 10.0.0.1", i as f64 * 5.0, 500.0)).collect();
         nodes.extend((0..5).map(|i| node(&format!("same{i}"), "same place", 300.0, 300.0)));
         let edges = (1..30).map(|i| edge("h0", &format!("h{i}"), "eth1 10.0.0.1/24")).collect();
         let p = Picture { caption: String::new(), nodes, edges };
@@ -518,10 +527,15 @@ mod tests {
         for app in crate::registry::apps() {
             let info = app.info();
             for level in info.levels.iter().map(|l| l.level) {
-                let mut ids: Vec<crate::QueryId> =
-                    (0..12).flat_map(|seed| (0..2).map(move |index| app.default_id(level, seed, index))).collect();
+                let mut ids: Vec<crate::QueryId> = (0..12)
+                    .flat_map(|seed| (0..2).map(move |index| app.default_id(level, seed, index)))
+                    .collect();
                 let big: &[&[(char, &str)]] = match info.name {
-                    "route" => &[&[('n', "8"), ('m', "4")], &[('n', "16"), ('m', "4")], &[('n', "12"), ('m', "4"), ('r', "4")]],
+                    "route" => &[
+                        &[('n', "8"), ('m', "4")],
+                        &[('n', "16"), ('m', "4")],
+                        &[('n', "12"), ('m', "4"), ('r', "4")],
+                    ],
                     "malt" => &[&[('k', "large")]],
                     _ => &[],
                 };

@@ -89,14 +89,21 @@ pub fn history_page() -> Html {
         let (chosen, message, selected, reload) =
             (chosen.clone(), message.clone(), selected.clone(), reload.clone());
         Callback::from(move |_| {
-            let ask = format!("Delete {} from the history? This cannot be undone.", count(chosen.len(), "run", "runs"));
+            let ask = format!(
+                "Delete {} from the history? This cannot be undone.",
+                count(chosen.len(), "run", "runs")
+            );
             if !gloo::utils::window().confirm_with_message(&ask).unwrap_or(false) {
                 return;
             }
             let ids: Vec<String> = chosen.iter().map(|m| m.id.clone()).collect();
             let (message, selected, reload) = (message.clone(), selected.clone(), reload.clone());
             wasm_bindgen_futures::spawn_local(async move {
-                message.set(Some(store::delete(&ids).await.map(|_| format!("Deleted {}.", count(ids.len(), "run", "runs")))));
+                message.set(Some(
+                    store::delete(&ids)
+                        .await
+                        .map(|_| format!("Deleted {}.", count(ids.len(), "run", "runs"))),
+                ));
                 selected.set(BTreeSet::new());
                 reload.emit(());
             });

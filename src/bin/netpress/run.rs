@@ -304,7 +304,8 @@ fn select_tasks(app: &dyn App, args: &RunArgs, matches: &ArgMatches) -> CliResul
         .into_iter()
         .map(|level| knobs::apply(app, app.default_id(level, first, 0), matches))
         .collect::<Result<Vec<_>, _>>()?;
-    let order = netpress::link::run_order(&(0..templates.len()).collect::<Vec<_>>(), (first, last), args.interleave);
+    let order =
+        netpress::link::run_order(&(0..templates.len()).collect::<Vec<_>>(), (first, last), args.interleave);
     let mut tasks = Vec::new();
     for (l, seed) in order {
         let base = QueryId { seed, ..templates[l].clone() };

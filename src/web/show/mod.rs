@@ -52,7 +52,9 @@ fn columns_in_view(wrap: &web_sys::HtmlElement) -> Option<(u32, u32)> {
     let (left, right) = (wrap.scroll_left(), wrap.scroll_left() + wrap.client_width());
     let cells: Vec<web_sys::HtmlElement> =
         (0..heads.length()).filter_map(|i| heads.item(i)?.dyn_into().ok()).collect();
-    let seen = cells.iter().filter(|c| c.offset_left() >= left - 1 && c.offset_left() + c.offset_width() <= right + 1);
+    let seen = cells
+        .iter()
+        .filter(|c| c.offset_left() >= left - 1 && c.offset_left() + c.offset_width() <= right + 1);
     Some((seen.count() as u32, cells.len() as u32))
 }
 
@@ -76,7 +78,8 @@ pub fn wide(props: &WideProps) -> Html {
         // After every render (rows arrive, a run expands) and whenever the window resizes.
         use_effect(move || {
             measure.emit(());
-            let listener = gloo::events::EventListener::new(&gloo::utils::window(), "resize", move |_| measure.emit(()));
+            let listener =
+                gloo::events::EventListener::new(&gloo::utils::window(), "resize", move |_| measure.emit(()));
             move || drop(listener)
         });
     }
