@@ -96,7 +96,10 @@ const chartColours = () => {
   return [...document.querySelectorAll('figure svg')].map((svg) => {
     const bg = rgb(getComputedStyle(svg.querySelector('rect')).fill);
     const worst = Math.min(...[...svg.querySelectorAll('text')].map((t) => ratio(rgb(getComputedStyle(t).fill), bg)));
-    return { id: svg.parentElement.id, bg, worst, page: rgb(getComputedStyle(document.body).backgroundColor) };
+    // A transparent body shows the light canvas (the dark scheme sets its own background).
+    const body = getComputedStyle(document.body).backgroundColor;
+    const page = /rgba\(.*, 0\)$/.test(body) ? [255, 255, 255] : rgb(body);
+    return { id: svg.parentElement.id, bg, worst, page };
   });
 };
 
