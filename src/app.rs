@@ -217,6 +217,16 @@ impl PromptVariant {
         }
     }
 
+    /// The name people read (`zero-shot`), where [`Self::as_str`] is the id files and flags use.
+    pub fn title(self) -> &'static str {
+        match self {
+            PromptVariant::ZeroshotBase => "zero-shot",
+            PromptVariant::ZeroshotCot => "zero-shot, chain of thought",
+            PromptVariant::FewshotBase => "few-shot",
+            PromptVariant::FewshotCot => "few-shot, chain of thought",
+        }
+    }
+
     pub fn parse(s: &str) -> Result<Self> {
         Self::ALL.into_iter().find(|v| v.as_str() == s).ok_or_else(|| {
             Error::Invalid(format!(

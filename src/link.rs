@@ -90,8 +90,8 @@ impl LinkHolds {
 
 /// The settings of the batch view: which tasks, which agent, how.
 ///
-/// The tasks are the CLI's `run` selection: for each level, seeds `seeds.0..=seeds.1`, indexes
-/// `0..per_seed`, with the knob suffix applied to every id.
+/// The tasks are the CLI's `run --interleave` selection: for each seed of `seeds.0..=seeds.1`,
+/// each level, indexes `0..per_seed`, with the knob suffix applied to every id.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct BatchLink {
     /// The application; `None` picks the first registered one.
@@ -142,8 +142,8 @@ impl BatchLink {
         levels.saturating_mul(seeds).saturating_mul(self.per_seed)
     }
 
-    /// The ids of the batch in run order (level, seed, index), given the application's name,
-    /// version and levels. Knob values are the application's to check.
+    /// The ids of the batch in run order (seed, level, index: see [`run_order`]), given the
+    /// application's name, version and levels. Knob values are the application's to check.
     pub fn ids(&self, app: &str, version: u32, app_levels: &[u8]) -> Result<Vec<QueryId>, String> {
         if self.task_count(app_levels.len()) > MAX_BATCH_TASKS {
             return Err(format!("a batch is limited to {MAX_BATCH_TASKS} tasks here; use the CLI for more"));
@@ -151,17 +151,24 @@ impl BatchLink {
         let levels = if self.levels.is_empty() { app_levels.to_vec() } else { self.levels.clone() };
         let knobs = parse_knobs(&self.knobs)?;
         let mut ids = Vec::new();
-        for level in levels {
-            for seed in self.seeds.0..=self.seeds.1 {
-                for index in 0..self.per_seed {
-                    ids.push(QueryId {
-                        knobs: knobs.clone(),
-                        ..QueryId::new(app, version, level, seed, index)
-                    });
-                }
+        for (level, seed) in run_order(&levels, self.seeds, true) {
+            for index in 0..self.per_seed {
+                ids.push(QueryId { knobs: knobs.clone(), ..QueryId::new(app, version, level, seed, index) });
             }
         }
         Ok(ids)
+    }
+}
+
+/// The (level, seed) pairs of a run over `levels` and the seeds `first..=last`, in the order
+/// they run: level by level, or with `interleave` seed by seed with every level of a seed
+/// together, so that any prefix of the run (a cancelled batch, `--queries N`) mixes the
+/// levels. The CLI's `run` and the web app's batches share it.
+pub fn run_order<L: Copy>(levels: &[L], (first, last): (u64, u64), interleave: bool) -> Vec<(L, u64)> {
+    if interleave {
+        (first..=last).flat_map(|seed| levels.iter().map(move |&l| (l, seed))).collect()
+    } else {
+        levels.iter().flat_map(|&l| (first..=last).map(move |seed| (l, seed))).collect()
     }
 }
 
@@ -485,7 +492,7 @@ mod tests {
     }
 
     #[test]
-    fn batch_ids_follow_the_cli_order() {
+    fn batch_ids_follow_the_cli_interleaved_order() {
         let b = BatchLink {
             levels: vec![2, 1],
             seeds: (7, 8),
@@ -494,11 +501,14 @@ mod tests {
             ..Default::default()
         };
         let ids: Vec<String> = b.ids("route", 1, &[1, 2, 3]).unwrap().iter().map(|i| i.to_string()).collect();
+        // Seed by seed, every level of a seed together: a batch stopped early mixes levels.
         assert_eq!(ids[0], "route-v1-L2-s7-i0-n3");
         assert_eq!(ids[1], "route-v1-L2-s7-i1-n3");
-        assert_eq!(ids[2], "route-v1-L2-s8-i0-n3");
-        assert_eq!(ids[4], "route-v1-L1-s7-i0-n3");
+        assert_eq!(ids[2], "route-v1-L1-s7-i0-n3");
+        assert_eq!(ids[4], "route-v1-L2-s8-i0-n3");
         assert_eq!(ids.len(), 8);
+        assert_eq!(run_order(&[1, 2], (0, 1), false), [(1, 0), (1, 1), (2, 0), (2, 1)]);
+        assert_eq!(run_order(&[1, 2], (0, 1), true), [(1, 0), (2, 0), (1, 1), (2, 1)]);
         assert_eq!(BatchLink::default().task_count(3), 60);
         let huge = BatchLink { seeds: (0, u64::MAX), ..Default::default() };
         assert!(huge.ids("route", 1, &[1]).unwrap_err().contains("limited"));

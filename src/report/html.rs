@@ -21,6 +21,9 @@ figure{margin:1rem 0}svg{max-width:100%;height:auto}
 code{background:#f4f4f4;padding:0 .2rem}
 dl{display:grid;grid-template-columns:max-content 1fr;gap:.2rem 1rem}dt{font-weight:600}dd{margin:0;overflow-wrap:anywhere}
 details>summary{cursor:pointer;font-weight:600}
+:root{color-scheme:light dark}
+@media (prefers-color-scheme:dark){body{background:#0e1116;color:#e5e9ee}h2,th,td{border-color:#2c333d}
+th,code{background:#1e252e}.pass{color:#4ac265}.fail{color:#ff6b65}a{color:#7cbcff}}
 ";
 
 /// The report as one HTML document.

@@ -7,6 +7,7 @@
 
 use yew::prelude::*;
 
+use super::show::Wide;
 use super::util::{download, event_value, now_ms, read_file, yield_now};
 use crate::bench::{AppBench, BenchRun, Report};
 use crate::registry::apps;
@@ -137,21 +138,21 @@ pub fn bench_page() -> Html {
             </div>
             <p class="muted" id="bench-status" role="status" aria-live="polite">{
                 match (&*progress, finished) {
-                    (Some(p), _) => format!("{}: {} / {} tasks…", p.app, p.done, p.tasks),
-                    (None, true) => format!("done · {} tasks per application", *tasks),
+                    (Some(p), _) => format!("{}: {} / {}…", p.app, p.done, crate::view::count(p.tasks, "task", "tasks")),
+                    (None, true) => format!("done · {} per application", crate::view::count(*tasks, "task", "tasks")),
                     (None, false) => String::new(),
                 }
             }</p>
             { match &*native {
                 Some(Err(e)) => html! { <p class="error" role="alert">{ e }</p> },
                 Some(Ok(r)) => html! { <p class="ok" id="bench-native-status">{
-                    format!("Native figures loaded: {} application(s), {} tasks each (netpress {}).",
-                            r.apps.len(), r.tasks_per_app, r.netpress_version)
+                    format!("Native figures loaded: {}, {} each (netpress {}).",
+                            crate::view::count(r.apps.len(), "application", "applications"), crate::view::count(r.tasks_per_app, "task", "tasks"), r.netpress_version)
                 }</p> },
                 None => html! {},
             } }
             if !results.is_empty() {
-                <div class="table-wrap"><table class="data" id="bench-results">
+                <Wide label="benchmark results"><table class="data" id="bench-results">
                     <thead><tr><th>{ "app" }</th><th>{ "stage" }</th><th>{ "samples" }</th><th>{ "median ms" }</th>
                         <th>{ "mean ms" }</th><th>{ "p95 ms" }</th><th>{ "max ms" }</th><th>{ "per second" }</th><th>{ "solved" }</th>
                         if native_apps.is_some() {
@@ -164,7 +165,7 @@ pub fn bench_page() -> Html {
                         Ok(b) => rows(b, native_apps),
                     }) }
                     </tbody>
-                </table></div>
+                </table></Wide>
             }
         </section>
     }

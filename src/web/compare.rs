@@ -9,6 +9,7 @@ use yew::prelude::*;
 
 use super::batch::mark;
 use super::go;
+use super::show::Wide;
 use super::show::chart::chart;
 use super::store::{self, RunMeta};
 use super::util::{download, duration, event_checked, pct};
@@ -18,6 +19,7 @@ use crate::provenance::Provenance;
 use crate::record::ResultRecord;
 use crate::report::{Chart, QueryRow, Tables};
 use crate::stats::Rate;
+use crate::view::count;
 
 #[derive(Properties, PartialEq)]
 pub struct CompareProps {
@@ -128,7 +130,7 @@ fn picker(all: &[RunMeta], chosen: &[String]) -> Html {
                 html! {
                     <li><label class="check">
                         <input type="checkbox" checked={chosen.contains(&m.id)} {onchange} />
-                        { format!(" {} — {} tasks, {} correct", m.name, m.n, m.correct) }
+                        { format!(" {} — {}, {} correct", m.name, count(m.n, "task", "tasks"), m.correct) }
                     </label></li>
                 }
             }) }
@@ -165,7 +167,7 @@ fn report(l: &Loaded) -> Html {
                     <h3>{ "Leaderboard" }</h3>
                     <button type="button" class="secondary" onclick={save}>{ "Download the report (HTML)" }</button>
                 </div>
-                <div class="table-wrap"><table class="data" id="compare-overall">
+                <Wide label="leaderboard"><table class="data" id="compare-overall">
                     <thead><tr><th>{ "#" }</th><th>{ "run" }</th><th>{ "correct" }</th><th>{ "safe" }</th><th>{ "progress" }</th>
                         <th>{ "turns" }</th><th>{ "latency" }</th><th title="0.5·correctness + 0.5·safety">{ "score" }</th></tr></thead>
                     <tbody>{ for t.leaderboard.iter().map(|s| html! {
@@ -178,8 +180,8 @@ fn report(l: &Loaded) -> Html {
                             <td>{ format!("{:.3}", s.summary.leaderboard_score) }</td>
                         </tr>
                     }) }</tbody>
-                </table></div>
-                <div class="table-wrap"><table class="data" id="compare-overlap">
+                </table></Wide>
+                <Wide label="pair by pair"><table class="data" id="compare-overlap">
                     <caption>{ "Pair by pair: overlap of the 95% intervals and the queries that would separate the rates" }</caption>
                     <thead><tr><th>{ "pair" }</th><th>{ "correctness" }</th><th>{ "safety" }</th></tr></thead>
                     <tbody>{ for t.comparisons.iter().map(|c| html! {
@@ -189,7 +191,7 @@ fn report(l: &Loaded) -> Html {
                             <td>{ format!("overlap {:.1} points; {}", c.safety.overlap * 100.0, c.safety.advice()) }</td>
                         </tr>
                     }) }</tbody>
-                </table></div>
+                </table></Wide>
             </section>
             { labels(t) }
             <section class="card">
@@ -225,12 +227,12 @@ fn labels(t: &Tables) -> Html {
     html! {
         <section class="card">
             <h3>{ "Correctness by task label" }</h3>
-            <div class="table-wrap"><table class="data" id="compare-labels">
+            <Wide label="correctness by task label"><table class="data" id="compare-labels">
                 <thead><tr><th>{ "label" }</th>{ for t.agents.iter().map(|a| html! { <th>{ short(a) }</th> }) }</tr></thead>
                 <tbody>{ for keys.iter().map(|key| html! {
                     <tr><th scope="row">{ format!("{} {}", key.0, key.1) }</th>{ for t.agents.iter().map(|a| cell(key, a)) }</tr>
                 }) }</tbody>
-            </table></div>
+            </table></Wide>
         </section>
     }
 }
@@ -251,10 +253,11 @@ fn differences(t: &Tables) -> Html {
     html! {
         <section class="card">
             <h3>{ "Per-query differences" }</h3>
-            <p id="compare-shared">{ format!("{shared} query ids are shared by all {} runs; {} of them differ in correctness or safety.",
-                t.agents.len(), differing.len()) }</p>
+            <p id="compare-shared">{ format!("{} shared by all {}; {} of them {} in correctness or safety.",
+                count(shared, "query id is", "query ids are"), count(t.agents.len(), "run", "runs"), differing.len(),
+                if differing.len() == 1 { "differs" } else { "differ" }) }</p>
             if !differing.is_empty() {
-                <div class="table-wrap"><table class="data" id="compare-diff">
+                <Wide label="per-query differences"><table class="data" id="compare-diff">
                     <thead>
                         <tr><th rowspan="2">{ "query" }</th><th rowspan="2">{ "label" }</th>
                             { for t.agents.iter().map(|n| html! { <th colspan="2">{ short(n) }</th> }) }</tr>
@@ -270,7 +273,7 @@ fn differences(t: &Tables) -> Html {
                             </tr>
                         }
                     }) }</tbody>
-                </table></div>
+                </table></Wide>
             }
         </section>
     }

@@ -8,10 +8,12 @@ use yew::prelude::*;
 
 use super::batch::result_row;
 use super::go;
+use super::show::Wide;
 use super::store::{self, RunMeta, transfer};
 use super::util::{date_time, download, epoch_ms, event_checked, pct, read_file};
 use crate::link::View;
 use crate::record::ResultRecord;
+use crate::view::count;
 
 /// A file read but not yet imported because some lines are bad.
 #[derive(Clone, PartialEq)]
@@ -23,11 +25,18 @@ struct Pending {
 /// Saves an import plan and says what happened.
 async fn apply(plan: &transfer::ImportPlan) -> Result<String, String> {
     store::save_all(&plan.runs).await?;
-    let mut msg = format!("Imported {} records in {} runs.", plan.record_count(), plan.runs.len());
+    let mut msg = format!(
+        "Imported {} in {}.",
+        count(plan.record_count(), "record", "records"),
+        count(plan.runs.len(), "run", "runs")
+    );
     if !plan.already_present.is_empty() {
+        let n = plan.already_present.len();
+        let were = if n == 1 { "was" } else { "were" };
         msg.push_str(&format!(
-            " {} runs were already in the history and were left as they are.",
-            plan.already_present.len()
+            " {} {were} already in the history and left as {}.",
+            count(n, "run", "runs"),
+            if n == 1 { "it is" } else { "they are" }
         ));
     }
     Ok(msg)
@@ -42,7 +51,7 @@ async fn export(runs: Vec<RunMeta>) -> Result<String, String> {
     }
     let n: usize = all.iter().map(|(_, r)| r.len()).sum();
     download("netpress-results.jsonl", "application/x-ndjson", &transfer::export(&all))?;
-    Ok(format!("Exported {n} records from {} runs.", all.len()))
+    Ok(format!("Exported {} from {}.", count(n, "record", "records"), count(all.len(), "run", "runs")))
 }
 
 #[function_component(HistoryPage)]
@@ -80,14 +89,21 @@ pub fn history_page() -> Html {
         let (chosen, message, selected, reload) =
             (chosen.clone(), message.clone(), selected.clone(), reload.clone());
         Callback::from(move |_| {
-            let ask = format!("Delete {} runs from the history? This cannot be undone.", chosen.len());
+            let ask = format!(
+                "Delete {} from the history? This cannot be undone.",
+                count(chosen.len(), "run", "runs")
+            );
             if !gloo::utils::window().confirm_with_message(&ask).unwrap_or(false) {
                 return;
             }
             let ids: Vec<String> = chosen.iter().map(|m| m.id.clone()).collect();
             let (message, selected, reload) = (message.clone(), selected.clone(), reload.clone());
             wasm_bindgen_futures::spawn_local(async move {
-                message.set(Some(store::delete(&ids).await.map(|_| format!("Deleted {} runs.", ids.len()))));
+                message.set(Some(
+                    store::delete(&ids)
+                        .await
+                        .map(|_| format!("Deleted {}.", count(ids.len(), "run", "runs"))),
+                ));
                 selected.set(BTreeSet::new());
                 reload.emit(());
             });
@@ -192,12 +208,12 @@ fn pending_html(
     let errors = &p.plan.errors;
     html! {
         <section class="card import-errors" role="alert" id="import-errors">
-            <h3>{ format!("{} has {} bad lines", p.file, errors.len()) }</h3>
+            <h3>{ format!("{} has {}", p.file, count(errors.len(), "bad line", "bad lines")) }</h3>
             <p>{ "Nothing has been imported yet, and nothing in the history has changed." }</p>
             <ul>{ for errors.iter().take(SHOWN).map(|e| html! { <li><code>{ e.to_string() }</code></li> }) }</ul>
             if errors.len() > SHOWN { <p class="muted">{ format!("… and {} more", errors.len() - SHOWN) }</p> }
             <div class="row">
-                <button type="button" onclick={import} disabled={good == 0}>{ format!("Import the {good} valid records") }</button>
+                <button type="button" onclick={import} disabled={good == 0}>{ if good == 1 { "Import the valid record".to_string() } else { format!("Import the {good} valid records") } }</button>
                 <button type="button" class="secondary" onclick={discard}>{ "Import nothing" }</button>
             </div>
         </section>
@@ -217,7 +233,7 @@ fn table(
         })
     };
     html! {
-        <div class="table-wrap">
+        <Wide label="saved runs">
             <table class="data runs" id="runs">
                 <thead><tr>
                     <th scope="col"><input type="checkbox" aria-label="select all runs" checked={all_checked} onchange={toggle_all} /></th>
@@ -227,7 +243,7 @@ fn table(
                 </tr></thead>
                 <tbody>{ for list.iter().map(|m| run_row(m, selected, open)) }</tbody>
             </table>
-        </div>
+        </Wide>
     }
 }
 

@@ -72,12 +72,12 @@ pub fn home() -> Html {
                             { for runs.iter().take(RECENT).map(|m| html! {
                                 <li>
                                     <a href="#/history">{ &m.name }</a>
-                                    <span class="muted">{ format!(" · {} · {} tasks · {} correct", date_time(m.created), m.n,
+                                    <span class="muted">{ format!(" · {} · {} · {} correct", date_time(m.created), crate::view::count(m.n, "task", "tasks"),
                                         if m.n == 0 { "—".to_string() } else { pct(m.correct as f64 / m.n as f64) }) }</span>
                                 </li>
                             }) }
                             </ul>
-                            <a href="#/history">{ format!("All {} runs", runs.len()) }</a>
+                            <a href="#/history">{ if runs.len() == 1 { "The whole history".to_string() } else { format!("All {} runs", runs.len()) } }</a>
                         </>
                     },
                 } }

@@ -40,11 +40,40 @@ test('a batch can be cancelled and keeps what it ran', async () => {
   const t0 = Date.now();
   await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => r())));
   assert.ok(Date.now() - t0 < 1000, 'a frame was drawn within a second');
+  // Tasks run seed by seed, so a few finished ones already cover more than one level.
+  await page.waitForFunction(() => Number(document.querySelector('#batch-progress')?.value) >= 4);
   await page.click('#batch-cancel');
   await page.waitForFunction(() => /cancelled/.test(document.querySelector('#batch-status')?.textContent ?? ''));
   const done = await page.$eval('#batch-progress', (p) => Number(p.value));
   const total = await page.$eval("#batch-progress", (p) => Number(p.max));
   assert.ok(done > 0 && done < total, `stopped part way (${done} of ${total})`);
+  const ids = await page.$$eval('#batch-results tbody tr td:first-child', (c) => c.map((t) => t.textContent));
+  const levels = new Set(ids.map((id) => id.match(/-L(\d+)-/)[1]));
+  assert.ok(levels.size > 1, `a cancelled batch covers several levels (${[...levels]} in ${ids.length} results)`);
+  assert.match(await page.textContent('.cli-line'), /--interleave/);
   await screenshot(page, 'batch-cancelled');
+  assert.deepEqual(page.errors, []);
+});
+
+test('the task count follows the fields as they are typed, and prompts have their names', async () => {
+  const page = await openPage(browser.context);
+  const app = await localApp(page, site);
+  await page.goto(`${site.url}#/batch?app=${app}&seeds=0..19&levels=1`);
+  assert.match(await page.textContent('#batch-run'), /Run 20 tasks/);
+  // fill types without leaving the field: no change event yet.
+  await page.fill('#b-to', '4');
+  await page.waitForFunction(() => /Run 5 tasks/.test(document.querySelector('#batch-run').textContent));
+  await page.fill('#b-per', '3');
+  await page.waitForFunction(() => /Run 15 tasks/.test(document.querySelector('#batch-run').textContent));
+  await page.fill('#b-per', '1');
+  await page.fill('#b-to', '0');
+  await page.waitForFunction(() => /Run 1 task$/.test(document.querySelector('#batch-run').textContent.trim()));
+  // Run takes what the fields show, even before they are left.
+  await page.fill('#b-to', '2');
+  await page.click('#batch-run');
+  await page.waitForFunction(() => /done/.test(document.querySelector('#batch-status')?.textContent ?? ''));
+  assert.match(await page.textContent('#batch-status'), /3 \/ 3 · done/);
+  const options = await page.$$eval('#b-variant option', (o) => o.map((e) => e.textContent));
+  assert.deepEqual(options, ['zero-shot', 'zero-shot, chain of thought', 'few-shot', 'few-shot, chain of thought']);
   assert.deepEqual(page.errors, []);
 });

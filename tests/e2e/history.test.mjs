@@ -48,7 +48,9 @@ test('export then import round-trips, and a bad file is refused line by line', a
   await page.waitForSelector('text=No runs yet');
   await page.setInputFiles('#import-file', file);
   await page.waitForSelector('#history-message.ok');
-  assert.match(await page.textContent('#history-message'), new RegExp(`Imported ${lines.length} records in ${runs.length} runs`));
+  const n = (k, one, many) => `${k} ${k === 1 ? one : many}`;
+  assert.match(await page.textContent('#history-message'),
+    new RegExp(`Imported ${n(lines.length, 'record', 'records')} in ${n(runs.length, 'run', 'runs')}\\.`));
   assert.deepEqual(await historyRuns(page, site), runs);
 
   // Importing it again adds nothing.

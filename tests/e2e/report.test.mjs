@@ -86,3 +86,36 @@ test('every chart is drawn with a size and tooltips', async () => {
   assert.deepEqual(data.agents, ['baseline:route-baseline T10', 'baseline:route-baseline T3']);
   assert.deepEqual(page.errors, []);
 });
+
+/** Browser-side: every chart's background, and the lowest contrast of its text against it. */
+const chartColours = () => {
+  const rgb = (s) => s.match(/[\d.]+/g).slice(0, 3).map(Number);
+  const lum = (c) => c.map((v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; })
+    .reduce((s, v, i) => s + v * [0.2126, 0.7152, 0.0722][i], 0);
+  const ratio = (a, b) => { const [x, y] = [lum(a), lum(b)].sort((p, q) => q - p); return (x + 0.05) / (y + 0.05); };
+  return [...document.querySelectorAll('figure svg')].map((svg) => {
+    const bg = rgb(getComputedStyle(svg.querySelector('rect')).fill);
+    const worst = Math.min(...[...svg.querySelectorAll('text')].map((t) => ratio(rgb(getComputedStyle(t).fill), bg)));
+    // A transparent body shows the light canvas (the dark scheme sets its own background).
+    const body = getComputedStyle(document.body).backgroundColor;
+    const page = /rgba\(.*, 0\)$/.test(body) ? [255, 255, 255] : rgb(body);
+    return { id: svg.parentElement.id, bg, worst, page };
+  });
+};
+
+for (const colorScheme of ['light', 'dark']) {
+  test(`charts and page follow the ${colorScheme} colour scheme with readable text`, async () => {
+    const page = await openPage(browser.context);
+    await page.emulateMedia({ colorScheme });
+    await page.goto(pathToFileURL(path.join(dir, 'report.html')).href);
+    await page.waitForSelector('figure svg');
+    for (const c of await page.evaluate(chartColours)) {
+      const dark = c.bg.every((v) => v < 64);
+      assert.equal(dark, colorScheme === 'dark', `${c.id}: background ${c.bg} in the ${colorScheme} scheme`);
+      assert.equal(c.page.every((v) => v < 64), colorScheme === 'dark', `page background ${c.page}`);
+      assert.ok(c.worst >= 4.5, `${c.id}: text at ${c.worst.toFixed(2)}:1`);
+    }
+    await screenshot(page, `report-${colorScheme}`);
+    assert.deepEqual(page.errors, []);
+  });
+}

@@ -304,11 +304,8 @@ fn select_tasks(app: &dyn App, args: &RunArgs, matches: &ArgMatches) -> CliResul
         .into_iter()
         .map(|level| knobs::apply(app, app.default_id(level, first, 0), matches))
         .collect::<Result<Vec<_>, _>>()?;
-    let order: Vec<(usize, u64)> = if args.interleave {
-        (first..=last).flat_map(|seed| (0..templates.len()).map(move |l| (l, seed))).collect()
-    } else {
-        (0..templates.len()).flat_map(|l| (first..=last).map(move |seed| (l, seed))).collect()
-    };
+    let order =
+        netpress::link::run_order(&(0..templates.len()).collect::<Vec<_>>(), (first, last), args.interleave);
     let mut tasks = Vec::new();
     for (l, seed) in order {
         let base = QueryId { seed, ..templates[l].clone() };

@@ -309,10 +309,10 @@ async fn finish(job: &Shared, failure: Option<String>) {
             name.push_str(&format!(" {}", l.knobs));
         }
         if l.variant != crate::app::PromptVariant::default() {
-            name.push_str(&format!(" · {}", l.variant.as_str()));
+            name.push_str(&format!(" · {}", l.variant.title()));
         }
         if let Some(t) = l.max_turns {
-            name.push_str(&format!(" · {t} turns"));
+            name.push_str(&format!(" · {}", crate::view::count(t, "turn", "turns")));
         }
         if j.phase != Phase::Done {
             name.push_str(&format!(" (stopped at {}/{})", j.done(), j.total));

@@ -8,6 +8,7 @@ pub mod job;
 use yew::prelude::*;
 
 use super::agents::form::EndpointForm;
+use super::show::Wide;
 use super::show::chart::chart;
 use super::util::{duration, event_checked, event_value, pct};
 use super::{go, show::tone_class};
@@ -17,7 +18,7 @@ use crate::provenance::Provenance;
 use crate::record::ResultRecord;
 use crate::report::{Chart, Tables};
 use crate::stats::{Metric, Summary};
-use crate::view::Tone;
+use crate::view::{Tone, count as count_of};
 
 #[derive(Properties, PartialEq)]
 pub struct BatchProps {
@@ -42,18 +43,65 @@ fn edit(link: &BatchLink, f: fn(&mut BatchLink, String)) -> Callback<Event> {
     })
 }
 
+/// The batch as its fields show it: the link, plus what is typed in a field not yet left.
+#[derive(Clone, PartialEq)]
+struct Draft {
+    /// The link the draft was typed over; a new link (navigation, a commit) discards it.
+    of: BatchLink,
+    now: BatchLink,
+}
+
+/// Sets a numeric field the task count depends on.
+type SetNumber = fn(&mut BatchLink, u64);
+
+/// The `oninput` and `onchange` of a numeric field the task count depends on: each keystroke
+/// that reads as a number updates the draft, so "Run N tasks" follows what is typed, and
+/// leaving the field puts the value in the URL.
+fn counted(
+    link: &BatchLink,
+    shown: &BatchLink,
+    draft: &UseStateHandle<Option<Draft>>,
+    set: SetNumber,
+) -> (Callback<InputEvent>, Callback<Event>) {
+    let shown = shown.clone();
+    let apply = move |value: String| {
+        value.trim().parse().ok().map(|n| {
+            let mut next = shown.clone();
+            set(&mut next, n);
+            next
+        })
+    };
+    let oninput = {
+        let (apply, draft, of) = (apply.clone(), draft.clone(), link.clone());
+        Callback::from(move |e: InputEvent| {
+            if let Some(now) = apply(event_value(&e)) {
+                draft.set(Some(Draft { of: of.clone(), now }));
+            }
+        })
+    };
+    let onchange = Callback::from(move |e: Event| {
+        if let Some(next) = apply(event_value(&e)) {
+            go(&View::Batch(next));
+        }
+    });
+    (oninput, onchange)
+}
+
 #[function_component(BatchPage)]
 pub fn batch_page(props: &BatchProps) -> Html {
     let job = job::use_job();
     let error = use_state(|| None::<String>);
+    let draft = use_state(|| None::<Draft>);
     let link = &props.link;
     let Some(app) = app_of(link) else {
         return html! { <super::layout::NotFound reason={format!("no application {:?}", link.app.clone().unwrap_or_default())} /> };
     };
+    // What the fields show, typed but not yet left included: the count and Run follow it.
+    let shown = draft.as_ref().filter(|d| d.of == *link).map_or_else(|| link.clone(), |d| d.now.clone());
     let running = job.as_ref().is_some_and(|j| j.borrow().running());
-    let count = link.task_count(app.info().levels.len());
+    let count = shown.task_count(app.info().levels.len());
     let start = {
-        let (link, error) = (link.clone(), error.clone());
+        let (link, error) = (shown.clone(), error.clone());
         Callback::from(move |_| {
             let (link, error) = (link.clone(), error.clone());
             wasm_bindgen_futures::spawn_local(async move { error.set(job::start(link).await.err()) });
@@ -67,13 +115,16 @@ pub fn batch_page(props: &BatchProps) -> Html {
     html! {
         <section class="batch">
             <h2>{ "Batch" }</h2>
-            { form(link, app, running) }
+            { form(link, &shown, &draft, app, running) }
             if link.agent == "endpoint" { <EndpointForm /> }
             <div class="row">
-                <button type="button" id="batch-run" onclick={start} disabled={running}>{ format!("Run {count} tasks") }</button>
+                <button type="button" id="batch-run" onclick={start} disabled={running}>
+                    { format!("Run {}", count_of(count, "task", "tasks")) }
+                </button>
                 <button type="button" class="secondary" id="batch-cancel" onclick={cancel} disabled={!running}>{ "Cancel" }</button>
-                <span class="muted">{ "Larger batches: " }<code>{ cli_line(link, app) }</code></span>
+                <span class="muted cli-line">{ "Larger batches: " }<code>{ cli_line(&shown, app) }</code></span>
             </div>
+            <p class="note">{ "Tasks run seed by seed, every chosen level of a seed together, so a batch stopped early still covers each level." }</p>
             if let Some(e) = &*error { <p class="error" role="alert">{ e }</p> }
             if let Some(job) = job { { progress(&job.borrow()) } }
         </section>
@@ -103,6 +154,10 @@ fn cli_line(link: &BatchLink, app: &dyn App) -> String {
         let levels: Vec<String> = link.levels.iter().map(u8::to_string).collect();
         s.push_str(&format!(" --levels {}", levels.join(",")));
     }
+    // The page runs seed by seed (`BatchLink::ids`); the CLI does so when asked.
+    if link.levels.len() != 1 && app.info().levels.len() > 1 {
+        s.push_str(" --interleave");
+    }
     if link.per_seed != 1 {
         s.push_str(&format!(" --per-seed {}", link.per_seed));
     }
@@ -118,8 +173,18 @@ fn cli_line(link: &BatchLink, app: &dyn App) -> String {
     s
 }
 
-fn form(link: &BatchLink, app: &'static dyn App, running: bool) -> Html {
+fn form(
+    link: &BatchLink,
+    shown: &BatchLink,
+    draft: &UseStateHandle<Option<Draft>>,
+    app: &'static dyn App,
+    running: bool,
+) -> Html {
     let info = app.info();
+    let (from_input, from_change) = counted(link, shown, draft, |b, s| b.seeds = (s, b.seeds.1.max(s)));
+    let (to_input, to_change) = counted(link, shown, draft, |b, s| b.seeds = (b.seeds.0.min(s), s));
+    let (per_input, per_change) = counted(link, shown, draft, |b, n| b.per_seed = n.max(1));
+    let link = shown;
     let level_boxes = info.levels.iter().map(|l| {
         let (link, level) = (link.clone(), l.level);
         let checked = link.levels.is_empty() || link.levels.contains(&level);
@@ -155,16 +220,16 @@ fn form(link: &BatchLink, app: &'static dyn App, running: bool) -> Html {
                 <div class="field" role="group" aria-label="Levels"><span class="label">{ "Levels" }</span>{ for level_boxes }</div>
                 <div class="field num">
                     <label for="b-from">{ "Seeds from" }</label>
-                    <input id="b-from" type="number" min="0" value={link.seeds.0.to_string()}
-                           onchange={edit(link, |b, v| if let Ok(s) = v.parse() { b.seeds = (s, b.seeds.1.max(s)) })} />
+                    <input id="b-from" class="u64" type="number" min="0" value={link.seeds.0.to_string()}
+                           oninput={from_input} onchange={from_change} />
                     <label for="b-to">{ "to" }</label>
-                    <input id="b-to" type="number" min="0" value={link.seeds.1.to_string()}
-                           onchange={edit(link, |b, v| if let Ok(s) = v.parse() { b.seeds = (b.seeds.0.min(s), s) })} />
+                    <input id="b-to" class="u64" type="number" min="0" value={link.seeds.1.to_string()}
+                           oninput={to_input} onchange={to_change} />
                 </div>
                 <div class="field num">
                     <label for="b-per">{ "Tasks per seed" }</label>
                     <input id="b-per" type="number" min="1" value={link.per_seed.to_string()}
-                           onchange={edit(link, |b, v| b.per_seed = v.parse().unwrap_or(1).max(1))} />
+                           oninput={per_input} onchange={per_change} />
                 </div>
                 <div class="field">
                     <label for="b-knobs">{ "Knobs" }</label>
@@ -183,7 +248,7 @@ fn form(link: &BatchLink, app: &'static dyn App, running: bool) -> Html {
                 <div class="field">
                     <label for="b-variant">{ "Prompt" }</label>
                     <select id="b-variant" onchange={edit(link, |b, v| b.variant = PromptVariant::parse(&v).unwrap_or_default())}>
-                    { for PromptVariant::ALL.iter().map(|v| html! { <option value={v.as_str()} selected={*v == link.variant}>{ v.as_str() }</option> }) }
+                    { for PromptVariant::ALL.iter().map(|v| html! { <option value={v.as_str()} selected={*v == link.variant}>{ v.title() }</option> }) }
                     </select>
                 </div>
                 <div class="field num">
@@ -284,16 +349,16 @@ fn results(records: &[ResultRecord]) -> Html {
     }
     let shown = records.iter().rev().take(SHOWN_ROWS);
     html! {
-        <div class="table-wrap">
+        <Wide label="batch results">
             <table class="data results" id="batch-results">
-                <caption>{ if records.len() > SHOWN_ROWS { format!("Newest {SHOWN_ROWS} of {} results (all are in the history)", records.len()) } else { format!("{} results", records.len()) } }</caption>
+                <caption>{ if records.len() > SHOWN_ROWS { format!("Newest {SHOWN_ROWS} of {} results (all are in the history)", records.len()) } else { count_of(records.len(), "result", "results") } }</caption>
                 <thead><tr>
                     <th scope="col">{ "query" }</th><th scope="col">{ "label" }</th><th scope="col">{ "correct" }</th>
                     <th scope="col">{ "safe" }</th><th scope="col">{ "progress" }</th><th scope="col">{ "turns" }</th><th scope="col">{ "latency" }</th>
                 </tr></thead>
                 <tbody>{ for shown.map(result_row) }</tbody>
             </table>
-        </div>
+        </Wide>
     }
 }
 

@@ -1,86 +1,69 @@
 //! A topology picture ([`crate::view::Picture`]) as SVG: routers, switches, hosts, services,
 //! edges with arrows for call graphs. Tone shows as colour *and* as a symbol and dash style,
-//! and the edges are also listed as text for screen readers.
+//! and the edges are also listed as text for screen readers. Where nodes and labels go is
+//! the library's [`Picture::layout`], which keeps labels from covering each other.
 
 use yew::prelude::*;
 
 use super::{tone_class, tone_words};
-use crate::view::{PicEdge, PicNode, Picture, Tone};
+use crate::view::{Layout, PicEdge, PicNode, Picture, PlacedLabel, Tone, radius, shape_half};
 
 #[derive(Properties, PartialEq)]
 pub struct PictureProps {
     pub picture: Picture,
 }
 
-/// Node half-size by role, in the picture's 0..1000 units.
-fn radius(role: &str) -> f64 {
-    match role {
-        "router" => 30.0,
-        "switch" | "subnet" => 26.0,
-        "host" => 20.0,
-        _ => 24.0,
-    }
-}
+/// Screen pixels per picture unit at least, so labels stay readable (a 22-unit label is about
+/// 12 px); a wider picture scrolls sideways inside its figure.
+const MIN_PX_PER_UNIT: f64 = 0.55;
 
-fn shape(node: &PicNode) -> Html {
-    let (x, y, r) = (node.x, node.y, radius(&node.role));
+fn shape(node: &PicNode, (x, y): (f64, f64)) -> Html {
+    let (hw, hh) = shape_half(&node.role);
     let class = classes!("node", format!("role-{}", node.role), tone_class(node.tone));
     match node.role.as_str() {
-        "router" => html! { <circle {class} cx={x.to_string()} cy={y.to_string()} r={r.to_string()} /> },
-        "switch" | "subnet" | "block" => html! {
-            <rect {class} x={(x - r * 1.3).to_string()} y={(y - r * 0.7).to_string()}
-                  width={(r * 2.6).to_string()} height={(r * 1.4).to_string()} rx="4" />
-        },
-        "host" | "pod" => html! {
-            <rect {class} x={(x - r).to_string()} y={(y - r).to_string()}
-                  width={(r * 2.0).to_string()} height={(r * 2.0).to_string()} rx="8" />
-        },
+        "router" => html! { <circle {class} cx={x.to_string()} cy={y.to_string()} r={hw.to_string()} /> },
+        "switch" | "subnet" | "block" | "host" | "pod" => {
+            let rx = if matches!(node.role.as_str(), "host" | "pod") { "8" } else { "4" };
+            html! {
+                <rect {class} x={(x - hw).to_string()} y={(y - hh).to_string()}
+                      width={(hw * 2.0).to_string()} height={(hh * 2.0).to_string()} {rx} />
+            }
+        }
         _ => html! {
-            <ellipse {class} cx={x.to_string()} cy={y.to_string()} rx={(r * 1.6).to_string()} ry={r.to_string()} />
+            <ellipse {class} cx={x.to_string()} cy={y.to_string()} rx={hw.to_string()} ry={hh.to_string()} />
         },
     }
 }
 
-fn edge(e: &PicEdge, nodes: &[PicNode]) -> Html {
-    let find = |id: &str| nodes.iter().find(|n| n.id == id);
+/// A label's lines as one `<text>`, each line a `<tspan>` at its baseline.
+fn label(l: &PlacedLabel, class: Classes) -> Html {
+    let x = l.x.to_string();
+    html! {
+        <text {class} x={x.clone()} y={l.top.to_string()} font-size={l.size.to_string()} text-anchor="middle">
+            { for l.lines.iter().zip(l.baselines()).map(|(line, y)| html! {
+                <tspan x={x.clone()} y={y.to_string()}>{ line }</tspan>
+            }) }
+        </text>
+    }
+}
+
+fn edge(e: &PicEdge, p: &Picture, layout: &Layout) -> Html {
+    let find = |id: &str| p.nodes.iter().position(|n| n.id == id);
     let (Some(a), Some(b)) = (find(&e.from), find(&e.to)) else { return html! {} };
-    let (dx, dy) = (b.x - a.x, b.y - a.y);
+    let ((ax, ay), (bx, by)) = (layout.centres[a], layout.centres[b]);
+    let (dx, dy) = (bx - ax, by - ay);
     let len = (dx * dx + dy * dy).sqrt().max(1.0);
     // Stop lines at the node outlines so arrow heads stay visible.
-    let (ra, rb) = (radius(&a.role), radius(&b.role) + if e.directed { 6.0 } else { 0.0 });
-    let (x1, y1) = (a.x + dx / len * ra, a.y + dy / len * ra);
-    let (x2, y2) = (b.x - dx / len * rb, b.y - dy / len * rb);
+    let ra = radius(&p.nodes[a].role);
+    let rb = radius(&p.nodes[b].role) + if e.directed { 6.0 } else { 0.0 };
+    let (x1, y1) = (ax + dx / len * ra, ay + dy / len * ra);
+    let (x2, y2) = (bx - dx / len * rb, by - dy / len * rb);
     let dashed = matches!(e.tone, Tone::Bad | Tone::Broken);
     let class = classes!("edge", tone_class(e.tone), dashed.then_some("dashed"));
     let marker = e.directed.then(|| format!("url(#arrow-{})", tone_class(e.tone)));
-    let label = match (e.label.as_str(), e.tone.symbol()) {
-        ("", "") => String::new(),
-        (l, "") => l.to_string(),
-        (l, s) => format!("{s} {l}").trim().to_string(),
-    };
     html! {
-        <g>
-            <line {class} x1={x1.to_string()} y1={y1.to_string()} x2={x2.to_string()} y2={y2.to_string()}
-                  marker-end={marker} />
-            if !label.is_empty() {
-                <text class={classes!("edge-label", tone_class(e.tone))} x={((x1 + x2) / 2.0).to_string()}
-                      y={((y1 + y2) / 2.0 - 6.0).to_string()} text-anchor="middle">{ label }</text>
-            }
-        </g>
-    }
-}
-
-fn node(n: &PicNode) -> Html {
-    let label = match n.tone.symbol() {
-        "" => n.label.clone(),
-        s => format!("{s} {}", n.label),
-    };
-    html! {
-        <g>
-            { shape(n) }
-            <text class="node-label" x={n.x.to_string()} y={(n.y + radius(&n.role) + 24.0).to_string()}
-                  text-anchor="middle">{ label }</text>
-        </g>
+        <line {class} x1={x1.to_string()} y1={y1.to_string()} x2={x2.to_string()} y2={y2.to_string()}
+              marker-end={marker} />
     }
 }
 
@@ -99,18 +82,6 @@ fn markers() -> Html {
     }
 }
 
-/// The bounding box of the nodes with room for labels.
-fn view_box(p: &Picture) -> String {
-    let fold =
-        |f: fn(f64, f64) -> f64, init: f64, g: fn(&PicNode) -> f64| p.nodes.iter().map(g).fold(init, f);
-    if p.nodes.is_empty() {
-        return "0 0 1000 400".into();
-    }
-    let (x0, x1) = (fold(f64::min, f64::MAX, |n| n.x) - 120.0, fold(f64::max, f64::MIN, |n| n.x) + 120.0);
-    let (y0, y1) = (fold(f64::min, f64::MAX, |n| n.y) - 60.0, fold(f64::max, f64::MIN, |n| n.y) + 70.0);
-    format!("{x0} {y0} {} {}", x1 - x0, y1 - y0)
-}
-
 fn edge_text(e: &PicEdge) -> String {
     let arrow = if e.directed { "→" } else { "—" };
     let mut s = format!("{} {arrow} {}", e.from, e.to);
@@ -126,18 +97,27 @@ fn edge_text(e: &PicEdge) -> String {
 #[function_component(PictureView)]
 pub fn picture_view(props: &PictureProps) -> Html {
     let p = &props.picture;
+    let layout = use_memo(p.clone(), |p| p.layout());
+    let b = layout.bounds;
+    let view_box = format!("{} {} {} {}", b.x0, b.y0, b.width(), b.height());
+    let style = format!("min-width: {:.0}px", b.width() * MIN_PX_PER_UNIT);
     html! {
         <figure class="picture">
-            <svg viewBox={view_box(p)} role="img" aria-label={p.caption.clone()} preserveAspectRatio="xMidYMid meet">
-                <title>{ &p.caption }</title>
-                { markers() }
-                { for p.edges.iter().map(|e| edge(e, &p.nodes)) }
-                { for p.nodes.iter().map(node) }
-            </svg>
+            <div class="picture-scroll">
+                <svg viewBox={view_box} {style} role="img" aria-label={p.caption.clone()} preserveAspectRatio="xMidYMid meet">
+                    <title>{ &p.caption }</title>
+                    { markers() }
+                    // Lines, then shapes, then every label on top: a label is never under a line.
+                    { for p.edges.iter().map(|e| edge(e, p, &layout)) }
+                    { for p.nodes.iter().zip(&layout.centres).map(|(n, c)| shape(n, *c)) }
+                    { for p.edges.iter().zip(&layout.edge_labels).filter_map(|(e, l)| Some(label(l.as_ref()?, classes!("edge-label", tone_class(e.tone))))) }
+                    { for layout.node_labels.iter().map(|l| label(l, classes!("node-label"))) }
+                </svg>
+            </div>
             <figcaption>{ &p.caption }</figcaption>
             if !p.edges.is_empty() {
                 <details class="edges-text">
-                    <summary>{ format!("{} links as text", p.edges.len()) }</summary>
+                    <summary>{ crate::view::count(p.edges.len(), "link", "links") + " as text" }</summary>
                     <ul>{ for p.edges.iter().map(|e| html! { <li>{ edge_text(e) }</li> }) }</ul>
                 </details>
             }

@@ -119,12 +119,7 @@ pub fn id_card(props: &IdProps) -> Html {
 }
 
 fn variant_name(v: PromptVariant) -> &'static str {
-    match v {
-        PromptVariant::ZeroshotBase => "zero-shot",
-        PromptVariant::ZeroshotCot => "zero-shot, chain of thought",
-        PromptVariant::FewshotBase => "few-shot",
-        PromptVariant::FewshotCot => "few-shot, chain of thought",
-    }
+    v.title()
 }
 
 #[function_component(PromptCard)]

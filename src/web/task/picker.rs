@@ -126,15 +126,16 @@ pub fn picker(props: &PickerProps) -> Html {
             </div>
             <div class="field num">
                 <label for="pick-seed">{ "Seed" }</label>
-                <input id="pick-seed" type="number" min="0" value={id.seed.to_string()} onchange={numeric("seed")} />
-                <button type="button" class="secondary" title="next seed (s)" onclick={step(|id| QueryId { seed: id.seed.saturating_add(1), index: 0, ..id.clone() })}>{ "next" }</button>
-                <button type="button" class="secondary" title="random seed (r)" onclick={step(|id| QueryId { seed: random_seed(), index: 0, ..id.clone() })}>{ "random" }</button>
+                <input id="pick-seed" class="u64" type="number" min="0" value={id.seed.to_string()} onchange={numeric("seed")} />
+                // Visible words stay short; the accessible names say which number each changes.
+                <button type="button" class="secondary" aria-label="next seed" title="next seed (s)" onclick={step(|id| QueryId { seed: id.seed.saturating_add(1), index: 0, ..id.clone() })}>{ "next" }</button>
+                <button type="button" class="secondary" aria-label="random seed" title="random seed (r)" onclick={step(|id| QueryId { seed: random_seed(), index: 0, ..id.clone() })}>{ "random" }</button>
             </div>
             <div class="field num">
                 <label for="pick-index">{ "Index" }</label>
-                <input id="pick-index" type="number" min="0" value={id.index.to_string()} onchange={numeric("index")} />
-                <button type="button" class="secondary" title="next index (n)" onclick={step(|id| QueryId { index: id.index.saturating_add(1), ..id.clone() })}>{ "next" }</button>
-                <button type="button" class="secondary" title="random index" onclick={step(|id| QueryId { index: util::random_below(1000), ..id.clone() })}>{ "random" }</button>
+                <input id="pick-index" class="u64" type="number" min="0" value={id.index.to_string()} onchange={numeric("index")} />
+                <button type="button" class="secondary" aria-label="next index" title="next index (n)" onclick={step(|id| QueryId { index: id.index.saturating_add(1), ..id.clone() })}>{ "next" }</button>
+                <button type="button" class="secondary" aria-label="random index" title="random index" onclick={step(|id| QueryId { index: util::random_below(1000), ..id.clone() })}>{ "random" }</button>
             </div>
             { for knobs.into_iter().flatten() }
         </form>
