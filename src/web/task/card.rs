@@ -118,10 +118,6 @@ pub fn id_card(props: &IdProps) -> Html {
     }
 }
 
-fn variant_name(v: PromptVariant) -> &'static str {
-    v.title()
-}
-
 #[function_component(PromptCard)]
 pub fn prompt_card(props: &CardProps) -> Html {
     let link = props.link.clone();
@@ -141,7 +137,7 @@ pub fn prompt_card(props: &CardProps) -> Html {
                     <label for="variant">{ "Variant" }</label>
                     <select id="variant" onchange={on_variant}>
                     { for PromptVariant::ALL.iter().map(|v| html! {
-                        <option value={v.as_str()} selected={*v == props.link.variant}>{ variant_name(*v) }</option>
+                        <option value={v.as_str()} selected={*v == props.link.variant}>{ v.title() }</option>
                     }) }
                     </select>
                     <CopyButton label="Copy prompt" text={AttrValue::from((*prompt).clone())} />
