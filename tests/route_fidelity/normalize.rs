@@ -1,4 +1,4 @@
-//! What the comparison ignores (docs/route.md, "Fidelity"): MACs, ifindexes, `@ifN`, netns ids, IPv6
+//! What the comparison ignores (docs/route.md, "Fidelity against real Linux"): MACs, ifindexes, `@ifN`, netns ids, IPv6
 //! extras, save-file comments, counters and sizes (but not whether an interface dropped
 //! frames it sent), times, qdisc handles, `refcnt`, and the `line N:` that `bash -c` adds to its
 //! messages.
