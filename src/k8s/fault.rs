@@ -391,6 +391,33 @@ pub fn non_sources(policy: &str) -> Vec<&'static str> {
     v
 }
 
+/// The fault types as task labels and level summaries spell them (`L2:AI+CPR`).
+pub const GLOSSARY: &[crate::app::Term] = &[
+    crate::app::Term { abbr: "RI", meaning: "remove_ingress: an allow rule a service needs is gone" },
+    crate::app::Term { abbr: "AI", meaning: "add_ingress: a rule admits callers that must be denied" },
+    crate::app::Term { abbr: "CP", meaning: "change_port: an allowed port number is wrong" },
+    crate::app::Term { abbr: "CPR", meaning: "change_protocol: an allowed port has the wrong protocol" },
+    crate::app::Term {
+        abbr: "AE",
+        meaning: "add_egress: egress narrowed to two destinations, cutting the pod's other calls",
+    },
+    crate::app::Term { abbr: "WPS", meaning: "wrong_pod_selector: a policy or peer selects the wrong pods" },
+    crate::app::Term {
+        abbr: "ADA",
+        meaning: "deny_all_kube_system: a deny-all policy in kube-system, so DNS stops answering",
+    },
+    crate::app::Term { abbr: "WNS", meaning: "wrong_namespace_selector: a peer selects the wrong namespace" },
+    crate::app::Term {
+        abbr: "NP",
+        meaning: "named_port: a rule's port is a name or number no container port matches",
+    },
+    crate::app::Term { abbr: "EDNS", meaning: "egress_no_dns: egress no longer allows DNS to kube-dns" },
+    crate::app::Term {
+        abbr: "PTC",
+        meaning: "policy_types: policyTypes set to Egress only, so the ingress rules no longer apply",
+    },
+];
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -457,30 +484,3 @@ mod tests {
         );
     }
 }
-
-/// The fault types as task labels and level summaries spell them (`L2:AI+CPR`).
-pub const GLOSSARY: &[crate::app::Term] = &[
-    crate::app::Term { abbr: "RI", meaning: "remove_ingress: an allow rule a service needs is gone" },
-    crate::app::Term { abbr: "AI", meaning: "add_ingress: a rule admits callers that must be denied" },
-    crate::app::Term { abbr: "CP", meaning: "change_port: an allowed port number is wrong" },
-    crate::app::Term { abbr: "CPR", meaning: "change_protocol: an allowed port has the wrong protocol" },
-    crate::app::Term {
-        abbr: "AE",
-        meaning: "add_egress: egress narrowed to two destinations, cutting the pod's other calls",
-    },
-    crate::app::Term { abbr: "WPS", meaning: "wrong_pod_selector: a policy or peer selects the wrong pods" },
-    crate::app::Term {
-        abbr: "ADA",
-        meaning: "deny_all_kube_system: a deny-all policy in kube-system, so DNS stops answering",
-    },
-    crate::app::Term { abbr: "WNS", meaning: "wrong_namespace_selector: a peer selects the wrong namespace" },
-    crate::app::Term {
-        abbr: "NP",
-        meaning: "named_port: a rule's port is a name or number no container port matches",
-    },
-    crate::app::Term { abbr: "EDNS", meaning: "egress_no_dns: egress no longer allows DNS to kube-dns" },
-    crate::app::Term {
-        abbr: "PTC",
-        meaning: "policy_types: policyTypes set to Egress only, so the ingress rules no longer apply",
-    },
-];

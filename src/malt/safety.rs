@@ -261,6 +261,17 @@ pub fn report(violations: &[Violation]) -> Vec<String> {
     lines
 }
 
+/// The safety rules as explanations name them (`S1–S6 hold`, `S4 port capacity`).
+pub const GLOSSARY: &[crate::app::Term] = &[
+    crate::app::Term { abbr: "S1–S6", meaning: "all six safety rules below" },
+    crate::app::Term { abbr: "S1", meaning: "every node has a valid kind" },
+    crate::app::Term { abbr: "S2", meaning: "every edge joins kinds the fabric allows" },
+    crate::app::Term { abbr: "S3", meaning: "every node has its parents and the degree its kind needs" },
+    crate::app::Term { abbr: "S4", meaning: "port capacities are positive numbers" },
+    crate::app::Term { abbr: "S5", meaning: "every switch has ports" },
+    crate::app::Term { abbr: "S6", meaning: "nothing changed outside the requested scope" },
+];
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -383,14 +394,3 @@ mod tests {
         assert!(rules.contains(&Rule::S3), "ports are orphaned: {v:?}");
     }
 }
-
-/// The safety rules as explanations name them (`S1–S6 hold`, `S4 port capacity`).
-pub const GLOSSARY: &[crate::app::Term] = &[
-    crate::app::Term { abbr: "S1–S6", meaning: "all six safety rules below" },
-    crate::app::Term { abbr: "S1", meaning: "every node has a valid kind" },
-    crate::app::Term { abbr: "S2", meaning: "every edge joins kinds the fabric allows" },
-    crate::app::Term { abbr: "S3", meaning: "every node has its parents and the degree its kind needs" },
-    crate::app::Term { abbr: "S4", meaning: "port capacities are positive numbers" },
-    crate::app::Term { abbr: "S5", meaning: "every switch has ports" },
-    crate::app::Term { abbr: "S6", meaning: "nothing changed outside the requested scope" },
-];

@@ -356,6 +356,21 @@ fn wr(f: &mut Fault, stream: &mut Stream, v: &RouterView) {
     f.fix = fix;
 }
 
+/// The fault families as task labels spell them (`L2:DI+WR`, variants `DI3`).
+pub const GLOSSARY: &[crate::app::Term] = &[
+    crate::app::Term {
+        abbr: "DR",
+        meaning: "disabled routing: forwarding off, a FORWARD drop or policy, or a prohibit rule",
+    },
+    crate::app::Term { abbr: "DI", meaning: "disabled interface: a router port down or its MTU cut to 68" },
+    crate::app::Term { abbr: "RI", meaning: "removed or wrong interface address on a router port" },
+    crate::app::Term {
+        abbr: "DT",
+        meaning: "dropped traffic to or from the router: filter rules or a netem delay",
+    },
+    crate::app::Term { abbr: "WR", meaning: "wrong route: a route sends a subnet out of the wrong port" },
+];
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -391,18 +406,3 @@ mod tests {
         assert_eq!(seen.len(), 19, "{seen:?}");
     }
 }
-
-/// The fault families as task labels spell them (`L2:DI+WR`, variants `DI3`).
-pub const GLOSSARY: &[crate::app::Term] = &[
-    crate::app::Term {
-        abbr: "DR",
-        meaning: "disabled routing: forwarding off, a FORWARD drop or policy, or a prohibit rule",
-    },
-    crate::app::Term { abbr: "DI", meaning: "disabled interface: a router port down or its MTU cut to 68" },
-    crate::app::Term { abbr: "RI", meaning: "removed or wrong interface address on a router port" },
-    crate::app::Term {
-        abbr: "DT",
-        meaning: "dropped traffic to or from the router: filter rules or a netem delay",
-    },
-    crate::app::Term { abbr: "WR", meaning: "wrong route: a route sends a subnet out of the wrong port" },
-];
