@@ -20,7 +20,7 @@ cp tests/data/malt/e2e/index.html tests/data/malt/e2e/page.js "$SITE/"
 # The site's own worker entry script, so this test also covers how it starts the wasm.
 cp www/netpress-worker_loader.js "$SITE/loader.js"
 ls -l "$SITE/netpress-worker_bg.wasm"
-MALT_E2E_CASES="$PWD/$OUT/cases.json" cargo test --test malt_e2e_cases -- --ignored
+MALT_E2E_CASES="$PWD/$OUT/cases.json" cargo test --test malt e2e_cases:: -- --ignored
 SITE="$SITE" CASES="$PWD/$OUT/cases.json" \
   PLAYWRIGHT_CORE="$NPM/playwright-core/index.mjs" \
   node tests/e2e/malt-worker.spec.mjs

@@ -2,7 +2,7 @@
 # A long differential run of the Route emulator against real Linux on generated tasks: the
 # CI sample plus TASKS more ids drawn from SEED (levels 1-3 in turn), each built in network
 # namespaces and compared after injection, diagnostics, every fix and random steps (see
-# tests/route_fidelity/generated.rs). Needs root and the lab's tools (iproute2, iptables,
+# tests/route/fidelity/generated.rs). Needs root and the lab's tools (iproute2, iptables,
 # iputils-ping, traceroute, net-tools); otherwise the test prints SKIP and passes.
 #
 #   sudo bash scripts/route-fidelity-long.sh                 # 300 tasks, seed 0, small sizes
@@ -39,11 +39,11 @@ export ROUTE_FIDELITY_TASKS="$tasks" ROUTE_FIDELITY_TASK_SEED="$seed" ROUTE_FIDE
 if [ -n "$ids" ]; then
   export ROUTE_FIDELITY_IDS="$ids"
 fi
-filter=(route_fidelity_generated --exact)
+filter=(fidelity::route_fidelity_generated --exact)
 if [ -n "$sequences" ]; then
   export ROUTE_FIDELITY_SEQUENCES="$sequences"
-  filter=()
+  filter=(fidelity::)
 fi
 start=$(date +%s)
-cargo test --release --test route_fidelity -- "${filter[@]}" --nocapture --test-threads 1
+cargo test --release --test route -- "${filter[@]}" --nocapture --test-threads 1
 echo "route-fidelity-long: $(( $(date +%s) - start )) s"

@@ -1,6 +1,6 @@
 //! Determinism self-checks: recompute pinned values and report every difference.
 //!
-//! The same checks run natively (`tests/determinism.rs`) and in headless Chrome
+//! The same checks run natively (`tests/results/core_determinism.rs`) and in headless Chrome
 //! (`tests/wasm_determinism.rs`) over the same golden files, which is how we know a query id
 //! gives the same bytes in both places.
 

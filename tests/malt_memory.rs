@@ -1,4 +1,4 @@
-//! Memory limits (malt.md §5, acceptance 7): they work only when `monty_alloc` is the global
+//! Memory limits (docs/malt.md, "Answering and checking"): they work only when `monty_alloc` is the global
 //! allocator, as in every final binary that runs the sandbox. One test, so no other test's
 //! allocations share the process-wide budget while it is armed.
 

@@ -7,7 +7,7 @@
 //! as `NETPRESS_MOCK_URL` at build time.
 #![cfg(target_arch = "wasm32")]
 
-#[path = "agent_support/prompts.rs"]
+#[path = "agent/support/prompts.rs"]
 mod prompts;
 
 use std::cell::RefCell;

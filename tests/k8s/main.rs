@@ -1,0 +1,10 @@
+//! K8s's integration tests, one binary (one link of the library for the whole area; see
+//! `tests/route/main.rs`). Filter by module: `cargo test --test k8s goldens::`.
+
+#[path = "../support/bless.rs"]
+mod bless;
+mod determinism;
+mod generation;
+mod goldens;
+mod netpol_cases;
+mod properties;
