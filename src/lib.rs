@@ -40,6 +40,7 @@ pub mod route;
 pub mod seed;
 pub mod selfcheck;
 pub mod stats;
+mod tool_args;
 pub mod view;
 
 #[cfg(feature = "web")]

@@ -20,6 +20,7 @@ use super::policy::NetworkPolicy;
 use super::validate::{invalid_message, validate_policy};
 use super::yaml::{parse_documents, to_json_pretty};
 use crate::app::Tool;
+use crate::tool_args;
 
 pub const TOOL: Tool = Tool {
     name: "connectivity",
@@ -275,24 +276,15 @@ struct Opts {
 }
 
 fn parse_args(args: &[String]) -> Result<Opts, String> {
+    use lexopt::Arg::{Long, Short};
     let mut o = Opts { files: Vec::new(), json: false };
-    let mut i = 0;
-    while i < args.len() {
-        let a = args[i].as_str();
-        i += 1;
-        let mut value = |flag: &str| -> Result<String, String> {
-            let v = args.get(i).cloned().ok_or_else(|| format!("{flag} needs a value"))?;
-            i += 1;
-            Ok(v)
-        };
-        match a {
-            "-f" | "--filename" => o.files.push(value(a)?),
-            "-o" | "--output" => o.json = parse_output(&value(a)?)?,
-            _ if a.starts_with("--filename=") => o.files.push(a["--filename=".len()..].to_string()),
-            _ if a.starts_with("--output=") => o.json = parse_output(&a["--output=".len()..])?,
-            _ if a.starts_with("-f") && a.len() > 2 => o.files.push(a[2..].to_string()),
-            _ if a.starts_with("-o") && a.len() > 2 => o.json = parse_output(&a[2..])?,
-            _ => return Err(format!("unexpected argument {a:?}")),
+    let mut p = tool_args::parser(args);
+    while let Some(arg) = tool_args::next(&mut p)? {
+        let flag = tool_args::shown(&arg);
+        match arg {
+            Short('f') | Long("filename") => o.files.push(tool_args::value(&mut p, &flag)?),
+            Short('o') | Long("output") => o.json = parse_output(&tool_args::value(&mut p, &flag)?)?,
+            _ => return Err(format!("unexpected argument {flag:?}")),
         }
     }
     if o.files.is_empty() {
@@ -399,6 +391,37 @@ spec:
         let mut err = Vec::new();
         assert_eq!(run(&["-f".into(), "-".into()], &mut bad.as_bytes(), &mut Vec::new(), &mut err), 1);
         assert!(String::from_utf8(err).unwrap().contains("must be between 1 and 65535"));
+    }
+
+    /// Bad arguments exit 2 with one line naming the argument as typed, then the usage;
+    /// every spelling of `-f` and `-o` reads the same.
+    #[test]
+    fn bad_arguments_exit_2_with_the_usage() {
+        let run_args = |a: &[&str]| {
+            let (mut out, mut err) = (Vec::new(), Vec::new());
+            let args: Vec<String> = a.iter().map(|s| s.to_string()).collect();
+            let code = run(&args, &mut MANIFESTS.as_bytes(), &mut out, &mut err);
+            (code, String::from_utf8(out).unwrap(), String::from_utf8(err).unwrap())
+        };
+        for (args, message) in [
+            (&["-f", "-", "--yaml"][..], "unexpected argument \"--yaml\""),
+            (&["-f", "-", "extra"], "unexpected argument \"extra\""),
+            (&["-f"], "-f needs a value"),
+            (&["-f", "-", "--output"], "--output needs a value"),
+            (&["-f", "-", "-o", "yaml"], "unknown output format \"yaml\" (text, json)"),
+            (&["-o", "json"], "no input: give at least one -f FILE"),
+        ] {
+            let (code, out, err) = run_args(args);
+            assert_eq!((code, out.as_str()), (2, ""), "{args:?}");
+            assert!(err.starts_with(&format!("netpress k8s connectivity: {message}")), "{args:?}: {err}");
+            assert!(err.contains(USAGE), "{args:?}");
+        }
+        let json = run_args(&["-f", "-", "-o", "json"]).1;
+        for args in
+            [&["-f-", "-ojson"][..], &["--filename", "-", "--output=json"], &["--filename=-", "-o", "json"]]
+        {
+            assert_eq!(run_args(args), (0, json.clone(), String::new()), "{args:?}");
+        }
     }
 
     #[test]

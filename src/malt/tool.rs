@@ -5,6 +5,7 @@
 use std::io::{Read, Write};
 
 use crate::app::{Task, Tool};
+use crate::tool_args;
 
 use super::generate::generate;
 use super::task::MaltTask;
@@ -22,24 +23,24 @@ sandbox against task ID, and prints the score, the explanation and the name-keye
     run,
 };
 
+const CHECK_USAGE: &str = "usage: netpress malt check --task ID --answer FILE.py";
+
 fn args(argv: &[String]) -> Result<(String, String), String> {
+    use lexopt::Arg::Long;
     let (mut task, mut answer) = (None, None);
-    let mut it = argv.iter();
-    while let Some(a) = it.next() {
-        let slot = match a.as_str() {
-            "--task" => &mut task,
-            "--answer" => &mut answer,
-            other => {
-                return Err(format!(
-                    "unknown argument {other:?}; usage: netpress malt check --task ID --answer FILE.py"
-                ));
-            }
+    let mut p = tool_args::parser(argv);
+    while let Some(arg) = tool_args::next(&mut p)? {
+        let flag = tool_args::shown(&arg);
+        let slot = match arg {
+            Long("task") => &mut task,
+            Long("answer") => &mut answer,
+            _ => return Err(format!("unknown argument {flag:?}; {CHECK_USAGE}")),
         };
-        *slot = Some(it.next().ok_or_else(|| format!("{a} needs a value"))?.clone());
+        *slot = Some(tool_args::value(&mut p, &flag)?);
     }
     match (task, answer) {
         (Some(t), Some(a)) => Ok((t, a)),
-        _ => Err("usage: netpress malt check --task ID --answer FILE.py".into()),
+        _ => Err(CHECK_USAGE.into()),
     }
 }
 
@@ -108,18 +109,20 @@ which is the same natively and in the browser.
 };
 
 fn export(argv: &[String], out: &mut dyn Write) -> Result<(), String> {
+    use lexopt::Arg::Long;
     let mut key = TopoKey::default();
     let mut hash = false;
-    let mut it = argv.iter();
-    while let Some(a) = it.next() {
-        let mut value = || it.next().ok_or_else(|| format!("{a} needs a value"));
-        match a.as_str() {
-            "--shape" => key.shape = Shape::parse(value()?)?,
-            "--topo-seed" => {
-                key.seed = value()?.parse().map_err(|_| "--topo-seed takes a number".to_string())?
+    let mut p = tool_args::parser(argv);
+    while let Some(arg) = tool_args::next(&mut p)? {
+        let flag = tool_args::shown(&arg);
+        match arg {
+            Long("shape") => key.shape = Shape::parse(&tool_args::value(&mut p, &flag)?)?,
+            Long("topo-seed") => {
+                let v = tool_args::value(&mut p, &flag)?;
+                key.seed = v.parse().map_err(|_| "--topo-seed takes a number".to_string())?
             }
-            "--sha256" => hash = true,
-            other => return Err(format!("unknown argument {other:?}; see netpress malt export --help")),
+            Long("sha256") => hash = true,
+            _ => return Err(format!("unknown argument {flag:?}; see netpress malt export --help")),
         }
     }
     let t = topology(key);
@@ -148,5 +151,45 @@ fn run_export(argv: &[String], _stdin: &mut dyn Read, stdout: &mut dyn Write, st
             let _ = writeln!(stderr, "netpress malt export: {e}");
             2
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn call(tool: &Tool, args: &[&str]) -> (i32, String, String) {
+        let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
+        let (mut out, mut err) = (Vec::new(), Vec::new());
+        let code = (tool.run)(&args, &mut "".as_bytes(), &mut out, &mut err);
+        (code, String::from_utf8(out).unwrap(), String::from_utf8(err).unwrap())
+    }
+
+    /// Bad arguments exit 2 with one line on standard error that names what was wrong.
+    #[test]
+    fn bad_arguments_exit_2_with_one_line() {
+        let usage = "usage: netpress malt check --task ID --answer FILE.py";
+        for (tool, args, want) in [
+            (&CHECK, &["--task", "malt-v1-L1-s0-i0"][..], usage.to_string()),
+            (&CHECK, &[], usage.to_string()),
+            (&CHECK, &["--task", "x", "-a", "y"], format!("unknown argument \"-a\"; {usage}")),
+            (&CHECK, &["--task"], "--task needs a value".into()),
+            (&EXPORT, &["--sha256", "--topo-seed", "x"], "--topo-seed takes a number".into()),
+            (&EXPORT, &["--shape"], "--shape needs a value".into()),
+            (&EXPORT, &["small"], "unknown argument \"small\"; see netpress malt export --help".into()),
+        ] {
+            let (code, out, err) = call(tool, args);
+            assert_eq!((code, out.as_str()), (2, ""), "{args:?}");
+            assert_eq!(err, format!("netpress malt {}: {want}\n", tool.name), "{args:?}");
+        }
+    }
+
+    /// `--shape=small` and `--shape small` are the same request.
+    #[test]
+    fn option_spellings_agree() {
+        let a = call(&EXPORT, &["--shape", "small", "--sha256"]);
+        assert_eq!(a.0, 0);
+        assert_eq!(a.1.trim().len(), 64);
+        assert_eq!(call(&EXPORT, &["--shape=small", "--sha256"]), a);
     }
 }
