@@ -1,4 +1,4 @@
-//! K8s performance targets (k8s.md §12.9): the full probe matrix under 200 µs, one agent step
+//! K8s performance targets (docs/k8s.md, "Speed"): the full probe matrix under 200 µs, one agent step
 //! with a patch (parse, `kubectl patch`, re-evaluation) under 1 ms, and 10,000 tasks of mixed
 //! levels, visibility checks included, under 1 s.
 //!

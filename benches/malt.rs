@@ -1,4 +1,4 @@
-//! MALT performance targets (malt.md §10, acceptance 10), with criterion and a percentile
+//! MALT performance targets (docs/malt.md, "Measured"), with criterion and a percentile
 //! table (p50/p95/max, which criterion does not report):
 //! - topology build: default (p50 < 20 ms) and xl, over a million nodes (< 2 s);
 //! - task generation with ground truth, every family, default topology (p95 < 5 ms);

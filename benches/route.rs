@@ -1,4 +1,4 @@
-//! Route benchmarks (route.md §14.8): one episode step (a command plus the full ping matrix)
+//! Route benchmarks (docs/route.md, "Speed"): one episode step (a command plus the full ping matrix)
 //! on L2 with 8 subnets of 4 hosts (33 machines, 1,056 pings), and generating 10,000 tasks of
 //! mixed levels with their validity checks. Run with `cargo bench --bench route`.
 

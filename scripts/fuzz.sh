@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Fuzzes targets for a while each, then replays each corpus without instrumentation and fails
-# when an input takes over 10 ms (route.md and k8s.md: 5 minutes each, no panic, no input over
-# 10 ms). Needs the nightly toolchain and cargo-fuzz (scripts/setup.sh --fuzz installs both).
+# when an input takes over 10 ms (5 minutes each, no panic, no input over 10 ms: long enough to
+# reach deep states, short enough to rerun after a fix; docs/route.md and docs/k8s.md, "Tests"). Needs the nightly toolchain and cargo-fuzz (scripts/setup.sh --fuzz installs both).
 #
 #   bash scripts/fuzz.sh [--seconds 300] [TARGET...]     (default: every target)
 set -euo pipefail

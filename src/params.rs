@@ -1,5 +1,5 @@
 //! A task's parameters: the JSON object of every random choice its generator resolved
-//! (overview.md, "CLI conventions"), whose members tasks may share.
+//! (printed by `netpress generate`, read back by every surface), whose members tasks may share.
 //!
 //! Much of a task's parameters is often the same for every task of one shape: a Route
 //! topology's machines and healthy configuration are most of its card. Building that as a

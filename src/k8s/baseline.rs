@@ -1,4 +1,4 @@
-//! The deterministic baseline operator (§9 of k8s.md).
+//! The deterministic baseline operator (docs/k8s.md, "Baseline operator").
 //!
 //! It reads only the conversation: the intent and the verb policy from the prompt, the
 //! latest report, and the outputs of its own earlier commands. It never sees the fault

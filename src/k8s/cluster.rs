@@ -1,4 +1,4 @@
-//! The emulated cluster: one kind node running Online Boutique v0.10.4 (§1 of k8s.md).
+//! The emulated cluster: one kind node running Online Boutique v0.10.4 (docs/k8s.md).
 //!
 //! The model is typed and holds only what the benchmark observes: namespaces and their
 //! labels, deployments, replica sets and pods with their labels, IPs and container ports,
@@ -38,7 +38,7 @@ impl Protocol {
     }
 }
 
-/// One Online Boutique workload (a row of the §1 table).
+/// One Online Boutique workload (one row of the table below).
 #[derive(Debug, Clone, Copy)]
 pub struct Workload {
     pub name: &'static str,

@@ -3,9 +3,9 @@
 //! The data live under `tests/data/k8s/` and are passed in as text (tests `include_str!`
 //! them), so the same checks run in `cargo test` and in a `wasm-bindgen-test` in headless
 //! Chrome:
-//! - [`e2e_scenarios`]: the upstream e2e network-policy scenarios (k8s.md §10.1);
-//! - [`knp_cases`]: the kube-network-policies unit cases (§10.2);
-//! - [`task_hashes`]: `id<TAB>content_hash` lines that every build must reproduce (§12.3).
+//! - [`e2e_scenarios`]: the upstream e2e network-policy scenarios (docs/k8s.md, "Tests");
+//! - [`knp_cases`]: the kube-network-policies unit cases;
+//! - [`task_hashes`]: `id<TAB>content_hash` lines that every build must reproduce.
 //!
 //! Each returns the number of checks that passed, or the first failure as text.
 

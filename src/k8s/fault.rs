@@ -1,4 +1,4 @@
-//! The fault catalogue (§5 of k8s.md): each fault's drawn parameters and its mutation.
+//! The fault catalogue (docs/k8s.md, "Tasks"): each fault's drawn parameters and its mutation.
 //!
 //! A [`Fault`] holds every parameter already drawn, so applying it is pure and a task can
 //! be rebuilt from its record. Mutations check their preconditions on the current state

@@ -1,6 +1,6 @@
 //! The known-good fix of a task, as kubectl commands an agent could type.
 //!
-//! A policy hit by one fault gets that fault's textbook repair (§5's last column); a policy
+//! A policy hit by one fault gets that fault's textbook repair (the fault catalogue's inverse); a policy
 //! hit by several gets one merge patch restoring its whole intended spec, because the
 //! single-fault repairs address list positions that another fault may have shifted. The
 //! generator's tests run every stored fix through the emulator and require a clean report.

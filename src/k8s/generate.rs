@@ -1,4 +1,4 @@
-//! Seeded task generation (§5 of k8s.md): fault types, parameters and the visibility checks.
+//! Seeded task generation (docs/k8s.md, "Tasks"): fault types, parameters and the visibility checks.
 //!
 //! The stream is `seed::Stream` (ChaCha20 keyed by SHA-256 of
 //! `netpress|k8s|v1|L<level>|s<seed>|i<index>`, 32-bit rejection sampling). The type set is
@@ -7,8 +7,8 @@
 //! nothing is broken, or some fault is masked (removing it leaves the matrix unchanged), all
 //! parameters are drawn again from the continuing stream, up to [`MAX_ATTEMPTS`] times.
 //!
-//! One refinement of "masked" (a deviation from k8s.md, which would otherwise make most level-3
-//! sets that contain ADA impossible): ADA breaks DNS for every pod, so every name probe is
+//! One refinement of "masked" (docs/k8s.md, "Deviations"; the literal rule would make most
+//! level-3 sets that contain ADA impossible): ADA breaks DNS for every pod, so every name probe is
 //! already False and a fault whose only symptoms are name probes (RI off frontend, CP, WNS,
 //! WPS on a peer, most NP) cannot change the matrix while ADA stands. Such a fault still
 //! counts as visible when it changes the matrix once ADA is repaired, i.e. when the matrices

@@ -1,4 +1,4 @@
-//! Hygiene notes (§8, shown, not scored): how the final state differs from the intended one
+//! Hygiene notes (docs/k8s.md, "Scoring": shown, not scored): how the final state differs from the intended one
 //! once both are canonicalised (defaults applied; rules, peers and ports as sets).
 
 use std::collections::BTreeSet;

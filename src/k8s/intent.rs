@@ -1,4 +1,4 @@
-//! The intended policies (§2 of k8s.md): upstream Online Boutique's
+//! The intended policies (docs/k8s.md, "Tasks"): upstream Online Boutique's
 //! `kustomize/components/network-policies`, one policy per workload.
 //!
 //! Callees accept their callers (one ingress rule, callers as separate pod-selector peers)

@@ -1,4 +1,4 @@
-//! K8s: NetworkPolicy repair on an emulated Online Boutique cluster (`k8s.md`).
+//! K8s: NetworkPolicy repair on an emulated Online Boutique cluster (docs/k8s.md).
 //!
 //! Faults are injected into the NetworkPolicies of a healthy, emulated Kubernetes 1.34
 //! cluster; the agent repairs them with an emulated `kubectl` in a small shell; a probe matrix

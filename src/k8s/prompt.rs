@@ -1,4 +1,4 @@
-//! The prompt (§6 of k8s.md), our wording, versioned with the generator (v1).
+//! The prompt (docs/k8s.md, "What the agent has"), our wording, versioned with the generator (v1).
 //!
 //! It states the role, the goal, the intended connectivity with Service ports, the
 //! container-port caveat, how probes work with both report line formats, the rules (one

@@ -1,4 +1,4 @@
-//! The return contract of `process_graph` (malt.md §5): a dict with `type` ∈ {text, list,
+//! The return contract of `process_graph` (docs/malt.md): a dict with `type` ∈ {text, list,
 //! table, graph} and `data`, or a JSON string of one. Shapes are validated here, so a
 //! malformed return is an observation the agent can act on, never a wrong-but-silent score.
 

@@ -1,4 +1,4 @@
-//! The host graph API `G` (malt.md §5), as pure Rust over a [`Working`] graph.
+//! The host graph API `G` (docs/malt.md), as pure Rust over a [`Working`] graph.
 //!
 //! The sandbox forwards each `G.method(*args, **kwargs)` here as plain values ([`Py`]) and
 //! turns the result or the error back into Python objects; keeping the semantics free of the

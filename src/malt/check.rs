@@ -1,4 +1,4 @@
-//! Checking an answer (malt.md §6.1): the value against the expected one (numbers with
+//! Checking an answer (docs/malt.md, "Answering and checking"): the value against the expected one (numbers with
 //! tolerance, lists as multisets, tables in order or as name-keyed multisets), the agent's net
 //! diff against the expected diff, and the safety rules.
 

@@ -1,5 +1,5 @@
-//! The name-keyed net diff of a working graph against its base (malt.md §1.3) and the
-//! comparison of an agent's diff with the expected one (§6.1).
+//! The name-keyed net diff of a working graph against its base and the comparison of an
+//! agent's diff with the expected one (docs/malt.md, "The topology", "Answering and checking").
 //!
 //! Items are keyed by names, never by node identity or graph shape, so comparing two diffs
 //! costs O(changes) and is exact about direction and relation kinds, unlike the reference's

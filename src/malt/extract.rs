@@ -1,4 +1,4 @@
-//! Finding the Python answer in a reply (malt.md §5 "Extraction"), leniently: the first fenced
+//! Finding the Python answer in a reply (docs/malt.md, "Answering and checking"), leniently: the first fenced
 //! block defining `process_graph`, else the first block, else, without fences, the code around
 //! `def process_graph`: the lines above it that read as Python (imports, helpers, constants,
 //! comments) are kept, prose above them is not. A renamed definition (`def my_process_graph_v2(`)

@@ -1,4 +1,4 @@
-//! The generator (malt.md §3): id → knobs, family, wording and parameters → plan → native
+//! The generator (docs/malt.md, "Tasks"): id → knobs, family, wording and parameters → plan → native
 //! ground truth, expected net diff and safety check.
 //!
 //! Ids are `malt-v2-L{level}-s{seed}-i{index}` (v1 ids still generate v1's tasks), plus `-k{S}x{A}x{W}x{P}` and `-t{t}` when not

@@ -1,4 +1,4 @@
-//! The working graph: a copy-on-write overlay over a shared base topology (malt.md §1.3).
+//! The working graph: a copy-on-write overlay over a shared base topology (docs/malt.md, "The topology").
 //!
 //! An agent's run, and the generator's intended operations, change only the overlay (added
 //! and removed nodes and edges, attribute overrides, an op log), so a task over a million-node

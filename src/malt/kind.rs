@@ -1,5 +1,5 @@
 //! The MALT schema: entity kinds, relationship kinds, attribute values and the allowed edges
-//! with their parent cardinalities (malt.md §1.1).
+//! with their parent cardinalities (docs/malt.md, "The topology").
 //!
 //! Everything that decides whether a graph is well formed lives here, as data, so the
 //! generator, the G API and the safety rules read one table.
@@ -47,7 +47,7 @@ impl Kind {
         Kind::ControlPoint,
     ];
 
-    /// Kinds that contain something in the base topology (malt.md §4 "Containers").
+    /// Kinds that contain something in the base topology (the containers a question may name).
     pub const CONTAINERS: [Kind; 8] = [
         Kind::Jupiter,
         Kind::Superblock,
@@ -197,7 +197,7 @@ const fn rule(rel: Rel, src: Kind, dst: Kind, parents: Parents, group: u8) -> Ed
     EdgeRule { rel, src, dst, parents, group }
 }
 
-/// Every allowed edge (malt.md §1.1). Nothing else is allowed.
+/// Every allowed edge (docs/malt.md, "The topology"). Nothing else is allowed.
 pub const EDGE_RULES: [EdgeRule; 11] = [
     rule(Rel::Contains, Kind::Jupiter, Kind::Superblock, Parents::One, 0),
     rule(Rel::Contains, Kind::Jupiter, Kind::Spineblock, Parents::One, 1),
@@ -237,7 +237,7 @@ impl AttrValue {
         }
     }
 
-    /// Equality with the checker's numeric tolerance (malt.md §6.1); other values exactly.
+    /// Equality with the checker's numeric tolerance (docs/malt.md, "Answering and checking"); other values exactly.
     pub fn same(&self, other: &AttrValue) -> bool {
         match (self.as_number(), other.as_number()) {
             (Some(a), Some(b)) => numbers_equal(a, b),
@@ -269,7 +269,7 @@ pub fn py_float(f: f64) -> String {
     }
 }
 
-/// a = b iff |a − b| ≤ 10⁻⁹·max(1, |a|, |b|) (malt.md §6.1).
+/// a = b iff |a − b| ≤ 10⁻⁹·max(1, |a|, |b|) (docs/malt.md, "Answering and checking").
 pub fn numbers_equal(a: f64, b: f64) -> bool {
     // The relative tolerance of an infinite value is infinite, so a non-finite number would
     // otherwise match every finite one: it equals only itself (and NaN nothing).

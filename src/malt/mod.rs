@@ -1,4 +1,4 @@
-//! MALT: datacenter capacity planning over a procedural multi-layer topology (malt.md).
+//! MALT: datacenter capacity planning over a procedural multi-layer topology (docs/malt.md).
 //!
 //! A constructive application: a seeded Jupiter-style topology (Google's MALT model), a seeded
 //! natural-language request, and a Python answer `process_graph(G)` run in a sandbox against a

@@ -1,4 +1,4 @@
-//! The `oracle` agent (malt.md §8): answers with the reference solution rendered from the
+//! The `oracle` agent (docs/malt.md, "Agents without a language model"): answers with the reference solution rendered from the
 //! task's resolved plan. It must score 100% correct and safe, which cross-checks the
 //! generator, the G API, the sandbox and the checker against each other.
 //!

@@ -1,4 +1,4 @@
-//! What a task asks for, resolved: the intended actions and the query (malt.md §2, §4).
+//! What a task asks for, resolved: the intended actions and the query (docs/malt.md, "Tasks").
 //!
 //! The generator draws a [`Plan`] and applies it natively to compute the ground truth; the
 //! oracle renders the same plan as Python against the G API ([`crate::malt::python`]); the

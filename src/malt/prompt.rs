@@ -1,4 +1,4 @@
-//! The prompt (malt.md §7): the agent never sees the graph, only its schema, naming, the
+//! The prompt (docs/malt.md): the agent never sees the graph, only its schema, naming, the
 //! current shape, the G API, the Python subset, the output rules, optional examples and the
 //! question. The four variants differ only in the examples and the chain-of-thought sentence.
 

@@ -1,4 +1,4 @@
-//! The safety invariants S1–S6 (malt.md §6.2).
+//! The safety invariants S1–S6 (docs/malt.md, "Answering and checking").
 //!
 //! S1–S5 are rules about one node and its incident edges, so they are written over a
 //! [`Local`] view (names, kind and relation *strings*, attributes, in- and out-edges) that is

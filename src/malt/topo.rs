@@ -1,4 +1,4 @@
-//! The procedural base topology (malt.md §1.2–1.3): knobs, naming, the build in canonical
+//! The procedural base topology (docs/malt.md, "The topology"): knobs, naming, the build in canonical
 //! order, seeded capacity outliers, and a small shared cache.
 //!
 //! The base graph is immutable and shared (`Arc`) by every task and run on the same knobs;
@@ -19,7 +19,7 @@ use petgraph::visit::{EdgeRef, IntoEdgeReferences};
 use super::kind::{AttrValue, Kind, Rel};
 use crate::seed::{Stream, Width};
 
-/// The size knobs `S×A×W×P` (malt.md §1.2).
+/// The size knobs `S×A×W×P` (docs/malt.md, "The topology").
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Shape {
     /// Superblocks (= spineblocks).
@@ -60,7 +60,7 @@ impl Shape {
         Ok(shape)
     }
 
-    /// The knob ranges of malt.md §1.2.
+    /// The knob ranges (docs/malt.md, "The topology").
     pub fn check(&self) -> Result<(), String> {
         let ranges =
             [("S", self.s, 1, 64), ("A", self.a, 2, 64), ("W", self.w, 2, 256), ("P", self.p, 2, 1024)];

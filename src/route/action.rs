@@ -1,4 +1,4 @@
-//! Reading an action out of an agent's reply (route.md §9): the first JSON object with
+//! Reading an action out of an agent's reply (docs/route.md, "Tasks"): the first JSON object with
 //! `machine` and `command` anywhere in the reply (fenced or not), else `machine: X` and
 //! `command: Y` lines, else a `X: command` line naming a machine.
 

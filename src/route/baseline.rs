@@ -1,4 +1,4 @@
-//! The deterministic baseline troubleshooter (route.md §11). It reads only the conversation:
+//! The deterministic baseline troubleshooter (docs/route.md, "Baseline"). It reads only the conversation:
 //! the machines from the prompt, then each router's one-shot dump. From the dumps it infers
 //! the intended plan (the lab's addressing convention: subnet s is 192.168.s.0/24 behind
 //! router ⌊(s−1)R/N⌋, transit links 10.0.t.0/30), and sends one `;`-joined fix line per

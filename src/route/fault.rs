@@ -1,4 +1,4 @@
-//! Fault families and variants (route.md §3): how each is drawn, injected and fixed.
+//! Fault families and variants (docs/route.md, "Tasks"): how each is drawn, injected and fixed.
 //!
 //! Every random choice is made when the fault is drawn and stored in [`Fault`]; injection and
 //! fix are plain command lines run through the lab's shell, so a task can be replayed on a

@@ -1,4 +1,4 @@
-//! The generator: an id's knobs and seed to a topology and faults (route.md §1, §3).
+//! The generator: an id's knobs and seed to a topology and faults (docs/route.md, "Tasks").
 //!
 //! Draw order, pinned by the golden ids: R (L3), N, M, shape (L3, R ≥ 3), the family
 //! combination (L1: one of 5; L2: one of the 15 unordered pairs with repetition; L3: one of

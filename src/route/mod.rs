@@ -1,5 +1,5 @@
 //! Route: repair faults injected into the routers of an emulated Linux network, one shell
-//! command per turn (route.md).
+//! command per turn (docs/route.md).
 //!
 //! - [`topology`], [`fault`], [`generate`]: what a task is and how it is drawn.
 //! - [`net`]: the emulated kernel state; [`engine`]: packets, pings and the ping matrix.

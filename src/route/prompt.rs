@@ -1,4 +1,4 @@
-//! The prompt an agent receives (route.md §9, prompt version 1, our own words), the
+//! The prompt an agent receives (prompt version 1, our own words; docs/route.md, "What the agent has"), the
 //! observation format it reads after every step, and the few-shot examples, which are
 //! rendered by running the emulator on five fixed faults.
 
@@ -12,7 +12,7 @@ use super::shell;
 use super::text::truncate_note;
 use super::topology::{Shape, Topology};
 
-/// Longest observation an agent receives (route.md §7).
+/// Longest observation an agent receives (docs/route.md, "What the agent has").
 pub const MAX_OBSERVATION: usize = 16_000;
 
 /// The machines in short form: `h1..h4, r0` or `h1..h24, r0..r3`.

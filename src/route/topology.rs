@@ -1,4 +1,4 @@
-//! The lab's topologies (route.md §2) and the healthy network built from them.
+//! The lab's topologies (docs/route.md, "Tasks") and the healthy network built from them.
 //!
 //! L1/L2: one router `r0` with N subnets of M hosts. L3: R routers joined in a chain or a
 //! star by /30 transit links, subnet s on router ⌊(s−1)R/N⌋, static routes toward every

@@ -1,4 +1,4 @@
-//! The template families of levels 1–4 (malt.md §4): their ids, and the drawing of one
+//! The template families of levels 1–4 (docs/malt.md, "Tasks"): their ids, and the drawing of one
 //! question's parameters, wording and plan.
 //!
 //! A draw reads the fresh base graph, makes its random choices in the documented order through

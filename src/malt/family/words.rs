@@ -1,4 +1,4 @@
-//! The three wordings (malt.md §3 "Rendering", §4 "Fragments"). W1 is the exact reference
+//! The three wordings (docs/malt.md, "Tasks"). W1 is the exact reference
 //! style the baseline parses; W2 and W3 are paraphrases with the same meaning.
 
 use super::super::answer::AnswerType;

@@ -1,4 +1,4 @@
-//! The `monty` engine of the sandbox (feature `sandbox`, malt.md §5 "Engine" and "Limits").
+//! The `monty` engine of the sandbox (feature `sandbox`, docs/malt.md, "Answering and checking" and "Single operations").
 //!
 //! `G` is a host class instance: every method call suspends the interpreter and arrives here
 //! as a `FunctionCall` routed by `G`'s id, is answered by [`api::call`] on a private working

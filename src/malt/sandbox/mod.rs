@@ -1,4 +1,4 @@
-//! The Python sandbox that runs an agent's `process_graph(G)` (malt.md §5).
+//! The Python sandbox that runs an agent's `process_graph(G)` (docs/malt.md, "Answering and checking").
 //!
 //! The limits and the outcome of a run are plain data every build has; running needs the
 //! `sandbox` feature (the `monty` interpreter, [`engine`]). Without it — the main web bundle,
@@ -12,7 +12,7 @@ use std::time::Duration;
 use super::api::Py;
 use super::graph::Working;
 
-/// The sandbox's limits (malt.md §5 defaults).
+/// The sandbox's limits (docs/malt.md, "Answering and checking", gives the defaults).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Limits {
     pub time: Duration,

@@ -8,7 +8,7 @@ use crate::route::engine::{Hop, IcmpError, Kind, LookupError};
 use crate::route::net::addr::parse_aton;
 use crate::route::text::{c_g, ms3, rtt_text};
 
-/// Probes one ping may send (route.md §7).
+/// Probes one ping may send (docs/route.md, "What the agent has": state is bounded).
 pub const MAX_COUNT: u64 = 100;
 
 /// Time between probes (iputils' default interval).

@@ -5,7 +5,7 @@ use crate::route::engine::probe::{self, Outcome, ProbeSpec};
 use crate::route::engine::{IcmpError, Kind};
 use crate::route::net::addr::parse_aton;
 
-/// Largest `-m` the lab accepts (route.md §7).
+/// Largest `-m` the lab accepts (docs/route.md, "What the agent has": state is bounded).
 pub const MAX_HOPS: u8 = 64;
 
 pub fn run(ctx: &mut Ctx<'_>, args: &[String], io: &mut Io) -> i32 {

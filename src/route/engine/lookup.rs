@@ -1,4 +1,4 @@
-//! Route lookup through the policy rules (route.md §4, "Lookup").
+//! Route lookup through the policy rules (rules by preference, then each table, as Linux does).
 
 use std::net::Ipv4Addr;
 

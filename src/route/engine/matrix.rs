@@ -1,5 +1,5 @@
 //! The ping matrix: every ordered pair of distinct machines, one echo each with a 0.1 s wait,
-//! neighbour caches cold (route.md §5), printed in the reference's `pingall` format.
+//! neighbour caches cold (docs/route.md, "What the agent has"), printed in the reference's `pingall` format.
 
 use std::net::Ipv4Addr;
 

@@ -9,7 +9,7 @@ use super::{ARP_TIMEOUT_US, Arrival, History, IcmpError, Kind, Packet};
 use crate::route::net::route::IfId;
 use crate::route::net::{Net, NodeId};
 
-/// Base round-trip time of a probe and the time each link crossing adds (route.md §8:
+/// Base round-trip time of a probe and the time each link crossing adds (docs/route.md, "What the agent has":
 /// 0.040 ms + 0.010 ms per hop, a hop being a link crossed each way).
 const BASE_RTT_US: u64 = 40;
 const LINK_US: u64 = 5;

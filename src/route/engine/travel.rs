@@ -1,4 +1,4 @@
-//! One packet's journey and the answers it provokes (route.md §5, `send` and `recv`), with
+//! One packet's journey and the answers it provokes (a send half and a receive half per hop), with
 //! Linux's order of checks on a forwarder: route lookup (errors answered only when the
 //! ingress forwards), local delivery, forwarding switch, TTL, MTU, then the FORWARD chain.
 

@@ -218,7 +218,7 @@ impl Default for Chain {
     }
 }
 
-/// Rules a chain may hold (route.md §7).
+/// Rules a chain may hold (docs/route.md, "What the agent has": state is bounded).
 pub const MAX_RULES: usize = 1024;
 
 /// The filter table of one node.

@@ -1,4 +1,4 @@
-//! State changes with the kernel's side effects, as measured on Linux 6.1 (route.md §4).
+//! State changes with the kernel's side effects, as measured on Linux 6.1 (docs/route.md, "Fidelity against real Linux").
 //!
 //! - Adding an address: refused if the same address/length exists; secondary if another
 //!   address of the same subnet and length exists; primaries keep insertion order, secondaries
@@ -54,7 +54,7 @@ impl From<TableError> for KernelError {
     }
 }
 
-/// Addresses one interface may hold (route.md §7).
+/// Addresses one interface may hold (docs/route.md, "What the agent has": state is bounded).
 pub const MAX_ADDRS: usize = 1024;
 
 impl Node {

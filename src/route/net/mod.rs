@@ -315,8 +315,8 @@ impl Net {
         Arc::make_mut(&mut self.nodes[id])
     }
 
-    /// Plugs a new interface of `node` into `segment`, returning its id. The MAC follows
-    /// route.md §2: `02:00:00:<node#>:<ifindex>:01`.
+    /// Plugs a new interface of `node` into `segment`, returning its id. The MAC is
+    /// `02:00:00:<node#>:<ifindex>:01` (docs/route.md, "What the agent has").
     pub fn plug(&mut self, node: NodeId, name: &str, segment: usize) -> IfId {
         let id = self.nodes[node].ifaces.len();
         let forwarding = self.nodes[node].default_forwarding;

@@ -2,7 +2,7 @@
 //!
 //! The kernel's FIB keeps the routes of one destination as a list ordered by prefix length
 //! (longer first), then metric; among equal metrics the position depends on how the route was
-//! added (measured on Linux 6.1, see route.md §4): `ip route add` refuses a duplicate
+//! added (measured on Linux 6.1; docs/route.md, "Fidelity against real Linux"): `ip route add` refuses a duplicate
 //! destination/length/metric, `append` and the kernel's connected routes go after their
 //! equals, net-tools goes before them, `replace`/`change` rewrite the first. Destinations are
 //! listed in ascending address order. We keep the table as one `Vec` in exactly that display
@@ -147,7 +147,7 @@ pub enum TableError {
     Full,
 }
 
-/// Routes a table may hold before refusing more (route.md §7).
+/// Routes a table may hold before refusing more (docs/route.md, "What the agent has": state is bounded).
 pub const MAX_ROUTES: usize = 1024;
 
 /// A main routing table in display order. The routes are shared between clones of a

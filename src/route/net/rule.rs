@@ -103,7 +103,7 @@ pub enum RuleError {
     Full,
 }
 
-/// Rules a node may hold (route.md §7).
+/// Rules a node may hold (docs/route.md, "What the agent has": state is bounded).
 pub const MAX_RULES: usize = 1024;
 
 /// The three rules every node starts with.

@@ -1,6 +1,6 @@
 //! The lab's `/proc/sys/net` keys and the forwarding propagation rule.
 //!
-//! Only the keys that matter for IPv4 forwarding exist (route.md §4); everything else under
+//! Only the keys that matter for IPv4 forwarding exist (the lab models IPv4 forwarding only, docs/route.md); everything else under
 //! `/proc/sys` is "No such file or directory". Writing `ip_forward` (≡ `conf.all.forwarding`)
 //! with a *changed* value copies it to `conf.default` and every interface, as the kernel's
 //! `inet_forward_change` does; an unchanged write propagates nothing.
