@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Sets up and runs every test: native tests, clippy, the wasm32 build of the library, the
-# wasm-bindgen tests in headless Chrome, the release web build and the browser tests.
+# Sets up and runs every test: formatting, native tests, clippy (native and wasm32), API docs,
+# the wasm32 build of the library, the wasm-bindgen tests in headless Chrome, the release web
+# build and the browser tests.
 # Exits non-zero on the first failure.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -14,12 +15,27 @@ step() { printf '\n== %s\n' "$*"; }
 step "Fresh machine: the serve path's setup fills an empty cargo cache for the offline web build"
 bash scripts/fresh-cargo-check.sh
 
+step "Formatting (cargo fmt --check)"
+cargo fmt --check
+
 step "Native tests (cargo test)"
 cargo test --all-targets
 cargo test --doc
 
 step "Lints (cargo clippy -D warnings)"
 cargo clippy --all-targets -- -D warnings
+
+step "API docs (cargo doc --no-deps, warnings denied: broken links, bad doc syntax)"
+# Broken intra-doc links are how a doc comment goes stale after a move. --no-deps documents
+# this crate alone; the dependencies' metadata it needs is what clippy just built.
+RUSTDOCFLAGS="-D warnings" cargo doc --no-deps
+
+step "Lints on wasm32: the web app and the sandbox worker (cargo clippy -D warnings)"
+# Natively these feature sets are not compiled at all, so only a wasm32 lint sees their code.
+# clippy lints this crate only; the dependencies' wasm32 metadata it builds is what `cargo
+# check` builds, so the bare-library check below reuses what the feature sets share.
+cargo clippy --target wasm32-unknown-unknown --no-default-features --features web --bin netpress-web -- -D warnings
+cargo clippy --target wasm32-unknown-unknown --no-default-features --features worker --bin netpress-worker -- -D warnings
 
 step "Fuzz targets: build on stable and replay the inputs that once crashed them"
 # Fuzzing itself needs nightly and minutes per target (scripts/fuzz.sh); this keeps the

@@ -6,7 +6,7 @@
 //! `malt-v1-L1-s5-i0-k4x4x16x16`.
 //!
 //! This module checks only the shape. Which knobs an application accepts, in which order and
-//! with which values, is the application's business ([`crate::app::App::check_id`]); keeping
+//! with which values, is the application's business ([`crate::app::AppInfo::check_id`]); keeping
 //! the knobs as written (not as parsed numbers) is what makes `parse → format` the identity.
 
 use std::fmt;

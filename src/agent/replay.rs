@@ -1,7 +1,7 @@
 //! The replay agent: replies recorded earlier, for regression tests and shared trajectories.
 //!
 //! A replay source is one of:
-//! - a results file (JSONL of [`ResultRecord`]s): each query id replays the raw replies of its
+//! - a results file (JSONL of [`ResultRecord`](crate::record::ResultRecord)s): each query id replays the raw replies of its
 //!   recorded turns, in order (failed calls are skipped);
 //! - a JSON array of strings: the same replies for every query;
 //! - plain text: for Python-answer apps the whole text is one reply; otherwise one reply per

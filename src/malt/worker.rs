@@ -5,7 +5,7 @@
 //!
 //! Requests (`op` tags):
 //! - `{"op":"start","id":ID,"max_turns":N?,"variant":"zeroshot_base"?,"limits":L?,"agent":A?}`
-//!   builds the task (and caches its topology), starts an [`agent::Runner`]; → `started`
+//!   builds the task (and caches its topology), starts an [`crate::agent::Runner`]; → `started`
 //!   with the exact prompt to send.
 //! - `{"op":"submit","reply":TEXT,"latency_ms":X?,"tokens":{"prompt":P,"completion":C}?}`
 //!   feeds one agent reply; → `turn` (the turn record, `finished`, the state panels), then

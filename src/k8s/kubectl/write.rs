@@ -3,7 +3,7 @@
 //!
 //! Writes are limited as by the agent's RBAC role (patch, apply, create and delete only
 //! NetworkPolicies; label pods, namespaces, services, deployments and NetworkPolicies).
-//! Every policy write goes through [`admit`], the API server's path: decode (unknown
+//! Every policy write goes through `admit`, the API server's path: decode (unknown
 //! fields warned and dropped, or rejected when strict), default, validate, and persist only
 //! on change with a new resourceVersion (and generation when the spec changed).
 

@@ -1,7 +1,7 @@
 //! The Python sandbox that runs an agent's `process_graph(G)` (docs/malt.md, "Answering and checking").
 //!
 //! The limits and the outcome of a run are plain data every build has; running needs the
-//! `sandbox` feature (the `monty` interpreter, [`engine`]). Without it — the main web bundle,
+//! `sandbox` feature (the `monty` interpreter, `engine`). Without it — the main web bundle,
 //! which routes MALT episodes to the sandbox worker — [`run`] returns a clear error instead.
 
 #[cfg(feature = "sandbox")]
