@@ -38,6 +38,7 @@ pub mod reply;
 pub mod report;
 pub mod route;
 pub mod seed;
+mod shell;
 pub mod selfcheck;
 pub mod stats;
 pub mod view;
