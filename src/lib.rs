@@ -38,8 +38,8 @@ pub mod reply;
 pub mod report;
 pub mod route;
 pub mod seed;
-mod shell;
 pub mod selfcheck;
+mod shell;
 pub mod stats;
 pub mod view;
 

@@ -107,7 +107,7 @@ mod tests {
     #[test]
     fn merges_runs_and_keeps_order() {
         let mut io = Io::new(100);
-        io.err("w\n");
+        io.errln("w");
         io.out("a");
         io.out("b\n");
         assert_eq!(io.fail(3, "e"), 3);

@@ -20,9 +20,9 @@ mod syntax;
 pub(crate) mod tools;
 
 pub(crate) use io::{Io, Stream};
-pub use syntax::{Refused, Script, SyntaxError};
-pub(crate) use syntax::{Grammar, MAX_COMMANDS, MAX_STAGES, Target};
 use syntax::{Command, Join, Pipeline};
+pub(crate) use syntax::{Grammar, MAX_COMMANDS, MAX_STAGES, Target};
+pub use syntax::{Refused, Script, SyntaxError};
 
 /// Marks a transcript cut at the output limit.
 pub(crate) const TRUNCATED: &str = "[output truncated]\n";

@@ -100,7 +100,10 @@ pub enum Refused {
     FileRedirect(String),
     FdRedirect,
     SelfRedirect,
-    TooLong { len: usize, limit: usize },
+    TooLong {
+        len: usize,
+        limit: usize,
+    },
     TooManyCommands,
     TooManyStages,
 }
@@ -168,7 +171,11 @@ fn refuse<T>(r: Refused) -> Result<T> {
 enum Tok {
     /// A word after quote removal; `quoted` when any part was quoted (so `for` is a plain
     /// word), `assign` when it reads `NAME=…` with the name unquoted.
-    Word { text: String, quoted: bool, assign: bool },
+    Word {
+        text: String,
+        quoted: bool,
+        assign: bool,
+    },
     Semi,
     Newline,
     And,

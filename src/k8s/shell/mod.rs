@@ -29,7 +29,9 @@ const SETTINGS: Settings = Settings {
 /// The emulator's words for what it refuses.
 fn refusal(r: &Refused) -> String {
     match r {
-        Refused::TooLong { len, limit } => format!("netpress-sh: input too long ({len} bytes, limit {limit})"),
+        Refused::TooLong { len, limit } => {
+            format!("netpress-sh: input too long ({len} bytes, limit {limit})")
+        }
         Refused::TooManyCommands => format!("netpress-sh: too many commands (limit {MAX_COMMANDS})"),
         Refused::TooManyStages => format!("netpress-sh: pipeline too long (limit {MAX_STAGES} stages)"),
         other => format!("netpress-sh: unsupported shell syntax: {}", other.describe()),
@@ -62,9 +64,9 @@ impl Commands for Cluster<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::shell::TRUNCATED;
     use crate::k8s::cluster::Cluster;
     use crate::k8s::kubectl::VerbPolicy;
+    use crate::shell::TRUNCATED;
 
     fn sh(action: &str) -> Run {
         let mut env = Env::new(Cluster::pristine(), VerbPolicy::default());
@@ -92,6 +94,13 @@ mod tests {
         assert_eq!((r.output.as_str(), r.status), ("bash: syntax error: unexpected end of file\n", 2));
         let r = sh("echo a; X=1");
         assert_eq!(r.output, "netpress-sh: unsupported shell syntax: variable assignment\n");
+        let r = sh("kubectl get pods > pods.txt");
+        assert_eq!(r.output, "netpress-sh: unsupported shell syntax: redirection to a file (> pods.txt)\n");
+        assert_eq!(sh(&"true;".repeat(40)).output, "netpress-sh: too many commands (limit 32)\n");
+        assert_eq!(
+            sh("for p in a; do echo; done").output,
+            "netpress-sh: unsupported shell syntax: shell keyword `for'\n"
+        );
     }
 
     #[test]

@@ -30,8 +30,12 @@ const SETTINGS: Settings = Settings {
 fn refusal(r: &Refused) -> String {
     let what = match r {
         Refused::TooLong { limit, .. } => return format!("netpress: command line longer than {limit} bytes"),
-        Refused::TooManyCommands => return format!("netpress: more than {MAX_COMMANDS} commands on one line"),
-        Refused::TooManyStages => return format!("netpress: more than {MAX_STAGES} commands in one pipeline"),
+        Refused::TooManyCommands => {
+            return format!("netpress: more than {MAX_COMMANDS} commands on one line");
+        }
+        Refused::TooManyStages => {
+            return format!("netpress: more than {MAX_STAGES} commands in one pipeline");
+        }
         Refused::Dollar => "$".to_string(),
         Refused::Backquote => "`".into(),
         Refused::Input | Refused::HereString => "<".into(),

@@ -193,3 +193,25 @@ mod proptests {
 
     }
 }
+
+/// The lab's limits and their words: 4096 bytes a line, 32 commands, 64 KiB of output cut
+/// with the shell's marker.
+#[test]
+fn limits_are_the_labs() {
+    let mut net = lab();
+    let long = format!("echo {}", "x".repeat(5000));
+    assert_eq!(sh(&mut net, &long), ("netpress: command line longer than 4096 bytes\n".into(), 2));
+    assert_eq!(
+        sh(&mut net, &"true;".repeat(33)),
+        ("netpress: more than 32 commands on one line\n".into(), 2)
+    );
+    let pipes = format!("true{}", " | true".repeat(8));
+    assert_eq!(sh(&mut net, &pipes), ("netpress: more than 8 commands in one pipeline\n".into(), 2));
+    for i in 0..1000u32 {
+        let add = format!("ip route add 10.{}.{}.0/24 dev r0-eth1", i / 256, i % 256);
+        assert_eq!(sh(&mut net, &add).1, 0, "{add}");
+    }
+    let out = sh(&mut net, "ip route; ip route; ip route").0;
+    assert!(out.len() <= MAX_OUTPUT + crate::shell::TRUNCATED.len() + 1, "{}", out.len());
+    assert!(out.ends_with(crate::shell::TRUNCATED));
+}

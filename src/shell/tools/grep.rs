@@ -50,9 +50,9 @@ fn long(o: &mut Opts, a: &str, args: &[String], i: &mut usize, io: &mut Io) -> R
     let body = &a[2..];
     let (name, val) = body.split_once('=').map_or((body, None), |(n, v)| (n, Some(v.to_string())));
     let mut value = |i: &mut usize| {
-        val.clone().or_else(|| args.get(*i).cloned().inspect(|_| *i += 1)).ok_or_else(|| {
-            usage(io, &format!("grep: option '--{name}' requires an argument\n"))
-        })
+        val.clone()
+            .or_else(|| args.get(*i).cloned().inspect(|_| *i += 1))
+            .ok_or_else(|| usage(io, &format!("grep: option '--{name}' requires an argument\n")))
     };
     match name {
         "ignore-case" => o.ignore_case = true,
@@ -196,11 +196,7 @@ pub(super) fn run(args: &[String], stdin: &str, files: Files<'_>, io: &mut Io, d
             return 0;
         }
     }
-    if trouble {
-        2
-    } else {
-        i32::from(!selected)
-    }
+    if trouble { 2 } else { i32::from(!selected) }
 }
 
 fn compile(o: &Opts, dialect: Dialect) -> Option<Regex> {

@@ -26,7 +26,9 @@ fn head_tail_args<'a>(tool: &str, args: &'a [String], io: &mut Io) -> Result<(Co
         i += 1;
         if a == "-n" || a == "--lines" {
             let Some(v) = args.get(i) else {
-                let msg = format!("{tool}: option requires an argument -- 'n'\nTry '{tool} --help' for more information.");
+                let msg = format!(
+                    "{tool}: option requires an argument -- 'n'\nTry '{tool} --help' for more information."
+                );
                 return Err(io.fail(1, &msg));
             };
             spec = v.clone();

@@ -69,6 +69,9 @@ fn cat(args: &[String], stdin: &str, files: Files<'_>, io: &mut Io) -> i32 {
                 for line in text.split_inclusive('\n') {
                     n += 1;
                     io.out(&format!("{n:>6}\t{line}"));
+                    if io.full() {
+                        break;
+                    }
                 }
             }
             Ok(text) => io.out(&text),
