@@ -18,8 +18,9 @@ pub(super) enum Dialect {
     Fixed,
 }
 
-#[derive(Debug, Default)]
+#[derive(Debug)]
 struct Opts {
+    dialect: Dialect,
     invert: bool,
     ignore_case: bool,
     word: bool,
@@ -45,6 +46,47 @@ fn context(io: &mut Io, v: &str) -> Result<usize, i32> {
     v.parse::<usize>().map_err(|_| io.fail(2, &format!("grep: {v}: invalid context length argument")))
 }
 
+/// Long options without a value, by their short letter.
+const LONG: [(&str, char); 14] = [
+    ("ignore-case", 'i'),
+    ("invert-match", 'v'),
+    ("word-regexp", 'w'),
+    ("line-regexp", 'x'),
+    ("count", 'c'),
+    ("line-number", 'n'),
+    ("only-matching", 'o'),
+    ("quiet", 'q'),
+    ("silent", 'q'),
+    ("no-messages", 's'),
+    ("with-filename", 'H'),
+    ("no-filename", 'h'),
+    ("extended-regexp", 'E'),
+    ("fixed-strings", 'F'),
+];
+
+/// Sets the switch of the short option `c`; false when `c` is not a switch.
+fn switch(o: &mut Opts, c: char) -> bool {
+    match c {
+        'i' | 'y' => o.ignore_case = true,
+        'v' => o.invert = true,
+        'w' => o.word = true,
+        'x' => o.line = true,
+        'c' => o.count = true,
+        'o' => o.only = true,
+        'n' => o.numbers = true,
+        'q' => o.quiet = true,
+        // `-s` silences messages about files; they are few here and stay.
+        's' => {}
+        'H' => o.names = Some(true),
+        'h' => o.names = Some(false),
+        'E' => o.dialect = Dialect::Extended,
+        'F' => o.dialect = Dialect::Fixed,
+        'G' => o.dialect = Dialect::Basic,
+        _ => return false,
+    }
+    true
+}
+
 /// A long option; `Err` carries the exit status of a refusal.
 fn long(o: &mut Opts, a: &str, args: &[String], i: &mut usize, io: &mut Io) -> Result<(), i32> {
     let body = &a[2..];
@@ -54,17 +96,11 @@ fn long(o: &mut Opts, a: &str, args: &[String], i: &mut usize, io: &mut Io) -> R
             .or_else(|| args.get(*i).cloned().inspect(|_| *i += 1))
             .ok_or_else(|| usage(io, &format!("grep: option '--{name}' requires an argument\n")))
     };
+    if let Some(&(_, c)) = LONG.iter().find(|(n, _)| *n == name) {
+        switch(o, c);
+        return Ok(());
+    }
     match name {
-        "ignore-case" => o.ignore_case = true,
-        "invert-match" => o.invert = true,
-        "word-regexp" => o.word = true,
-        "line-regexp" => o.line = true,
-        "count" => o.count = true,
-        "line-number" => o.numbers = true,
-        "only-matching" => o.only = true,
-        "quiet" | "silent" => o.quiet = true,
-        "with-filename" => o.names = Some(true),
-        "no-filename" => o.names = Some(false),
         "regexp" => {
             let v = value(i)?;
             o.patterns.push(v);
@@ -85,8 +121,22 @@ fn long(o: &mut Opts, a: &str, args: &[String], i: &mut usize, io: &mut Io) -> R
 }
 
 /// Reads the options; returns them with the dialect and the file operands.
-fn parse(args: &[String], mut dialect: Dialect, io: &mut Io) -> Result<(Opts, Dialect, Vec<String>), i32> {
-    let mut o = Opts::default();
+fn parse(args: &[String], dialect: Dialect, io: &mut Io) -> Result<(Opts, Vec<String>), i32> {
+    let mut o = Opts {
+        dialect,
+        invert: false,
+        ignore_case: false,
+        word: false,
+        line: false,
+        count: false,
+        only: false,
+        numbers: false,
+        quiet: false,
+        names: None,
+        after: 0,
+        before: 0,
+        patterns: Vec::new(),
+    };
     let mut operands = Vec::new();
     let mut i = 0;
     while i < args.len() {
@@ -110,19 +160,7 @@ fn parse(args: &[String], mut dialect: Dialect, io: &mut Io) -> Result<(Opts, Di
             let c = chars[k];
             k += 1;
             match c {
-                'i' | 'y' => o.ignore_case = true,
-                'v' => o.invert = true,
-                'w' => o.word = true,
-                'x' => o.line = true,
-                'c' => o.count = true,
-                'o' => o.only = true,
-                'n' => o.numbers = true,
-                'q' | 's' => o.quiet |= c == 'q',
-                'H' => o.names = Some(true),
-                'h' => o.names = Some(false),
-                'E' => dialect = Dialect::Extended,
-                'F' => dialect = Dialect::Fixed,
-                'G' => dialect = Dialect::Basic,
+                c if switch(&mut o, c) => {}
                 'A' | 'B' | 'C' | 'e' => {
                     let rest: String = chars[k..].iter().collect();
                     k = chars.len();
@@ -164,16 +202,16 @@ fn parse(args: &[String], mut dialect: Dialect, io: &mut Io) -> Result<(Opts, Di
         }
         o.patterns.push(operands.remove(0));
     }
-    Ok((o, dialect, operands))
+    Ok((o, operands))
 }
 
 /// Runs grep.
 pub(super) fn run(args: &[String], stdin: &str, files: Files<'_>, io: &mut Io, dialect: Dialect) -> i32 {
-    let (o, dialect, mut operands) = match parse(args, dialect, io) {
+    let (o, mut operands) = match parse(args, dialect, io) {
         Ok(x) => x,
         Err(status) => return status,
     };
-    let Some(re) = compile(&o, dialect) else {
+    let Some(re) = compile(&o) else {
         return io.fail(2, "grep: Invalid regular expression");
     };
     if operands.is_empty() {
@@ -199,12 +237,12 @@ pub(super) fn run(args: &[String], stdin: &str, files: Files<'_>, io: &mut Io, d
     if trouble { 2 } else { i32::from(!selected) }
 }
 
-fn compile(o: &Opts, dialect: Dialect) -> Option<Regex> {
+fn compile(o: &Opts) -> Option<Regex> {
     let parts: Vec<String> = o
         .patterns
         .iter()
         .flat_map(|p| p.split('\n'))
-        .map(|p| match dialect {
+        .map(|p| match o.dialect {
             Dialect::Fixed => regex_lite::escape(p),
             Dialect::Extended => p.to_string(),
             Dialect::Basic => basic_to_extended(p),
