@@ -98,7 +98,7 @@ pub(crate) fn read(input: &str, settings: &Settings) -> Result<Script, SyntaxErr
 }
 
 /// The message and status a rejected script prints.
-pub(crate) fn reject(e: &SyntaxError, settings: &Settings) -> Outcome {
+fn reject(e: &SyntaxError, settings: &Settings) -> Outcome {
     let text = match e {
         SyntaxError::Refused(r) => (settings.refusal)(r),
         other => other.bash_message().unwrap_or_default(),

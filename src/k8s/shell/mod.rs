@@ -1,4 +1,4 @@
-//! The agent's shell on a K8s task: the crate's one shell ([`crate::shell`]) with `kubectl`
+//! The agent's shell on a K8s task: the crate's one shell (`src/shell`) with `kubectl`
 //! registered as its one command.
 //!
 //! An action is a small script, so K8s accepts more of bash than a Route machine does:

@@ -1,4 +1,4 @@
-//! The shell of a Route machine: the crate's one shell ([`crate::shell`]) over the machine's
+//! The shell of a Route machine: the crate's one shell (`src/shell`) over the machine's
 //! commands and its only files, the `/proc/sys` tree.
 //!
 //! Route keeps the shell narrow: any `$`, backquote or `<` is refused (the lab has no
@@ -62,11 +62,6 @@ pub fn read(line: &str) -> Result<Script, ShellError> {
 /// Runs a line read by [`read`] on `node`.
 pub fn execute(net: &mut Net, node: NodeId, script: &Script) -> Outcome {
     shell::execute(script, &SETTINGS, &mut Machine { net, node })
-}
-
-/// The message and status of a line [`read`] refused.
-pub fn report(e: &ShellError) -> Outcome {
-    shell::reject(e, &SETTINGS)
 }
 
 /// One machine of the lab, as the shell sees it.
