@@ -39,6 +39,7 @@ pub mod report;
 pub mod route;
 pub mod seed;
 pub mod selfcheck;
+mod shell;
 pub mod stats;
 mod tool_args;
 pub mod view;

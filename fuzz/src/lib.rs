@@ -9,6 +9,7 @@ pub mod malt_answer;
 pub mod malt_api;
 pub mod route_reply;
 pub mod route_shell;
+pub mod shell_tools;
 pub mod ui_link;
 
 /// Every target by name.
@@ -21,5 +22,6 @@ pub const TARGETS: &[(&str, fn(&[u8]))] = &[
     ("malt_api", malt_api::fuzz),
     ("route_reply", route_reply::fuzz),
     ("route_shell", route_shell::fuzz),
+    ("shell_tools", shell_tools::fuzz),
     ("ui_link", ui_link::fuzz),
 ];

@@ -1,134 +1,64 @@
-//! The agent's shell (§7 of k8s.md): one action is a small script of `kubectl` and text
-//! tools joined by `;`, `&&`, `||`, pipes, heredocs and a few redirections.
+//! The agent's shell on a K8s task: the crate's one shell (`src/shell`) with `kubectl`
+//! registered as its one command.
 //!
-//! The whole action is parsed before anything runs ([`parse::parse`]); a syntax error or an
-//! unsupported construct runs nothing and exits 2. Execution is sequential and pure: each
-//! stage's stdout feeds the next; stderr and the last stage's stdout go to the transcript
-//! in the order they were written, capped at [`MAX_OUTPUT`] bytes.
-
-pub mod parse;
-pub mod tools;
+//! An action is a small script, so K8s accepts more of bash than a Route machine does:
+//! newlines, here-documents (`kubectl apply -f - <<'EOF'`), `$'…'`, `$NAME` read as empty,
+//! and the one substitution agents write for patches, `$(cat <<'EOF' … EOF)`. There is no file
+//! system: only `/dev/null`, `2>&1` and `>&2` redirect, and file operands are missing. The
+//! whole action is read before anything runs; a refused construct runs nothing and exits 2.
+//! docs/shell.md gives the refusals' words and the limits.
 
 use crate::k8s::kubectl::{self, Env};
-use crate::k8s::output::{Fd, Output};
-use parse::{Join, Redir, parse};
+use crate::k8s::output::Fd;
+use crate::shell::{self, Commands, Grammar, Io, MAX_COMMANDS, MAX_STAGES, Refused, Settings, Stream};
+
+pub use crate::shell::Outcome as Run;
+
+/// Largest script accepted.
+pub const MAX_INPUT: usize = 64 * 1024;
 
 /// Largest transcript an action may produce.
 pub const MAX_OUTPUT: usize = 256 * 1024;
-const TRUNCATED: &str = "[output truncated]\n";
 
-/// What an action printed and its exit status.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Run {
-    pub output: String,
-    pub status: i32,
-}
+const SETTINGS: Settings = Settings {
+    grammar: Grammar { expansions: true, files: false, max_input: MAX_INPUT },
+    output: MAX_OUTPUT,
+    refusal,
+};
 
-/// Where a stream ends up.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Dest {
-    /// The stage's stdout destination (the pipe, or the transcript for the last stage).
-    Out,
-    /// The transcript (the terminal's stderr).
-    Term,
-    Null,
-}
-
-struct Transcript {
-    text: String,
-    truncated: bool,
-}
-
-impl Transcript {
-    fn push(&mut self, s: &str) {
-        if self.truncated {
-            return;
+/// The emulator's words for what it refuses.
+fn refusal(r: &Refused) -> String {
+    match r {
+        Refused::TooLong { len, limit } => {
+            format!("netpress-sh: input too long ({len} bytes, limit {limit})")
         }
-        if self.text.len() + s.len() > MAX_OUTPUT {
-            let mut cut = MAX_OUTPUT.saturating_sub(self.text.len());
-            while !s.is_char_boundary(cut) {
-                cut -= 1;
-            }
-            self.text.push_str(&s[..cut]);
-            if !self.text.ends_with('\n') {
-                self.text.push('\n');
-            }
-            self.text.push_str(TRUNCATED);
-            self.truncated = true;
-        } else {
-            self.text.push_str(s);
-        }
+        Refused::TooManyCommands => format!("netpress-sh: too many commands (limit {MAX_COMMANDS})"),
+        Refused::TooManyStages => format!("netpress-sh: pipeline too long (limit {MAX_STAGES} stages)"),
+        other => format!("netpress-sh: unsupported shell syntax: {}", other.describe()),
     }
 }
 
 /// Runs one action against the cluster.
 pub fn run(action: &str, env: &mut Env) -> Run {
-    let script = match parse(action) {
-        Ok(s) => s,
-        Err(e) => return Run { output: format!("{}\n", e.message()), status: 2 },
-    };
-    let mut t = Transcript { text: String::new(), truncated: false };
-    for w in &script.warnings {
-        t.push(&format!("{w}\n"));
-    }
-    let mut status = 0;
-    for (join, pipeline) in &script.items {
-        let skip = match join {
-            Join::Seq => false,
-            Join::And => status != 0,
-            Join::Or => status == 0,
-        };
-        if skip {
-            continue;
-        }
-        let mut input = String::new();
-        for (i, cmd) in pipeline.iter().enumerate() {
-            let last = i + 1 == pipeline.len();
-            let stdin = cmd.stdin.clone().unwrap_or_else(|| std::mem::take(&mut input));
-            let out = exec(&cmd.argv, &stdin, env);
-            status = out.status;
-            let (out_dest, err_dest) = route(&cmd.redirs);
-            for (fd, text) in &out.chunks {
-                let dest = if *fd == Fd::Out { out_dest } else { err_dest };
-                match dest {
-                    Dest::Null => {}
-                    Dest::Term => t.push(text),
-                    Dest::Out if last => t.push(text),
-                    Dest::Out => {
-                        if input.len() < MAX_OUTPUT * 4 {
-                            input.push_str(text);
-                        }
-                    }
-                }
-            }
-        }
-    }
-    Run { output: t.text, status }
+    shell::run(action, &SETTINGS, &mut Cluster { env })
 }
 
-/// Applies redirections left to right: `(stdout, stderr)` destinations.
-fn route(redirs: &[Redir]) -> (Dest, Dest) {
-    let (mut out, mut err) = (Dest::Out, Dest::Term);
-    for r in redirs {
-        match r {
-            Redir::OutNull => out = Dest::Null,
-            Redir::ErrNull => err = Dest::Null,
-            Redir::ErrToOut => err = out,
-            Redir::OutToErr => out = err,
-        }
-    }
-    (out, err)
+/// The cluster as the shell sees it: `kubectl` and nothing else.
+struct Cluster<'a> {
+    env: &'a mut Env,
 }
 
-fn exec(argv: &[String], stdin: &str, env: &mut Env) -> Output {
-    let Some(name) = argv.first() else { return Output::default() };
-    if name == "kubectl" {
-        return kubectl::run(&argv[1..], stdin, env);
+impl Commands for Cluster<'_> {
+    fn run(&mut self, name: &str, args: &[String], stdin: &str, io: &mut Io) -> Option<i32> {
+        if name != "kubectl" {
+            return None;
+        }
+        let out = kubectl::run(args, stdin, self.env);
+        for (fd, text) in &out.chunks {
+            io.write(if *fd == Fd::Out { Stream::Out } else { Stream::Err }, text);
+        }
+        Some(out.status)
     }
-    tools::run(name, &argv[1..], stdin).unwrap_or_else(|| Output {
-        chunks: vec![(Fd::Err, format!("bash: {name}: command not found\n"))],
-        status: 127,
-    })
 }
 
 #[cfg(test)]
@@ -136,6 +66,7 @@ mod tests {
     use super::*;
     use crate::k8s::cluster::Cluster;
     use crate::k8s::kubectl::VerbPolicy;
+    use crate::shell::TRUNCATED;
 
     fn sh(action: &str) -> Run {
         let mut env = Env::new(Cluster::pristine(), VerbPolicy::default());
@@ -163,6 +94,13 @@ mod tests {
         assert_eq!((r.output.as_str(), r.status), ("bash: syntax error: unexpected end of file\n", 2));
         let r = sh("echo a; X=1");
         assert_eq!(r.output, "netpress-sh: unsupported shell syntax: variable assignment\n");
+        let r = sh("kubectl get pods > pods.txt");
+        assert_eq!(r.output, "netpress-sh: unsupported shell syntax: redirection to a file (> pods.txt)\n");
+        assert_eq!(sh(&"true;".repeat(40)).output, "netpress-sh: too many commands (limit 32)\n");
+        assert_eq!(
+            sh("for p in a; do echo; done").output,
+            "netpress-sh: unsupported shell syntax: shell keyword `for'\n"
+        );
     }
 
     #[test]

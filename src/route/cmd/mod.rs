@@ -1,5 +1,6 @@
-//! The lab's commands: iproute2, net-tools, sysctl, iptables, tc, ping, traceroute and a few
-//! shell utilities, each printing what its Linux counterpart prints (route.md §8).
+//! The lab's commands: iproute2, net-tools, sysctl, iptables, tc, ping, traceroute and the
+//! machine's own `hostname` and `ls`, each printing what its Linux counterpart prints; the
+//! shell registers them next to its text tools (docs/shell.md).
 
 mod arp;
 mod builtins;
@@ -15,73 +16,13 @@ mod traceroute;
 
 use super::net::{Net, NodeId};
 
-/// A command's output stream.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Stream {
-    Out = 0,
-    Err = 1,
-}
-
-/// Output a command may print (route.md §7).
-pub const MAX_OUTPUT: usize = 64 * 1024;
-
-/// What a command printed, in order, stream by stream.
-#[derive(Debug, Default)]
-pub struct Io {
-    chunks: Vec<(Stream, String)>,
-    bytes: usize,
-}
-
-impl Io {
-    fn write(&mut self, stream: Stream, text: &str) {
-        let room = MAX_OUTPUT.saturating_sub(self.bytes);
-        if room == 0 || text.is_empty() {
-            return;
-        }
-        let mut end = text.len().min(room);
-        while !text.is_char_boundary(end) {
-            end -= 1;
-        }
-        self.bytes += end;
-        match self.chunks.last_mut() {
-            Some((s, buf)) if *s == stream => buf.push_str(&text[..end]),
-            _ => self.chunks.push((stream, text[..end].to_string())),
-        }
-    }
-
-    /// Writes to standard output.
-    pub fn out(&mut self, text: &str) {
-        self.write(Stream::Out, text);
-    }
-
-    /// Writes a line to standard output.
-    pub fn outln(&mut self, text: &str) {
-        self.write(Stream::Out, text);
-        self.write(Stream::Out, "\n");
-    }
-
-    /// Writes a line to standard error.
-    pub fn errln(&mut self, text: &str) {
-        self.write(Stream::Err, text);
-        self.write(Stream::Err, "\n");
-    }
-
-    /// Writes a line to standard error and returns `status`, for early exits.
-    pub fn fail(&mut self, status: i32, text: &str) -> i32 {
-        self.errln(text);
-        status
-    }
-
-    pub fn into_chunks(self) -> Vec<(Stream, String)> {
-        self.chunks
-    }
-}
+/// Where commands write: the shell's writer, which holds the output limit as they write.
+pub(crate) use crate::shell::Io;
 
 /// What a command runs against.
 pub struct Ctx<'a> {
     pub net: &'a mut Net,
     pub node: NodeId,
-    pub stdin: &'a str,
 }
 
 impl Ctx<'_> {
@@ -168,20 +109,19 @@ fn handler(name: &str) -> Option<Handler> {
     })
 }
 
-/// Runs one command (the words after sudo removal).
-pub fn run(ctx: &mut Ctx<'_>, words: &[String], io: &mut Io) -> i32 {
-    let name = words[0].as_str();
-    let name = name.rsplit('/').next().unwrap_or(name);
+/// Runs the command `name` if the lab has it (a refused one exits 126); `None` leaves it to
+/// the shell's tools.
+pub(crate) fn run(ctx: &mut Ctx<'_>, name: &str, args: &[String], io: &mut Io) -> Option<i32> {
     if let Some(h) = handler(name) {
-        return h(ctx, &words[1..], io);
+        return Some(h(ctx, args, io));
     }
     if REFUSED.contains(&name) || REFUSED_PREFIXES.iter().any(|p| name.starts_with(p)) {
-        return io.fail(126, &format!("bash: {name}: not available in this lab"));
+        return Some(io.fail(126, &format!("bash: {name}: not available in this lab")));
     }
-    io.fail(127, &format!("bash: {}: command not found", words[0]))
+    None
 }
 
 /// The lab's refusal of a real but unmodelled form (exit 2).
-pub fn unsupported(io: &mut Io, words: &str) -> i32 {
+pub(crate) fn unsupported(io: &mut Io, words: &str) -> i32 {
     io.fail(2, &format!("netpress: {words}: not supported in this lab"))
 }
