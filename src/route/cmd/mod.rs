@@ -30,6 +30,8 @@ pub const MAX_OUTPUT: usize = 64 * 1024;
 pub struct Io {
     chunks: Vec<(Stream, String)>,
     bytes: usize,
+    /// The lab's refusals printed so far, kept as data for the score card.
+    refused: Vec<String>,
 }
 
 impl Io {
@@ -70,6 +72,17 @@ impl Io {
     pub fn fail(&mut self, status: i32, text: &str) -> i32 {
         self.errln(text);
         status
+    }
+
+    /// Refuses what the lab does not model: prints `text` like [`Io::fail`] and records it.
+    pub fn refuse(&mut self, status: i32, text: &str) -> i32 {
+        self.refused.push(text.to_string());
+        self.fail(status, text)
+    }
+
+    /// The refusals recorded so far, taken out.
+    pub fn take_refused(&mut self) -> Vec<String> {
+        std::mem::take(&mut self.refused)
     }
 
     pub fn into_chunks(self) -> Vec<(Stream, String)> {
@@ -176,12 +189,12 @@ pub fn run(ctx: &mut Ctx<'_>, words: &[String], io: &mut Io) -> i32 {
         return h(ctx, &words[1..], io);
     }
     if REFUSED.contains(&name) || REFUSED_PREFIXES.iter().any(|p| name.starts_with(p)) {
-        return io.fail(126, &format!("bash: {name}: not available in this lab"));
+        return io.refuse(126, &format!("bash: {name}: not available in this lab"));
     }
     io.fail(127, &format!("bash: {}: command not found", words[0]))
 }
 
 /// The lab's refusal of a real but unmodelled form (exit 2).
 pub fn unsupported(io: &mut Io, words: &str) -> i32 {
-    io.fail(2, &format!("netpress: {words}: not supported in this lab"))
+    io.refuse(2, &format!("netpress: {words}: not supported in this lab"))
 }

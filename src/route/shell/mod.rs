@@ -13,6 +13,9 @@ use self::parse::{Join, Pipeline, Redirect, Simple};
 use super::cmd::{self, Ctx, Io};
 use super::net::{Net, NodeId, sysctl};
 
+/// How the lab ends the message of a form it does not model.
+const UNSUPPORTED: &str = "not supported in this lab";
+
 /// A line the shell refuses before running anything.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ShellError {
@@ -33,18 +36,20 @@ impl ShellError {
             ShellError::Unterminated(q) => {
                 (format!("bash: unexpected EOF while looking for matching `{q}'"), 2)
             }
-            ShellError::Unsupported(what) => (format!("bash: {what}: not supported in this lab"), 2),
+            ShellError::Unsupported(what) => (format!("bash: {what}: {UNSUPPORTED}"), 2),
             ShellError::TooLong => ("netpress: command line longer than 4096 bytes".into(), 2),
             ShellError::TooMany => ("netpress: more than 32 commands on one line".into(), 2),
         }
     }
 }
 
-/// What a line printed (stdout and stderr interleaved) and its exit status.
+/// What a line printed (stdout and stderr interleaved), its exit status, and what the lab
+/// refused on the way (each refusal's message, also printed, unless redirected away).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Outcome {
     pub output: String,
     pub status: i32,
+    pub refused: Vec<String>,
 }
 
 /// Runs one command line on `node`.
@@ -53,7 +58,9 @@ pub fn run(net: &mut Net, node: NodeId, line: &str) -> Outcome {
         Ok(script) => execute(net, node, &script),
         Err(e) => {
             let (msg, status) = e.report();
-            Outcome { output: format!("{msg}\n"), status }
+            let refused =
+                if matches!(e, ShellError::Unsupported(_)) { vec![msg.clone()] } else { Vec::new() };
+            Outcome { output: format!("{msg}\n"), status, refused }
         }
     }
 }
@@ -65,7 +72,7 @@ pub fn read(line: &str) -> Result<Script, ShellError> {
 
 /// Runs a line read by [`read`] on `node`.
 pub fn execute(net: &mut Net, node: NodeId, script: &Script) -> Outcome {
-    let mut term = String::new();
+    let mut term = Term::default();
     let mut status = 0;
     for (join, pipeline) in script {
         let go = match join {
@@ -78,10 +85,17 @@ pub fn execute(net: &mut Net, node: NodeId, script: &Script) -> Outcome {
             net.sync_carrier();
         }
     }
-    Outcome { output: term, status }
+    Outcome { output: term.text, status, refused: term.refused }
 }
 
-fn run_pipeline(net: &mut Net, node: NodeId, pipeline: &Pipeline, term: &mut String) -> i32 {
+/// The terminal a line writes to, and the refusals it saw.
+#[derive(Default)]
+struct Term {
+    text: String,
+    refused: Vec<String>,
+}
+
+fn run_pipeline(net: &mut Net, node: NodeId, pipeline: &Pipeline, term: &mut Term) -> i32 {
     let mut input = String::new();
     let mut status = 0;
     for (k, stage) in pipeline.stages.iter().enumerate() {
@@ -109,15 +123,18 @@ fn run_stage(
     stage: &Simple,
     stdin: &str,
     piped: bool,
-    term: &mut String,
+    term: &mut Term,
     pipe: &mut String,
 ) -> i32 {
     let mut dests = [if piped { Dest::Pipe } else { Dest::Term }, Dest::Term];
     let mut files: Vec<(String, String)> = Vec::new();
     for r in &stage.redirects {
-        if let Err((msg, status)) = redirect(net, node, r, &mut dests, &mut files) {
-            term.push_str(&msg);
-            term.push('\n');
+        if let Err((msg, status, refused)) = redirect(net, node, r, &mut dests, &mut files) {
+            if refused {
+                term.refused.push(msg.clone());
+            }
+            term.text.push_str(&msg);
+            term.text.push('\n');
             return status;
         }
     }
@@ -130,9 +147,10 @@ fn run_stage(
             cmd::run(&mut ctx, words, &mut io)
         }
     };
+    term.refused.extend(io.take_refused());
     for (stream, text) in io.into_chunks() {
         match dests[stream as usize] {
-            Dest::Term => term.push_str(&text),
+            Dest::Term => term.text.push_str(&text),
             Dest::Pipe => pipe.push_str(&text),
             Dest::Null => {}
             Dest::File(i) => files[i].1.push_str(&text),
@@ -143,12 +161,16 @@ fn run_stage(
         if !content.is_empty() && sysctl::write(net.node_mut(node), &key, &content).is_err() {
             let who = words.first().map_or("bash", String::as_str);
             let prefix = if who == "echo" { "bash: echo" } else { who };
-            term.push_str(&format!("{prefix}: write error: Invalid argument\n"));
+            term.text.push_str(&format!("{prefix}: write error: Invalid argument\n"));
             status = 1;
         }
     }
     status
 }
+
+/// Why a redirection fails: the message, the exit status, and whether it is the lab's refusal
+/// (a real file the lab does not model) rather than an error bash gives too.
+type RedirError = (String, i32, bool);
 
 /// Applies one redirection to the descriptor table, or refuses it with a message.
 fn redirect(
@@ -157,7 +179,7 @@ fn redirect(
     r: &Redirect,
     dests: &mut [Dest; 2],
     files: &mut Vec<(String, String)>,
-) -> Result<(), (String, i32)> {
+) -> Result<(), RedirError> {
     let (fds, to): (&[usize], Dest) = match r.op {
         RedirOp::Dup { fd, to } => {
             let d = dests[usize::from(to) - 1];
@@ -176,25 +198,20 @@ fn redirect(
 
 /// Opens a redirection target for writing: `/dev/null`, a writable `/proc/sys` key, or an
 /// error as bash (or the lab) reports it.
-fn open(
-    net: &Net,
-    node: NodeId,
-    path: &str,
-    files: &mut Vec<(String, String)>,
-) -> Result<Dest, (String, i32)> {
+fn open(net: &Net, node: NodeId, path: &str, files: &mut Vec<(String, String)>) -> Result<Dest, RedirError> {
     if path == "/dev/null" {
         return Ok(Dest::Null);
     }
     let Some(key) = sysctl::path_key(path) else {
-        return Err((format!("bash: {path}: Read-only file system"), 1));
+        return Err((format!("bash: {path}: Read-only file system"), 1, false));
     };
     let n = &net.nodes[node];
     let found = sysctl::matching(n, &key);
     if found.len() != 1 || found[0].0 != key {
-        return Err((format!("bash: {path}: No such file or directory"), 1));
+        return Err((format!("bash: {path}: No such file or directory"), 1, false));
     }
     if !sysctl::writable(n, &key) {
-        return Err((format!("netpress: writing {path}: not supported in this lab"), 2));
+        return Err((format!("netpress: writing {path}: {UNSUPPORTED}"), 2, true));
     }
     files.push((key, String::new()));
     Ok(Dest::File(files.len() - 1))
@@ -232,6 +249,18 @@ mod tests {
         assert_eq!(sh(&mut net, "false && echo a || echo b; echo c"), ("b\nc\n".into(), 0));
         assert_eq!(sh(&mut net, "! true"), (String::new(), 1));
         assert_eq!(sh(&mut net, "sudo -E echo hi | wc -l"), ("1\n".into(), 0));
+    }
+
+    #[test]
+    fn refusals_are_recorded_even_when_hidden() {
+        let mut net = lab();
+        let o = run(&mut net, 0, "vim x 2>/dev/null; echo not supported in this lab; ip -6 addr");
+        assert_eq!(
+            o.refused,
+            ["bash: vim: not available in this lab", "netpress: ip -6 (IPv6): not supported in this lab"]
+        );
+        assert_eq!(run(&mut net, 0, "echo $PATH").refused, ["bash: $: not supported in this lab"]);
+        assert!(run(&mut net, 0, "nosuch; echo x > /tmp/f").refused.is_empty());
     }
 
     #[test]
