@@ -37,6 +37,7 @@ pub mod registry;
 pub mod reply;
 pub mod report;
 pub mod route;
+pub mod score;
 pub mod seed;
 pub mod selfcheck;
 pub mod stats;
