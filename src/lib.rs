@@ -21,6 +21,7 @@
 //! - [`agent`]: the multi-turn runner and the agent interface.
 
 pub mod agent;
+pub mod answer;
 pub mod app;
 pub mod bench;
 pub mod error;
