@@ -13,7 +13,7 @@ use super::generate::expected;
 use super::hygiene;
 use super::kubectl::Env;
 use super::meta::TURN_SECONDS;
-use super::probe::{Matrix, Verdict, evaluate_cluster, mismatch_line, mismatches, probes, report};
+use super::probe::{Matrix, Verdict, evaluate_cluster, mismatch_line, probes, report};
 use super::shell;
 use super::task::TaskData;
 use super::view;
@@ -81,11 +81,6 @@ impl K8sEpisode {
         K8sEpisode { data, env, max_turns: max_turns.max(1), turns: 0, matrix, stopped: false, tracker }
     }
 
-    /// The current mismatches as probe indexes.
-    pub fn mismatches(&self) -> Vec<usize> {
-        mismatches(expected(), &self.matrix)
-    }
-
     fn observation(&self, output: &str) -> String {
         let body = if output.is_empty() { "(no output)" } else { output.trim_end_matches('\n') };
         format!("Command output:\n{body}\n\nConnectivity report:\n{}", report(expected(), &self.matrix))
@@ -130,7 +125,7 @@ impl Episode for K8sEpisode {
     }
 
     fn finished(&self) -> Option<Finish> {
-        Finish::reactive(self.mismatches().is_empty(), self.turns, self.max_turns, self.stopped)
+        Finish::reactive(self.tracker.all_hold(), self.turns, self.max_turns, self.stopped)
     }
 
     fn turns(&self) -> u32 {

@@ -119,7 +119,7 @@ impl Episode for RouteEpisode {
     }
 
     fn finished(&self) -> Option<Finish> {
-        Finish::reactive(self.matrix.lost() == 0, self.turns, self.max_turns, self.stopped)
+        Finish::reactive(self.tracker.all_hold(), self.turns, self.max_turns, self.stopped)
     }
 
     fn turns(&self) -> u32 {
