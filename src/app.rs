@@ -1,4 +1,4 @@
-//! The roles every application implements, after `overview.md`:
+//! The roles every application implements:
 //!
 //! - [`App`] is the generator: it describes the application (levels, knobs) and turns a
 //!   [`QueryId`] into a [`Task`], purely and deterministically.
@@ -30,17 +30,7 @@ pub enum AppKind {
     Constructive,
 }
 
-/// What an answer looks like, so surfaces can offer the right input.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum AnswerKind {
-    /// One shell command line per turn, run on a named machine (Route).
-    MachineCommands,
-    /// One command or short script per turn (K8s).
-    Commands,
-    /// A Python program defining `process_graph(G)` (MALT).
-    Python,
-}
+pub use crate::answer::AnswerKind;
 
 /// One difficulty level.
 #[derive(Debug, Clone, Copy)]
@@ -70,6 +60,8 @@ pub struct AppInfo {
     /// The current generator version (`v1`).
     pub version: u32,
     pub kind: AppKind,
+    /// How the application's tasks are answered unless a task says otherwise
+    /// ([`Task::answer_kind`]); surfaces ask [`AppInfo::answer_of`].
     pub answer: AnswerKind,
     pub levels: &'static [LevelInfo],
     /// Knobs in the order they must appear in an id.
@@ -82,6 +74,11 @@ pub struct AppInfo {
 }
 
 impl AppInfo {
+    /// How `task` is answered: its own kind, else the application's.
+    pub fn answer_of(&self, task: &dyn Task) -> AnswerKind {
+        task.answer_kind().unwrap_or(self.answer)
+    }
+
     /// The knob keys in id order, e.g. `"nmrft"`.
     pub fn knob_order(&self) -> String {
         self.knobs.iter().map(|k| k.key).collect()
@@ -281,6 +278,13 @@ pub trait Task: Send + Sync {
     /// A picture of the task's topology for the UI.
     fn picture(&self) -> Picture;
 
+    /// How this task is answered when it differs from its application's usual kind (an
+    /// application with Python families and a command family); `None` for the app's kind.
+    /// Surfaces read the resolved kind from [`AppInfo::answer_of`].
+    fn answer_kind(&self) -> Option<AnswerKind> {
+        None
+    }
+
     /// Answers a person can start from when writing one by hand: a runnable template first,
     /// then worked examples (MALT's program skeleton, say). Empty where the application's
     /// answers are short commands. Never a solution of this task.
@@ -421,7 +425,7 @@ pub trait Episode: Send {
     }
 }
 
-/// The score of one episode. Field names are the same everywhere (overview.md, "Metrics").
+/// The score of one episode, in the same fields for every application (docs/scoring.md).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Score {
     /// The final state meets the goal exactly.
@@ -524,6 +528,53 @@ mod tests {
         assert!(abbrs("WRONG DIx aDI WRx").is_empty());
         assert!(abbrs("").is_empty());
         assert!(abbrs("é…ü").is_empty());
+    }
+
+    /// A task of the demo app, answered as `kind` says.
+    struct DemoTask {
+        card: TaskCard,
+        kind: Option<AnswerKind>,
+    }
+
+    impl Task for DemoTask {
+        fn card(&self) -> &TaskCard {
+            &self.card
+        }
+        fn prompt(&self, _: PromptVariant) -> String {
+            String::new()
+        }
+        fn start(&self, _: Option<u32>) -> Box<dyn Episode> {
+            unreachable!("these tests never start an episode")
+        }
+        fn picture(&self) -> Picture {
+            Picture::default()
+        }
+        fn answer_kind(&self) -> Option<AnswerKind> {
+            self.kind
+        }
+    }
+
+    fn demo_task(kind: Option<AnswerKind>) -> DemoTask {
+        let card = TaskCard {
+            id: "demo-v1-L1-s0-i0".into(),
+            app: "demo".into(),
+            version: 1,
+            level: 1,
+            label: "x".into(),
+            prompt: String::new(),
+            content_hash: String::new(),
+            params: Params::default(),
+            expected: Value::Null,
+            question: None,
+            max_turns: 1,
+        };
+        DemoTask { card, kind }
+    }
+
+    #[test]
+    fn a_task_kind_overrides_the_apps() {
+        assert_eq!(INFO.answer_of(&demo_task(None)), AnswerKind::Commands);
+        assert_eq!(INFO.answer_of(&demo_task(Some(AnswerKind::Python))), AnswerKind::Python);
     }
 
     #[test]

@@ -21,6 +21,7 @@
 //! - [`agent`]: the multi-turn runner and the agent interface.
 
 pub mod agent;
+pub mod answer;
 pub mod app;
 pub mod bench;
 pub mod error;
@@ -37,6 +38,7 @@ pub mod registry;
 pub mod reply;
 pub mod report;
 pub mod route;
+pub mod score;
 pub mod seed;
 pub mod selfcheck;
 mod shell;

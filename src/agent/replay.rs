@@ -4,15 +4,15 @@
 //! - a results file (JSONL of [`ResultRecord`](crate::record::ResultRecord)s): each query id replays the raw replies of its
 //!   recorded turns, in order (failed calls are skipped);
 //! - a JSON array of strings: the same replies for every query;
-//! - plain text: for Python-answer apps the whole text is one reply; otherwise one reply per
-//!   non-empty line, lines starting with `#` ignored.
+//! - plain text: split as the answer kind pastes ([`Pasting`]): a program is one reply;
+//!   otherwise one reply per non-empty line, lines starting with `#` ignored.
 //!
 //! When its replies run out the agent fails fatally, which ends the episode as `stopped`.
 
 use std::collections::BTreeMap;
 
 use super::{Agent, AgentError, AgentInfo, AgentReply, Message};
-use crate::app::AnswerKind;
+use crate::answer::{AnswerKind, Pasting};
 use crate::error::{Error, Result};
 use crate::record::parse_results;
 
@@ -46,9 +46,9 @@ impl ReplaySource {
             }
             return Ok(ReplaySource::ById(by_id));
         }
-        let replies = match answer {
-            AnswerKind::Python => vec![text.to_string()],
-            _ => text
+        let replies = match answer.pasting() {
+            Pasting::Whole => vec![text.to_string()],
+            Pasting::PerTurn => text
                 .lines()
                 .map(str::trim)
                 .filter(|l| !l.is_empty() && !l.starts_with('#'))
@@ -117,6 +117,13 @@ mod tests {
         let code = "def process_graph(G):\n    return {}\n";
         let src = ReplaySource::parse(code, AnswerKind::Python).unwrap();
         assert_eq!(src, ReplaySource::Same(vec![code.into()]));
+    }
+
+    #[test]
+    fn an_investigation_replays_line_by_line() {
+        let kind = AnswerKind::Investigation { final_answer: &[] };
+        let src = ReplaySource::parse("whois AS7\n{\"final_answer\": {}}\n", kind).unwrap();
+        assert_eq!(src, ReplaySource::Same(vec!["whois AS7".into(), "{\"final_answer\": {}}".into()]));
     }
 
     #[test]

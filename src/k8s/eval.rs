@@ -1,4 +1,5 @@
-//! The NetworkPolicy evaluator (§4 of k8s.md): is a connection allowed?
+//! The NetworkPolicy evaluator: is a connection allowed under the Kubernetes NetworkPolicy
+//! semantics below (docs/k8s.md, "The connectivity analyzer", shows them at work)?
 //!
 //! A set of policies is first *compiled* against the pods it acts on: each pod gets the
 //! policies that isolate it per direction, and each rule's peers become a bit set of pods

@@ -1,4 +1,5 @@
-//! The probe matrix (§3 of k8s.md), the benchmark's oracle, and its mismatch report.
+//! The probe matrix, the benchmark's oracle, and its mismatch report (docs/k8s.md describes
+//! the probes; docs/scoring.md how the matrix is scored).
 //!
 //! Sources are the 12 workload pods, targets the 11 Online Boutique Services (no workload
 //! probes its own). Name probes go through DNS and the Service (all endpoints must admit

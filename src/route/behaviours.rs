@@ -1,6 +1,8 @@
-//! The required Linux behaviours of route.md §6 (B1–B19) and every §3 symptom, one named test
-//! each, on one router with two hosts (three subnets for B14). The same sequences run against
-//! real namespaces in `tests/route_fidelity.rs`.
+//! The Linux behaviours the emulator must reproduce (B1–B19: what a fault or a fix does to
+//! forwarding, ARP, rules, iptables and qdiscs) and every fault family's symptom, one named
+//! test each, on one router with two hosts (three subnets for B14). The same sequences run
+//! against real namespaces in `tests/route_fidelity.rs` (docs/route.md, "Fidelity against real
+//! Linux").
 
 use super::engine::matrix::{self, Matrix};
 use super::net::Net;

@@ -1,10 +1,12 @@
-//! A live Route episode (route.md §9): each reply is parsed into one command on one machine,
+//! A live Route episode: each reply is parsed into one command on one machine,
 //! run through that machine's shell, and answered with the output and the new ping matrix.
-//! The episode ends after the first step with no failed pair, or at the turn limit.
+//! The episode ends after the first step with no failed pair, or at the turn limit. Every
+//! step's matrix and every refusal of the lab go to the shared reactive scorer.
 
 use std::sync::Arc;
 
 use crate::app::{Episode, Finish, Score, StepOutcome};
+use crate::score::{Reactive, Refusal};
 use crate::view::{Cell, Grid, Panel, Picture, Tone};
 
 use super::action::{self, EXTRA_NOTE, Parsed};
@@ -12,7 +14,7 @@ use super::engine::matrix::{self, Matrix};
 use super::net::Net;
 use super::picture;
 use super::prompt::{machines_summary, observation};
-use super::score::{self, Breach, Record};
+use super::score::{self, Record};
 use super::shell;
 use super::task::RouteTask;
 
@@ -32,7 +34,7 @@ pub struct RouteEpisode {
     max_turns: u32,
     turns: u32,
     stopped: bool,
-    breach: Option<Breach>,
+    tracker: Reactive,
     log: Vec<StepLog>,
 }
 
@@ -42,13 +44,13 @@ impl RouteEpisode {
         let matrix = matrix::compute(&mut net, &task.machines);
         debug_assert_eq!(matrix, task.initial, "the prompt's matrix is the network's");
         RouteEpisode {
+            tracker: Reactive::new(score::holds(&matrix)),
             net,
             matrix,
             task,
             max_turns: max_turns.max(1),
             turns: 0,
             stopped: false,
-            breach: None,
             log: Vec::new(),
         }
     }
@@ -64,27 +66,6 @@ impl RouteEpisode {
 
     fn matrix_text(&self) -> String {
         self.matrix.render(&self.task.machines)
-    }
-
-    /// Pairs working right after injection that fail now.
-    fn newly_broken(&self) -> Vec<(usize, usize)> {
-        self.task
-            .initial
-            .pairs()
-            .filter(|&(s, d)| self.task.initial.get(s, d) && !self.matrix.get(s, d))
-            .collect()
-    }
-
-    fn blocked(&self) -> Vec<String> {
-        self.log
-            .iter()
-            .filter(|s| {
-                s.output.contains("not supported in this lab")
-                    || s.output.contains("not available in this lab")
-                    || s.output.contains("netpress: limit exceeded")
-            })
-            .map(|s| format!("{}: {} — {}", s.machine, s.command, s.output.lines().next().unwrap_or("")))
-            .collect()
     }
 }
 
@@ -111,13 +92,11 @@ impl Episode for RouteEpisode {
         let node = self.net.node(&a.machine).expect("parsed machines exist");
         let out = shell::run(&mut self.net, node, &a.command);
         self.matrix = matrix::compute(&mut self.net, &self.task.machines);
-        if self.breach.is_none() {
-            let pairs = self.newly_broken();
-            if !pairs.is_empty() {
-                self.breach =
-                    Some(Breach { turn: self.turns, action: format!("{}: {}", a.machine, a.command), pairs });
-            }
+        let shown = format!("{}: {}", a.machine, a.command);
+        for reason in out.refused {
+            self.tracker.refuse(Refusal { turn: self.turns, action: shown.clone(), reason });
         }
+        self.tracker.observe(self.turns, &shown, score::holds(&self.matrix));
         self.log.push(StepLog {
             machine: a.machine.clone(),
             command: a.command.clone(),
@@ -140,7 +119,7 @@ impl Episode for RouteEpisode {
     }
 
     fn finished(&self) -> Option<Finish> {
-        Finish::reactive(self.matrix.lost() == 0, self.turns, self.max_turns, self.stopped)
+        Finish::reactive(self.tracker.all_hold(), self.turns, self.max_turns, self.stopped)
     }
 
     fn turns(&self) -> u32 {
@@ -150,13 +129,11 @@ impl Episode for RouteEpisode {
     fn score(&self) -> Score {
         score::score(&Record {
             machines: &self.task.machines,
-            initial: &self.task.initial,
-            last: &self.matrix,
-            breach: self.breach.as_ref(),
+            matrix: &self.matrix,
+            tracker: &self.tracker,
             turns: self.turns,
             healthy: self.task.healthy(),
             net: &self.net,
-            blocked: self.blocked(),
         })
     }
 

@@ -16,11 +16,14 @@ pub(crate) struct Io {
     bytes: usize,
     limit: usize,
     truncated: bool,
+    /// What the application refused while this writer was live (each refusal's message), kept
+    /// as data so scoring never has to find refusals in output text.
+    refused: Vec<String>,
 }
 
 impl Io {
     pub(crate) fn new(limit: usize) -> Io {
-        Io { chunks: Vec::new(), bytes: 0, limit, truncated: false }
+        Io { chunks: Vec::new(), bytes: 0, limit, truncated: false, refused: Vec::new() }
     }
 
     /// Appends `text` to `stream`, keeping what fits (cut at a character boundary).
@@ -67,6 +70,23 @@ impl Io {
     pub(crate) fn fail(&mut self, status: i32, text: &str) -> i32 {
         self.errln(text);
         status
+    }
+
+    /// Refuses what the application does not model: prints `text` like [`Io::fail`] and
+    /// records it, so the refusal counts even when standard error is redirected away.
+    pub(crate) fn refuse(&mut self, status: i32, text: &str) -> i32 {
+        self.refused.push(text.to_string());
+        self.fail(status, text)
+    }
+
+    /// Records a refusal printed elsewhere (a redirection the application declined).
+    pub(crate) fn note_refusal(&mut self, text: &str) {
+        self.refused.push(text.to_string());
+    }
+
+    /// The refusals recorded so far, taken out.
+    pub(crate) fn take_refused(&mut self) -> Vec<String> {
+        std::mem::take(&mut self.refused)
     }
 
     /// The limit this writer holds to.

@@ -69,10 +69,9 @@ pub(crate) trait Commands {
         Err(FileError::NotFound)
     }
 
-    /// Checks that `path` (not `/dev/null`) may be opened for writing; the error is the line
-    /// printed and the stage's status.
-    fn open(&mut self, path: &str) -> Result<(), (String, i32)> {
-        Err((format!("bash: {path}: Read-only file system"), 1))
+    /// Checks that `path` (not `/dev/null`) may be opened for writing.
+    fn open(&mut self, path: &str) -> Result<(), OpenError> {
+        Err(OpenError::bash(format!("bash: {path}: Read-only file system"), 1))
     }
 
     /// Writes what a command redirected to `path`, opened by [`Commands::open`]; `who` is the
@@ -85,11 +84,35 @@ pub(crate) trait Commands {
     fn after_pipeline(&mut self) {}
 }
 
-/// What a line printed (both streams as written) and its exit status.
+/// Why a file does not open for writing: the line printed, the stage's status, and whether
+/// it is the application's refusal of a real file it does not model (which scoring records)
+/// rather than an error bash itself would give.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct OpenError {
+    pub message: String,
+    pub status: i32,
+    pub refused: bool,
+}
+
+impl OpenError {
+    /// An error real bash gives too.
+    pub(crate) fn bash(message: String, status: i32) -> OpenError {
+        OpenError { message, status, refused: false }
+    }
+
+    /// The application's refusal.
+    pub(crate) fn refusal(message: String, status: i32) -> OpenError {
+        OpenError { message, status, refused: true }
+    }
+}
+
+/// What a line printed (both streams as written), its exit status, and what the application
+/// refused on the way (each refusal's message, also printed unless redirected away).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Outcome {
     pub output: String,
     pub status: i32,
+    pub refused: Vec<String>,
 }
 
 /// Reads `input` with the application's settings.
@@ -103,7 +126,8 @@ fn reject(e: &SyntaxError, settings: &Settings) -> Outcome {
         SyntaxError::Refused(r) => (settings.refusal)(r),
         other => other.bash_message().unwrap_or_default(),
     };
-    Outcome { output: format!("{text}\n"), status: 2 }
+    let refused = if matches!(e, SyntaxError::Refused(_)) { vec![text.clone()] } else { Vec::new() };
+    Outcome { output: format!("{text}\n"), status: 2, refused }
 }
 
 /// Reads and runs `input`.
@@ -134,6 +158,7 @@ pub(crate) fn execute(script: &Script, settings: &Settings, cmds: &mut dyn Comma
         }
     }
     let truncated = term.truncated();
+    let refused = term.take_refused();
     let mut output: String = term.into_chunks().into_iter().map(|(_, t)| t).collect();
     if truncated {
         if !output.ends_with('\n') {
@@ -141,7 +166,7 @@ pub(crate) fn execute(script: &Script, settings: &Settings, cmds: &mut dyn Comma
         }
         output.push_str(TRUNCATED);
     }
-    Outcome { output, status }
+    Outcome { output, status, refused }
 }
 
 fn run_pipeline(pipeline: &Pipeline, cmds: &mut dyn Commands, term: &mut Io, limit: usize) -> i32 {
@@ -177,9 +202,12 @@ fn run_stage(
     let mut dests = [if pipe.is_some() { Dest::Pipe } else { Dest::Term }, Dest::Term];
     let mut files: Vec<(String, String)> = Vec::new();
     for r in &stage.redirects {
-        if let Err((msg, status)) = redirect(r, cmds, &mut dests, &mut files) {
-            term.errln(&msg);
-            return status;
+        if let Err(e) = redirect(r, cmds, &mut dests, &mut files) {
+            if e.refused {
+                term.note_refusal(&e.message);
+            }
+            term.errln(&e.message);
+            return e.status;
         }
     }
     let words = cmds.command_words(&stage.argv);
@@ -188,6 +216,9 @@ fn run_stage(
         None => 0,
         Some((name, args)) => dispatch(name, args, stdin, cmds, &mut io),
     };
+    for refusal in io.take_refused() {
+        term.note_refusal(&refusal);
+    }
     for (stream, text) in io.into_chunks() {
         match dests[stream as usize] {
             Dest::Term => term.write(stream, &text),
@@ -228,7 +259,7 @@ fn redirect(
     cmds: &mut dyn Commands,
     dests: &mut [Dest; 2],
     files: &mut Vec<(String, String)>,
-) -> Result<(), (String, i32)> {
+) -> Result<(), OpenError> {
     let to = match &r.to {
         Target::Fd(to) => dests[usize::from(*to) - 1],
         Target::File { path, .. } if path == "/dev/null" => Dest::Null,

@@ -25,6 +25,7 @@ impl Commands for Toy {
                 Some(0)
             }
             "say" => Some(io.fail(3, &args.join(" "))),
+            "nope" => Some(io.refuse(2, "toy: nope: not modelled")),
             _ => None,
         }
     }
@@ -33,8 +34,12 @@ impl Commands for Toy {
         if path == "/f" { Ok("one\ntwo\n".into()) } else { Err(FileError::NotFound) }
     }
 
-    fn open(&mut self, path: &str) -> Result<(), (String, i32)> {
-        if path == "/f" { Ok(()) } else { Err((format!("toy: {path}: no"), 1)) }
+    fn open(&mut self, path: &str) -> Result<(), OpenError> {
+        match path {
+            "/f" => Ok(()),
+            "/ro" => Err(OpenError::refusal(format!("toy: {path}: not modelled"), 2)),
+            _ => Err(OpenError::bash(format!("toy: {path}: no"), 1)),
+        }
     }
 
     fn write(&mut self, path: &str, text: &str, who: &str) -> Result<(), String> {
@@ -58,6 +63,17 @@ fn settings(output: usize) -> Settings {
 fn sh(line: &str) -> (String, i32) {
     let o = run(line, &settings(1024), &mut Toy::default());
     (o.output, o.status)
+}
+
+/// Refusals are data: recorded when the application refuses (even with stderr discarded or
+/// piped), never inferred from what was printed.
+#[test]
+fn refusals_are_recorded_as_data() {
+    let refused = |line: &str| run(line, &settings(1024), &mut Toy::default()).refused;
+    assert_eq!(refused("nope 2>/dev/null | wc -l; echo not modelled"), ["toy: nope: not modelled"]);
+    assert_eq!(refused("echo x > /ro; echo x > /nosuch"), ["toy: /ro: not modelled"]);
+    assert_eq!(refused("echo $HOME"), ["$ expansion"], "a refused syntax is a refusal too");
+    assert!(refused("say not modelled; nosuch").is_empty());
 }
 
 #[test]

@@ -45,7 +45,7 @@ pub fn exec(args: ExecArgs) -> CliResult {
             s
         }
     };
-    let source = ReplaySource::parse(&input, app.info().answer)?;
+    let source = ReplaySource::parse(&input, app.info().answer_of(&*task))?;
     let mut agent = source.agent_for(&task.card().id);
     let settings = RunSettings { variant: PromptVariant::ZeroshotBase, max_turns: args.max_turns };
     let mut runner = Runner::new(task.clone(), settings);

@@ -116,12 +116,12 @@ pub(crate) fn run(ctx: &mut Ctx<'_>, name: &str, args: &[String], io: &mut Io) -
         return Some(h(ctx, args, io));
     }
     if REFUSED.contains(&name) || REFUSED_PREFIXES.iter().any(|p| name.starts_with(p)) {
-        return Some(io.fail(126, &format!("bash: {name}: not available in this lab")));
+        return Some(io.refuse(126, &format!("bash: {name}: not available in this lab")));
     }
     None
 }
 
 /// The lab's refusal of a real but unmodelled form (exit 2).
 pub(crate) fn unsupported(io: &mut Io, words: &str) -> i32 {
-    io.fail(2, &format!("netpress: {words}: not supported in this lab"))
+    io.refuse(2, &format!("netpress: {words}: not supported in this lab"))
 }

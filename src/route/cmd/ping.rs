@@ -66,7 +66,7 @@ fn parse(args: &[String], io: &mut Io) -> Result<Opts, i32> {
                         return Err(io.fail(1, "ping: bad number of packets to transmit."));
                     }
                     if o.count > MAX_COUNT {
-                        return Err(io.fail(2, "netpress: limit exceeded"));
+                        return Err(io.refuse(2, "netpress: limit exceeded"));
                     }
                 }
                 'W' => {

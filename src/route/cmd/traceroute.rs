@@ -52,7 +52,7 @@ pub fn run(ctx: &mut Ctx<'_>, args: &[String], io: &mut Io) -> i32 {
                 _ => return bad(io),
             },
             "m" => match value.parse::<u16>() {
-                Ok(m) if m > u16::from(MAX_HOPS) => return io.fail(2, "netpress: limit exceeded"),
+                Ok(m) if m > u16::from(MAX_HOPS) => return io.refuse(2, "netpress: limit exceeded"),
                 Ok(m) if m > 0 => max = m as u8,
                 _ => return bad(io),
             },

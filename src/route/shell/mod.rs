@@ -10,7 +10,9 @@
 
 use super::cmd::{self, Ctx};
 use super::net::{Net, NodeId, sysctl};
-use crate::shell::{self, Commands, FileError, Grammar, Io, MAX_COMMANDS, MAX_STAGES, Refused, Settings};
+use crate::shell::{
+    self, Commands, FileError, Grammar, Io, MAX_COMMANDS, MAX_STAGES, OpenError, Refused, Settings,
+};
 
 pub use crate::shell::{Outcome, Script, SyntaxError as ShellError};
 
@@ -99,17 +101,17 @@ impl Commands for Machine<'_> {
     }
 
     /// Only a writable `/proc/sys` key opens for writing.
-    fn open(&mut self, path: &str) -> Result<(), (String, i32)> {
+    fn open(&mut self, path: &str) -> Result<(), OpenError> {
         let Some(key) = sysctl::path_key(path) else {
-            return Err((format!("bash: {path}: Read-only file system"), 1));
+            return Err(OpenError::bash(format!("bash: {path}: Read-only file system"), 1));
         };
         let n = &self.net.nodes[self.node];
         let found = sysctl::matching(n, &key);
         if found.len() != 1 || found[0].0 != key {
-            return Err((format!("bash: {path}: No such file or directory"), 1));
+            return Err(OpenError::bash(format!("bash: {path}: No such file or directory"), 1));
         }
         if !sysctl::writable(n, &key) {
-            return Err((format!("netpress: writing {path}: not supported in this lab"), 2));
+            return Err(OpenError::refusal(format!("netpress: writing {path}: not supported in this lab"), 2));
         }
         Ok(())
     }

@@ -215,3 +215,17 @@ fn limits_are_the_labs() {
     assert!(out.len() <= MAX_OUTPUT + crate::shell::TRUNCATED.len() + 1, "{}", out.len());
     assert!(out.ends_with(crate::shell::TRUNCATED));
 }
+
+#[test]
+fn refusals_are_recorded_even_when_hidden() {
+    let mut net = lab();
+    let o = run(&mut net, 0, "vim x 2>/dev/null; echo not supported in this lab; ip -6 addr");
+    assert_eq!(
+        o.refused,
+        ["bash: vim: not available in this lab", "netpress: ip -6 (IPv6): not supported in this lab"]
+    );
+    assert_eq!(run(&mut net, 0, "echo $PATH").refused, ["bash: $: not supported in this lab"]);
+    assert!(run(&mut net, 0, "nosuch; echo x > /tmp/f").refused.is_empty());
+    let o = run(&mut net, 0, "echo 1 > /proc/sys/net/ipv4/conf/all/rp_filter_x 2>/dev/null");
+    assert!(o.refused.is_empty(), "an unknown key is bash's error, not a refusal");
+}

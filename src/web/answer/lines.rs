@@ -1,7 +1,7 @@
 //! How typed and pasted text becomes replies: `machine: command` prefixes, one command per
 //! line, fenced blocks, and transcripts copied from a run. Pure text handling, no rendering.
 
-use crate::app::AnswerKind;
+use crate::answer::{AnswerKind, Pasting};
 
 /// Longest line the terminal runs. The emulated shells refuse longer command lines (Route's at
 /// 4096 bytes) and doing so would use a turn; the terminal refuses them before they do.
@@ -63,11 +63,11 @@ pub enum Piece {
 /// The marker of an agent's reply in a transcript ([`crate::agent::Runner::transcript`]).
 const REPLY_MARK: &str = "=== Your reply ===";
 
-/// Splits a pasted answer into turns. Python answers are one reply. Otherwise: a transcript
+/// Splits a pasted answer into turns. A whole-text kind (a program) is one reply. Otherwise: a transcript
 /// gives its replies; fenced blocks give one reply each; plain text gives one command per
 /// line (blank lines and `#` comments skipped, a trailing `\` joins the next line).
 pub fn split_paste(text: &str, answer: AnswerKind, targets: &[String]) -> Vec<Piece> {
-    if answer == AnswerKind::Python {
+    if answer.pasting() == Pasting::Whole {
         return if text.trim().is_empty() { Vec::new() } else { vec![Piece::Reply(text.to_string())] };
     }
     if text.contains(REPLY_MARK) {
@@ -188,6 +188,24 @@ mod tests {
     }
 }
 
+#[cfg(test)]
+mod kind_tests {
+    use super::*;
+
+    #[test]
+    fn an_investigation_pastes_tool_calls_then_its_final_answer() {
+        let kind = AnswerKind::Investigation { final_answer: &[] };
+        let pieces = split_paste("whois AS7\n{\"final_answer\": {}}\n", kind, &[]);
+        assert_eq!(
+            pieces,
+            vec![
+                Piece::Command(Line { target: None, command: "whois AS7".into() }),
+                Piece::Reply("{\"final_answer\": {}}".into())
+            ]
+        );
+    }
+}
+
 #[cfg(all(test, not(target_arch = "wasm32")))]
 mod proptests {
     use super::*;
@@ -196,7 +214,8 @@ mod proptests {
     proptest! {
         #[test]
         fn split_paste_never_panics(text in "(.|\n){0,300}") {
-            for kind in [AnswerKind::Python, AnswerKind::Commands, AnswerKind::MachineCommands] {
+            let investigation = AnswerKind::Investigation { final_answer: &[] };
+            for kind in [AnswerKind::Python, AnswerKind::Commands, AnswerKind::MachineCommands, investigation] {
                 let _ = split_paste(&text, kind, &["r0".to_string()]);
             }
         }

@@ -37,19 +37,21 @@ pub struct ModeProps {
 /// The modes an answer kind offers, with their tab names; the first is the default.
 fn modes(answer: AnswerKind) -> Vec<(&'static str, &'static str)> {
     let mut modes = vec![("paste", "Paste"), ("baseline", "Baseline"), ("endpoint", "Endpoint")];
-    if answer != AnswerKind::Python {
+    if answer.terminal() {
         modes.insert(0, ("terminal", "Terminal"));
     }
     modes
 }
 
-fn answer_kind(app: &str) -> AnswerKind {
-    crate::registry::app(app).map_or(AnswerKind::Commands, |a| a.info().answer)
+/// How `task` is answered (its own kind, else its application's).
+pub fn answer_kind(task: &dyn crate::app::Task) -> AnswerKind {
+    crate::registry::app(&task.card().app).map_or(AnswerKind::Commands, |a| a.info().answer_of(task))
 }
 
-/// The tab a link to a task of `app` opens when it names none.
+/// The tab a link to a task of `app` opens when it names none (the application's usual
+/// kind: a link may name a task that cannot be generated).
 pub fn default_mode(app: &str) -> &'static str {
-    modes(answer_kind(app))[0].0
+    modes(crate::registry::app(app).map_or(AnswerKind::Commands, |a| a.info().answer))[0].0
 }
 
 #[derive(Properties, PartialEq)]
@@ -65,7 +67,7 @@ pub struct AnswerProps {
 /// tab's own answer into the URL, so Back returns to the tab as it was.
 #[function_component(AnswerPanel)]
 pub fn answer_panel(props: &AnswerProps) -> Html {
-    let modes = modes(answer_kind(&props.task.0.card().app));
+    let modes = modes(answer_kind(&*props.task.0));
     let current = props
         .link
         .mode

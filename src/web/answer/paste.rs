@@ -4,9 +4,9 @@
 
 use yew::prelude::*;
 
-use super::ModeProps;
 use super::lines::{Piece, split_paste};
 use super::session::{EpisodeView, SessionCtl, use_session};
+use super::{ModeProps, answer_kind};
 use crate::agent::{AgentInfo, AgentReply};
 use crate::app::{AnswerKind, Starter};
 use crate::link::{LinkHolds, MAX_LINK_ANSWER};
@@ -102,7 +102,7 @@ pub fn paste(props: &ModeProps) -> Html {
     // The text a "Start from" choice replaced, for Undo.
     let replaced = use_state(|| None::<String>);
     let app = crate::registry::app(&props.task.0.card().app).ok();
-    let answer = app.map_or(AnswerKind::Commands, |a| a.info().answer);
+    let answer = answer_kind(&*props.task.0);
     let sandboxed = app.is_some_and(|a| a.info().sandboxed);
     let start = {
         let (ctl, text, drafts) = (ctl.clone(), text.clone(), props.drafts.clone());
@@ -167,13 +167,7 @@ pub fn paste(props: &ModeProps) -> Html {
     let running = s.running;
     let turns = s.snapshot.turns.len();
     drop(s);
-    let hint = match answer {
-        AnswerKind::Python => "A Python program defining process_graph(G), as an agent would answer.",
-        AnswerKind::MachineCommands => {
-            "One command per line as `machine: command` (e.g. r0: ip route), JSON actions, or a transcript."
-        }
-        AnswerKind::Commands => "One command per line, fenced blocks, or a transcript.",
-    };
+    let hint = answer.hint();
     let progress = match (sandboxed, turns) {
         (true, _) => "Running in the sandbox worker… Switching tabs does not stop it.".to_string(),
         (false, n) => format!("Running… {} so far. Switching tabs does not stop it.", plural(n, "turn")),
