@@ -11,7 +11,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::agent::Message;
+use crate::conversation::Message;
 use crate::app::{App, PromptVariant};
 
 /// Timing of one stage.

@@ -22,7 +22,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::agent::{AgentInfo, Tokens};
+use crate::conversation::{AgentInfo, Tokens};
 use crate::app::{Finish, PromptVariant, Score};
 
 /// The schema name of this version of the record.

@@ -9,8 +9,9 @@ use agent_support::*;
 use netpress::agent::client::{Client, EndpointConfig};
 use netpress::agent::mock::{A2aShape, Reply, Script};
 use netpress::agent::native::{Transport, connect};
-use netpress::agent::runner::transcript;
-use netpress::agent::{Cancel, Message, RunSettings};
+use netpress::conversation::transcript;
+use netpress::agent::Message;
+use netpress::run::{Cancel, RunSettings};
 use netpress::app::Finish;
 
 fn shaped(text: &str, shape: A2aShape) -> Reply {

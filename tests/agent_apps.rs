@@ -8,7 +8,7 @@ mod agent_support;
 use std::sync::Arc;
 
 use agent_support::solve_through_mock;
-use netpress::agent::{RunSettings, run_episode};
+use netpress::run::{RunSettings, run_episode};
 use netpress::app::{App, Task};
 use netpress::record::ResultRecord;
 use netpress::registry;

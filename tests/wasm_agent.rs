@@ -19,7 +19,8 @@ use netpress::agent::client::{Client, EndpointConfig};
 use netpress::agent::http::{HttpRequest, Method};
 use netpress::agent::openai::OpenAiConfig;
 use netpress::agent::retry::RetryPolicy;
-use netpress::agent::{Message, RunSettings, Tokens};
+use netpress::agent::{Message, Tokens};
+use netpress::run::RunSettings;
 use netpress::app::{Finish, PromptVariant, Task};
 use netpress::record::ResultRecord;
 use netpress::web::endpoint::{self, BatchEvent, Cancel};
@@ -236,7 +237,7 @@ fn baseline_solve(app: &dyn netpress::app::App) -> (Arc<dyn Task>, ResultRecord)
         .find_map(|seed| {
             let task = app.generate(&app.default_id(1, seed, 0)).ok()?;
             let record =
-                netpress::agent::run_episode(task.clone(), app.baseline().as_mut(), RunSettings::default());
+                netpress::run::run_episode(task.clone(), app.baseline().as_mut(), RunSettings::default());
             (record.score.correct && record.turns.len() >= min_turns).then_some((task, record))
         })
         .expect("the baseline answers some level-1 task")

@@ -5,7 +5,8 @@
 //! printed, not asserted (benchmarks measure, tests check behaviour).
 #![cfg(target_arch = "wasm32")]
 
-use netpress::agent::{Message, RunSettings};
+use netpress::agent::Message;
+use netpress::run::RunSettings;
 use netpress::app::PromptVariant;
 use netpress::registry;
 use wasm_bindgen_test::*;

@@ -5,10 +5,10 @@
 use serde::{Deserialize, Serialize};
 
 use super::a2a::{A2aConfig, A2aSession};
-use super::cancel::Cancel;
+use crate::run::Cancel;
 use super::http::{CallError, Exchange, Scope, scrub};
 use super::openai::OpenAiConfig;
-use super::runner::transcript;
+use crate::conversation::transcript;
 use super::{AgentError, AgentInfo, AgentReply, Message};
 
 /// An endpoint as the user configures it (CLI flags, the web app's Endpoint form).

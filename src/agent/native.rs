@@ -11,7 +11,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{self, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
-use super::cancel::Cancel;
+use crate::run::Cancel;
 use super::client::{Client, EndpointConfig};
 use super::http::{CallError, Exchange, HttpRequest, HttpResponse, Method, Step, TransportError, scrub};
 use super::{Agent, AgentError, AgentInfo, AgentReply, Message};

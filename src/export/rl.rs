@@ -17,7 +17,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::LineProvenance;
-use crate::agent::AgentInfo;
+use crate::conversation::AgentInfo;
 use crate::app::{Finish, PromptVariant, Task};
 use crate::provenance::{generator_of, scrub};
 use crate::record::ResultRecord;

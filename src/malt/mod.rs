@@ -45,7 +45,7 @@ pub mod worker;
 
 use std::sync::Arc;
 
-use crate::agent::Agent;
+use crate::conversation::Agent;
 use crate::app::{AnswerKind, App, AppInfo, AppKind, KnobInfo, LevelInfo, Task, Tool};
 use crate::error::Result;
 use crate::id::QueryId;

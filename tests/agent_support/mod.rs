@@ -16,8 +16,8 @@ use netpress::agent::mock::{Logged, MockServer, Reply, Script};
 use netpress::agent::native::{EndpointAgent, Transport, connect};
 use netpress::agent::openai::OpenAiConfig;
 use netpress::agent::retry::RetryPolicy;
-use netpress::agent::runner::drive;
-use netpress::agent::{Agent, Cancel, RunSettings, Runner};
+use netpress::agent::Agent;
+use netpress::run::{Cancel, RunSettings, Runner, drive};
 use netpress::app::Task;
 use netpress::record::ResultRecord;
 

@@ -5,7 +5,8 @@ use std::io::Read;
 
 use clap::Parser;
 use netpress::agent::replay::ReplaySource;
-use netpress::agent::{Agent, RunSettings, Runner};
+use netpress::agent::Agent;
+use netpress::run::{RunSettings, Runner};
 use netpress::app::PromptVariant;
 use netpress::registry;
 use netpress::view::panels_to_text;
