@@ -151,8 +151,13 @@ impl BatchLink {
 
     /// Number of tasks the batch covers for an application with `app_levels` levels.
     pub fn task_count(&self, app_levels: usize) -> u64 {
-        TaskSelection { levels: self.levels.clone(), seeds: self.seeds, per_seed: self.per_seed, ..Default::default() }
-            .count(app_levels)
+        TaskSelection {
+            levels: self.levels.clone(),
+            seeds: self.seeds,
+            per_seed: self.per_seed,
+            ..Default::default()
+        }
+        .count(app_levels)
     }
 
     /// The ids of the batch in run order, for an application. Knob values are the

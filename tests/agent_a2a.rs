@@ -6,13 +6,13 @@ mod agent_support;
 
 use agent_support::toy::{self, Toy};
 use agent_support::*;
+use netpress::agent::Message;
 use netpress::agent::client::{Client, EndpointConfig};
 use netpress::agent::mock::{A2aShape, Reply, Script};
 use netpress::agent::native::{Transport, connect};
-use netpress::conversation::transcript;
-use netpress::agent::Message;
-use netpress::run::{Cancel, RunSettings};
 use netpress::app::Finish;
+use netpress::conversation::transcript;
+use netpress::run::{Cancel, RunSettings};
 
 fn shaped(text: &str, shape: A2aShape) -> Reply {
     Reply { text: Some(text.into()), a2a: Some(shape), ..Default::default() }

@@ -9,13 +9,13 @@ use std::time::{Duration, Instant};
 
 use agent_support::toy::{self, Toy};
 use agent_support::*;
-use netpress::run::batch::run_threads;
 use netpress::agent::client::EndpointConfig;
 use netpress::agent::mock::{Reply, Script};
 use netpress::agent::native::{EndpointAgent, Transport};
 use netpress::agent::{Agent, Message, Tokens};
-use netpress::run::{Cancel, RunSettings};
 use netpress::app::{Finish, PromptVariant};
+use netpress::run::batch::run_threads;
+use netpress::run::{Cancel, RunSettings};
 
 fn status(code: u16) -> Reply {
     Reply { status: Some(code), ..Default::default() }

@@ -6,9 +6,9 @@
 #![cfg(target_arch = "wasm32")]
 
 use netpress::agent::Message;
-use netpress::run::RunSettings;
 use netpress::app::PromptVariant;
 use netpress::registry;
+use netpress::run::RunSettings;
 use wasm_bindgen_test::*;
 
 wasm_bindgen_test_configure!(run_in_browser);

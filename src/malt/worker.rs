@@ -35,9 +35,9 @@ use web_time::Instant;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
+use crate::app::{Episode, PromptVariant, Task, TaskCard};
 use crate::conversation::{AgentError, AgentInfo, AgentReply, Tokens};
 use crate::run::{RunSettings, Runner};
-use crate::app::{Episode, PromptVariant, Task, TaskCard};
 use crate::view::{Panel, Picture};
 
 use super::generate::generate;

@@ -11,8 +11,8 @@
 //! - Errors that say the endpoint or key is wrong stop the batch at once: the client cancels
 //!   the run's [`Cancel`], which the batch shares.
 //! - Once cancelled (by the user, the client or the rule), no task starts, and episodes the
-//!   cancel cut short are left out of the results, so that `--resume` (or running the batch
-//!   again) completes them.
+//!   runner stopped early are left out of the results (the one that tripped the rule too), so
+//!   that `--resume` (or running the batch again) completes them.
 //!
 //! Each finished episode is reported as a [`Finished`] event with the batch's progress.
 
@@ -132,10 +132,11 @@ impl<T> Batch<T> {
     pub fn finish(&mut self, index: usize, ended: Ended) -> Finished {
         self.running = self.running.saturating_sub(1);
         self.done += 1;
-        let keep = !(self.cancel.is_cancelled() && ended.cause.is_some());
         if !self.cancel.is_cancelled() {
             self.apply_stop_rule(&ended);
         }
+        // After the rule: the episode that trips it was cut short too, and is left out.
+        let keep = !(self.cancel.is_cancelled() && ended.cause.is_some());
         Finished { index, record: keep.then_some(ended.record), done: self.done, total: self.total }
     }
 
@@ -263,7 +264,8 @@ mod tests {
     #[test]
     fn three_failed_episodes_in_a_row_cancel_the_batch() {
         let mut b = batch(9, 1);
-        for ended in [failed_episode(), failed_episode(), solved_episode(), failed_episode(), failed_episode()]
+        for ended in
+            [failed_episode(), failed_episode(), solved_episode(), failed_episode(), failed_episode()]
         {
             let (i, _) = b.next().unwrap();
             b.finish(i, ended);
@@ -271,7 +273,7 @@ mod tests {
         assert!(!b.cancel().is_cancelled(), "a success in between resets the count");
         let (i, _) = b.next().unwrap();
         let finished = b.finish(i, failed_episode());
-        assert!(finished.record.is_some(), "the episode that trips the rule still counts");
+        assert!(finished.record.is_none(), "the episode that trips the rule is left for a rerun");
         let reason = b.cancel().reason().unwrap();
         assert!(reason.starts_with("3 episodes in a row were stopped after 3 failed calls"), "{reason}");
         assert!(reason.ends_with("(the endpoint seems down)"), "{reason}");

@@ -32,7 +32,9 @@ pub fn rescore(app: &dyn App, old: &ResultRecord) -> Result<ResultRecord> {
         }
         runner.submit(match &turn.error {
             Some(e) => Err(AgentError::retryable(e.clone())),
-            None => Ok(AgentReply { text: turn.reply.clone(), latency_ms: turn.latency_ms, tokens: turn.tokens }),
+            None => {
+                Ok(AgentReply { text: turn.reply.clone(), latency_ms: turn.latency_ms, tokens: turn.tokens })
+            }
         });
     }
     if runner.finished().is_none() {

@@ -66,7 +66,11 @@ impl Default for TaskSelection {
 impl TaskSelection {
     /// The levels of the run for an application.
     pub fn levels_of(&self, info: &AppInfo) -> Vec<u8> {
-        if self.levels.is_empty() { info.levels.iter().map(|l| l.level).collect() } else { self.levels.clone() }
+        if self.levels.is_empty() {
+            info.levels.iter().map(|l| l.level).collect()
+        } else {
+            self.levels.clone()
+        }
     }
 
     /// How many ids the plain plan names (`per_seed` per level and seed), before filters.
@@ -214,7 +218,13 @@ mod tests {
 
     #[test]
     fn generated_tasks_follow_the_ids_and_stop_at_the_maximum() {
-        let s = TaskSelection { levels: vec![1], seeds: (0, 4), per_seed: 2, max_tasks: Some(3), ..Default::default() };
+        let s = TaskSelection {
+            levels: vec![1],
+            seeds: (0, 4),
+            per_seed: 2,
+            max_tasks: Some(3),
+            ..Default::default()
+        };
         let tasks = s.tasks(route()).unwrap();
         let ids: Vec<&str> = tasks.iter().map(|t| t.card().id.as_str()).collect();
         assert_eq!(ids, strings(&s.ids(route().info())));

@@ -15,12 +15,12 @@ use netpress::agent::openai::OpenAiConfig;
 use netpress::agent::replay::ReplaySource;
 use netpress::agent::retry::RetryPolicy;
 use netpress::agent::{Agent, AgentError, AgentInfo, AgentReply, Message};
-use netpress::run::batch::{AgentFactory, run_threads};
-use netpress::run::select::parse_filter;
-use netpress::run::{Cancel, RunSettings, TaskSelection};
 use netpress::app::{App, PromptVariant, Task};
 use netpress::record::{ResultRecord, parse_results};
 use netpress::registry;
+use netpress::run::batch::{AgentFactory, run_threads};
+use netpress::run::select::parse_filter;
+use netpress::run::{Cancel, RunSettings, TaskSelection};
 use netpress::stats::{Grouping, Summary, breakdown};
 use netpress::{QueryId, Result as NpResult};
 
@@ -291,7 +291,10 @@ fn select_tasks(app: &dyn App, args: &RunArgs, matches: &ArgMatches) -> CliResul
     let mut filters = args
         .filters
         .iter()
-        .map(|f| parse_filter(f).map_err(|_| Fail { message: format!("bad --where {f:?}: use KEY=VALUE"), code: 2 }))
+        .map(|f| {
+            parse_filter(f)
+                .map_err(|_| Fail { message: format!("bad --where {f:?}: use KEY=VALUE"), code: 2 })
+        })
         .collect::<CliResult<Vec<_>>>()?;
     if let Some(w) = args.wording {
         filters.push(("wording".into(), serde_json::Value::from(w)));
@@ -313,8 +316,10 @@ fn select_tasks(app: &dyn App, args: &RunArgs, matches: &ArgMatches) -> CliResul
 
 /// `--seeds A..B` or one seed, with the CLI's wording of a mistake.
 pub fn parse_seeds(s: &str) -> CliResult<(u64, u64)> {
-    netpress::run::select::parse_seeds(s)
-        .map_err(|_| Fail { message: format!("bad --seeds {s:?}: use A..B (inclusive) or one seed"), code: 2 })
+    netpress::run::select::parse_seeds(s).map_err(|_| Fail {
+        message: format!("bad --seeds {s:?}: use A..B (inclusive) or one seed"),
+        code: 2,
+    })
 }
 
 fn done_ids(path: &str) -> BTreeSet<String> {
