@@ -114,7 +114,7 @@ impl<T> Batch<T> {
 
     /// The next task to start with its index, while a slot is free, tasks are left and the
     /// batch was not cancelled.
-    pub fn next(&mut self) -> Option<(usize, T)> {
+    pub fn start_next(&mut self) -> Option<(usize, T)> {
         if self.cancel.is_cancelled() || self.running >= self.jobs {
             return None;
         }
@@ -207,7 +207,7 @@ pub fn run_threads(
             let (tx, batch) = (tx.clone(), &batch);
             scope.spawn(move || {
                 loop {
-                    let next = batch.lock().map(|mut b| b.next()).unwrap_or(None);
+                    let next = batch.lock().map(|mut b| b.start_next()).unwrap_or(None);
                     let Some((index, task)) = next else { break };
                     let mut agent = factory(&task.card().id);
                     let mut runner = Runner::new(task, settings);
@@ -267,17 +267,17 @@ mod tests {
         for ended in
             [failed_episode(), failed_episode(), solved_episode(), failed_episode(), failed_episode()]
         {
-            let (i, _) = b.next().unwrap();
+            let (i, _) = b.start_next().unwrap();
             b.finish(i, ended);
         }
         assert!(!b.cancel().is_cancelled(), "a success in between resets the count");
-        let (i, _) = b.next().unwrap();
+        let (i, _) = b.start_next().unwrap();
         let finished = b.finish(i, failed_episode());
         assert!(finished.record.is_none(), "the episode that trips the rule is left for a rerun");
         let reason = b.cancel().reason().unwrap();
         assert!(reason.starts_with("3 episodes in a row were stopped after 3 failed calls"), "{reason}");
         assert!(reason.ends_with("(the endpoint seems down)"), "{reason}");
-        assert!(b.next().is_none() && b.is_over());
+        assert!(b.start_next().is_none() && b.is_over());
         assert_eq!((finished.done, finished.total), (6, 9));
     }
 
@@ -285,11 +285,11 @@ mod tests {
     fn the_concurrency_limit_holds_and_tasks_come_in_order() {
         let mut b = batch(4, 2);
         assert_eq!(b.lanes(), 2);
-        assert_eq!(b.next().map(|t| t.0), Some(0));
-        assert_eq!(b.next().map(|t| t.0), Some(1));
-        assert!(b.next().is_none(), "two are running");
+        assert_eq!(b.start_next().map(|t| t.0), Some(0));
+        assert_eq!(b.start_next().map(|t| t.0), Some(1));
+        assert!(b.start_next().is_none(), "two are running");
         b.finish(1, solved_episode());
-        assert_eq!(b.next().map(|t| t.1), Some(2));
+        assert_eq!(b.start_next().map(|t| t.1), Some(2));
         assert!(!b.is_over());
         assert_eq!(batch(1, 8).lanes(), 1);
     }
@@ -297,7 +297,7 @@ mod tests {
     #[test]
     fn cancelled_episodes_are_not_kept() {
         let mut b = batch(3, 3);
-        let _ = (b.next(), b.next(), b.next());
+        let _ = (b.start_next(), b.start_next(), b.start_next());
         assert!(b.finish(0, failed_episode()).record.is_some());
         b.cancel().cancel("Ctrl-C");
         assert!(b.finish(1, failed_episode()).record.is_none());

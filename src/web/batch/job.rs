@@ -275,7 +275,7 @@ pub async fn run_batch(
         let mut slicer = Slicer::new(12.0);
         loop {
             stop_if_told(&batch.borrow(), crew);
-            let next = batch.borrow_mut().next();
+            let next = batch.borrow_mut().start_next();
             let Some((index, id)) = next else { return };
             match one(plan.app, &id, plan.settings, crew, &mut slicer).await {
                 Ok(ended) => {
