@@ -293,10 +293,11 @@ pub async fn run_batch(
                 }
             }
             // The batch's rule or a failed task stops the others' calls in flight too.
-            if batch.borrow().cancel().is_cancelled() && !crew.cancel.get() {
-                if let Some(c) = &crew.client {
-                    c.abort();
-                }
+            if batch.borrow().cancel().is_cancelled()
+                && !crew.cancel.get()
+                && let Some(c) = &crew.client
+            {
+                c.abort();
             }
             slicer.tick().await;
         }
