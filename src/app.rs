@@ -140,7 +140,7 @@ pub trait App: Sync {
     fn generate(&self, id: &QueryId) -> Result<Arc<dyn Task>>;
 
     /// The deterministic built-in agent (no language model).
-    fn baseline(&self) -> Box<dyn crate::agent::Agent>;
+    fn baseline(&self) -> Box<dyn crate::conversation::Agent>;
 
     /// The id of `(level, seed, index)` with the app's default knobs.
     fn default_id(&self, level: u8, seed: u64, index: u64) -> QueryId {

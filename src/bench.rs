@@ -11,8 +11,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::agent::Message;
 use crate::app::{App, PromptVariant};
+use crate::conversation::Message;
 
 /// Timing of one stage.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

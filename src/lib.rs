@@ -18,12 +18,15 @@
 //! - [`provenance`]: where a published number came from (versions, queries, agents, command).
 //! - [`report`]: tables, charts (SVG) and the self-contained HTML report of some results.
 //! - [`export`]: the NetArena leaderboard file and SFT/RL JSONL data sets.
-//! - [`agent`]: the multi-turn runner and the agent interface.
+//! - [`conversation`]: what passes between an agent and its driver (the [`conversation::Agent`] trait).
+//! - [`run`]: running agents on tasks: one episode, a batch, task selection, re-scoring.
+//! - [`agent`]: the agents: endpoint clients (OpenAI-compatible, A2A) and replays.
 
 pub mod agent;
 pub mod answer;
 pub mod app;
 pub mod bench;
+pub mod conversation;
 pub mod error;
 pub mod export;
 pub mod hash;
@@ -38,6 +41,7 @@ pub mod registry;
 pub mod reply;
 pub mod report;
 pub mod route;
+pub mod run;
 pub mod score;
 pub mod seed;
 pub mod selfcheck;

@@ -13,8 +13,9 @@ use std::collections::BTreeMap;
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 
-use crate::app::PromptVariant;
+use crate::app::{AppInfo, PromptVariant};
 use crate::id::QueryId;
+use crate::run::select::{TaskSelection, parse_seeds};
 
 /// Longest answer (in bytes, before compression) put into a link.
 pub const MAX_LINK_ANSWER: usize = 4096;
@@ -90,8 +91,9 @@ impl LinkHolds {
 
 /// The settings of the batch view: which tasks, which agent, how.
 ///
-/// The tasks are the CLI's `run --interleave` selection: for each seed of `seeds.0..=seeds.1`,
-/// each level, indexes `0..per_seed`, with the knob suffix applied to every id.
+/// The tasks are the CLI's `run --interleave` selection ([`BatchLink::selection`]): for each
+/// seed of `seeds.0..=seeds.1`, each level, indexes `0..per_seed`, with the knob suffix applied
+/// to every id.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct BatchLink {
     /// The application; `None` picks the first registered one.
@@ -135,40 +137,36 @@ impl Default for BatchLink {
 pub const MAX_BATCH_TASKS: u64 = 100_000;
 
 impl BatchLink {
+    /// The tasks the link names: the CLI's `run --interleave` selection.
+    pub fn selection(&self) -> Result<TaskSelection, String> {
+        Ok(TaskSelection {
+            levels: self.levels.clone(),
+            seeds: self.seeds,
+            per_seed: self.per_seed,
+            knobs: parse_knobs(&self.knobs)?,
+            interleave: true,
+            ..TaskSelection::default()
+        })
+    }
+
     /// Number of tasks the batch covers for an application with `app_levels` levels.
     pub fn task_count(&self, app_levels: usize) -> u64 {
-        let levels = if self.levels.is_empty() { app_levels } else { self.levels.len() } as u64;
-        let seeds = self.seeds.1.saturating_sub(self.seeds.0).saturating_add(1);
-        levels.saturating_mul(seeds).saturating_mul(self.per_seed)
+        TaskSelection {
+            levels: self.levels.clone(),
+            seeds: self.seeds,
+            per_seed: self.per_seed,
+            ..Default::default()
+        }
+        .count(app_levels)
     }
 
-    /// The ids of the batch in run order (seed, level, index: see [`run_order`]), given the
-    /// application's name, version and levels. Knob values are the application's to check.
-    pub fn ids(&self, app: &str, version: u32, app_levels: &[u8]) -> Result<Vec<QueryId>, String> {
-        if self.task_count(app_levels.len()) > MAX_BATCH_TASKS {
+    /// The ids of the batch in run order, for an application. Knob values are the
+    /// application's to check.
+    pub fn ids(&self, app: &AppInfo) -> Result<Vec<QueryId>, String> {
+        if self.task_count(app.levels.len()) > MAX_BATCH_TASKS {
             return Err(format!("a batch is limited to {MAX_BATCH_TASKS} tasks here; use the CLI for more"));
         }
-        let levels = if self.levels.is_empty() { app_levels.to_vec() } else { self.levels.clone() };
-        let knobs = parse_knobs(&self.knobs)?;
-        let mut ids = Vec::new();
-        for (level, seed) in run_order(&levels, self.seeds, true) {
-            for index in 0..self.per_seed {
-                ids.push(QueryId { knobs: knobs.clone(), ..QueryId::new(app, version, level, seed, index) });
-            }
-        }
-        Ok(ids)
-    }
-}
-
-/// The (level, seed) pairs of a run over `levels` and the seeds `first..=last`, in the order
-/// they run: level by level, or with `interleave` seed by seed with every level of a seed
-/// together, so that any prefix of the run (a cancelled batch, `--queries N`) mixes the
-/// levels. The CLI's `run` and the web app's batches share it.
-pub fn run_order<L: Copy>(levels: &[L], (first, last): (u64, u64), interleave: bool) -> Vec<(L, u64)> {
-    if interleave {
-        (first..=last).flat_map(|seed| levels.iter().map(move |&l| (l, seed))).collect()
-    } else {
-        levels.iter().flat_map(|&l| (first..=last).map(move |seed| (l, seed))).collect()
+        Ok(self.selection()?.ids(app))
     }
 }
 
@@ -251,17 +249,6 @@ fn parse_batch(params: &BTreeMap<String, String>) -> Result<BatchLink, String> {
         b.jobs = j.parse().ok().filter(|j| (1..=MAX_BATCH_JOBS).contains(j)).ok_or_else(bad)?;
     }
     Ok(b)
-}
-
-/// `A..B` (inclusive) or one seed `A`.
-pub fn parse_seeds(s: &str) -> Result<(u64, u64), String> {
-    let bad = || format!("bad seeds {s:?}: write A..B (inclusive) or one seed");
-    let (a, b) = s.split_once("..").unwrap_or((s, s));
-    let (a, b): (u64, u64) = (a.trim().parse().map_err(|_| bad())?, b.trim().parse().map_err(|_| bad())?);
-    if a > b {
-        return Err(format!("bad seeds {s:?}: the first seed is after the last"));
-    }
-    Ok((a, b))
 }
 
 fn parse_list(value: Option<&String>) -> Vec<String> {
@@ -360,42 +347,20 @@ pub fn decode_answer(encoded: &str) -> Result<String, String> {
     String::from_utf8(raw).map_err(|_| bad())
 }
 
+/// Everything but the unreserved characters of RFC 3986 is escaped, so a value is safe in any
+/// part of a fragment.
+const ESCAPED: &percent_encoding::AsciiSet =
+    &percent_encoding::NON_ALPHANUMERIC.remove(b'-').remove(b'.').remove(b'_').remove(b'~');
+
 /// Percent-encodes everything but unreserved characters.
 pub fn percent_encode(s: &str) -> String {
-    let mut out = String::new();
-    for b in s.bytes() {
-        if b.is_ascii_alphanumeric() || b"-._~".contains(&b) {
-            out.push(b as char);
-        } else {
-            out.push_str(&format!("%{b:02X}"));
-        }
-    }
-    out
+    percent_encoding::utf8_percent_encode(s, ESCAPED).to_string()
 }
 
-/// Decodes `%XX` escapes and `+`; malformed escapes are kept as written.
+/// Decodes `%XX` escapes and `+` (a space, as forms write it); malformed escapes are kept as
+/// written and invalid UTF-8 becomes U+FFFD, so decoding never fails.
 pub fn percent_decode(s: &str) -> String {
-    let bytes = s.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        let hex = |j: usize| bytes.get(j).and_then(|b| (*b as char).to_digit(16));
-        match (bytes[i], hex(i + 1), hex(i + 2)) {
-            (b'%', Some(h), Some(l)) => {
-                out.push((h * 16 + l) as u8);
-                i += 3;
-            }
-            (b'+', _, _) => {
-                out.push(b' ');
-                i += 1;
-            }
-            (b, _, _) => {
-                out.push(b);
-                i += 1;
-            }
-        }
-    }
-    String::from_utf8_lossy(&out).into_owned()
+    percent_encoding::percent_decode_str(&s.replace('+', " ")).decode_utf8_lossy().into_owned()
 }
 
 #[cfg(test)]
@@ -500,18 +465,18 @@ mod tests {
             knobs: "n3".into(),
             ..Default::default()
         };
-        let ids: Vec<String> = b.ids("route", 1, &[1, 2, 3]).unwrap().iter().map(|i| i.to_string()).collect();
+        let route = crate::registry::app("route").unwrap().info();
+        assert_eq!(route.levels.len(), 3);
+        let ids: Vec<String> = b.ids(route).unwrap().iter().map(|i| i.to_string()).collect();
         // Seed by seed, every level of a seed together: a batch stopped early mixes levels.
         assert_eq!(ids[0], "route-v1-L2-s7-i0-n3");
         assert_eq!(ids[1], "route-v1-L2-s7-i1-n3");
         assert_eq!(ids[2], "route-v1-L1-s7-i0-n3");
         assert_eq!(ids[4], "route-v1-L2-s8-i0-n3");
         assert_eq!(ids.len(), 8);
-        assert_eq!(run_order(&[1, 2], (0, 1), false), [(1, 0), (1, 1), (2, 0), (2, 1)]);
-        assert_eq!(run_order(&[1, 2], (0, 1), true), [(1, 0), (2, 0), (1, 1), (2, 1)]);
         assert_eq!(BatchLink::default().task_count(3), 60);
         let huge = BatchLink { seeds: (0, u64::MAX), ..Default::default() };
-        assert!(huge.ids("route", 1, &[1]).unwrap_err().contains("limited"));
+        assert!(huge.ids(route).unwrap_err().contains("limited"));
     }
 
     #[test]

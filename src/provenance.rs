@@ -8,7 +8,7 @@ use std::collections::BTreeSet;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-use crate::agent::AgentInfo;
+use crate::conversation::AgentInfo;
 use crate::record::ResultRecord;
 
 /// One input file, identified by its content.

@@ -22,8 +22,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::agent::{AgentInfo, Tokens};
 use crate::app::{Finish, PromptVariant, Score};
+use crate::conversation::{AgentInfo, Tokens};
 
 /// The schema name of this version of the record.
 pub const SCHEMA: &str = "netpress.result.v1";

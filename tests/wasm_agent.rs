@@ -1,7 +1,8 @@
 //! Browser half of the agent tests, in headless Chrome: the prompt golden file, and the
 //! endpoint transport (`web::endpoint`) against `netpress mock-agent` through real
 //! cross-origin HTTP: multi-turn solves (OpenAI and A2A), retries, timeouts, malformed
-//! replies, missing CORS, cancellation, batches.
+//! replies, missing CORS, cancellation, batches. Episodes and batches run through the page's
+//! own drivers (`web::drive`, `web::run_batch`), the code the views call.
 //!
 //! Run with `scripts/agent-wasm-test.sh`, which starts the mock server and passes its URL
 //! as `NETPRESS_MOCK_URL` at build time.
@@ -19,10 +20,12 @@ use netpress::agent::client::{Client, EndpointConfig};
 use netpress::agent::http::{HttpRequest, Method};
 use netpress::agent::openai::OpenAiConfig;
 use netpress::agent::retry::RetryPolicy;
-use netpress::agent::{Message, RunSettings, Tokens};
+use netpress::agent::{Message, Tokens};
 use netpress::app::{Finish, PromptVariant, Task};
 use netpress::record::ResultRecord;
-use netpress::web::endpoint::{self, BatchEvent, Cancel};
+use netpress::run::RunSettings;
+use netpress::web::endpoint::{self, Cancel};
+use netpress::web::{self as page, Crew, EpisodeHandle, Pace, PageAgent, Plan, Snapshot, StopFlag};
 use prompts::toy::{self, Toy};
 use serde_json::{Value, json};
 use wasm_bindgen_test::*;
@@ -79,8 +82,24 @@ async fn solve_in_browser(name: &str, task: Arc<dyn Task>, replies: &[&str]) -> 
     let replies: Vec<Value> = replies.iter().map(|r| json!({"text": r})).collect();
     let base = namespace(name, json!({"openai": replies})).await;
     let client = Client::OpenAi(openai(&base));
-    let runner = endpoint::run_episode(task, RunSettings::default(), &client, &Cancel::new(), |_| {}).await;
-    (runner.record(&client.info()), log(name).await)
+    let (_, record) = in_page(task, RunSettings::default(), client, &Cancel::new(), |_| {}).await;
+    (record, log(name).await)
+}
+
+/// Runs one episode through the page's episode loop with an endpoint client whose calls
+/// `cancel` aborts; `on_step` sees every snapshot. Returns the last snapshot and the record.
+async fn in_page(
+    task: Arc<dyn Task>,
+    settings: RunSettings,
+    client: Client,
+    cancel: &Cancel,
+    on_step: impl FnMut(&Snapshot),
+) -> (Snapshot, ResultRecord) {
+    let mut agent = PageAgent::Remote(page::adapt(client, cancel.clone()));
+    let (handle, snapshot) = EpisodeHandle::start(task, settings, agent.info()).await.unwrap();
+    let stop = StopFlag::default();
+    let last = page::drive(&handle, snapshot, &mut agent, &stop, Pace::Watch(0), on_step).await.unwrap();
+    (last, handle.record().unwrap())
 }
 
 #[wasm_bindgen_test]
@@ -110,11 +129,8 @@ async fn openai_multi_turn_solve_sends_the_golden_bytes() {
     let settings = RunSettings { variant: PromptVariant::ZeroshotCot, max_turns: None };
     let turns = Rc::new(RefCell::new(0));
     let seen = turns.clone();
-    let runner = endpoint::run_episode(task.clone(), settings, &client, &Cancel::new(), move |_| {
-        *seen.borrow_mut() += 1
-    })
-    .await;
-    let record = runner.record(&client.info());
+    let (_, record) =
+        in_page(task.clone(), settings, client, &Cancel::new(), move |_| *seen.borrow_mut() += 1).await;
     assert_eq!((record.finish, record.turns.len(), *turns.borrow()), (Finish::Solved, 2, 2));
     assert_eq!(record.turns[0].tokens, Some(Tokens { prompt: 40, completion: 6 }));
     assert_eq!(record.score.tokens, Some(109));
@@ -175,17 +191,11 @@ async fn cancel_aborts_the_call_in_flight() {
     let canceller = cancel.clone();
     gloo::timers::callback::Timeout::new(200, move || canceller.cancel("the user pressed Stop")).forget();
     let start = js_sys::Date::now();
-    let runner = endpoint::run_episode(
-        toy::task(0, 0),
-        RunSettings::default(),
-        &Client::OpenAi(openai(&base)),
-        &cancel,
-        |_| {},
-    )
-    .await;
+    let client = Client::OpenAi(openai(&base));
+    let (last, _) = in_page(toy::task(0, 0), RunSettings::default(), client, &cancel, |_| {}).await;
     assert!(js_sys::Date::now() - start < 1500.0);
-    assert_eq!(runner.finished(), Some(Finish::Stopped));
-    assert_eq!(runner.turns()[0].error.as_deref(), Some("cancelled"));
+    assert_eq!(last.finished, Some(Finish::Stopped));
+    assert_eq!(last.turns[0].error.as_deref(), Some("cancelled"));
 }
 
 #[wasm_bindgen_test]
@@ -201,32 +211,33 @@ async fn a2a_agent_solves_through_its_card() {
     let cancel = Cancel::new();
     let client = endpoint::connect(&EndpointConfig::A2a(config), &cancel).await.unwrap();
     assert_eq!(client.info().label(), "a2a:netpress-mock-agent");
-    let runner = endpoint::run_episode(task, RunSettings::default(), &client, &cancel, |_| {}).await;
-    assert_eq!((runner.finished(), runner.turns().len()), (Some(Finish::Solved), 2));
+    let (last, _) = in_page(task, RunSettings::default(), client, &cancel, |_| {}).await;
+    assert_eq!((last.finished, last.turns.len()), (Some(Finish::Solved), 2));
 }
 
 #[wasm_bindgen_test]
 async fn batches_report_turns_and_records() {
     let replies: Vec<Value> = (0..6).map(|_| json!({"text": "look"})).collect();
     let base = namespace("batch", json!({"openai": replies})).await;
-    let tasks: Vec<_> = (0..3).map(|s| toy::task(s, 0)).collect();
-    let events = Rc::new(RefCell::new(Vec::new()));
-    let sink = events.clone();
-    let settings = RunSettings { max_turns: Some(2), ..Default::default() };
-    let client = Client::OpenAi(openai(&base));
-    endpoint::run_batch(tasks, settings, &client, 2, &Cancel::new(), move |e| sink.borrow_mut().push(e))
-        .await;
-    let events = events.borrow();
-    let turns = events.iter().filter(|e| matches!(e, BatchEvent::Turn { .. })).count();
-    let mut done: Vec<usize> = events
+    let app = netpress::registry::app("route").unwrap();
+    let ids: Vec<_> = (0..3).map(|s| app.default_id(1, s, 0)).collect();
+    let remote = page::adapt(Client::OpenAi(openai(&base)), Cancel::new());
+    let agents = move || PageAgent::Remote(remote.clone());
+    let crew = Crew { agents: &agents, client: None, cancel: StopFlag::default() };
+    let plan = Plan { app, ids, settings: RunSettings { max_turns: Some(2), ..Default::default() }, jobs: 2 };
+    let finished = Rc::new(RefCell::new(Vec::new()));
+    let sink = finished.clone();
+    page::run_batch(plan, &crew, move |f| sink.borrow_mut().push(f)).await.unwrap();
+    let finished = finished.borrow();
+    let turns: usize = finished.iter().filter_map(|f| f.record.as_ref()).map(|r| r.turns.len()).sum();
+    let mut done: Vec<usize> = finished
         .iter()
-        .filter_map(|e| match e {
-            BatchEvent::Finished { index, record: Some(r) } if r.finish == Finish::TurnLimit => Some(*index),
-            _ => None,
-        })
+        .filter(|f| f.record.as_ref().is_some_and(|r| r.finish == Finish::TurnLimit))
+        .map(|f| f.index)
         .collect();
     done.sort();
     assert_eq!((turns, done), (6, vec![0, 1, 2]));
+    assert_eq!(finished.last().map(|f| (f.done, f.total)), Some((3, 3)));
 }
 
 /// A known-good level-1 task of `app` with the baseline's replies, played directly in wasm.
@@ -236,7 +247,7 @@ fn baseline_solve(app: &dyn netpress::app::App) -> (Arc<dyn Task>, ResultRecord)
         .find_map(|seed| {
             let task = app.generate(&app.default_id(1, seed, 0)).ok()?;
             let record =
-                netpress::agent::run_episode(task.clone(), app.baseline().as_mut(), RunSettings::default());
+                netpress::run::run_episode(task.clone(), app.baseline().as_mut(), RunSettings::default());
             (record.score.correct && record.turns.len() >= min_turns).then_some((task, record))
         })
         .expect("the baseline answers some level-1 task")

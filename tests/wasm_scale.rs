@@ -5,9 +5,10 @@
 //! printed, not asserted (benchmarks measure, tests check behaviour).
 #![cfg(target_arch = "wasm32")]
 
-use netpress::agent::{Message, RunSettings};
+use netpress::agent::Message;
 use netpress::app::PromptVariant;
 use netpress::registry;
+use netpress::run::RunSettings;
 use wasm_bindgen_test::*;
 
 wasm_bindgen_test_configure!(run_in_browser);

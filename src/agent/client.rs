@@ -5,11 +5,11 @@
 use serde::{Deserialize, Serialize};
 
 use super::a2a::{A2aConfig, A2aSession};
-use super::cancel::Cancel;
 use super::http::{CallError, Exchange, Scope, scrub};
 use super::openai::OpenAiConfig;
-use super::runner::transcript;
 use super::{AgentError, AgentInfo, AgentReply, Message};
+use crate::conversation::transcript;
+use crate::run::Cancel;
 
 /// An endpoint as the user configures it (CLI flags, the web app's Endpoint form).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

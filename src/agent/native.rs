@@ -11,10 +11,10 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{self, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
-use super::cancel::Cancel;
 use super::client::{Client, EndpointConfig};
 use super::http::{CallError, Exchange, HttpRequest, HttpResponse, Method, Step, TransportError, scrub};
 use super::{Agent, AgentError, AgentInfo, AgentReply, Message};
+use crate::run::Cancel;
 
 /// Largest response body read; larger answers are an error, not a memory hazard.
 const MAX_BODY_BYTES: u64 = 16 * 1024 * 1024;

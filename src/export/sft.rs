@@ -17,8 +17,8 @@ use std::io::Write;
 use serde::Serialize;
 
 use super::LineProvenance;
-use crate::agent::AgentInfo;
 use crate::app::{Finish, PromptVariant};
+use crate::conversation::AgentInfo;
 use crate::provenance::{generator_of, scrub};
 use crate::record::{ResultRecord, TurnRecord};
 

@@ -13,7 +13,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::{Value, json};
 
-use crate::agent::{Agent, AgentError, AgentInfo, AgentReply, Message, Role};
+use crate::conversation::{Agent, AgentError, AgentInfo, AgentReply, Message, Role};
 use crate::reply::fenced_blocks;
 
 use super::yaml::to_json_compact;

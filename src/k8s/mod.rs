@@ -87,7 +87,7 @@ impl App for K8sApp {
         Ok(Arc::new(task::build(id)?))
     }
 
-    fn baseline(&self) -> Box<dyn crate::agent::Agent> {
+    fn baseline(&self) -> Box<dyn crate::conversation::Agent> {
         Box::new(baseline::ScriptedOperator)
     }
 

@@ -8,7 +8,7 @@ use std::sync::OnceLock;
 
 use regex_lite::{Captures, Regex};
 
-use crate::agent::{Agent, AgentError, AgentInfo, AgentReply, Message, Role};
+use crate::conversation::{Agent, AgentError, AgentInfo, AgentReply, Message, Role};
 
 use super::kind::Kind;
 use super::plan::{Action, Child, Plan, Query};

@@ -45,8 +45,8 @@ pub mod worker;
 
 use std::sync::Arc;
 
-use crate::agent::Agent;
 use crate::app::{AnswerKind, App, AppInfo, AppKind, KnobInfo, LevelInfo, Task, Tool};
+use crate::conversation::Agent;
 use crate::error::Result;
 use crate::id::QueryId;
 

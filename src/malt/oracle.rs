@@ -5,7 +5,7 @@
 //! Unlike the baseline it needs the task, not just the conversation: build it from the id
 //! with [`OracleAgent::for_id`] (the CLI's agent factory receives each task's id).
 
-use crate::agent::{Agent, AgentError, AgentInfo, AgentReply, Message};
+use crate::conversation::{Agent, AgentError, AgentInfo, AgentReply, Message};
 use crate::error::Result;
 
 use super::generate::{Generated, generate};

@@ -5,7 +5,7 @@
 //!
 //! Requests (`op` tags):
 //! - `{"op":"start","id":ID,"max_turns":N?,"variant":"zeroshot_base"?,"limits":L?,"agent":A?}`
-//!   builds the task (and caches its topology), starts an [`crate::agent::Runner`]; → `started`
+//!   builds the task (and caches its topology), starts an [`crate::run::Runner`]; → `started`
 //!   with the exact prompt to send.
 //! - `{"op":"submit","reply":TEXT,"latency_ms":X?,"tokens":{"prompt":P,"completion":C}?}`
 //!   feeds one agent reply; → `turn` (the turn record, `finished`, the state panels), then
@@ -35,8 +35,9 @@ use web_time::Instant;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
-use crate::agent::{AgentError, AgentInfo, AgentReply, RunSettings, Runner, Tokens};
 use crate::app::{Episode, PromptVariant, Task, TaskCard};
+use crate::conversation::{AgentError, AgentInfo, AgentReply, Tokens};
+use crate::run::{RunSettings, Runner};
 use crate::view::{Panel, Picture};
 
 use super::generate::generate;

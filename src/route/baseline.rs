@@ -8,7 +8,7 @@ use std::net::Ipv4Addr;
 
 use ipnet::Ipv4Net;
 
-use crate::agent::{Agent, AgentError, AgentInfo, AgentReply, Message, Role};
+use crate::conversation::{Agent, AgentError, AgentInfo, AgentReply, Message, Role};
 
 use super::net::addr::parse_iproute_prefix;
 use super::topology::{Shape, Topology};

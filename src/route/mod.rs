@@ -83,7 +83,7 @@ impl App for RouteApp {
         Ok(task::RouteTask::new(id, drawn, turns))
     }
 
-    fn baseline(&self) -> Box<dyn crate::agent::Agent> {
+    fn baseline(&self) -> Box<dyn crate::conversation::Agent> {
         Box::new(baseline::Baseline)
     }
 

@@ -91,7 +91,7 @@ impl Summary {
 
 /// The name each record's agent goes by in statistics, in record order.
 ///
-/// Usually `kind:name` ([`crate::agent::AgentInfo::label`]). Runs of one agent with different
+/// Usually `kind:name` ([`crate::conversation::AgentInfo::label`]). Runs of one agent with different
 /// settings are different contestants (the baseline against the baseline with a turn limit of
 /// 3), so when records sharing a label differ in prompt variant, in turn limit within one
 /// application, or in agent settings, the name gains those settings: `baseline:route-baseline

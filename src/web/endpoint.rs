@@ -1,8 +1,9 @@
 //! The browser's transport for endpoint agents: `fetch` with an `AbortController` per request
 //! (for its timeout and for the user's Stop), driving the same pure exchanges as the CLI
 //! ([`crate::agent::openai`], [`crate::agent::a2a`]), so requests, retries and error messages
-//! are identical natively and in the browser. No UI here: the Endpoint view calls
-//! [`connect`], then [`run_episode`] or [`run_batch`], and shows what they report.
+//! are identical natively and in the browser. No UI here and no loop over turns: the page's
+//! agent adapter (`web::agents::remote`) makes one [`call`] per turn, and the one episode loop
+//! (`web::agents::drive`) and batch driver (`web::batch::job::run_batch`) use it.
 //!
 //! Cross-origin calls need the endpoint's CORS consent (`Access-Control-Allow-Origin`, and
 //! for keys `Access-Control-Allow-Headers: authorization, content-type`); without it the
@@ -10,24 +11,21 @@
 
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
-use std::sync::Arc;
 
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 use web_sys::{AbortController, Headers, RequestInit, RequestMode, Response};
 
-use crate::agent::batch::BatchGuard;
 use crate::agent::client::{Client, EndpointConfig};
 use crate::agent::http::{CallError, Exchange, HttpRequest, HttpResponse, Step, TransportError, scrub};
-use crate::agent::{self, AgentError, AgentReply, Message, RunSettings, Runner};
-use crate::app::Task;
-use crate::record::{ResultRecord, TurnRecord};
+use crate::agent::{AgentError, AgentReply, Message};
+use crate::run;
 
 /// A run's cancel handle in the browser: the shared flag plus the requests in flight, which
 /// [`Cancel::cancel`] aborts at once. Cheap to clone; every clone is the same handle.
 #[derive(Clone, Default)]
 pub struct Cancel {
-    flag: agent::Cancel,
+    flag: run::Cancel,
     in_flight: Rc<RefCell<Vec<(u64, AbortController)>>>,
     next_id: Rc<Cell<u64>>,
 }
@@ -54,7 +52,7 @@ impl Cancel {
     }
 
     /// The plain flag, for the shared failure rules.
-    pub fn flag(&self) -> &agent::Cancel {
+    pub fn flag(&self) -> &run::Cancel {
         &self.flag
     }
 
@@ -235,11 +233,6 @@ pub async fn connect(config: &EndpointConfig, cancel: &Cancel) -> Result<Client,
     }
 }
 
-/// A unique prefix for A2A message ids.
-fn session_id() -> String {
-    format!("np-{:x}-{:x}", js_sys::Date::now() as u64, (js_sys::Math::random() * 4_294_967_296.0) as u64)
-}
-
 /// One agent call with the conversation so far.
 pub async fn call(
     client: &Client,
@@ -252,67 +245,4 @@ pub async fn call(
         (Ok(reply), latency_ms) => Ok(AgentReply { latency_ms: Some(latency_ms), ..reply }),
         (Err(e), _) => Err(client.failure(e, cancel.flag())),
     }
-}
-
-/// Runs one episode with an endpoint; `on_turn` sees the runner after every turn (to show
-/// the conversation and the emulator's panels as they change). A cancel stops it.
-pub async fn run_episode(
-    task: Arc<dyn Task>,
-    settings: RunSettings,
-    client: &Client,
-    cancel: &Cancel,
-    mut on_turn: impl FnMut(&Runner),
-) -> Runner {
-    let mut runner = Runner::new(task, settings);
-    let session = session_id();
-    let mut calls = 0;
-    while !runner.stop_if_cancelled(cancel.flag()) {
-        calls += 1;
-        let reply = call(client, runner.messages(), &format!("{session}-{calls}"), cancel).await;
-        runner.submit(reply);
-        on_turn(&runner);
-    }
-    runner
-}
-
-/// What a batch reports while it runs.
-#[derive(Debug, Clone)]
-pub enum BatchEvent {
-    /// Episode `index` (position in the task list) used a turn.
-    Turn { index: usize, turn: TurnRecord },
-    /// Episode `index` ended; `None` when a cancel cut it short (not a result: run it again).
-    Finished { index: usize, record: Option<Box<ResultRecord>> },
-}
-
-/// Runs `tasks` with at most `concurrency` agent calls at a time (one unless the user
-/// raises it) and reports each turn and result. Ends when all are done or the run is
-/// cancelled (by the user, a run-wide agent error, or the batch rule of [`BatchGuard`]).
-pub async fn run_batch(
-    tasks: Vec<Arc<dyn Task>>,
-    settings: RunSettings,
-    client: &Client,
-    concurrency: usize,
-    cancel: &Cancel,
-    on_event: impl FnMut(BatchEvent),
-) {
-    let queue = RefCell::new(tasks.into_iter().enumerate());
-    let guard = RefCell::new(BatchGuard::default());
-    let on_event = RefCell::new(on_event);
-    let info = client.info();
-    let worker = || async {
-        loop {
-            let next = queue.borrow_mut().next();
-            let Some((index, task)) = next.filter(|_| !cancel.is_cancelled()) else { break };
-            let runner = run_episode(task, settings, client, cancel, |r| {
-                if let Some(turn) = r.turns().last() {
-                    (on_event.borrow_mut())(BatchEvent::Turn { index, turn: turn.clone() });
-                }
-            })
-            .await;
-            guard.borrow_mut().observe(&runner, cancel.flag());
-            let record = BatchGuard::keep(&runner, cancel.flag()).then(|| Box::new(runner.record(&info)));
-            (on_event.borrow_mut())(BatchEvent::Finished { index, record });
-        }
-    };
-    futures::future::join_all((0..concurrency.max(1)).map(|_| worker())).await;
 }

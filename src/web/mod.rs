@@ -26,6 +26,13 @@ mod store;
 mod task;
 mod util;
 
+/// The page's own drivers, public for the browser tests (tests/wasm_agent.rs), so that they
+/// run episodes and batches through exactly what the views call.
+pub use agents::remote::{RemoteClient, adapt};
+pub use agents::{Cancel as StopFlag, Pace, PageAgent, drive};
+pub use batch::job::{Crew, Plan, run_batch};
+pub use sandbox::{EpisodeHandle, Snapshot};
+
 use gloo::events::EventListener;
 use wasm_bindgen::JsValue;
 use yew::prelude::*;
@@ -86,8 +93,10 @@ fn root() -> Html {
                     let _ = main.unchecked_into::<web_sys::HtmlElement>().focus();
                 }
             })}>{ "Skip to content" }</a>
-            <layout::Header view={(*view).clone()} />
-            <main id="main" tabindex="-1">{ page }</main>
+            <batch::job::JobProvider>
+                <layout::Header view={(*view).clone()} />
+                <main id="main" tabindex="-1">{ page }</main>
+            </batch::job::JobProvider>
         </>
     }
 }

@@ -4,12 +4,13 @@
 
 use crate::support::toy::{self, Toy};
 use crate::support::*;
+use netpress::agent::Message;
 use netpress::agent::client::{Client, EndpointConfig};
 use netpress::agent::mock::{A2aShape, Reply, Script};
 use netpress::agent::native::{Transport, connect};
-use netpress::agent::runner::transcript;
-use netpress::agent::{Cancel, Message, RunSettings};
 use netpress::app::Finish;
+use netpress::conversation::transcript;
+use netpress::run::{Cancel, RunSettings};
 
 fn shaped(text: &str, shape: A2aShape) -> Reply {
     Reply { text: Some(text.into()), a2a: Some(shape), ..Default::default() }

@@ -6,10 +6,10 @@
 use std::sync::Arc;
 
 use crate::support::solve_through_mock;
-use netpress::agent::{RunSettings, run_episode};
 use netpress::app::{App, Task};
 use netpress::record::ResultRecord;
 use netpress::registry;
+use netpress::run::{RunSettings, run_episode};
 
 /// The first level-1 task the baseline answers correctly in at least `min_turns` turns.
 fn solved_by_baseline(app: &dyn App, min_turns: usize) -> (Arc<dyn Task>, ResultRecord) {

@@ -236,7 +236,7 @@ fn mock_agent_subcommand_serves_scripts() {
     BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
     let url = line.trim().strip_prefix("listening on ").expect("first line names the URL").to_string();
 
-    let cancel = netpress::agent::Cancel::new();
+    let cancel = netpress::run::Cancel::new();
     let config = netpress::agent::openai::OpenAiConfig::new(&format!("{url}/v1"), "m");
     let client = client(netpress::agent::client::EndpointConfig::Openai(config), &cancel);
     let mut agent =

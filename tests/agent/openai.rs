@@ -7,12 +7,13 @@ use std::time::{Duration, Instant};
 
 use crate::support::toy::{self, Toy};
 use crate::support::*;
-use netpress::agent::batch::run_threads;
 use netpress::agent::client::EndpointConfig;
 use netpress::agent::mock::{Reply, Script};
 use netpress::agent::native::{EndpointAgent, Transport};
-use netpress::agent::{Agent, Cancel, Message, RunSettings, Tokens};
+use netpress::agent::{Agent, Message, Tokens};
 use netpress::app::{Finish, PromptVariant};
+use netpress::run::batch::run_threads;
+use netpress::run::{Cancel, RunSettings};
 
 fn status(code: u16) -> Reply {
     Reply { status: Some(code), ..Default::default() }
@@ -105,7 +106,7 @@ fn exhausted_retries_are_failed_turns_and_three_stop_the_episode() {
     let error = record.turns[0].error.as_deref().unwrap();
     assert!(error.starts_with("HTTP 500 Internal Server Error from http://127.0.0.1:"), "{error}");
     assert!(error.ends_with("scripted HTTP 500 (gave up after 2 retries)"), "{error}");
-    assert_eq!(runner.stop_cause(), Some(netpress::agent::runner::StopCause::Failures));
+    assert_eq!(runner.stop_cause(), Some(netpress::run::StopCause::Failures));
     assert_eq!(server.requests("").len(), 9);
     assert!(!cancel.is_cancelled(), "a failing episode alone does not stop the run");
 }

@@ -4,10 +4,11 @@
 use std::io::Read;
 
 use clap::Parser;
+use netpress::agent::Agent;
 use netpress::agent::replay::ReplaySource;
-use netpress::agent::{Agent, RunSettings, Runner};
 use netpress::app::PromptVariant;
 use netpress::registry;
+use netpress::run::{RunSettings, Runner};
 use netpress::view::panels_to_text;
 
 use crate::{CliResult, Fail};

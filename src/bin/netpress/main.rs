@@ -17,7 +17,7 @@ mod tasks;
 use std::process::ExitCode;
 
 /// Counts live bytes so the MALT sandbox can enforce its memory limit; armed only while an
-/// answer runs (malt.md §5).
+/// answer runs (the 256 MiB limit of docs/malt.md, "Answering and checking").
 #[cfg(feature = "sandbox")]
 #[global_allocator]
 static ALLOC: monty_alloc::LimitedAllocator = monty_alloc::LimitedAllocator;

@@ -1,6 +1,6 @@
 //! `run` and `score`: episodes with an agent, written as result records.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 use std::io::Write;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -9,16 +9,18 @@ use std::time::Instant;
 use clap::{ArgMatches, Args};
 use indicatif::{ProgressBar, ProgressStyle};
 use netpress::agent::a2a::A2aConfig;
-use netpress::agent::batch::{AgentFactory, run_threads};
 use netpress::agent::client::EndpointConfig;
 use netpress::agent::native::{EndpointAgent, Transport, connect};
 use netpress::agent::openai::OpenAiConfig;
 use netpress::agent::replay::ReplaySource;
 use netpress::agent::retry::RetryPolicy;
-use netpress::agent::{Agent, AgentError, AgentInfo, AgentReply, Cancel, Message, RunSettings, Runner};
+use netpress::agent::{Agent, AgentError, AgentInfo, AgentReply, Message};
 use netpress::app::{App, PromptVariant, Task};
 use netpress::record::{ResultRecord, parse_results};
 use netpress::registry;
+use netpress::run::batch::{AgentFactory, run_threads};
+use netpress::run::select::parse_filter;
+use netpress::run::{Cancel, RunSettings, TaskSelection};
 use netpress::stats::{Grouping, Summary, breakdown};
 use netpress::{QueryId, Result as NpResult};
 
@@ -280,107 +282,44 @@ impl Agent for Timed {
 }
 
 /// The tasks a `run` covers, in a fixed order: level, seed, index (seed, level, index with
-/// `--interleave`).
+/// `--interleave`); the flags fill the library's selection, which decides.
 fn select_tasks(app: &dyn App, args: &RunArgs, matches: &ArgMatches) -> CliResult<Vec<Arc<dyn Task>>> {
-    let levels: Vec<u8> = if args.levels.is_empty() {
-        app.info().levels.iter().map(|l| l.level).collect()
-    } else {
-        args.levels.clone()
-    };
-    let (first, last) = match args.seed {
+    let seeds = match args.seed {
         Some(s) => (s, s),
         None => parse_seeds(&args.seeds)?,
     };
-    let mut filters = parse_filters(&args.filters)?;
+    let mut filters = args
+        .filters
+        .iter()
+        .map(|f| {
+            parse_filter(f)
+                .map_err(|_| Fail { message: format!("bad --where {f:?}: use KEY=VALUE"), code: 2 })
+        })
+        .collect::<CliResult<Vec<_>>>()?;
     if let Some(w) = args.wording {
         filters.push(("wording".into(), serde_json::Value::from(w)));
     }
-    let keep = |t: &Arc<dyn Task>| {
-        let card = t.card();
-        args.label.as_ref().is_none_or(|l| &card.label == l)
-            && filters.iter().all(|(k, v)| card.params.get(k) == Some(v))
+    let first_level = args.levels.first().copied().unwrap_or(app.info().levels[0].level);
+    let selection = TaskSelection {
+        levels: args.levels.clone(),
+        seeds,
+        per_seed: args.per_seed,
+        per_label: args.per_label,
+        label: args.label.clone(),
+        filters,
+        knobs: knobs::apply(app, app.default_id(first_level, seeds.0, 0), matches)?.knobs,
+        interleave: args.interleave,
+        max_tasks: args.queries,
     };
-    let templates = levels
-        .into_iter()
-        .map(|level| knobs::apply(app, app.default_id(level, first, 0), matches))
-        .collect::<Result<Vec<_>, _>>()?;
-    let order =
-        netpress::link::run_order(&(0..templates.len()).collect::<Vec<_>>(), (first, last), args.interleave);
-    let mut tasks = Vec::new();
-    for (l, seed) in order {
-        let base = QueryId { seed, ..templates[l].clone() };
-        match args.per_label {
-            Some(k) => tasks.extend(per_label(app, &base, k, &keep)?),
-            None => {
-                for index in 0..args.per_seed {
-                    let task = app.generate(&QueryId { index, ..base.clone() })?;
-                    if keep(&task) {
-                        tasks.push(task);
-                    }
-                }
-            }
-        }
-        if args.queries.is_some_and(|q| tasks.len() >= q) {
-            tasks.truncate(args.queries.unwrap_or_default());
-            return Ok(tasks);
-        }
-    }
-    Ok(tasks)
+    Ok(selection.tasks(app)?)
 }
 
-/// `k` tasks of each label of the level, scanning indexes 0, 1, … of one seed.
-fn per_label(
-    app: &dyn App,
-    base: &QueryId,
-    k: u64,
-    keep: &dyn Fn(&Arc<dyn Task>) -> bool,
-) -> CliResult<Vec<Arc<dyn Task>>> {
-    let labels = app.labels(base.level);
-    if labels.is_empty() {
-        return Err(Fail::from(format!("{} does not list its labels; use --per-seed", base.app)));
-    }
-    let mut counts: BTreeMap<String, u64> = labels.iter().map(|l| (l.clone(), 0)).collect();
-    let mut tasks = Vec::new();
-    let limit = k * labels.len() as u64 * 1000;
-    for index in 0..limit {
-        if counts.values().all(|&c| c >= k) {
-            break;
-        }
-        let task = app.generate(&QueryId { index, ..base.clone() })?;
-        let Some(count) = counts.get_mut(&task.card().label) else { continue };
-        if *count < k && keep(&task) {
-            *count += 1;
-            tasks.push(task);
-        }
-    }
-    Ok(tasks)
-}
-
+/// `--seeds A..B` or one seed, with the CLI's wording of a mistake.
 pub fn parse_seeds(s: &str) -> CliResult<(u64, u64)> {
-    let bad = || Fail { message: format!("bad --seeds {s:?}: use A..B (inclusive) or one seed"), code: 2 };
-    let (a, b) = match s.split_once("..") {
-        Some((a, b)) => (a.trim().parse().map_err(|_| bad())?, b.trim().parse().map_err(|_| bad())?),
-        None => {
-            let v = s.trim().parse().map_err(|_| bad())?;
-            (v, v)
-        }
-    };
-    if a > b {
-        return Err(bad());
-    }
-    Ok((a, b))
-}
-
-fn parse_filters(raw: &[String]) -> CliResult<Vec<(String, serde_json::Value)>> {
-    raw.iter()
-        .map(|f| {
-            let (k, v) = f
-                .split_once('=')
-                .ok_or_else(|| Fail { message: format!("bad --where {f:?}: use KEY=VALUE"), code: 2 })?;
-            let value = serde_json::from_str(v).unwrap_or_else(|_| serde_json::Value::String(v.into()));
-            Ok((k.to_string(), value))
-        })
-        .collect()
+    netpress::run::select::parse_seeds(s).map_err(|_| Fail {
+        message: format!("bad --seeds {s:?}: use A..B (inclusive) or one seed"),
+        code: 2,
+    })
 }
 
 fn done_ids(path: &str) -> BTreeSet<String> {
@@ -470,9 +409,7 @@ pub fn score(args: ScoreArgs) -> CliResult {
         }
         for old in records {
             let new = rescore(&old).map_err(|e| format!("{path}: {}: {e}", old.id))?;
-            if (new.score.correct, new.score.safe) != (old.score.correct, old.score.safe)
-                || (new.score.progress - old.score.progress).abs() > 1e-9
-            {
+            if netpress::run::rescore::differs(&old, &new) {
                 changed += 1;
                 eprintln!(
                     "{}: recorded correct={} safe={} progress={:.3}, re-scored correct={} safe={} progress={:.3}",
@@ -498,31 +435,8 @@ pub fn score(args: ScoreArgs) -> CliResult {
     if changed > 0 { Err(Fail { message: String::new(), code: 1 }) } else { Ok(()) }
 }
 
-/// Replays a record's replies against a fresh episode of the same task.
+/// Re-scores a record with the application its id names.
 fn rescore(old: &ResultRecord) -> NpResult<ResultRecord> {
-    let task = registry::generate(&old.id)?;
-    if task.card().content_hash != old.content_hash {
-        return Err(netpress::Error::Invalid(format!(
-            "content hash differs from this build's ({} vs {}): the generator changed",
-            netpress::hash::short(&old.content_hash),
-            netpress::hash::short(&task.card().content_hash)
-        )));
-    }
-    let settings = RunSettings { variant: old.prompt_variant, max_turns: Some(old.max_turns) };
-    let mut runner = Runner::new(task, settings);
-    for turn in &old.turns {
-        if runner.finished().is_some() {
-            break;
-        }
-        runner.submit(match &turn.error {
-            Some(e) => Err(AgentError::retryable(e.clone())),
-            None => {
-                Ok(AgentReply { text: turn.reply.clone(), latency_ms: turn.latency_ms, tokens: turn.tokens })
-            }
-        });
-    }
-    if runner.finished().is_none() {
-        runner.stop("stopped: the recorded episode ends here");
-    }
-    Ok(runner.record(&old.agent))
+    let id: QueryId = old.id.parse()?;
+    netpress::run::rescore(registry::app(&id.app)?, old)
 }

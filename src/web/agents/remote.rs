@@ -110,10 +110,15 @@ pub async fn connect(settings: &EndpointSettings) -> Result<Rc<dyn RemoteClient>
     }
     let cancel = Cancel::new();
     let client = endpoint::connect(&config(settings), &cancel).await.map_err(|e| e.message)?;
+    Ok(adapt(client, cancel))
+}
+
+/// The page's agent for a connected library client whose calls `cancel` aborts.
+pub fn adapt(client: Client, cancel: Cancel) -> Rc<dyn RemoteClient> {
     let session = format!(
         "np-{:x}-{:x}",
         super::super::util::epoch_ms() as u64,
         super::super::util::random_below(1 << 32)
     );
-    Ok(Rc::new(EndpointAgent { client: Rc::new(client), cancel, session, calls: Cell::new(0) }))
+    Rc::new(EndpointAgent { client: Rc::new(client), cancel, session, calls: Cell::new(0) })
 }

@@ -60,7 +60,7 @@ pub enum Piece {
     Command(Line),
 }
 
-/// The marker of an agent's reply in a transcript ([`crate::agent::Runner::transcript`]).
+/// The marker of an agent's reply in a transcript ([`crate::run::Runner::transcript`]).
 const REPLY_MARK: &str = "=== Your reply ===";
 
 /// Splits a pasted answer into turns. A whole-text kind (a program) is one reply. Otherwise: a transcript

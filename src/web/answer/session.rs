@@ -19,9 +19,10 @@ use super::super::show::score::ScoreCard;
 use super::super::show::turns::TurnLog;
 use super::super::store;
 use super::super::task::TaskRef;
-use crate::agent::{AgentInfo, RunSettings};
+use crate::agent::AgentInfo;
 use crate::app::{Finish, PromptVariant};
 use crate::record::ResultRecord;
+use crate::run::RunSettings;
 use crate::view::{Panel, Picture};
 
 #[derive(Default)]

@@ -1,6 +1,14 @@
-//! The batch job: N tasks run one after another by one agent, in time slices so the page stays
-//! responsive. The job lives outside any view, so moving between views does not stop it; views
-//! subscribe to its progress with [`use_job`].
+//! The batch job: N tasks run by one agent, a few at a time, in time slices so the page stays
+//! responsive.
+//!
+//! Which task starts next, when the batch stops and which records count is the library's
+//! [`Batch`] scheduler, the one the CLI's threads drive; [`run_batch`] is only the page's
+//! driver of it: futures on the page's one thread instead of threads, episodes through an
+//! [`EpisodeHandle`] (local, or in the sandbox worker). The browser tests call [`run_batch`]
+//! too, so they exercise what the page ships.
+//!
+//! The job lives above the views, in a Yew context ([`JobProvider`]), so moving between views
+//! does not stop it; views read it and redraw as it progresses with [`use_job`].
 
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
@@ -8,17 +16,16 @@ use std::rc::Rc;
 use yew::prelude::*;
 
 use super::super::agents::{CANCELLED, Cancel, Pace, PageAgent, drive, remote};
-use super::super::sandbox::{EpisodeHandle, Snapshot};
+use super::super::sandbox::EpisodeHandle;
 use super::super::settings;
 use super::super::store::{self, RunMeta, Source};
 use super::super::util::{Slicer, now_ms};
-use crate::agent::batch::MAX_FAILED_EPISODES_IN_A_ROW;
-use crate::agent::runner::MAX_CONSECUTIVE_FAILURES;
-use crate::agent::{AgentInfo, RunSettings};
+use crate::QueryId;
+use crate::agent::AgentInfo;
 use crate::app::App;
-use crate::app::Finish;
 use crate::link::BatchLink;
 use crate::record::ResultRecord;
+use crate::run::{self, Batch, Ended, Finished, RunSettings};
 
 /// Where a job stands.
 #[derive(Debug, Clone, PartialEq)]
@@ -43,6 +50,7 @@ pub struct Job {
     ended: Option<f64>,
     pub phase: Phase,
     pub saved: Option<RunMeta>,
+    /// The page's Stop flag; [`run_batch`] passes it on to the library's batch.
     cancel: Cancel,
     /// The network client, whose call in flight a cancel aborts.
     client: Option<Rc<dyn remote::RemoteClient>>,
@@ -77,37 +85,73 @@ impl Job {
 
 pub type Shared = Rc<RefCell<Job>>;
 
-/// A subscribed view's redraw.
-type Listener = Rc<dyn Fn()>;
-
-thread_local! {
-    static CURRENT: RefCell<Option<Shared>> = const { RefCell::new(None) };
-    static LISTENERS: RefCell<Vec<(u32, Listener)>> = const { RefCell::new(Vec::new()) };
-    static NEXT_LISTENER: Cell<u32> = const { Cell::new(0) };
+/// The page's job slot: the current (or last) job, and a count of its redraws.
+#[derive(Default)]
+pub struct Jobs {
+    job: Option<Shared>,
+    redraws: u64,
 }
 
-/// The current (or last) job.
-pub fn current() -> Option<Shared> {
-    CURRENT.with(|c| c.borrow().clone())
-}
-
-fn notify() {
-    let listeners: Vec<Listener> = LISTENERS.with(|l| l.borrow().iter().map(|(_, f)| f.clone()).collect());
-    for f in listeners {
-        f();
+impl PartialEq for Jobs {
+    fn eq(&self, other: &Self) -> bool {
+        self.redraws == other.redraws
+            && match (&self.job, &other.job) {
+                (Some(a), Some(b)) => Rc::ptr_eq(a, b),
+                (a, b) => a.is_none() && b.is_none(),
+            }
     }
 }
 
-/// The current job, redrawing the component whenever it progresses.
+/// What changes the slot: a new job, or progress of the one there.
+pub enum JobAction {
+    Start(Shared),
+    Redraw,
+}
+
+impl Reducible for Jobs {
+    type Action = JobAction;
+    fn reduce(self: Rc<Self>, action: JobAction) -> Rc<Self> {
+        let job = match action {
+            JobAction::Start(job) => Some(job),
+            JobAction::Redraw => self.job.clone(),
+        };
+        Rc::new(Jobs { job, redraws: self.redraws + 1 })
+    }
+}
+
+impl Jobs {
+    /// The current (or last) job.
+    pub fn job_now(&self) -> Option<Shared> {
+        self.job.clone()
+    }
+}
+
+/// The context handle views read the job from.
+pub type JobContext = UseReducerHandle<Jobs>;
+
+#[derive(Properties, PartialEq)]
+pub struct ProviderProps {
+    pub children: Children,
+}
+
+/// Holds the job slot for the views below it (the whole page).
+#[function_component(JobProvider)]
+pub fn job_provider(props: &ProviderProps) -> Html {
+    let jobs = use_reducer(Jobs::default);
+    html! { <ContextProvider<JobContext> context={jobs}>{ props.children.clone() }</ContextProvider<JobContext>> }
+}
+
+/// The job slot (outside a [`JobProvider`]: a detached one nobody shares).
+#[hook]
+pub fn use_jobs() -> JobContext {
+    let own = use_reducer(Jobs::default);
+    use_context::<JobContext>().unwrap_or(own)
+}
+
+/// The current job; the component redraws whenever it progresses.
 #[hook]
 pub fn use_job() -> Option<Shared> {
-    let redraw = use_force_update();
-    use_effect_with((), move |_| {
-        let id = NEXT_LISTENER.with(|n| n.replace(n.get() + 1));
-        LISTENERS.with(|l| l.borrow_mut().push((id, Rc::new(move || redraw.force_update()))));
-        move || LISTENERS.with(|l| l.borrow_mut().retain(|(i, _)| *i != id))
-    });
-    current()
+    use_jobs().job_now()
 }
 
 type Agents = Box<dyn Fn() -> PageAgent>;
@@ -129,10 +173,10 @@ async fn make_agent(
     }
 }
 
-/// Starts a job for the link, replacing a finished one. Errors (bad settings) are returned
-/// before anything runs.
-pub async fn start(link: BatchLink) -> Result<(), String> {
-    if current().is_some_and(|j| j.borrow().running()) {
+/// Starts a job for the link in the page's slot, replacing a finished one. Errors (bad
+/// settings) are returned before anything runs.
+pub async fn start(jobs: JobContext, link: BatchLink) -> Result<(), String> {
+    if jobs.job.as_ref().is_some_and(|j| j.borrow().running()) {
         return Err("a batch is already running; cancel it first".into());
     }
     let app = match &link.app {
@@ -140,12 +184,9 @@ pub async fn start(link: BatchLink) -> Result<(), String> {
         None => *crate::registry::apps().first().ok_or("no application is registered")?,
     };
     let info = app.info();
-    let levels: Vec<u8> = info.levels.iter().map(|l| l.level).collect();
-    if let Some(bad) = link.levels.iter().find(|l| !levels.contains(l)) {
-        return Err(format!("{} has no level {bad}", info.name));
-    }
-    let ids = link.ids(info.name, info.version, &levels)?;
-    // Check the knobs once on the first id, so a typo fails here and not N times.
+    link.selection()?.check(info).map_err(|e| e.to_string())?;
+    let ids = link.ids(info)?;
+    // Check the knob values once on the first id, so a typo fails here and not N times.
     if let Some(first) = ids.first() {
         app.generate(first).map_err(|e| e.to_string())?;
     }
@@ -161,131 +202,137 @@ pub async fn start(link: BatchLink) -> Result<(), String> {
         phase: Phase::Running,
         saved: None,
         cancel: Rc::new(Cell::new(false)),
-        client,
+        client: client.clone(),
         link,
     }));
-    CURRENT.with(|c| *c.borrow_mut() = Some(job.clone()));
-    notify();
-    wasm_bindgen_futures::spawn_local(run(job, app, ids, agents));
+    jobs.dispatch(JobAction::Start(job.clone()));
+    let redraw = jobs.dispatcher();
+    wasm_bindgen_futures::spawn_local(async move {
+        let link = job.borrow().link.clone();
+        let plan = Plan {
+            app,
+            ids,
+            settings: RunSettings { variant: link.variant, max_turns: link.max_turns },
+            jobs: link.jobs as usize,
+        };
+        let crew = Crew { agents: &agents, client, cancel: job.borrow().cancel.clone() };
+        let last_redraw = Cell::new(now_ms());
+        let outcome = run_batch(plan, &crew, |finished| {
+            if let Some(record) = finished.record {
+                let mut j = job.borrow_mut();
+                j.records.push(record);
+                j.positions.push(finished.index);
+            }
+            if now_ms() - last_redraw.get() > REDRAW_MS {
+                redraw.dispatch(JobAction::Redraw);
+                last_redraw.set(now_ms());
+            }
+        })
+        .await;
+        finish(&job, outcome.err()).await;
+        redraw.dispatch(JobAction::Redraw);
+    });
     Ok(())
 }
 
 /// Redraw at most this often while a job runs; fast baselines finish many tasks per frame.
 const REDRAW_MS: f64 = 150.0;
 
-/// What the episodes of a job share while they run.
-struct Lanes<'a> {
-    job: &'a Shared,
-    app: &'static dyn App,
-    settings: RunSettings,
-    agents: &'a Agents,
-    queue: RefCell<std::iter::Enumerate<std::vec::IntoIter<crate::QueryId>>>,
-    /// Set when the job must stop: a task failed, or the endpoint is gone.
-    failure: RefCell<Option<String>>,
-    /// Episodes in a row stopped by failed calls.
-    failed_in_a_row: Cell<u32>,
-    last_redraw: Cell<f64>,
+/// The tasks of a batch and how to run them.
+pub struct Plan<'a> {
+    pub app: &'a dyn App,
+    /// The tasks in run order ([`BatchLink::ids`]); each is generated when its turn comes.
+    pub ids: Vec<QueryId>,
+    pub settings: RunSettings,
+    /// Episodes at once.
+    pub jobs: usize,
 }
 
-async fn run(job: Shared, app: &'static dyn App, ids: Vec<crate::QueryId>, agents: Agents) {
-    let link = job.borrow().link.clone();
-    let state = Lanes {
-        job: &job,
-        app,
-        settings: RunSettings { variant: link.variant, max_turns: link.max_turns },
-        agents: &agents,
-        queue: RefCell::new(ids.into_iter().enumerate()),
-        failure: RefCell::default(),
-        failed_in_a_row: Cell::new(0),
-        last_redraw: Cell::new(now_ms()),
-    };
-    let lanes = (0..link.jobs.max(1)).map(|_| lane(&state));
-    futures::future::join_all(lanes).await;
-    let failure = state.failure.take();
-    finish(&job, failure).await;
+/// Who runs a batch's episodes.
+pub struct Crew<'a> {
+    /// A fresh agent per episode.
+    pub agents: &'a dyn Fn() -> PageAgent,
+    /// The network client behind the agents, if any: a cancel aborts its calls, and a client
+    /// that found the endpoint or key wrong stops the batch.
+    pub client: Option<Rc<dyn remote::RemoteClient>>,
+    /// The user's Stop.
+    pub cancel: Cancel,
 }
 
-/// One of the job's concurrent lanes: takes the next task until none is left or the job
-/// stops.
-async fn lane(s: &Lanes<'_>) {
-    let cancel = s.job.borrow().cancel.clone();
-    let mut slicer = Slicer::new(12.0);
-    loop {
-        if cancel.get() || s.failure.borrow().is_some() {
-            return;
-        }
-        let next = s.queue.borrow_mut().next();
-        let Some((position, id)) = next else { return };
-        match one(s.app, &id, s.settings, s.agents, &cancel, &mut slicer).await {
-            Ok(Some((record, last))) => {
-                if !s.halted_by(&last) {
-                    let mut j = s.job.borrow_mut();
-                    j.records.push(record);
-                    j.positions.push(position);
+/// Runs a batch with the library's scheduler, reporting each finished episode. `Err` says why
+/// the batch stopped early when the user did not stop it (a task failed, the endpoint is down
+/// or refused the key); a user's stop is `Ok`, and `crew.cancel` is set.
+pub async fn run_batch(
+    plan: Plan<'_>,
+    crew: &Crew<'_>,
+    on_finished: impl FnMut(Finished),
+) -> Result<(), String> {
+    let batch = RefCell::new(Batch::new(plan.ids, plan.jobs, run::Cancel::new()));
+    let lanes = batch.borrow().lanes();
+    let on_finished = RefCell::new(on_finished);
+    let failure = RefCell::new(None::<String>);
+    let lane = || async {
+        let mut slicer = Slicer::new(12.0);
+        loop {
+            stop_if_told(&batch.borrow(), crew);
+            let next = batch.borrow_mut().start_next();
+            let Some((index, id)) = next else { return };
+            match one(plan.app, &id, plan.settings, crew, &mut slicer).await {
+                Ok(ended) => {
+                    let finished = {
+                        let mut b = batch.borrow_mut();
+                        stop_if_told(&b, crew);
+                        b.finish(index, ended)
+                    };
+                    (on_finished.borrow_mut())(finished);
+                }
+                Err(e) => {
+                    let reason = format!("{id}: {e}");
+                    batch.borrow().cancel().cancel(reason.clone());
+                    failure.borrow_mut().get_or_insert(reason);
                 }
             }
-            Ok(None) => return,
-            Err(e) => {
-                s.failure.borrow_mut().get_or_insert(format!("{id}: {e}"));
-                return;
-            }
-        }
-        if now_ms() - s.last_redraw.get() > REDRAW_MS {
-            notify();
-            s.last_redraw.set(now_ms());
-        }
-        slicer.tick().await;
-    }
-}
-
-impl Lanes<'_> {
-    /// Applies the batch rule of the agent clients (`agent::batch`) to a finished episode:
-    /// an endpoint that said the key or URL is wrong stops the job, and so do
-    /// [`MAX_FAILED_EPISODES_IN_A_ROW`] episodes in a row stopped by failed calls. The rule is
-    /// restated here because sandboxed episodes run in the worker, out of reach of
-    /// `BatchGuard`, which reads a local `Runner`. Returns whether the episode was cut short
-    /// by the stop and so is left out of the results.
-    fn halted_by(&self, last: &Snapshot) -> bool {
-        let client = self.job.borrow().client.clone();
-        if let Some(reason) = client.as_ref().and_then(|c| c.halted()) {
-            self.failure.borrow_mut().get_or_insert(reason);
-            return last.finished == Some(Finish::Stopped);
-        }
-        let failures = MAX_CONSECUTIVE_FAILURES as usize;
-        let by_failures = last.finished == Some(Finish::Stopped)
-            && last.turns.len() >= failures
-            && last.turns[last.turns.len() - failures..].iter().all(|t| t.error.is_some());
-        let in_a_row = if by_failures { self.failed_in_a_row.get() + 1 } else { 0 };
-        self.failed_in_a_row.set(in_a_row);
-        if in_a_row >= MAX_FAILED_EPISODES_IN_A_ROW {
-            self.failure.borrow_mut().get_or_insert(format!(
-                "{MAX_FAILED_EPISODES_IN_A_ROW} episodes in a row were stopped by failed calls (the endpoint seems down)"
-            ));
-            if let Some(c) = client {
+            // The batch's rule or a failed task stops the others' calls in flight too.
+            if batch.borrow().cancel().is_cancelled()
+                && !crew.cancel.get()
+                && let Some(c) = &crew.client
+            {
                 c.abort();
             }
+            slicer.tick().await;
         }
-        false
+    };
+    futures::future::join_all((0..lanes).map(|_| lane())).await;
+    let reason = batch.borrow().cancel().reason();
+    match failure.take().or(reason) {
+        Some(reason) if reason != CANCELLED => Err(reason),
+        _ => Ok(()),
     }
 }
 
-/// Runs one task; `None` when it was cancelled midway (its partial record is dropped).
+/// Passes the user's Stop and a client's run-wide error on to the batch.
+fn stop_if_told<T>(batch: &Batch<T>, crew: &Crew<'_>) {
+    if crew.cancel.get() {
+        batch.cancel().cancel(CANCELLED);
+    }
+    if let Some(reason) = crew.client.as_ref().and_then(|c| c.halted()) {
+        batch.cancel().cancel(reason);
+    }
+}
+
+/// Runs one task to its end (a cancel ends it early; the batch then leaves it out).
 async fn one(
     app: &dyn App,
-    id: &crate::QueryId,
+    id: &QueryId,
     settings: RunSettings,
-    agents: &dyn Fn() -> PageAgent,
-    cancel: &Cancel,
+    crew: &Crew<'_>,
     slicer: &mut Slicer,
-) -> Result<Option<(ResultRecord, Snapshot)>, String> {
+) -> Result<Ended, String> {
     let task = app.generate(id).map_err(|e| e.to_string())?;
-    let mut agent = agents();
+    let mut agent = (crew.agents)();
     let (handle, snapshot) = EpisodeHandle::start(task, settings, agent.info()).await?;
-    let last = drive(&handle, snapshot, &mut agent, cancel, Pace::Slices(slicer), |_| {}).await?;
-    if last.stop_reason.as_deref() == Some(CANCELLED) {
-        return Ok(None);
-    }
-    Ok(Some((handle.record()?, last)))
+    drive(&handle, snapshot, &mut agent, &crew.cancel, Pace::Slices(slicer), |_| {}).await?;
+    Ok(Ended::from_record(handle.record()?))
 }
 
 /// Marks the job ended and saves what it ran as a history run.
@@ -328,5 +375,4 @@ async fn finish(job: &Shared, failure: Option<String>) {
             Err(e) => job.borrow_mut().phase = Phase::Failed(format!("not saved to the history: {e}")),
         }
     }
-    notify();
 }

@@ -89,7 +89,8 @@ fn counted(
 
 #[function_component(BatchPage)]
 pub fn batch_page(props: &BatchProps) -> Html {
-    let job = job::use_job();
+    let jobs = job::use_jobs();
+    let job = jobs.job_now();
     let error = use_state(|| None::<String>);
     let draft = use_state(|| None::<Draft>);
     let link = &props.link;
@@ -101,17 +102,20 @@ pub fn batch_page(props: &BatchProps) -> Html {
     let running = job.as_ref().is_some_and(|j| j.borrow().running());
     let count = shown.task_count(app.info().levels.len());
     let start = {
-        let (link, error) = (shown.clone(), error.clone());
+        let (link, error, jobs) = (shown.clone(), error.clone(), jobs.clone());
         Callback::from(move |_| {
-            let (link, error) = (link.clone(), error.clone());
-            wasm_bindgen_futures::spawn_local(async move { error.set(job::start(link).await.err()) });
+            let (link, error, jobs) = (link.clone(), error.clone(), jobs.clone());
+            wasm_bindgen_futures::spawn_local(async move { error.set(job::start(jobs, link).await.err()) });
         })
     };
-    let cancel = Callback::from(|_| {
-        if let Some(j) = job::current() {
-            j.borrow().cancel();
-        }
-    });
+    let cancel = {
+        let job = job.clone();
+        Callback::from(move |_| {
+            if let Some(j) = &job {
+                j.borrow().cancel();
+            }
+        })
+    };
     html! {
         <section class="batch">
             <h2>{ "Batch" }</h2>
@@ -319,7 +323,7 @@ struct SummaryProps {
 
 #[function_component(LiveSummary)]
 fn live_summary(props: &SummaryProps) -> Html {
-    let job = job::current();
+    let job = job::use_job();
     let held = job.as_ref().map(|j| j.borrow());
     let records: &[ResultRecord] = held.as_ref().map_or(&[], |j| &j.records);
     let step = if props.count == props.total { usize::MAX } else { props.count / chart_step(props.total) };

@@ -10,16 +10,16 @@ use std::sync::Arc;
 #[allow(unused_imports)]
 pub use prompts::toy;
 
+use netpress::agent::Agent;
 use netpress::agent::a2a::A2aConfig;
 use netpress::agent::client::{Client, EndpointConfig};
 use netpress::agent::mock::{Logged, MockServer, Reply, Script};
 use netpress::agent::native::{EndpointAgent, Transport, connect};
 use netpress::agent::openai::OpenAiConfig;
 use netpress::agent::retry::RetryPolicy;
-use netpress::agent::runner::drive;
-use netpress::agent::{Agent, Cancel, RunSettings, Runner};
 use netpress::app::Task;
 use netpress::record::ResultRecord;
+use netpress::run::{Cancel, RunSettings, Runner, drive};
 
 pub const KEY: &str = "sk-test-secret-0123";
 

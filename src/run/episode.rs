@@ -1,4 +1,11 @@
-//! The multi-turn loop, as a state machine without I/O.
+//! One episode: the multi-turn loop, as a state machine without I/O.
+//!
+//! [`Runner`] owns the conversation: it sends the prompt, passes each reply to the episode,
+//! appends the observation and stops when the episode finishes, the turn limit is reached or
+//! the agent keeps failing. It never calls the agent itself: a driver asks it for
+//! [`Runner::messages`], gets a reply however it can (a blocking call, a `fetch`, a recorded
+//! turn) and hands it to [`Runner::submit`]. So one runner serves the CLI's threads
+//! ([`drive`], [`run_episode`]), the page's futures and re-scoring ([`super::rescore`]).
 //!
 //! Conversation shape: the first user message is the task's prompt in the chosen variant; each
 //! assistant reply is followed by a user message holding the episode's observation. The loop
@@ -18,8 +25,8 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 
 use super::cancel::Cancel;
-use super::{Agent, AgentError, AgentInfo, AgentReply, Message, Role, Tokens};
 use crate::app::{Episode, Finish, PromptVariant, Task};
+use crate::conversation::{Agent, AgentError, AgentInfo, AgentReply, Message, Tokens, transcript};
 use crate::record::{ResultRecord, TurnRecord};
 
 /// Failed calls in a row after which the runner gives up on the agent.
@@ -240,25 +247,6 @@ fn sum_latency(turns: &[TurnRecord]) -> Option<f64> {
 fn sum_tokens(turns: &[TurnRecord]) -> Option<u64> {
     let reported: Vec<Tokens> = turns.iter().filter_map(|t| t.tokens).collect();
     (!reported.is_empty()).then(|| reported.iter().map(|t| t.total()).sum())
-}
-
-/// The whole conversation as one text, for agents that take a transcript per turn (A2A):
-/// `=== Task ===`, then `=== Your reply ===` and `=== Observation ===` blocks.
-pub fn transcript(messages: &[Message]) -> String {
-    let mut out = String::new();
-    for (i, m) in messages.iter().enumerate() {
-        if i > 0 {
-            out.push_str("\n\n");
-        }
-        let who = match m.role {
-            Role::System => "System",
-            Role::User if i == 0 => "Task",
-            Role::User => "Observation",
-            Role::Assistant => "Your reply",
-        };
-        out.push_str(&format!("=== {who} ===\n{}", m.content));
-    }
-    out
 }
 
 /// Runs one episode to the end with a blocking agent.
