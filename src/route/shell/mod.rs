@@ -111,7 +111,10 @@ impl Commands for Machine<'_> {
             return Err(OpenError::bash(format!("bash: {path}: No such file or directory"), 1));
         }
         if !sysctl::writable(n, &key) {
-            return Err(OpenError::refusal(format!("netpress: writing {path}: not supported in this lab"), 2));
+            return Err(OpenError::refusal(
+                format!("netpress: writing {path}: not supported in this lab"),
+                2,
+            ));
         }
         Ok(())
     }
