@@ -5,7 +5,7 @@
 //! the agent keeps failing. It never calls the agent itself: a driver asks it for
 //! [`Runner::messages`], gets a reply however it can (a blocking call, a `fetch`, a recorded
 //! turn) and hands it to [`Runner::submit`]. So one runner serves the CLI's threads
-//! ([`drive`], [`run_episode`]), the page's futures and re-scoring ([`super::rescore`]).
+//! ([`drive`], [`run_episode`]), the page's futures and re-scoring ([`super::rescore()`]).
 //!
 //! Conversation shape: the first user message is the task's prompt in the chosen variant; each
 //! assistant reply is followed by a user message holding the episode's observation. The loop

@@ -13,7 +13,7 @@
 //!   concurrency limit and stops handing out tasks once cancelled), run the episode, hand back
 //!   how it [`batch::Ended`]; it applies the batch's stop rule and says which records count.
 //! - [`TaskSelection`] ([`select`]): which ids make up a run, in which order.
-//! - [`rescore()`] ([`rescore`]): a result record scored again by this build.
+//! - [`rescore()`] (module [`mod@rescore`]): a result record scored again by this build.
 //! - [`Cancel`] ([`cancel`]): the flag the user, the agents and the batch rule share.
 //!
 //! The blocking drivers live here too because they are only a loop: [`run_episode`] and
