@@ -101,8 +101,11 @@ impl EpisodeHandle {
         settings: RunSettings,
         agent: AgentInfo,
     ) -> Result<(Self, Snapshot), String> {
-        // A task of no registered application (a test's own) has no sandbox to ask for.
-        let sandboxed = crate::registry::app(&task.card().app).is_ok_and(|app| app.info().sandboxed);
+        // A task of no registered application (a test's own) has no sandbox to ask for, and a
+        // build that links the sandbox itself (the wasm tests', `web,sandbox`) runs it in place;
+        // the shipped page has none and asks the worker.
+        let sandboxed = !cfg!(feature = "sandbox")
+            && crate::registry::app(&task.card().app).is_ok_and(|app| app.info().sandboxed);
         if sandboxed {
             let episode = WorkerEpisode::start(task, settings, agent).await?;
             let snapshot = episode.state.borrow().clone();
