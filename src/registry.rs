@@ -1,27 +1,83 @@
-//! The one place applications are listed. Surfaces iterate [`apps`] and look names up with
-//! [`app`]; nothing else names an application.
+//! The one place applications are listed.
+//!
+//! A [`Registry`] is a list of applications that surfaces work over: the CLI's entry, the
+//! sandbox worker and the task selection of a run take one, so a test can add a toy
+//! application to [`Registry::standard`] with one line and drive it through every surface.
+//! The free functions [`apps`], [`app`] and [`generate`] are the standard registry's, for the
+//! surfaces that only ever show the shipped applications (the web page).
+//!
+//! Nothing else names an application: a new one is its module plus its line in
+//! [`Registry::standard`].
 
-use crate::app::App;
+use std::sync::{Arc, OnceLock};
+
+use crate::app::{App, Task};
 use crate::error::{Error, Result};
 
-/// Every application, in display order.
+/// A list of applications, in display order, with unique names.
+#[derive(Clone)]
+pub struct Registry {
+    apps: Vec<&'static dyn App>,
+}
+
+impl Registry {
+    /// The applications NetPress ships, in display order.
+    pub fn standard() -> &'static Registry {
+        static STANDARD: OnceLock<Registry> = OnceLock::new();
+        STANDARD.get_or_init(|| Registry {
+            apps: vec![&crate::malt::MALT, &crate::route::RouteApp, &crate::k8s::K8sApp],
+        })
+    }
+
+    /// This registry with `app` added last, or in place of the application of the same name.
+    pub fn with(mut self, app: &'static dyn App) -> Registry {
+        let name = app.info().name;
+        match self.apps.iter().position(|a| a.info().name == name) {
+            Some(i) => self.apps[i] = app,
+            None => self.apps.push(app),
+        }
+        self
+    }
+
+    /// Every application, in display order.
+    pub fn apps(&self) -> &[&'static dyn App] {
+        &self.apps
+    }
+
+    /// The application called `name`.
+    pub fn app(&self, name: &str) -> Result<&'static dyn App> {
+        self.apps.iter().copied().find(|a| a.info().name == name).ok_or_else(|| {
+            let known: Vec<&str> = self.apps.iter().map(|a| a.info().name).collect();
+            Error::UnknownApp(name.to_string(), known.join(", "))
+        })
+    }
+
+    /// Generates the task an id string names, through its application.
+    pub fn generate(&self, id: &str) -> Result<Arc<dyn Task>> {
+        let id: crate::QueryId = id.parse()?;
+        self.app(&id.app)?.generate(&id)
+    }
+}
+
+impl std::fmt::Debug for Registry {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list().entries(self.apps.iter().map(|a| a.info().name)).finish()
+    }
+}
+
+/// Every shipped application, in display order.
 pub fn apps() -> &'static [&'static dyn App] {
-    static APPS: &[&dyn App] = &[&crate::malt::MALT, &crate::route::RouteApp, &crate::k8s::K8sApp];
-    APPS
+    Registry::standard().apps()
 }
 
-/// The application called `name`.
+/// The shipped application called `name`.
 pub fn app(name: &str) -> Result<&'static dyn App> {
-    apps().iter().copied().find(|a| a.info().name == name).ok_or_else(|| {
-        let known: Vec<&str> = apps().iter().map(|a| a.info().name).collect();
-        Error::UnknownApp(name.to_string(), known.join(", "))
-    })
+    Registry::standard().app(name)
 }
 
-/// Generates the task an id string names, through its application.
-pub fn generate(id: &str) -> Result<std::sync::Arc<dyn crate::app::Task>> {
-    let id: crate::QueryId = id.parse()?;
-    app(&id.app)?.generate(&id)
+/// Generates the task an id string names, through its (shipped) application.
+pub fn generate(id: &str) -> Result<Arc<dyn Task>> {
+    Registry::standard().generate(id)
 }
 
 #[cfg(test)]
@@ -39,6 +95,15 @@ mod tests {
             })
             .map(str::to_string)
             .collect()
+    }
+
+    #[test]
+    fn with_adds_last_or_replaces_by_name() {
+        let twice = Registry::standard().clone().with(&crate::route::RouteApp);
+        let names: Vec<&str> = twice.apps().iter().map(|a| a.info().name).collect();
+        assert_eq!(names, ["malt", "route", "k8s"]);
+        let err = twice.app("toy").err().expect("unknown").to_string();
+        assert!(err.contains("malt, route, k8s"), "{err}");
     }
 
     /// Every abbreviation a task label or level summary shows is one the application's
