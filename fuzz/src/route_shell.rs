@@ -1,7 +1,7 @@
 //! Any bytes as command lines on every machine of a small lab: no panic, no hang, bounded
 //! output. Lines are separated by newlines; each runs on the machine its first byte picks.
 
-use netpress::route::engine::matrix;
+use netpress::route::matrix;
 use netpress::route::shell;
 use netpress::route::topology::{Shape, Topology};
 

@@ -18,15 +18,6 @@ use super::score::{self, Record};
 use super::shell;
 use super::task::RouteTask;
 
-/// One step of the log.
-#[derive(Debug, Clone)]
-pub struct StepLog {
-    pub machine: String,
-    pub command: String,
-    pub status: i32,
-    pub output: String,
-}
-
 pub struct RouteEpisode {
     task: Arc<RouteTask>,
     net: Net,
@@ -35,7 +26,6 @@ pub struct RouteEpisode {
     turns: u32,
     stopped: bool,
     tracker: Reactive,
-    log: Vec<StepLog>,
 }
 
 impl RouteEpisode {
@@ -51,13 +41,7 @@ impl RouteEpisode {
             max_turns: max_turns.max(1),
             turns: 0,
             stopped: false,
-            log: Vec::new(),
         }
-    }
-
-    /// The steps so far.
-    pub fn log(&self) -> &[StepLog] {
-        &self.log
     }
 
     fn names(&self) -> Vec<String> {
@@ -97,12 +81,6 @@ impl Episode for RouteEpisode {
             self.tracker.refuse(Refusal { turn: self.turns, action: shown.clone(), reason });
         }
         self.tracker.observe(self.turns, &shown, score::holds(&self.matrix));
-        self.log.push(StepLog {
-            machine: a.machine.clone(),
-            command: a.command.clone(),
-            status: out.status,
-            output: out.output.clone(),
-        });
         let mut text = observation(&a.machine, &a.command, &out.output, &self.matrix_text());
         let mut notes = Vec::new();
         if a.extra {

@@ -2,30 +2,35 @@
 //! command per turn (docs/route.md).
 //!
 //! - [`topology`], [`fault`], [`generate`]: what a task is and how it is drawn.
-//! - [`net`]: the emulated kernel state; [`engine`]: packets, pings and the ping matrix.
-//! - [`shell`] and [`cmd`]: the command line each machine runs, with Linux's output.
-//! - [`prompt`], [`action`], [`episode`], [`score`], [`task`]: the agent contract.
-//! - [`baseline`]: the deterministic troubleshooter.
+//! - [`net`]: the emulated kernel state; `engine`: packets, pings and the ping [`matrix`].
+//! - [`shell`] and `cmd`: the command line each machine runs, with Linux's output.
+//! - [`prompt`], `action`, `episode`, `score`, [`task`]: the agent contract.
+//! - `baseline`: the deterministic troubleshooter.
 
-pub mod action;
-pub mod baseline;
+// The lab's building blocks are public: the fidelity tests and fuzz targets drive the
+// emulated network, the shell and the ping matrix directly. The agent-facing roles are
+// private; surfaces reach them through the registry.
+mod action;
+mod baseline;
 #[cfg(test)]
 mod behaviours;
-pub mod cmd;
-pub mod engine;
-pub mod episode;
+mod cmd;
+mod engine;
+mod episode;
 pub mod fault;
 pub mod generate;
 #[doc(hidden)]
 pub mod golden;
 pub mod net;
-pub mod picture;
+mod picture;
 pub mod prompt;
-pub mod score;
+mod score;
 pub mod shell;
 pub mod task;
-pub mod text;
+mod text;
 pub mod topology;
+
+pub use engine::matrix;
 
 use std::sync::Arc;
 

@@ -14,7 +14,7 @@ mod lab;
 mod normalize;
 mod sequences;
 
-use netpress::route::engine::matrix;
+use netpress::route::matrix;
 use netpress::route::net::Net;
 use netpress::route::shell;
 use netpress::route::topology::{Shape, Topology};

@@ -10,9 +10,9 @@
 
 use netpress::app::Task;
 use netpress::id::QueryId;
-use netpress::route::engine::matrix;
 use netpress::route::fault::Fault;
 use netpress::route::generate::{self, inject};
+use netpress::route::matrix;
 use netpress::route::shell;
 use netpress::route::task::RouteTask;
 

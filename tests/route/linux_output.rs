@@ -4,7 +4,7 @@
 //! link into an MTU 68 port, the neighbour a router learns from an ARP request, and the path
 //! MTU ping's later probes keep.
 
-use netpress::route::engine::matrix;
+use netpress::route::matrix;
 use netpress::route::net::Net;
 use netpress::route::shell;
 use netpress::route::topology::{Shape, Topology};

@@ -5,7 +5,7 @@
 use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicU32, Ordering};
 
-use netpress::route::engine::matrix::Machine;
+use netpress::route::matrix::Machine;
 use netpress::route::topology::{Port, Topology};
 
 /// Tools the harness needs on the host.
