@@ -1,16 +1,16 @@
 //! Statistics over result records, one concept per module:
 //!
-//! - [`interval`]: pass rates with 95% Wilson intervals and a seeded percentile bootstrap.
-//! - [`plan`]: the sample-size planner, the verdict on two observed rates, intervals as
+//! - `interval`: pass rates with 95% Wilson intervals and a seeded percentile bootstrap.
+//! - `plan`: the sample-size planner, the verdict on two observed rates, intervals as
 //!   queries accumulate, and seeded Bernoulli outcomes.
-//! - [`summary`]: summaries of groups of episodes (by agent, app, level, label), the
+//! - `summary`: summaries of groups of episodes (by agent, app, level, label), the
 //!   leaderboard and pairwise comparisons.
 //!
 //! Everything is re-exported here, so callers write `stats::wilson`, `stats::Summary`.
 
-pub mod interval;
-pub mod plan;
-pub mod summary;
+mod interval;
+mod plan;
+mod summary;
 
 pub use interval::{Interval, Rate, Z95, bootstrap, wilson};
 pub use plan::{
