@@ -1,5 +1,6 @@
-//! The emulated `kubectl` (§7 of k8s.md): verb policy, read verbs, writes limited as by RBAC,
-//! and kubectl 1.34's output formats byte for byte.
+//! The emulated `kubectl`: verb policy, read verbs, writes limited as by RBAC, and kubectl
+//! 1.34's output formats byte for byte (docs/k8s.md, "What the agent has", lists the verbs and
+//! formats).
 //!
 //! [`run`] takes one command line (after the program name) and the shell's standard input,
 //! acts on the [`Env`] (cluster state, verb policy, refusal log) and returns what kubectl
