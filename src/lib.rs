@@ -14,6 +14,8 @@
 //! - [`view`]: plain data the UI draws (grids, tables, pictures), produced by the apps.
 //! - [`reply`]: lenient extraction of actions from free-form agent replies.
 //! - [`record`]: the versioned result record written as JSONL.
+//! - [`history`]: saved runs as data: a run's summary and the JSONL export/import of runs.
+//! - [`paste`]: how typed and pasted text becomes replies (the web app's terminal and paste box).
 //! - [`stats`]: Wilson and bootstrap intervals, overlap, sample-size planning, aggregation.
 //! - [`provenance`]: where a published number came from (versions, queries, agents, command).
 //! - [`report`]: tables, charts (SVG) and the self-contained HTML report of some results.
@@ -30,11 +32,13 @@ pub mod conversation;
 pub mod error;
 pub mod export;
 pub mod hash;
+pub mod history;
 pub mod id;
 pub mod k8s;
 pub mod link;
 pub mod malt;
 pub mod params;
+pub mod paste;
 pub mod provenance;
 pub mod record;
 pub mod registry;

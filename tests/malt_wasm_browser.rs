@@ -1,5 +1,5 @@
-//! The MALT golden values and a sandboxed oracle run in wasm32 in headless Chrome (malt.md §10,
-//! acceptances 1–3): `CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner
+//! The MALT golden values and a sandboxed oracle run in wasm32 in headless Chrome, so the
+//! browser computes what the native build does: `CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner
 //! cargo test --target wasm32-unknown-unknown --test malt_wasm_browser` (webdriver.json holds the Chrome flags).
 #![cfg(target_arch = "wasm32")]
 

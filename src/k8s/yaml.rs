@@ -252,6 +252,15 @@ pub fn to_yaml(v: &Value) -> String {
     out
 }
 
+/// One item of a top-level sequence as [`to_yaml`] writes it (`- ` and the item's block at
+/// indent 2), so a long list can be written item by item: the items' texts in a row are the
+/// sequence's.
+pub fn to_yaml_item(v: &Value) -> String {
+    let mut out = String::from("- ");
+    emit_after_indicator(v, 2, &mut out);
+    out
+}
+
 fn pad(out: &mut String, n: usize) {
     out.extend(std::iter::repeat_n(' ', n));
 }

@@ -1,4 +1,4 @@
-//! The `baseline` agent: a deterministic template compiler (malt.md §8). It reads only the
+//! The `baseline` agent (docs/malt.md): a deterministic template compiler. It reads only the
 //! conversation, finds the question in the prompt, matches it against one pattern per L1–L3
 //! family in the W1 wording, and emits G-API Python for the extracted parameters. Anything
 //! else (W2/W3 paraphrases, all of level 4) gets code returning 'unsupported': safe and wrong.

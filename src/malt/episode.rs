@@ -1,4 +1,4 @@
-//! The MALT episode (malt.md §5 "Episode"): single-shot by default; with a turn limit up to 5,
+//! The MALT episode: single-shot by default; with a turn limit up to 5,
 //! a reply without usable code, an exception, a limit or an invalid return is an observation
 //! and the agent may resubmit, while a valid answer ends the episode without revealing
 //! whether it is correct. Every turn starts from a fresh working graph; the last is scored.

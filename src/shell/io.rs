@@ -104,6 +104,11 @@ impl Io {
         self.bytes >= self.limit
     }
 
+    /// What was kept so far, for a writer that reads its own output (K8s's `Output`).
+    pub(crate) fn chunks(&self) -> &[(Stream, String)] {
+        &self.chunks
+    }
+
     pub(crate) fn into_chunks(self) -> Vec<(Stream, String)> {
         self.chunks
     }

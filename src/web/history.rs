@@ -9,8 +9,9 @@ use yew::prelude::*;
 use super::batch::result_row;
 use super::go;
 use super::show::Wide;
-use super::store::{self, RunMeta, transfer};
+use super::store::{self, RunMeta};
 use super::util::{date_time, download, epoch_ms, event_checked, pct, read_file};
+use crate::history;
 use crate::link::View;
 use crate::record::ResultRecord;
 use crate::view::count;
@@ -19,11 +20,11 @@ use crate::view::count;
 #[derive(Clone, PartialEq)]
 struct Pending {
     file: String,
-    plan: transfer::ImportPlan,
+    plan: history::ImportPlan,
 }
 
 /// Saves an import plan and says what happened.
-async fn apply(plan: &transfer::ImportPlan) -> Result<String, String> {
+async fn apply(plan: &history::ImportPlan) -> Result<String, String> {
     store::save_all(&plan.runs).await?;
     let mut msg = format!(
         "Imported {} in {}.",
@@ -50,7 +51,7 @@ async fn export(runs: Vec<RunMeta>) -> Result<String, String> {
         all.push((meta, records));
     }
     let n: usize = all.iter().map(|(_, r)| r.len()).sum();
-    download("netpress-results.jsonl", "application/x-ndjson", &transfer::export(&all))?;
+    download("netpress-results.jsonl", "application/x-ndjson", &history::export(&all))?;
     Ok(format!("Exported {} from {}.", count(n, "record", "records"), count(all.len(), "run", "runs")))
 }
 
@@ -128,7 +129,7 @@ pub fn history_page() -> Html {
                     Err(e) => return message.set(Some(Err(e))),
                 };
                 let plan =
-                    transfer::plan_import(&text, &file.name(), &existing, epoch_ms(), store::new_run_id);
+                    history::plan_import(&text, &file.name(), &existing, epoch_ms(), store::new_run_id);
                 if plan.errors.is_empty() {
                     message.set(Some(apply(&plan).await));
                     reload.emit(());

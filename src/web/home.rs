@@ -3,10 +3,11 @@
 
 use yew::prelude::*;
 
+use super::go;
+use super::settings::use_settings;
 use super::store::{self, RunMeta};
 use super::task::{random_seed, random_task};
 use super::util::{date_time, pct};
-use super::{go, settings};
 use crate::link::{TaskLink, View};
 use crate::registry::apps;
 
@@ -22,8 +23,9 @@ pub fn home() -> Html {
             wasm_bindgen_futures::spawn_local(async move { recent.set(Some(store::list().await)) });
         });
     }
-    let random = Callback::from(|_| {
-        if let Some(link) = random_task() {
+    let variant = use_settings().variant;
+    let random = Callback::from(move |_| {
+        if let Some(link) = random_task(variant) {
             go(&View::Task(link));
         }
     });
@@ -31,7 +33,7 @@ pub fn home() -> Html {
         let info = app.info();
         let open = Callback::from(move |_| {
             let mut link = TaskLink::new(app.default_id(info.levels[0].level, random_seed(), 0));
-            link.variant = settings::load().variant;
+            link.variant = variant;
             go(&View::Task(link));
         });
         html! {

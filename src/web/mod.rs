@@ -8,7 +8,8 @@
 //! [`batch`], [`compare`], [`history`], [`bench`] (the other views), [`show`] (generic
 //! renderers of pictures, panels, turns and scores), [`sandbox`]
 //! (episodes, local or in the sandbox worker), [`agents`] (agents and the loop driving them),
-//! [`store`] (the IndexedDB history), [`settings`] (local storage) and [`util`].
+//! [`store`] (the IndexedDB history), [`settings`] (page settings in context, kept in local
+//! storage) and [`util`].
 
 mod agents;
 mod answer;
@@ -93,10 +94,12 @@ fn root() -> Html {
                     let _ = main.unchecked_into::<web_sys::HtmlElement>().focus();
                 }
             })}>{ "Skip to content" }</a>
+            <settings::SettingsProvider>
             <batch::job::JobProvider>
                 <layout::Header view={(*view).clone()} />
                 <main id="main" tabindex="-1">{ page }</main>
             </batch::job::JobProvider>
+            </settings::SettingsProvider>
         </>
     }
 }

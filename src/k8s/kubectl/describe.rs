@@ -23,32 +23,32 @@ use crate::k8s::policy::{NetworkPolicy, Peer, Rule, port_text};
 
 const LAST_APPLIED: &str = "kubectl.kubernetes.io/last-applied-configuration";
 
-pub fn command(a: &Args, env: &mut Env) -> Output {
+/// `kubectl describe`, each object's page written as it is made (stopping once `o` is full).
+pub fn command(a: &Args, env: &mut Env, o: &mut Output) {
     let targets = match resolve(&a.positional) {
         Ok(t) if t.is_empty() => {
-            return Output::error(
+            return o.fail(
                 "You must specify the type of resource to describe. Use \"kubectl api-resources\" for a complete list of supported resources.\n\nerror: Required resource not specified.\nUse \"kubectl explain <resource>\" for a detailed description of that resource (e.g. kubectl explain pods).\nSee 'kubectl describe -h' for help and examples",
             );
         }
         Ok(t) => t,
-        Err(e) => return Output::error(e),
+        Err(e) => return o.fail(e),
     };
     let sel = match selector(a) {
         Ok(s) => s,
-        Err(e) => return Output::error(e),
+        Err(e) => return o.fail(e),
     };
     let ns = namespace(a);
     let all_ns = a.is_set("all-namespaces");
     let c = &env.cluster;
-    let mut o = Output::default();
-    let mut pages = Vec::new();
+    let mut shown: Vec<Obj<'_>> = Vec::new();
     let mut errors = Vec::new();
     for t in &targets {
         let scope = if all_ns { None } else { Some(ns.as_str()) };
         let objs: Vec<Obj<'_>> =
             list(c, t.kind, scope).into_iter().filter(|x| sel.matches(&x.meta().labels)).collect();
         if t.names.is_empty() {
-            pages.extend(objs.iter().map(|x| describe(c, x)));
+            shown.extend(&objs);
             continue;
         }
         for name in &t.names {
@@ -61,21 +61,28 @@ pub fn command(a: &Args, env: &mut Env) -> Output {
             if found.is_empty() {
                 errors.push(not_found(t.kind, name));
             }
-            pages.extend(found.into_iter().map(|x| describe(c, x)));
+            shown.extend(found);
         }
     }
-    if targets.iter().any(|t| t.kind == Kind::Endpoints) && !pages.is_empty() {
+    if targets.iter().any(|t| t.kind == Kind::Endpoints) && !shown.is_empty() {
         o.err("Warning: v1 Endpoints is deprecated in v1.33+; use discovery.k8s.io/v1 EndpointSlice\n");
     }
-    o.out(pages.join("\n\n"));
-    if pages.is_empty() && errors.is_empty() {
+    for (i, x) in shown.iter().enumerate() {
+        if o.full() {
+            break;
+        }
+        if i > 0 {
+            o.out("\n\n");
+        }
+        o.out(describe(c, x));
+    }
+    if shown.is_empty() && errors.is_empty() {
         let kinds: Vec<Kind> = targets.iter().map(|t| t.kind).collect();
         o.err(no_resources(all_ns, &ns, &kinds));
     }
     for e in errors {
         o.fail(e);
     }
-    o
 }
 
 /// The description of one object.

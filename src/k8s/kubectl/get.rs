@@ -11,7 +11,7 @@ use crate::k8s::cluster::Cluster;
 use crate::k8s::labels::{Selector, parse_query};
 use crate::k8s::objects::{Kind, Obj, get as get_obj, list};
 use crate::k8s::output::Output;
-use crate::k8s::yaml::{to_json_pretty, to_yaml};
+use crate::k8s::yaml::{to_json_pretty, to_yaml, to_yaml_item};
 
 /// How objects are printed.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -98,14 +98,20 @@ pub fn as_json(objs: &[Obj<'_>], c: &Cluster, single: bool) -> Value {
     json!({"apiVersion": "v1", "items": items, "kind": "List", "metadata": {"resourceVersion": ""}})
 }
 
-/// Prints objects in a machine format (yaml, json, name, jsonpath) into `o`.
+/// Prints objects in a machine format (yaml, json, name, jsonpath) into `o`; a list in YAML,
+/// JSON or names stops once `o` is full.
 pub fn print_machine(fmt: &Format, objs: &[Obj<'_>], c: &Cluster, single: bool, o: &mut Output) {
+    let list = !(single && objs.len() == 1);
     match fmt {
         Format::Name => {
             for obj in objs {
+                if o.full() {
+                    return;
+                }
                 o.out(format!("{}/{}\n", obj.kind().prefix(), obj.name()));
             }
         }
+        Format::Yaml | Format::Json if list => print_list(fmt == &Format::Yaml, objs, c, o),
         Format::Yaml => o.out(to_yaml(&as_json(objs, c, single))),
         Format::Json => o.out(format!("{}\n", to_json_pretty(&as_json(objs, c, single)))),
         Format::JsonPath(t) => match jsonpath::render(t, &as_json(objs, c, single)) {
@@ -116,27 +122,64 @@ pub fn print_machine(fmt: &Format, objs: &[Obj<'_>], c: &Cluster, single: bool, 
     }
 }
 
-pub fn get(a: &Args, env: &mut Env) -> Output {
-    let mut o = Output::default();
+/// A `List` in YAML or JSON written item by item: the bytes [`as_json`] rendered whole would
+/// give, without building the list's value or text, and stopping once `o` is full. The frame
+/// around the items is the rendering of the empty list, cut where its `items` are.
+fn print_list(yaml: bool, objs: &[Obj<'_>], c: &Cluster, o: &mut Output) {
+    let empty = as_json(&[], c, false);
+    let (frame, items) = if yaml {
+        (to_yaml(&empty), "items: []\n")
+    } else {
+        (format!("{}\n", to_json_pretty(&empty)), "\"items\": []")
+    };
+    let Some((head, tail)) = frame.split_once(items).filter(|_| !objs.is_empty()) else {
+        return o.out(frame);
+    };
+    o.out(head);
+    o.out(if yaml { "items:\n" } else { "\"items\": [" });
+    for (i, obj) in objs.iter().enumerate() {
+        if o.full() {
+            return;
+        }
+        let item = obj.to_json(c);
+        if yaml {
+            o.out(to_yaml_item(&item));
+        } else {
+            // Go indents an item of the top-level list's `items` by two levels of four spaces.
+            o.out(if i == 0 { "\n" } else { ",\n" });
+            let text = to_json_pretty(&item);
+            for (k, line) in text.split('\n').enumerate() {
+                o.out(if k == 0 { "        " } else { "\n        " });
+                o.out(line);
+            }
+        }
+    }
+    if !yaml {
+        o.out("\n    ]");
+    }
+    o.out(tail);
+}
+
+pub fn get(a: &Args, env: &mut Env, o: &mut Output) {
     let targets = match resolve(&a.positional) {
         Ok(t) if t.is_empty() => {
-            return Output::error(
+            return o.fail(
                 "You must specify the type of resource to get. Use \"kubectl api-resources\" for a complete list of supported resources.\n\nerror: Required resource not specified.\nUse \"kubectl explain <resource>\" for a detailed description of that resource (e.g. kubectl explain pods).\nSee 'kubectl get -h' for help and examples",
             );
         }
         Ok(t) => t,
-        Err(e) => return Output::error(e),
+        Err(e) => return o.fail(e),
     };
     let fmt = match parse_format(a.value("output")) {
         Ok(f) => f,
-        Err(e) => return Output::error(e),
+        Err(e) => return o.fail(e),
     };
     let sel = match selector(a) {
         Ok(s) => s,
-        Err(e) => return Output::error(e),
+        Err(e) => return o.fail(e),
     };
     if a.value("selector").is_some() && targets.iter().any(|t| !t.names.is_empty()) {
-        return Output::error("error: name cannot be provided when a selector is specified");
+        return o.fail("error: name cannot be provided when a selector is specified");
     }
     let ns = namespace(a);
     let all_ns = a.is_set("all-namespaces");
@@ -171,14 +214,13 @@ pub fn get(a: &Args, env: &mut Env) -> Output {
         machine => {
             let objs: Vec<Obj<'_>> = groups.into_iter().flatten().collect();
             if !(single && objs.is_empty()) {
-                print_machine(machine, &objs, c, single, &mut o);
+                print_machine(machine, &objs, c, single, o);
             }
         }
     }
     for e in errors {
         o.fail(e);
     }
-    o
 }
 
 #[cfg(test)]
@@ -186,6 +228,10 @@ mod tests {
     use super::super::{Env, VerbPolicy, run};
     use crate::k8s::cluster::Cluster;
     use crate::k8s::meta::EPISODE_AT;
+    use crate::k8s::objects::Kind;
+    use crate::k8s::output::Output;
+    use crate::k8s::yaml::{to_json_pretty, to_yaml};
+    use crate::shell::Io;
 
     fn kubectl(line: &str) -> (String, i32) {
         let mut env = Env::new(Cluster::pristine(), VerbPolicy::default());
@@ -208,6 +254,44 @@ mod tests {
         assert_eq!(t, "No resources found in default namespace.\n");
         let (t, _) = kubectl("get netpol -A");
         assert_eq!(t, "No resources found\n");
+    }
+
+    /// What the objects of `kinds` render to whole, as the list printer's reference.
+    fn whole(env: &Env, yaml: bool) -> String {
+        let c = &env.cluster;
+        let objs: Vec<_> = [Kind::Pod, Kind::Service, Kind::NetworkPolicy]
+            .into_iter()
+            .flat_map(|k| crate::k8s::objects::list(c, k, None))
+            .collect();
+        let value = super::as_json(&objs, c, false);
+        if yaml { to_yaml(&value) } else { format!("{}\n", to_json_pretty(&value)) }
+    }
+
+    #[test]
+    fn lists_written_item_by_item_are_the_whole_rendering() {
+        let mut env = Env::new(Cluster::pristine(), VerbPolicy::default());
+        env.cluster.now = EPISODE_AT;
+        for (yaml, format) in [(true, "yaml"), (false, "json")] {
+            let line = format!("get pods,svc,netpol -A -o {format}");
+            let argv: Vec<String> = line.split_whitespace().map(str::to_string).collect();
+            let o = run(&argv, "", &mut env);
+            assert_eq!(o.text(), whole(&env, yaml), "{format}");
+            let empty: Vec<String> = ["get", "netpol", "-o", format].map(str::to_string).to_vec();
+            let frame = super::as_json(&[], &env.cluster, false);
+            let expect = if yaml { to_yaml(&frame) } else { format!("{}\n", to_json_pretty(&frame)) };
+            assert_eq!(run(&empty, "", &mut env).text(), expect, "{format}");
+        }
+    }
+
+    #[test]
+    fn a_full_writer_stops_the_listing() {
+        let mut env = Env::new(Cluster::pristine(), VerbPolicy::default());
+        let argv: Vec<String> = ["get", "pods", "-A", "-o", "yaml"].map(str::to_string).to_vec();
+        let mut small = Output::over(Io::new(1000));
+        super::super::run_into(&argv, "", &mut env, &mut small);
+        let all = run(&argv, "", &mut env).text();
+        let kept = small.text();
+        assert!(all.len() > 10_000 && kept.len() == 1000 && all.starts_with(&kept));
     }
 
     #[test]

@@ -1,9 +1,11 @@
-//! The emulated `kubectl` (§7 of k8s.md): verb policy, read verbs, writes limited as by RBAC,
-//! and kubectl 1.34's output formats byte for byte.
+//! The emulated `kubectl`: verb policy, read verbs, writes limited as by RBAC, and kubectl
+//! 1.34's output formats byte for byte (docs/k8s.md, "What the agent has", lists the verbs and
+//! formats).
 //!
-//! [`run`] takes one command line (after the program name) and the shell's standard input,
-//! acts on the [`Env`] (cluster state, verb policy, refusal log) and returns what kubectl
-//! would print. Parsing, lookups and every error are pure functions of the state and the
+//! [`run_into`] takes one command line (after the program name) and the shell's standard
+//! input, acts on the [`Env`] (cluster state, verb policy, refusal log) and writes what
+//! kubectl would print into an [`Output`], which holds the shell's output limit as it is
+//! written ([`run`] returns an unlimited one). Parsing, lookups and every error are pure functions of the state and the
 //! arguments; nothing here can panic on agent input.
 
 pub mod args;
@@ -113,43 +115,48 @@ impl Env {
     }
 }
 
-/// Runs `kubectl ARGV…` with `stdin`.
+/// Runs `kubectl ARGV…` with `stdin` and returns all it prints.
 pub fn run(argv: &[String], stdin: &str, env: &mut Env) -> Output {
+    let mut o = Output::default();
+    run_into(argv, stdin, env, &mut o);
+    o
+}
+
+/// Runs `kubectl ARGV…` with `stdin`, writing into `o` as it prints; the listings that can be
+/// long stop once `o` is full.
+pub fn run_into(argv: &[String], stdin: &str, env: &mut Env, o: &mut Output) {
     let Some(verb) = find_verb(argv).map(str::to_string) else {
         if let Some(f) = argv.iter().find(|a| a.starts_with('-') && !matches!(a.as_str(), "-h" | "--help"))
             && args::parse(argv, "").is_err()
         {
             let flag = f.split('=').next().unwrap_or(f);
-            return Output::error(format!("error: unknown flag: {flag}\nSee 'kubectl --help' for usage."));
+            return o.fail(format!("error: unknown flag: {flag}\nSee 'kubectl --help' for usage."));
         }
-        let mut o = Output::default();
-        o.out(HELP);
-        return o;
+        return o.out(HELP);
     };
     if env.verbs.refused().contains(&verb.as_str()) {
         let command =
             std::iter::once("kubectl".to_string()).chain(argv.iter().cloned()).collect::<Vec<_>>().join(" ");
         env.refusals.push(Refusal { turn: env.turn, verb: verb.clone(), command });
-        return Output::error(format!(
+        return o.fail(format!(
             "Error from server (Forbidden): kubectl {verb} is not allowed in this task (allowed: {})",
             env.verbs.allowed().join(", ")
         ));
     }
     if !env.verbs.allowed().contains(&verb.as_str()) {
-        return unknown_command(&verb);
+        return o.append(unknown_command(&verb));
     }
     let parsed = match args::parse(argv, &verb) {
         Ok(a) => a,
-        Err(e) => return Output::error(format!("error: {e}\nSee 'kubectl {verb} --help' for usage.")),
+        Err(e) => return o.fail(format!("error: {e}\nSee 'kubectl {verb} --help' for usage.")),
     };
     if parsed.is_set("help") {
-        let mut o = Output::default();
-        o.out(verb_help(&verb));
-        return o;
+        return o.out(verb_help(&verb));
     }
-    match verb.as_str() {
-        "get" => get::get(&parsed, env),
-        "describe" => describe::command(&parsed, env),
+    // The read verbs write as they go; the others print a line or a few per object named.
+    let done = match verb.as_str() {
+        "get" => return get::get(&parsed, env, o),
+        "describe" => return describe::command(&parsed, env, o),
         "explain" => explain::command(&parsed),
         "patch" => write::patch(&parsed, env),
         "label" => write::label(&parsed, env),
@@ -157,7 +164,8 @@ pub fn run(argv: &[String], stdin: &str, env: &mut Env) -> Output {
         "create" => write::apply(&parsed, stdin, env, true),
         "delete" => write::delete(&parsed, stdin, env),
         _ => version(&parsed),
-    }
+    };
+    o.append(done);
 }
 
 /// cobra's error for an unknown subcommand, with its suggestions (distance ≤ 2 or prefix).

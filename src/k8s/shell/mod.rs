@@ -9,8 +9,8 @@
 //! docs/shell.md gives the refusals' words and the limits.
 
 use crate::k8s::kubectl::{self, Env};
-use crate::k8s::output::Fd;
-use crate::shell::{self, Commands, Grammar, Io, MAX_COMMANDS, MAX_STAGES, Refused, Settings, Stream};
+use crate::k8s::output::Output;
+use crate::shell::{self, Commands, Grammar, Io, MAX_COMMANDS, MAX_STAGES, Refused, Settings};
 
 pub use crate::shell::Outcome as Run;
 
@@ -53,11 +53,13 @@ impl Commands for Cluster<'_> {
         if name != "kubectl" {
             return None;
         }
-        let out = kubectl::run(args, stdin, self.env);
-        for (fd, text) in &out.chunks {
-            io.write(if *fd == Fd::Out { Stream::Out } else { Stream::Err }, text);
-        }
-        Some(out.status)
+        // kubectl writes into the shell's own writer (lent for the call), so its limit holds
+        // while a listing is printed and a long one stops early.
+        let mut out = Output::over(std::mem::replace(io, Io::new(0)));
+        kubectl::run_into(args, stdin, self.env, &mut out);
+        let (lent, status) = out.into_parts();
+        *io = lent;
+        Some(status)
     }
 }
 

@@ -8,7 +8,7 @@ use super::session::{EpisodeView, SessionCtl, use_session};
 use crate::agent::Agent;
 
 use super::super::agents::{Pace, PageAgent, drive};
-use super::super::settings;
+use super::super::settings::use_settings;
 use super::super::util::{Slicer, event_value};
 
 async fn run(ctl: SessionCtl, agent: Box<dyn Agent>, pace_ms: u32) {
@@ -33,11 +33,12 @@ const PACES: [(u32, &str); 4] =
 #[function_component(Baseline)]
 pub fn baseline(props: &ModeProps) -> Html {
     let ctl = use_session(&props.task, props.link.variant, &props.on_picture);
-    let pace = use_state(|| settings::load().pace_ms);
+    let settings = use_settings();
+    let pace = settings.pace_ms;
     let app = crate::registry::app(&props.task.0.card().app).ok();
     let name = app.map(|a| a.baseline().info().name).unwrap_or_default();
     let onclick = {
-        let (ctl, pace) = (ctl.clone(), *pace);
+        let ctl = ctl.clone();
         Callback::from(move |_| {
             if let Some(app) = app {
                 wasm_bindgen_futures::spawn_local(run(ctl.clone(), app.baseline(), pace));
@@ -48,14 +49,10 @@ pub fn baseline(props: &ModeProps) -> Html {
         let ctl = ctl.clone();
         Callback::from(move |_| ctl.get().cancel.set(true))
     };
-    let on_pace = {
-        let pace = pace.clone();
-        Callback::from(move |e: Event| {
-            let ms = event_value(&e).parse().unwrap_or(0);
-            settings::update(|s| s.pace_ms = ms);
-            pace.set(ms);
-        })
-    };
+    let on_pace = Callback::from(move |e: Event| {
+        let ms = event_value(&e).parse().unwrap_or(0);
+        settings.update(move |s| s.pace_ms = ms);
+    });
     let running = ctl.get().running;
     html! {
         <div class="baseline-mode">
@@ -66,7 +63,7 @@ pub fn baseline(props: &ModeProps) -> Html {
                 <button type="button" class="secondary" onclick={stop} disabled={!running}>{ "Stop" }</button>
                 <label for="pace">{ "Pace" }</label>
                 <select id="pace" onchange={on_pace}>
-                { for PACES.iter().map(|(ms, label)| html! { <option value={ms.to_string()} selected={*ms == *pace}>{ *label }</option> }) }
+                { for PACES.iter().map(|(ms, label)| html! { <option value={ms.to_string()} selected={*ms == pace}>{ *label }</option> }) }
                 </select>
             </div>
             <EpisodeView ctl={ctl.clone()} />

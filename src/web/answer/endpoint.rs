@@ -10,7 +10,7 @@ use super::session::{EpisodeView, SessionCtl, use_session};
 
 use super::super::agents::form::EndpointForm;
 use super::super::agents::{Pace, PageAgent, drive, remote};
-use super::super::settings;
+use super::super::settings::use_settings;
 
 async fn run(ctl: SessionCtl, client: Rc<dyn remote::RemoteClient>) {
     let mut agent = PageAgent::Remote(client);
@@ -32,12 +32,14 @@ pub fn endpoint(props: &ModeProps) -> Html {
     let problem = use_state(|| None::<String>);
     // The client of the run in flight, so Stop can abort its call.
     let client = use_mut_ref(|| None::<Rc<dyn remote::RemoteClient>>);
+    let settings = use_settings();
     let onclick = {
         let (ctl, problem, client) = (ctl.clone(), problem.clone(), client.clone());
         Callback::from(move |_| {
             let (ctl, problem, client) = (ctl.clone(), problem.clone(), client.clone());
+            let endpoint = settings.endpoint.clone();
             wasm_bindgen_futures::spawn_local(async move {
-                match remote::connect(&settings::load().endpoint).await {
+                match remote::connect(&endpoint).await {
                     Err(e) => problem.set(Some(e)),
                     Ok(c) => {
                         problem.set(None);

@@ -5,7 +5,6 @@
 mod baseline;
 mod drafts;
 mod endpoint;
-mod lines;
 mod paste;
 mod session;
 mod terminal;

@@ -4,12 +4,12 @@
 
 use yew::prelude::*;
 
-use super::lines::{Piece, split_paste};
 use super::session::{EpisodeView, SessionCtl, use_session};
 use super::{ModeProps, answer_kind};
 use crate::agent::{AgentInfo, AgentReply};
 use crate::app::{AnswerKind, Starter};
 use crate::link::{LinkHolds, MAX_LINK_ANSWER};
+use crate::paste::{Piece, split_paste};
 
 use super::super::util::{event_value, plural};
 

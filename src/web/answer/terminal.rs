@@ -11,9 +11,9 @@ use yew::prelude::*;
 
 use super::ModeProps;
 use super::drafts::Drafts;
-use super::lines::{Line, MAX_TYPED_COMMAND, refusal};
 use super::session::{SessionCtl, use_session};
 use crate::agent::{AgentInfo, AgentReply};
+use crate::paste::{Line, MAX_TYPED_COMMAND, refusal};
 
 use super::super::sandbox::EpisodeHandle;
 use super::super::show::panels::Panels;

@@ -17,7 +17,7 @@ use yew::prelude::*;
 
 use super::super::agents::{CANCELLED, Cancel, Pace, PageAgent, drive, remote};
 use super::super::sandbox::EpisodeHandle;
-use super::super::settings;
+use super::super::settings::EndpointSettings;
 use super::super::store::{self, RunMeta, Source};
 use super::super::util::{Slicer, now_ms};
 use crate::QueryId;
@@ -157,15 +157,16 @@ pub fn use_job() -> Option<Shared> {
 type Agents = Box<dyn Fn() -> PageAgent>;
 
 /// The agent a batch link asks for, made fresh per task (baselines keep per-task state), and
-/// the network client behind it if any.
+/// the network client behind it if any (reached through `endpoint`).
 async fn make_agent(
     app: &'static dyn App,
     link: &BatchLink,
+    endpoint: &EndpointSettings,
 ) -> Result<(Agents, Option<Rc<dyn remote::RemoteClient>>), String> {
     match link.agent.as_str() {
         "baseline" => Ok((Box::new(move || PageAgent::Local(app.baseline())), None)),
         "endpoint" => {
-            let client = remote::connect(&settings::load().endpoint).await?;
+            let client = remote::connect(endpoint).await?;
             let shared = client.clone();
             Ok((Box::new(move || PageAgent::Remote(shared.clone())), Some(client)))
         }
@@ -173,9 +174,9 @@ async fn make_agent(
     }
 }
 
-/// Starts a job for the link in the page's slot, replacing a finished one. Errors (bad
-/// settings) are returned before anything runs.
-pub async fn start(jobs: JobContext, link: BatchLink) -> Result<(), String> {
+/// Starts a job for the link in the page's slot, replacing a finished one; an endpoint agent
+/// is reached through `endpoint`. Errors (bad settings) are returned before anything runs.
+pub async fn start(jobs: JobContext, link: BatchLink, endpoint: EndpointSettings) -> Result<(), String> {
     if jobs.job.as_ref().is_some_and(|j| j.borrow().running()) {
         return Err("a batch is already running; cancel it first".into());
     }
@@ -190,7 +191,7 @@ pub async fn start(jobs: JobContext, link: BatchLink) -> Result<(), String> {
     if let Some(first) = ids.first() {
         app.generate(first).map_err(|e| e.to_string())?;
     }
-    let (agents, client) = make_agent(app, &link).await?;
+    let (agents, client) = make_agent(app, &link, &endpoint).await?;
     let job = Rc::new(RefCell::new(Job {
         agent: agents().info(),
         app: info.name.to_string(),

@@ -8,6 +8,7 @@ pub mod job;
 use yew::prelude::*;
 
 use super::agents::form::EndpointForm;
+use super::settings::{EndpointSettings, use_settings};
 use super::show::Wide;
 use super::show::chart::chart;
 use super::util::{duration, event_checked, event_value, pct};
@@ -93,6 +94,7 @@ pub fn batch_page(props: &BatchProps) -> Html {
     let job = jobs.job_now();
     let error = use_state(|| None::<String>);
     let draft = use_state(|| None::<Draft>);
+    let settings = use_settings();
     let link = &props.link;
     let Some(app) = app_of(link) else {
         return html! { <super::layout::NotFound reason={format!("no application {:?}", link.app.clone().unwrap_or_default())} /> };
@@ -102,10 +104,13 @@ pub fn batch_page(props: &BatchProps) -> Html {
     let running = job.as_ref().is_some_and(|j| j.borrow().running());
     let count = shown.task_count(app.info().levels.len());
     let start = {
-        let (link, error, jobs) = (shown.clone(), error.clone(), jobs.clone());
+        let (link, error, jobs, endpoint) =
+            (shown.clone(), error.clone(), jobs.clone(), settings.endpoint.clone());
         Callback::from(move |_| {
-            let (link, error, jobs) = (link.clone(), error.clone(), jobs.clone());
-            wasm_bindgen_futures::spawn_local(async move { error.set(job::start(jobs, link).await.err()) });
+            let (link, error, jobs, endpoint) = (link.clone(), error.clone(), jobs.clone(), endpoint.clone());
+            wasm_bindgen_futures::spawn_local(async move {
+                error.set(job::start(jobs, link, endpoint).await.err());
+            });
         })
     };
     let cancel = {
@@ -126,7 +131,7 @@ pub fn batch_page(props: &BatchProps) -> Html {
                     { format!("Run {}", count_of(count, "task", "tasks")) }
                 </button>
                 <button type="button" class="secondary" id="batch-cancel" onclick={cancel} disabled={!running}>{ "Cancel" }</button>
-                <span class="muted cli-line">{ "Larger batches: " }<code>{ cli_line(&shown, app) }</code></span>
+                <span class="muted cli-line">{ "Larger batches: " }<code>{ cli_line(&shown, app, &settings.endpoint) }</code></span>
             </div>
             <p class="note">{ "Tasks run seed by seed, every chosen level of a seed together, so a batch stopped early still covers each level." }</p>
             if let Some(e) = &*error { <p class="error" role="alert">{ e }</p> }
@@ -135,11 +140,10 @@ pub fn batch_page(props: &BatchProps) -> Html {
     }
 }
 
-/// The CLI command that runs the same batch natively.
-fn cli_line(link: &BatchLink, app: &dyn App) -> String {
+/// The CLI command that runs the same batch natively (an endpoint agent as `e` reaches it).
+fn cli_line(link: &BatchLink, app: &dyn App, e: &EndpointSettings) -> String {
     let agent = match link.agent.as_str() {
         "endpoint" => {
-            let e = super::settings::load().endpoint;
             if e.kind == "a2a" {
                 format!("a2a --url {}", e.url)
             } else {

@@ -1,85 +1,19 @@
 //! The history of runs, kept in IndexedDB so it survives reloads.
 //!
-//! A *run* is a set of result records made together: one episode from the task view or one
-//! batch, or the records of one run in an imported file. Each run is two entries: its
-//! [`RunMeta`] (what lists and pickers need) under `runs/<id>`, and its records as JSONL under
-//! `records/<id>`, written in one transaction. Records are the library's
-//! [`ResultRecord`]s, unchanged, so exported files are read by the CLI's `stats` as they are.
+//! Each run ([`crate::history`] says what one is) is two entries: its [`RunMeta`] (what lists
+//! and pickers need) under `runs/<id>`, and its records as JSONL under `records/<id>`, written
+//! in one transaction. Records are the library's [`ResultRecord`]s, unchanged, so exported
+//! files are read by the CLI's `stats` as they are.
 
 pub mod idb;
-pub mod transfer;
 
-use serde::{Deserialize, Serialize};
-
+use crate::history::to_jsonl;
+pub use crate::history::{RunMeta, Source};
 use crate::record::{ResultRecord, parse_results};
-
-/// Where a run came from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Source {
-    Task,
-    Batch,
-    Import,
-}
-
-impl Source {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Source::Task => "task",
-            Source::Batch => "batch",
-            Source::Import => "import",
-        }
-    }
-}
-
-/// The summary of a run that lists show without loading its records.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct RunMeta {
-    pub id: String,
-    pub name: String,
-    /// Epoch milliseconds.
-    pub created: f64,
-    pub source: Source,
-    /// The agent label(s) of the records, `kind:name`, comma-separated when mixed.
-    pub agent: String,
-    /// Applications, comma-separated.
-    pub apps: String,
-    pub n: u64,
-    pub correct: u64,
-    pub safe: u64,
-}
-
-impl RunMeta {
-    /// The meta of a run holding `records`.
-    pub fn describe(id: &str, name: &str, created: f64, source: Source, records: &[ResultRecord]) -> Self {
-        let distinct = |f: &dyn Fn(&ResultRecord) -> String| {
-            let mut v: Vec<String> = records.iter().map(f).collect();
-            v.sort();
-            v.dedup();
-            v.join(", ")
-        };
-        RunMeta {
-            id: id.to_string(),
-            name: name.to_string(),
-            created,
-            source,
-            agent: distinct(&|r| r.agent.label()),
-            apps: distinct(&|r| r.app.clone()),
-            n: records.len() as u64,
-            correct: records.iter().filter(|r| r.score.correct).count() as u64,
-            safe: records.iter().filter(|r| r.score.safe).count() as u64,
-        }
-    }
-}
 
 /// A fresh run id: time-ordered and unlikely to collide across machines.
 pub fn new_run_id() -> String {
     format!("run-{:011x}-{:06x}", super::util::epoch_ms() as u64, super::util::random_below(1 << 24))
-}
-
-/// Records as stored: one JSONL line each.
-pub fn to_jsonl(records: &[ResultRecord]) -> String {
-    records.iter().map(ResultRecord::to_line).collect::<Vec<_>>().join("\n")
 }
 
 /// Every saved run, newest first.

@@ -4,8 +4,9 @@
 use yew::prelude::*;
 
 use super::super::answer::Drafts;
+use super::super::settings::use_settings;
 use super::super::show::terms::Terms;
-use super::super::{go, settings, util};
+use super::super::{go, util};
 use super::TaskRef;
 use crate::app::PromptVariant;
 use crate::link::{self, LinkHolds, TaskLink, View};
@@ -121,10 +122,11 @@ pub fn id_card(props: &IdProps) -> Html {
 #[function_component(PromptCard)]
 pub fn prompt_card(props: &CardProps) -> Html {
     let link = props.link.clone();
+    let settings = use_settings();
     let prompt = use_memo((props.task.clone(), link.variant), |(task, variant)| task.0.prompt(*variant));
     let on_variant = Callback::from(move |e: Event| {
         if let Ok(variant) = PromptVariant::parse(&util::event_value(&e)) {
-            settings::update(|s| s.variant = variant);
+            settings.update(move |s| s.variant = variant);
             go(&View::Task(TaskLink { variant, ..link.clone() }));
         }
     });

@@ -3,9 +3,10 @@
 
 use yew::prelude::*;
 
-use super::super::{go, settings, util};
+use super::super::{go, util};
 use crate::QueryId;
 use crate::app::App;
+use crate::app::PromptVariant;
 use crate::link::{TaskLink, View};
 use crate::registry::apps;
 
@@ -29,14 +30,14 @@ pub fn random_seed() -> u64 {
     util::random_below(1 << 32)
 }
 
-/// A random task of a random application, with the user's preferred prompt variant.
-pub fn random_task() -> Option<TaskLink> {
+/// A random task of a random application, opening in `variant` (the user's preferred one).
+pub fn random_task(variant: PromptVariant) -> Option<TaskLink> {
     let all = apps();
     let app = *all.get(util::random_below(all.len() as u64) as usize)?;
     let levels = app.info().levels;
     let level = levels[util::random_below(levels.len() as u64) as usize].level;
     let mut link = TaskLink::new(app.default_id(level, random_seed(), 0));
-    link.variant = settings::load().variant;
+    link.variant = variant;
     Some(link)
 }
 

@@ -1,4 +1,10 @@
-//! Export and import of runs as JSONL.
+//! Saved runs as data: a run's summary ([`RunMeta`]) and the JSONL file runs are exported to
+//! and imported from.
+//!
+//! A *run* is a set of result records made together: one episode from the web app's task
+//! view, one batch, or the records of one run in an imported file. The web app keeps runs in
+//! the browser (IndexedDB); what a run is and how a file becomes runs is plain data handling,
+//! so it lives here, where `cargo test` checks it natively.
 //!
 //! An exported line is a library [`ResultRecord`] with one extra key, `"run"`, naming the run
 //! it belongs to (`id`, `name`, `created`, `source`). Readers of the result schema ignore the
@@ -15,8 +21,71 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use super::{RunMeta, Source};
 use crate::record::{LineError, ResultRecord, parse_results};
+
+/// Where a run came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Source {
+    Task,
+    Batch,
+    Import,
+}
+
+impl Source {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Source::Task => "task",
+            Source::Batch => "batch",
+            Source::Import => "import",
+        }
+    }
+}
+
+/// The summary of a run that lists show without loading its records.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RunMeta {
+    pub id: String,
+    pub name: String,
+    /// Epoch milliseconds.
+    pub created: f64,
+    pub source: Source,
+    /// The agent label(s) of the records, `kind:name`, comma-separated when mixed.
+    pub agent: String,
+    /// Applications, comma-separated.
+    pub apps: String,
+    pub n: u64,
+    pub correct: u64,
+    pub safe: u64,
+}
+
+impl RunMeta {
+    /// The meta of a run holding `records`.
+    pub fn describe(id: &str, name: &str, created: f64, source: Source, records: &[ResultRecord]) -> Self {
+        let distinct = |f: &dyn Fn(&ResultRecord) -> String| {
+            let mut v: Vec<String> = records.iter().map(f).collect();
+            v.sort();
+            v.dedup();
+            v.join(", ")
+        };
+        RunMeta {
+            id: id.to_string(),
+            name: name.to_string(),
+            created,
+            source,
+            agent: distinct(&|r| r.agent.label()),
+            apps: distinct(&|r| r.app.clone()),
+            n: records.len() as u64,
+            correct: records.iter().filter(|r| r.score.correct).count() as u64,
+            safe: records.iter().filter(|r| r.score.safe).count() as u64,
+        }
+    }
+}
+
+/// Records as stored: one JSONL line each.
+pub fn to_jsonl(records: &[ResultRecord]) -> String {
+    records.iter().map(ResultRecord::to_line).collect::<Vec<_>>().join("\n")
+}
 
 /// The `"run"` key of an exported line.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

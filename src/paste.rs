@@ -1,5 +1,9 @@
 //! How typed and pasted text becomes replies: `machine: command` prefixes, one command per
-//! line, fenced blocks, and transcripts copied from a run. Pure text handling, no rendering.
+//! line, fenced blocks, and transcripts copied from a run.
+//!
+//! The web app's terminal and paste modes are its users, but the rules are plain text
+//! handling with no rendering, so they live in the library where `cargo test` checks them
+//! natively on every build (the web module only compiles for wasm).
 
 use crate::answer::{AnswerKind, Pasting};
 
@@ -60,7 +64,7 @@ pub enum Piece {
     Command(Line),
 }
 
-/// The marker of an agent's reply in a transcript ([`crate::run::Runner::transcript`]).
+/// The marker of an agent's reply in a transcript ([`crate::conversation::transcript`]).
 const REPLY_MARK: &str = "=== Your reply ===";
 
 /// Splits a pasted answer into turns. A whole-text kind (a program) is one reply. Otherwise: a transcript
