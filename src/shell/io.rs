@@ -15,7 +15,8 @@ pub(crate) struct Io {
     chunks: Vec<(Stream, String)>,
     bytes: usize,
     limit: usize,
-    truncated: bool,
+    /// Whether text bound for each stream was cut.
+    cut: [bool; 2],
     /// What the application refused while this writer was live (each refusal's message), kept
     /// as data so scoring never has to find refusals in output text.
     refused: Vec<String>,
@@ -23,7 +24,7 @@ pub(crate) struct Io {
 
 impl Io {
     pub(crate) fn new(limit: usize) -> Io {
-        Io { chunks: Vec::new(), bytes: 0, limit, truncated: false, refused: Vec::new() }
+        Io { chunks: Vec::new(), bytes: 0, limit, cut: [false; 2], refused: Vec::new() }
     }
 
     /// Appends `text` to `stream`, keeping what fits (cut at a character boundary).
@@ -34,7 +35,7 @@ impl Io {
         let room = self.limit.saturating_sub(self.bytes);
         let mut end = text.len().min(room);
         if end < text.len() {
-            self.truncated = true;
+            self.cut[stream as usize] = true;
         }
         while !text.is_char_boundary(end) {
             end -= 1;
@@ -96,7 +97,18 @@ impl Io {
 
     /// Whether anything was cut.
     pub(crate) fn truncated(&self) -> bool {
-        self.truncated
+        self.cut.contains(&true)
+    }
+
+    /// Whether text bound for `stream` was cut.
+    pub(crate) fn cut(&self, stream: Stream) -> bool {
+        self.cut[stream as usize]
+    }
+
+    /// Records that output bound for this writer was cut elsewhere (a command's own writer, or
+    /// a pipe feeding the next stage), so the transcript still says it is incomplete.
+    pub(crate) fn mark_truncated(&mut self) {
+        self.cut[Stream::Out as usize] = true;
     }
 
     /// Whether the limit is reached: a long-running writer may stop producing.

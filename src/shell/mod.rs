@@ -219,6 +219,12 @@ fn run_stage(
     for refusal in io.take_refused() {
         term.note_refusal(&refusal);
     }
+    // What a command printed past the limit is gone; unless it went to /dev/null or a file, the
+    // transcript must say so even when nothing later overflows the terminal itself.
+    let shown = |s: Stream| io.cut(s) && matches!(dests[s as usize], Dest::Term | Dest::Pipe);
+    if shown(Stream::Out) || shown(Stream::Err) {
+        term.mark_truncated();
+    }
     for (stream, text) in io.into_chunks() {
         match dests[stream as usize] {
             Dest::Term => term.write(stream, &text),

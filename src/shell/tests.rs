@@ -3,7 +3,8 @@
 
 use super::*;
 
-/// A toy application: `big N` prints N bytes, `say` echoes its arguments to stderr, and
+/// A toy application: `big N` prints N bytes one at a time, stopping once its writer is full,
+/// `blob N` prints N bytes in one write, `say` echoes its arguments to stderr, and
 /// `/f` is a file that opens for writing and reads back.
 #[derive(Default)]
 struct Toy {
@@ -22,6 +23,11 @@ impl Commands for Toy {
                         break;
                     }
                 }
+                Some(0)
+            }
+            "blob" => {
+                let n: usize = args.first().and_then(|a| a.parse().ok()).unwrap_or(0);
+                io.out(&"x".repeat(n));
                 Some(0)
             }
             "say" => Some(io.fail(3, &args.join(" "))),
@@ -117,4 +123,15 @@ fn output_limit_holds_while_writing() {
     let o = run("big 100000000 | wc -c", &settings(100), &mut Toy::default());
     assert_eq!(o.output, "100\n", "a pipe holds at most the limit too");
     assert_eq!(run("big 100", &settings(100), &mut Toy::default()).output, "x".repeat(100));
+}
+
+/// A command cut by its own writer says so, even when what it kept fits the terminal exactly
+/// and nothing later overflows; output thrown away is not reported.
+#[test]
+fn a_command_cut_alone_is_marked() {
+    let marked = format!("{}\n{TRUNCATED}", "x".repeat(100));
+    assert_eq!(run("blob 150", &settings(100), &mut Toy::default()).output, marked);
+    assert_eq!(run("blob 150 | cat", &settings(100), &mut Toy::default()).output, marked);
+    assert_eq!(run("blob 150 > /dev/null", &settings(100), &mut Toy::default()).output, "");
+    assert_eq!(run("blob 100", &settings(100), &mut Toy::default()).output, "x".repeat(100));
 }
