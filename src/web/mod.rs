@@ -31,7 +31,7 @@ mod util;
 pub use agents::remote::{RemoteClient, adapt};
 pub use agents::{Cancel as StopFlag, Pace, PageAgent, drive};
 pub use batch::job::{Crew, Plan, run_batch};
-pub use sandbox::{EpisodeHandle, Snapshot};
+pub use sandbox::{EpisodeHandle, Snapshot, Workers};
 
 use gloo::events::EventListener;
 use wasm_bindgen::JsValue;
@@ -93,10 +93,12 @@ fn root() -> Html {
                     let _ = main.unchecked_into::<web_sys::HtmlElement>().focus();
                 }
             })}>{ "Skip to content" }</a>
+            <sandbox::WorkersProvider>
             <batch::job::JobProvider>
                 <layout::Header view={(*view).clone()} />
                 <main id="main" tabindex="-1">{ page }</main>
             </batch::job::JobProvider>
+            </sandbox::WorkersProvider>
         </>
     }
 }

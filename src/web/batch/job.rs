@@ -16,7 +16,7 @@ use std::rc::Rc;
 use yew::prelude::*;
 
 use super::super::agents::{CANCELLED, Cancel, Pace, PageAgent, drive, remote};
-use super::super::sandbox::EpisodeHandle;
+use super::super::sandbox::{EpisodeHandle, Workers};
 use super::super::settings;
 use super::super::store::{self, RunMeta, Source};
 use super::super::util::{Slicer, now_ms};
@@ -175,7 +175,7 @@ async fn make_agent(
 
 /// Starts a job for the link in the page's slot, replacing a finished one. Errors (bad
 /// settings) are returned before anything runs.
-pub async fn start(jobs: JobContext, link: BatchLink) -> Result<(), String> {
+pub async fn start(jobs: JobContext, workers: Workers, link: BatchLink) -> Result<(), String> {
     if jobs.job.as_ref().is_some_and(|j| j.borrow().running()) {
         return Err("a batch is already running; cancel it first".into());
     }
@@ -215,7 +215,7 @@ pub async fn start(jobs: JobContext, link: BatchLink) -> Result<(), String> {
             settings: RunSettings { variant: link.variant, max_turns: link.max_turns },
             jobs: link.jobs as usize,
         };
-        let crew = Crew { agents: &agents, client, cancel: job.borrow().cancel.clone() };
+        let crew = Crew { agents: &agents, client, cancel: job.borrow().cancel.clone(), workers };
         let last_redraw = Cell::new(now_ms());
         let outcome = run_batch(plan, &crew, |finished| {
             if let Some(record) = finished.record {
@@ -257,6 +257,8 @@ pub struct Crew<'a> {
     pub client: Option<Rc<dyn remote::RemoteClient>>,
     /// The user's Stop.
     pub cancel: Cancel,
+    /// The page's sandbox workers, for episodes of sandboxed applications.
+    pub workers: Workers,
 }
 
 /// Runs a batch with the library's scheduler, reporting each finished episode. `Err` says why
@@ -330,7 +332,7 @@ async fn one(
 ) -> Result<Ended, String> {
     let task = app.generate(id).map_err(|e| e.to_string())?;
     let mut agent = (crew.agents)();
-    let (handle, snapshot) = EpisodeHandle::start(task, settings, agent.info()).await?;
+    let (handle, snapshot) = EpisodeHandle::start(&crew.workers, task, settings, agent.info()).await?;
     drive(&handle, snapshot, &mut agent, &crew.cancel, Pace::Slices(slicer), |_| {}).await?;
     Ok(Ended::from_record(handle.record()?))
 }

@@ -8,6 +8,7 @@ pub mod job;
 use yew::prelude::*;
 
 use super::agents::form::EndpointForm;
+use super::sandbox::use_workers;
 use super::show::Wide;
 use super::show::chart::chart;
 use super::util::{duration, event_checked, event_value, pct};
@@ -90,6 +91,7 @@ fn counted(
 #[function_component(BatchPage)]
 pub fn batch_page(props: &BatchProps) -> Html {
     let jobs = job::use_jobs();
+    let workers = use_workers();
     let job = jobs.job_now();
     let error = use_state(|| None::<String>);
     let draft = use_state(|| None::<Draft>);
@@ -104,8 +106,10 @@ pub fn batch_page(props: &BatchProps) -> Html {
     let start = {
         let (link, error, jobs) = (shown.clone(), error.clone(), jobs.clone());
         Callback::from(move |_| {
-            let (link, error, jobs) = (link.clone(), error.clone(), jobs.clone());
-            wasm_bindgen_futures::spawn_local(async move { error.set(job::start(jobs, link).await.err()) });
+            let (link, error, jobs, workers) = (link.clone(), error.clone(), jobs.clone(), workers.clone());
+            wasm_bindgen_futures::spawn_local(async move {
+                error.set(job::start(jobs, workers, link).await.err())
+            });
         })
     };
     let cancel = {
