@@ -26,9 +26,9 @@
 //! tells the whole story: why a worker, the ops, the limits, and when the page respawns one.
 
 mod limits;
-/// The worker needs a clock: natively `std`'s, in the browser the one the sandbox feature
-/// brings (`web-time`), so the wasm page bundle, which talks to the worker but is not one,
-/// does not build it.
+// The worker needs a clock: natively `std`'s, in the browser the one the sandbox feature
+// brings (`web-time`), so the wasm page bundle, which talks to the worker but is not one,
+// does not build it.
 #[cfg(any(feature = "sandbox", not(target_arch = "wasm32")))]
 pub mod worker;
 
