@@ -139,6 +139,13 @@ pub trait App: Sync {
     /// every machine. Implementations start with `self.info().check_id(id)?`.
     fn generate(&self, id: &QueryId) -> Result<Arc<dyn Task>>;
 
+    /// [`App::generate`], for episodes whose sandboxed runs stay within `limits` (the sandbox
+    /// worker's per-request overrides). Applications without a sandbox ignore the limits.
+    fn generate_limited(&self, id: &QueryId, limits: &crate::sandbox::Limits) -> Result<Arc<dyn Task>> {
+        let _ = limits;
+        self.generate(id)
+    }
+
     /// The deterministic built-in agent (no language model).
     fn baseline(&self) -> Box<dyn crate::conversation::Agent>;
 

@@ -46,6 +46,7 @@ pub mod reply;
 pub mod report;
 pub mod route;
 pub mod run;
+pub mod sandbox;
 pub mod score;
 pub mod seed;
 pub mod selfcheck;

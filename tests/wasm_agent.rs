@@ -25,7 +25,7 @@ use netpress::app::{Finish, PromptVariant, Task};
 use netpress::record::ResultRecord;
 use netpress::run::RunSettings;
 use netpress::web::endpoint::{self, Cancel};
-use netpress::web::{self as page, Crew, EpisodeHandle, Pace, PageAgent, Plan, Snapshot, StopFlag};
+use netpress::web::{self as page, Crew, EpisodeHandle, Pace, PageAgent, Plan, Snapshot, StopFlag, Workers};
 use prompts::toy::{self, Toy};
 use serde_json::{Value, json};
 use wasm_bindgen_test::*;
@@ -96,7 +96,8 @@ async fn in_page(
     on_step: impl FnMut(&Snapshot),
 ) -> (Snapshot, ResultRecord) {
     let mut agent = PageAgent::Remote(page::adapt(client, cancel.clone()));
-    let (handle, snapshot) = EpisodeHandle::start(task, settings, agent.info()).await.unwrap();
+    let (handle, snapshot) =
+        EpisodeHandle::start(&Workers::default(), task, settings, agent.info()).await.unwrap();
     let stop = StopFlag::default();
     let last = page::drive(&handle, snapshot, &mut agent, &stop, Pace::Watch(0), on_step).await.unwrap();
     (last, handle.record().unwrap())
@@ -223,7 +224,8 @@ async fn batches_report_turns_and_records() {
     let ids: Vec<_> = (0..3).map(|s| app.default_id(1, s, 0)).collect();
     let remote = page::adapt(Client::OpenAi(openai(&base)), Cancel::new());
     let agents = move || PageAgent::Remote(remote.clone());
-    let crew = Crew { agents: &agents, client: None, cancel: StopFlag::default() };
+    let crew =
+        Crew { agents: &agents, client: None, cancel: StopFlag::default(), workers: Workers::default() };
     let plan = Plan { app, ids, settings: RunSettings { max_turns: Some(2), ..Default::default() }, jobs: 2 };
     let finished = Rc::new(RefCell::new(Vec::new()));
     let sink = finished.clone();

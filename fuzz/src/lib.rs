@@ -11,6 +11,7 @@ pub mod route_reply;
 pub mod route_shell;
 pub mod shell_tools;
 pub mod ui_link;
+pub mod worker_protocol;
 
 /// Every target by name.
 pub const TARGETS: &[(&str, fn(&[u8]))] = &[
@@ -24,4 +25,5 @@ pub const TARGETS: &[(&str, fn(&[u8]))] = &[
     ("route_shell", route_shell::fuzz),
     ("shell_tools", shell_tools::fuzz),
     ("ui_link", ui_link::fuzz),
+    ("worker_protocol", worker_protocol::fuzz),
 ];

@@ -15,8 +15,10 @@
 //! - [`answer`], [`check`], [`safety`]: the return contract, correctness and S1–S6;
 //! - [`task`], [`episode`], [`picture`]: the shared roles; [`starter`]: templates and examples;
 //!   [`baseline`], [`oracle`]: agents;
-//! - [`python`]: plans rendered as G-API Python; [`tool`]: `netpress malt check` and `export`;
-//! - `worker`: the sandbox worker's message protocol (feature `sandbox`).
+//! - [`python`]: plans rendered as G-API Python; [`tool`]: `netpress malt check` and `export`.
+//!
+//! Episodes run in the sandbox worker in the browser like any application's
+//! ([`crate::sandbox::worker`]); MALT only takes the worker's limits ([`App::generate_limited`]).
 
 pub mod answer;
 pub mod api;
@@ -40,8 +42,6 @@ pub mod starter;
 pub mod task;
 pub mod tool;
 pub mod topo;
-#[cfg(feature = "sandbox")]
-pub mod worker;
 
 use std::sync::Arc;
 
@@ -118,8 +118,13 @@ impl App for Malt {
     }
 
     fn generate(&self, id: &QueryId) -> Result<Arc<dyn Task>> {
+        self.generate_limited(id, &crate::sandbox::Limits::default())
+    }
+
+    /// A task whose episodes run answers within `limits`.
+    fn generate_limited(&self, id: &QueryId, limits: &crate::sandbox::Limits) -> Result<Arc<dyn Task>> {
         check_id(id)?;
-        Ok(Arc::new(MaltTask::new(generate::generate(id)?)))
+        Ok(Arc::new(MaltTask::new(generate::generate(id)?).with_limits(*limits)))
     }
 
     fn baseline(&self) -> Box<dyn Agent> {

@@ -15,6 +15,8 @@ use super::{picture, prompt, starter};
 pub struct MaltTask {
     generated: Arc<Generated>,
     card: TaskCard,
+    /// The sandbox limits of the episodes [`Task::start`] starts.
+    limits: Limits,
 }
 
 impl MaltTask {
@@ -33,7 +35,12 @@ impl MaltTask {
             question: Some(g.question.clone()),
             max_turns: 1,
         };
-        MaltTask { generated: Arc::new(generated), card }
+        MaltTask { generated: Arc::new(generated), card, limits: Limits::default() }
+    }
+
+    /// This task with episodes that run answers within `limits` (the worker's overrides).
+    pub fn with_limits(self, limits: Limits) -> MaltTask {
+        MaltTask { limits, ..self }
     }
 
     /// Everything the generator resolved (plan, expected outcome, topology).
@@ -41,7 +48,7 @@ impl MaltTask {
         &self.generated
     }
 
-    /// An episode with non-default sandbox limits (tests, the worker's settings).
+    /// An episode with the given sandbox limits, whatever the task's (tests).
     pub fn start_with(&self, max_turns: Option<u32>, limits: Limits) -> MaltEpisode {
         MaltEpisode::new(self.generated.clone(), max_turns.unwrap_or(self.card.max_turns), limits)
     }
@@ -57,7 +64,7 @@ impl Task for MaltTask {
     }
 
     fn start(&self, max_turns: Option<u32>) -> Box<dyn Episode> {
-        Box::new(self.start_with(max_turns, Limits::default()))
+        Box::new(self.start_with(max_turns, self.limits))
     }
 
     fn picture(&self) -> Picture {

@@ -7,6 +7,7 @@
 
 use yew::prelude::*;
 
+use super::sandbox::{bench_in_worker, use_workers};
 use super::show::Wide;
 use super::util::{download, event_value, now_ms, read_file, yield_now};
 use crate::bench::{AppBench, BenchRun, Report};
@@ -33,11 +34,13 @@ pub fn bench_page() -> Html {
     let progress = use_state(|| None::<Progress>);
     let running = use_state(|| false);
     let native = use_state(|| None::<Result<Report, String>>);
+    let workers = use_workers();
     let onclick = {
         let (tasks, results, running, progress) =
             (*tasks, results.clone(), running.clone(), progress.clone());
         Callback::from(move |_| {
-            let (results, running, progress) = (results.clone(), running.clone(), progress.clone());
+            let (results, running, progress, workers) =
+                (results.clone(), running.clone(), progress.clone(), workers.clone());
             running.set(true);
             results.set(Vec::new());
             wasm_bindgen_futures::spawn_local(async move {
@@ -47,7 +50,7 @@ pub fn bench_page() -> Html {
                     progress.set(Some(Progress { app: info.name.to_string(), done: 0, tasks }));
                     yield_now().await;
                     let result = if info.sandboxed {
-                        super::sandbox::bench_in_worker(info.name, tasks).await
+                        bench_in_worker(&workers, info.name, tasks).await
                     } else {
                         // Task by task, yielding every slice: the page keeps drawing.
                         let mut run = BenchRun::new(app, tasks);

@@ -32,7 +32,7 @@ mod util;
 pub use agents::remote::{RemoteClient, adapt};
 pub use agents::{Cancel as StopFlag, Pace, PageAgent, drive};
 pub use batch::job::{Crew, Plan, run_batch};
-pub use sandbox::{EpisodeHandle, Snapshot};
+pub use sandbox::{EpisodeHandle, Snapshot, Workers};
 
 use gloo::events::EventListener;
 use wasm_bindgen::JsValue;
@@ -95,10 +95,12 @@ fn root() -> Html {
                 }
             })}>{ "Skip to content" }</a>
             <settings::SettingsProvider>
+            <sandbox::WorkersProvider>
             <batch::job::JobProvider>
                 <layout::Header view={(*view).clone()} />
                 <main id="main" tabindex="-1">{ page }</main>
             </batch::job::JobProvider>
+            </sandbox::WorkersProvider>
             </settings::SettingsProvider>
         </>
     }

@@ -7,11 +7,10 @@
 //! Views do not care which: they hold an [`EpisodeHandle`] and await its methods, which
 //! return a [`Snapshot`] of the conversation and emulator state.
 //!
-//! The worker speaks the protocol of `netpress::malt::worker` (JSON text both ways, one
-//! episode per worker): `start` → `started` (the prompt); `submit`/`fail` → `turn` (the turn
-//! record, `finished`, the panels) and, once finished, `result` (the record); `stop` →
-//! `result`. Workers are pooled: an episode borrows one and returns it when dropped, so a
-//! batch reuses one worker while the task view can hold another.
+//! The worker speaks the protocol of [`crate::sandbox::worker`] (JSON text both ways, one
+//! episode per worker), for any application. Workers are pooled ([`Workers`], held in Yew
+//! context by a [`WorkersProvider`] above every view): an episode borrows one and returns it
+//! when dropped, so a batch reuses one worker while the task view can hold another.
 //!
 //! A watchdog terminates a worker silent past a request's deadline (the sandbox's 2 s limit
 //! plus 3 s for a step), or one that crashed (a trap at the memory ceiling). The episode is
@@ -29,6 +28,7 @@ use serde_json::{Value, json};
 use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
+use yew::prelude::*;
 
 use crate::agent::{AgentError, AgentInfo, AgentReply, Message};
 use crate::app::{Episode, Finish, Task};
@@ -43,10 +43,14 @@ const WORKER_URL: &str = "./netpress-worker_loader.js";
 /// Deadline for a fresh worker to load and for a task to be built (large topologies).
 const START_DEADLINE_MS: u32 = 30_000;
 
-/// Deadline for one step: the sandbox's 2 s wall-time limit plus 3 s (malt.md §5).
+/// Deadline for one step: the sandbox's 2 s wall-time limit, plus 3 s for what surrounds the
+/// run (building the working graph, the diff, the score, the message) on a slow machine. A
+/// worker silent past it is stuck in one call the time limit cannot reach (docs/sandbox.md).
 const STEP_DEADLINE_MS: u32 = 5_000;
 
-/// A worker past this much linear memory is not reused (malt.md §5).
+/// A worker past this much linear memory is not reused: wasm memory never shrinks, so a
+/// worker that once grew near the 4 GiB ceiling would fail the next large answer
+/// (docs/sandbox.md, "Respawning").
 const RETIRE_BYTES: u64 = 1 << 30;
 
 /// The state of an episode after a call: what views draw and what agents read.
@@ -97,6 +101,7 @@ impl EpisodeHandle {
     /// Starts an episode of `task` played by `agent`: in the worker if its application is
     /// sandboxed.
     pub async fn start(
+        workers: &Workers,
         task: Arc<dyn Task>,
         settings: RunSettings,
         agent: AgentInfo,
@@ -107,7 +112,7 @@ impl EpisodeHandle {
         let sandboxed = !cfg!(feature = "sandbox")
             && crate::registry::app(&task.card().app).is_ok_and(|app| app.info().sandboxed);
         if sandboxed {
-            let episode = WorkerEpisode::start(task, settings, agent).await?;
+            let episode = WorkerEpisode::start(workers.clone(), task, settings, agent).await?;
             let snapshot = episode.state.borrow().clone();
             Ok((EpisodeHandle(Rc::new(Backend::Worker(Box::new(episode)))), snapshot))
         } else {
@@ -160,6 +165,8 @@ impl EpisodeHandle {
 
 /// An episode held by a worker, with what the page needs to rebuild it after a restart.
 struct WorkerEpisode {
+    /// The pool the worker came from and goes back to.
+    pool: Workers,
     worker: RefCell<Option<Rc<SandboxWorker>>>,
     start: Value,
     /// A page-side episode of the same task, never stepped: it composes typed commands and
@@ -174,18 +181,24 @@ struct WorkerEpisode {
 impl Drop for WorkerEpisode {
     fn drop(&mut self) {
         if let Some(worker) = self.worker.borrow_mut().take() {
-            give_back(worker);
+            self.pool.give_back(worker);
         }
     }
 }
 
 impl WorkerEpisode {
-    async fn start(task: Arc<dyn Task>, settings: RunSettings, agent: AgentInfo) -> Result<Self, String> {
+    async fn start(
+        pool: Workers,
+        task: Arc<dyn Task>,
+        settings: RunSettings,
+        agent: AgentInfo,
+    ) -> Result<Self, String> {
         let start = json!({
             "op": "start", "id": task.card().id, "max_turns": settings.max_turns,
             "variant": settings.variant, "agent": agent,
         });
         let episode = WorkerEpisode {
+            pool,
             worker: RefCell::new(None),
             start,
             shadow: task.start(settings.max_turns),
@@ -199,7 +212,7 @@ impl WorkerEpisode {
 
     /// Starts the episode in a worker from the pool and resets the page's copy of it.
     async fn begin(&self) -> Result<(), String> {
-        let worker = take_worker().await?;
+        let worker = self.pool.take().await?;
         *self.worker.borrow_mut() = Some(worker.clone());
         let started = worker.call(&self.start, START_DEADLINE_MS).await?;
         let started = expect(started, "started")?;
@@ -292,13 +305,17 @@ impl WorkerEpisode {
 
 /// Runs the benchmark workload of the sandboxed application `app` ([`crate::bench::run_app`])
 /// inside a sandbox worker, where its episodes run, and returns the worker's figures.
-pub async fn bench_in_worker(app: &str, tasks: usize) -> Result<crate::bench::AppBench, String> {
-    let worker = take_worker().await?;
+pub async fn bench_in_worker(
+    workers: &Workers,
+    app: &str,
+    tasks: usize,
+) -> Result<crate::bench::AppBench, String> {
+    let worker = workers.take().await?;
     // The worker stays silent while it works: allow for the slowest tasks.
     let deadline =
         START_DEADLINE_MS.saturating_add(u32::try_from(tasks).unwrap_or(u32::MAX).saturating_mul(500));
-    let answer = worker.call(&json!({"op": "bench", "tasks": tasks}), deadline).await;
-    give_back(worker);
+    let answer = worker.call(&json!({"op": "bench", "app": app, "tasks": tasks}), deadline).await;
+    workers.give_back(worker);
     let benched = expect(answer?, "benched")?;
     let bench: crate::bench::AppBench = from(&benched["bench"])?;
     if bench.app != app {
@@ -342,26 +359,55 @@ fn expect(message: Value, op: &str) -> Result<Value, String> {
     }
 }
 
-thread_local! {
-    /// Workers free for the next episode.
-    static IDLE: RefCell<Vec<Rc<SandboxWorker>>> = const { RefCell::new(Vec::new()) };
+/// The page's pool of sandbox workers free for the next episode. Cheap to clone (shared);
+/// equal when it is the same pool.
+#[derive(Clone, Default)]
+pub struct Workers(Rc<RefCell<Vec<Rc<SandboxWorker>>>>);
+
+impl PartialEq for Workers {
+    fn eq(&self, other: &Self) -> bool {
+        Rc::ptr_eq(&self.0, &other.0)
+    }
 }
 
-/// A worker for an episode: an idle one, or a new one (loaded on first use only).
-async fn take_worker() -> Result<Rc<SandboxWorker>, String> {
-    if let Some(w) = IDLE.with(|idle| idle.borrow_mut().pop()) {
-        return Ok(w);
+impl Workers {
+    /// A worker for an episode: an idle one, or a new one (loaded on first use only).
+    async fn take(&self) -> Result<Rc<SandboxWorker>, String> {
+        let idle = self.0.borrow_mut().pop();
+        match idle {
+            Some(w) => Ok(w),
+            None => SandboxWorker::spawn().await,
+        }
     }
-    SandboxWorker::spawn().await
+
+    /// Returns a worker to the pool, unless it died or grew too large.
+    fn give_back(&self, worker: Rc<SandboxWorker>) {
+        if worker.dead.get() || worker.memory.get() > RETIRE_BYTES {
+            worker.kill("retired");
+        } else {
+            self.0.borrow_mut().push(worker);
+        }
+    }
 }
 
-/// Returns a worker to the pool, unless it died or grew too large.
-fn give_back(worker: Rc<SandboxWorker>) {
-    if worker.dead.get() || worker.memory.get() > RETIRE_BYTES {
-        worker.kill("retired");
-    } else {
-        IDLE.with(|idle| idle.borrow_mut().push(worker));
-    }
+#[derive(Properties, PartialEq)]
+pub struct WorkersProps {
+    pub children: Children,
+}
+
+/// Holds the page's worker pool for the views below it (the whole page), so every view's
+/// episodes share idle workers.
+#[function_component(WorkersProvider)]
+pub fn workers_provider(props: &WorkersProps) -> Html {
+    let workers = use_state(Workers::default);
+    html! { <ContextProvider<Workers> context={(*workers).clone()}>{ props.children.clone() }</ContextProvider<Workers>> }
+}
+
+/// The page's worker pool (outside a [`WorkersProvider`]: one of the component's own).
+#[hook]
+pub fn use_workers() -> Workers {
+    let own = use_state(Workers::default);
+    use_context::<Workers>().unwrap_or_else(|| (*own).clone())
 }
 
 /// One Web Worker and its inbox.

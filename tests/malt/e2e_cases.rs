@@ -6,7 +6,7 @@
 use netpress::agent::Agent;
 use netpress::malt::Family;
 use netpress::malt::oracle::OracleAgent;
-use netpress::malt::worker::Worker;
+use netpress::sandbox::worker::Worker;
 use serde_json::{Value, json};
 
 /// Oracle checks per family (the mutating ones are timed in the browser).

@@ -1,40 +1,19 @@
 //! The Python sandbox that runs an agent's `process_graph(G)` (docs/malt.md, "Answering and checking").
 //!
-//! The limits and the outcome of a run are plain data every build has; running needs the
-//! `sandbox` feature (the `monty` interpreter, `engine`). Without it — the main web bundle,
+//! The outcome of a run is plain data every build has, and so are its limits, which are the
+//! shared sandbox layer's ([`crate::sandbox::Limits`]); running needs the `sandbox` feature
+//! (the `monty` interpreter, `engine`). Without it — the main web bundle,
 //! which routes MALT episodes to the sandbox worker — [`run`] returns a clear error instead.
 
 #[cfg(feature = "sandbox")]
 mod engine;
 
-use std::time::Duration;
-
 use super::api::Py;
 use super::graph::Working;
 
-/// The sandbox's limits (docs/malt.md, "Answering and checking", gives the defaults).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Limits {
-    pub time: Duration,
-    pub memory: usize,
-    pub host_calls: u64,
-    pub recursion: usize,
-    pub stdout_bytes: usize,
-    pub result_items: usize,
-}
-
-impl Default for Limits {
-    fn default() -> Self {
-        Limits {
-            time: Duration::from_secs(2),
-            memory: 256 * 1024 * 1024,
-            host_calls: 100_000,
-            recursion: 1_000,
-            stdout_bytes: 16 * 1024,
-            result_items: 100_000,
-        }
-    }
-}
+/// The limits of a run (docs/malt.md, "Answering and checking", gives the defaults the agent
+/// is told).
+pub use crate::sandbox::Limits;
 
 /// Why a run did not return a value.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

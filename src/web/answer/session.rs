@@ -13,7 +13,7 @@ use std::rc::Rc;
 use yew::prelude::*;
 
 use super::super::agents::Cancel;
-use super::super::sandbox::{EpisodeHandle, Snapshot};
+use super::super::sandbox::{EpisodeHandle, Snapshot, Workers, use_workers};
 use super::super::show::panels::Panels;
 use super::super::show::score::ScoreCard;
 use super::super::show::turns::TurnLog;
@@ -50,6 +50,8 @@ pub struct SessionCtl {
     task: TaskRef,
     settings: RunSettings,
     on_picture: Callback<Option<Picture>>,
+    /// The page's sandbox workers, for episodes of sandboxed applications.
+    workers: Workers,
 }
 
 /// The session changes in place, so a view of it is never up to date by comparison: a
@@ -69,6 +71,7 @@ pub fn use_session(
 ) -> SessionCtl {
     let state = use_mut_ref(Session::default);
     let redraw = use_force_update();
+    let workers = use_workers();
     {
         let state = state.clone();
         use_effect_with((), move |_| move || state.borrow().cancel.set(true));
@@ -79,6 +82,7 @@ pub fn use_session(
         task: task.clone(),
         settings: RunSettings { variant, max_turns: None },
         on_picture: on_picture.clone(),
+        workers,
     }
 }
 
@@ -106,7 +110,7 @@ impl SessionCtl {
                 ..Session::default()
             };
         });
-        match EpisodeHandle::start(self.task.0.clone(), self.settings, agent.clone()).await {
+        match EpisodeHandle::start(&self.workers, self.task.0.clone(), self.settings, agent.clone()).await {
             Ok((handle, snapshot)) => {
                 self.show(&snapshot);
                 self.update(|s| s.handle = Some(handle.clone()));

@@ -16,7 +16,7 @@ use std::rc::Rc;
 use yew::prelude::*;
 
 use super::super::agents::{CANCELLED, Cancel, Pace, PageAgent, drive, remote};
-use super::super::sandbox::EpisodeHandle;
+use super::super::sandbox::{EpisodeHandle, Workers};
 use super::super::settings::EndpointSettings;
 use super::super::store::{self, RunMeta, Source};
 use super::super::util::{Slicer, now_ms};
@@ -176,7 +176,12 @@ async fn make_agent(
 
 /// Starts a job for the link in the page's slot, replacing a finished one; an endpoint agent
 /// is reached through `endpoint`. Errors (bad settings) are returned before anything runs.
-pub async fn start(jobs: JobContext, link: BatchLink, endpoint: EndpointSettings) -> Result<(), String> {
+pub async fn start(
+    jobs: JobContext,
+    workers: Workers,
+    link: BatchLink,
+    endpoint: EndpointSettings,
+) -> Result<(), String> {
     if jobs.job.as_ref().is_some_and(|j| j.borrow().running()) {
         return Err("a batch is already running; cancel it first".into());
     }
@@ -216,7 +221,7 @@ pub async fn start(jobs: JobContext, link: BatchLink, endpoint: EndpointSettings
             settings: RunSettings { variant: link.variant, max_turns: link.max_turns },
             jobs: link.jobs as usize,
         };
-        let crew = Crew { agents: &agents, client, cancel: job.borrow().cancel.clone() };
+        let crew = Crew { agents: &agents, client, cancel: job.borrow().cancel.clone(), workers };
         let last_redraw = Cell::new(now_ms());
         let outcome = run_batch(plan, &crew, |finished| {
             if let Some(record) = finished.record {
@@ -258,6 +263,8 @@ pub struct Crew<'a> {
     pub client: Option<Rc<dyn remote::RemoteClient>>,
     /// The user's Stop.
     pub cancel: Cancel,
+    /// The page's sandbox workers, for episodes of sandboxed applications.
+    pub workers: Workers,
 }
 
 /// Runs a batch with the library's scheduler, reporting each finished episode. `Err` says why
@@ -331,7 +338,7 @@ async fn one(
 ) -> Result<Ended, String> {
     let task = app.generate(id).map_err(|e| e.to_string())?;
     let mut agent = (crew.agents)();
-    let (handle, snapshot) = EpisodeHandle::start(task, settings, agent.info()).await?;
+    let (handle, snapshot) = EpisodeHandle::start(&crew.workers, task, settings, agent.info()).await?;
     drive(&handle, snapshot, &mut agent, &crew.cancel, Pace::Slices(slicer), |_| {}).await?;
     Ok(Ended::from_record(handle.record()?))
 }

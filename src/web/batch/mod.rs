@@ -8,6 +8,7 @@ pub mod job;
 use yew::prelude::*;
 
 use super::agents::form::EndpointForm;
+use super::sandbox::use_workers;
 use super::settings::{EndpointSettings, use_settings};
 use super::show::Wide;
 use super::show::chart::chart;
@@ -91,6 +92,7 @@ fn counted(
 #[function_component(BatchPage)]
 pub fn batch_page(props: &BatchProps) -> Html {
     let jobs = job::use_jobs();
+    let workers = use_workers();
     let job = jobs.job_now();
     let error = use_state(|| None::<String>);
     let draft = use_state(|| None::<Draft>);
@@ -107,9 +109,10 @@ pub fn batch_page(props: &BatchProps) -> Html {
         let (link, error, jobs, endpoint) =
             (shown.clone(), error.clone(), jobs.clone(), settings.endpoint.clone());
         Callback::from(move |_| {
-            let (link, error, jobs, endpoint) = (link.clone(), error.clone(), jobs.clone(), endpoint.clone());
+            let (link, error, jobs, workers, endpoint) =
+                (link.clone(), error.clone(), jobs.clone(), workers.clone(), endpoint.clone());
             wasm_bindgen_futures::spawn_local(async move {
-                error.set(job::start(jobs, link, endpoint).await.err());
+                error.set(job::start(jobs, workers, link, endpoint).await.err());
             });
         })
     };

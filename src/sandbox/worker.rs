@@ -1,0 +1,315 @@
+//! The sandbox worker's message protocol: JSON requests in, JSON responses out, one message
+//! each, no I/O. This module doc is the protocol's one description.
+//!
+//! The browser's Web Worker (`src/bin/worker.rs`) feeds [`Worker::handle`] `postMessage`
+//! strings; natively the same binary reads one request per line on stdin and writes each
+//! response as a line, so the protocol is tested without a browser and a browser run can be
+//! compared with a native one. The worker serves every application of its [`Registry`]: the
+//! application is the first word of the task id (`malt-…`, `route-…`), the episode is the
+//! library's [`Runner`], and the only application-specific input is the sandbox limits, which
+//! reach the task through [`crate::app::App::generate_limited`] (applications without a
+//! sandbox ignore them). The page sends only `sandboxed` applications' episodes here, but the
+//! protocol refuses none, so a new application runs in the worker with no change to it.
+//!
+//! # Requests, page → worker (tag `op`)
+//! - `{"op":"start","id":ID,"max_turns":N?,"variant":V?,"limits":L?,"agent":A?}` builds the
+//!   task of `ID` and starts an episode, replacing any earlier one (one episode per worker);
+//!   `V` is a prompt variant (`zeroshot_base`, the default, `zeroshot_cot`, `fewshot_base`,
+//!   `fewshot_cot`), `A` the agent of the record (`{"name":…,"model":…}`, default `paste`).
+//!   → `started`.
+//! - `{"op":"submit","reply":TEXT,"latency_ms":X?,"tokens":{"prompt":P,"completion":C}?}`
+//!   feeds one agent reply. → `turn`, then `result` once the episode is over.
+//! - `{"op":"fail","message":TEXT,"fatal":BOOL?}`: the agent call failed; it counts as a
+//!   turn, and a fatal failure ends the episode. → `turn` (and `result` if it ended).
+//! - `{"op":"stop","reason":TEXT?}` ends the episode early. → `result`.
+//! - `{"op":"check","id":ID,"answer":TEXT,"limits":L?,"agent":A?}`: one-shot, one answer as
+//!   the only turn of a fresh episode, independent of any episode in progress. → `checked`.
+//! - `{"op":"bench","app":NAME,"tasks":N}`: the fixed seeded workload of
+//!   [`crate::bench::run_app`] for application `NAME` (the same as
+//!   `netpress bench --app NAME --tasks N`), timed inside the worker; N is 1..=10,000.
+//!   → `benched`.
+//! - `{"op":"ping"}` → `pong`.
+//!
+//! `L`, the limit overrides, is `{"time_ms":T,"memory_mb":M,"host_calls":H,"recursion":R}`,
+//! each optional ([`LimitOverrides`]; an unknown field is an error).
+//!
+//! # Responses, worker → page (tag `op`)
+//! - `ready` `{version}`: the first message, sent once when the worker starts ([`Worker::ready`]).
+//! - `started` `{id, content_hash, prompt, max_turns, question}`: the exact first message to
+//!   send the agent, the turn limit in force, and the task's question when it has one.
+//! - `turn` `{turn, finished, panels}`: the turn record, the finish (`null` while the episode
+//!   goes on) and the emulator's panels after the turn.
+//! - `result` `{record, panels}`: the result record of the finished episode.
+//! - `checked` `{record, panels, check_ms}`: the record of a `check`, with `check_ms` the time
+//!   of the run, diff and scoring measured inside the worker.
+//! - `benched` `{bench}`: an [`crate::bench::AppBench`].
+//! - `pong` `{}`.
+//! - `error` `{message}`: a request that could not be read or served (malformed JSON, an
+//!   unknown op or application, a bad id, `submit` with no episode). An `error` is always the
+//!   only response to its request, and the episode in progress, if any, is left as it was.
+//!
+//! Every response also carries `memory_bytes`, the worker's linear memory (0 natively), so the
+//! page can retire a worker that grew too large. Why there is a worker at all, and when the
+//! page terminates and respawns one, is in docs/sandbox.md.
+
+use std::sync::Arc;
+
+#[cfg(not(target_arch = "wasm32"))]
+use std::time::Instant;
+#[cfg(target_arch = "wasm32")]
+use web_time::Instant;
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+
+use crate::app::{PromptVariant, Task};
+use crate::conversation::{AgentError, AgentInfo, AgentReply, Tokens};
+use crate::id::QueryId;
+use crate::registry::Registry;
+use crate::run::{RunSettings, Runner};
+
+use super::LimitOverrides;
+
+/// The most tasks a `bench` request may ask for.
+pub const MAX_BENCH_TASKS: usize = 10_000;
+
+/// A request from the page (see the module doc for each op).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(tag = "op", rename_all = "snake_case")]
+pub enum Request {
+    Start {
+        id: String,
+        #[serde(default)]
+        max_turns: Option<u32>,
+        #[serde(default)]
+        variant: PromptVariant,
+        #[serde(default)]
+        limits: LimitOverrides,
+        #[serde(default)]
+        agent: Option<AgentInfo>,
+    },
+    Submit {
+        reply: String,
+        #[serde(default)]
+        latency_ms: Option<f64>,
+        #[serde(default)]
+        tokens: Option<Tokens>,
+    },
+    Fail {
+        message: String,
+        #[serde(default)]
+        fatal: bool,
+    },
+    Stop {
+        #[serde(default)]
+        reason: Option<String>,
+    },
+    Check {
+        id: String,
+        answer: String,
+        #[serde(default)]
+        limits: LimitOverrides,
+        #[serde(default)]
+        agent: Option<AgentInfo>,
+    },
+    Bench {
+        /// Optional here so that a request without it gets a message naming the field and
+        /// the known applications rather than serde's bare "missing field".
+        #[serde(default)]
+        app: Option<String>,
+        tasks: usize,
+    },
+    Ping,
+}
+
+/// The worker's state: the applications it serves and at most one episode in progress.
+pub struct Worker {
+    registry: &'static Registry,
+    episode: Option<(Runner, AgentInfo)>,
+}
+
+impl Default for Worker {
+    /// A worker over the shipped applications.
+    fn default() -> Self {
+        Worker::new(Registry::standard())
+    }
+}
+
+fn paste_agent() -> AgentInfo {
+    AgentInfo::new("paste", "pasted answer")
+}
+
+/// The size of the worker's linear memory (0 natively).
+fn memory_bytes() -> u64 {
+    #[cfg(target_arch = "wasm32")]
+    return core::arch::wasm32::memory_size(0) as u64 * 65_536;
+    #[cfg(not(target_arch = "wasm32"))]
+    0
+}
+
+fn message(op: &str, body: Value) -> String {
+    let mut v = body;
+    if let Value::Object(map) = &mut v {
+        map.insert("op".into(), json!(op));
+        map.insert("memory_bytes".into(), json!(memory_bytes()));
+    }
+    v.to_string()
+}
+
+fn error(text: impl Into<String>) -> String {
+    message("error", json!({"message": text.into()}))
+}
+
+fn to_json<T: Serialize>(v: &T) -> Value {
+    serde_json::to_value(v).unwrap_or(Value::Null)
+}
+
+fn reply(text: String) -> AgentReply {
+    AgentReply { text, latency_ms: None, tokens: None }
+}
+
+impl Worker {
+    /// A worker serving the applications of `registry`.
+    pub fn new(registry: &'static Registry) -> Worker {
+        Worker { registry, episode: None }
+    }
+
+    /// The first message a worker sends.
+    pub fn ready() -> String {
+        message("ready", json!({"version": crate::VERSION}))
+    }
+
+    /// Handles one request; returns the responses in order (never none).
+    pub fn handle(&mut self, text: &str) -> Vec<String> {
+        let request: Request = match serde_json::from_str(text) {
+            Ok(r) => r,
+            Err(e) => return vec![error(format!("bad request: {e}"))],
+        };
+        match request {
+            Request::Ping => vec![message("pong", json!({}))],
+            Request::Start { id, max_turns, variant, limits, agent } => {
+                vec![self.start(&id, RunSettings { variant, max_turns }, limits, agent)]
+            }
+            Request::Submit { reply, latency_ms, tokens } => {
+                self.feed(Ok(AgentReply { text: reply, latency_ms, tokens }))
+            }
+            Request::Fail { message, fatal } => {
+                let e = if fatal { AgentError::fatal(message) } else { AgentError::retryable(message) };
+                self.feed(Err(e))
+            }
+            Request::Stop { reason } => match self.episode.as_mut() {
+                None => vec![error("no episode in progress")],
+                Some((runner, _)) => {
+                    runner.stop(reason.unwrap_or_else(|| "stopped by the user".into()));
+                    vec![self.result()]
+                }
+            },
+            Request::Check { id, answer, limits, agent } => vec![self.check(&id, answer, limits, agent)],
+            Request::Bench { app, tasks } => vec![self.bench(app.as_deref(), tasks)],
+        }
+    }
+
+    /// The task `id` names, through its application, with the request's limits.
+    fn task(&self, id: &str, limits: LimitOverrides) -> Result<Arc<dyn Task>, String> {
+        let id: QueryId = id.parse().map_err(|e: crate::Error| e.to_string())?;
+        let app = self.registry.app(&id.app).map_err(|e| e.to_string())?;
+        app.generate_limited(&id, &limits.apply()).map_err(|e| e.to_string())
+    }
+
+    fn start(
+        &mut self,
+        id: &str,
+        settings: RunSettings,
+        limits: LimitOverrides,
+        agent: Option<AgentInfo>,
+    ) -> String {
+        let task = match self.task(id, limits) {
+            Ok(t) => t,
+            Err(e) => return error(e),
+        };
+        let runner = Runner::new(task, settings);
+        let card = runner.task().card();
+        let prompt = runner.messages().first().map(|m| m.content.clone()).unwrap_or_default();
+        let started = message(
+            "started",
+            json!({"id": card.id, "content_hash": card.content_hash, "prompt": prompt,
+                   "max_turns": settings.max_turns.unwrap_or(card.max_turns), "question": card.question}),
+        );
+        self.episode = Some((runner, agent.unwrap_or_else(paste_agent)));
+        started
+    }
+
+    fn feed(&mut self, reply: Result<AgentReply, AgentError>) -> Vec<String> {
+        let Some((runner, _)) = self.episode.as_mut() else {
+            return vec![error("no episode in progress: send start first")];
+        };
+        runner.submit(reply);
+        let turn = runner.turns().last();
+        let finished = runner.finished();
+        let panels = runner.episode().panels();
+        let mut out = vec![message(
+            "turn",
+            json!({"turn": to_json(&turn), "finished": to_json(&finished), "panels": to_json(&panels)}),
+        )];
+        if finished.is_some() {
+            out.push(self.result());
+        }
+        out
+    }
+
+    fn result(&self) -> String {
+        match &self.episode {
+            None => error("no episode in progress"),
+            Some((runner, agent)) => message(
+                "result",
+                json!({"record": to_json(&runner.record(agent)), "panels": to_json(&runner.episode().panels())}),
+            ),
+        }
+    }
+
+    /// One answer against one task: the result record, panels and the in-worker check time.
+    fn check(&self, id: &str, answer: String, limits: LimitOverrides, agent: Option<AgentInfo>) -> String {
+        let task = match self.task(id, limits) {
+            Ok(t) => t,
+            Err(e) => return error(e),
+        };
+        let mut runner = Runner::new(task, RunSettings::default());
+        let start = Instant::now();
+        runner.submit(Ok(reply(answer)));
+        let record = runner.record(&agent.unwrap_or_else(paste_agent));
+        let check_ms = start.elapsed().as_secs_f64() * 1000.0;
+        let panels = runner.episode().panels();
+        message(
+            "checked",
+            json!({"record": to_json(&record), "panels": to_json(&panels), "check_ms": check_ms}),
+        )
+    }
+
+    /// The benchmark workload of one application, timed here (in the browser, in the worker).
+    fn bench(&self, app: Option<&str>, tasks: usize) -> String {
+        let Some(name) = app else {
+            let known: Vec<&str> = self.registry.apps().iter().map(|a| a.info().name).collect();
+            return error(format!(
+                "bench: name the application, e.g. {{\"op\":\"bench\",\"app\":\"{}\",\"tasks\":{tasks}}} (known: {})",
+                known.first().copied().unwrap_or("malt"),
+                known.join(", ")
+            ));
+        };
+        let app = match self.registry.app(name) {
+            Ok(a) => a,
+            Err(e) => return error(format!("bench: {e}")),
+        };
+        if tasks == 0 || tasks > MAX_BENCH_TASKS {
+            return error(format!("bench: tasks must be 1..={MAX_BENCH_TASKS}, not {tasks}"));
+        }
+        let origin = Instant::now();
+        let clock = move || origin.elapsed().as_secs_f64() * 1000.0;
+        match crate::bench::run_app(app, tasks, &clock) {
+            Ok(b) => message("benched", json!({"bench": to_json(&b)})),
+            Err(e) => error(format!("bench: {e}")),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;
