@@ -41,28 +41,28 @@ impl Console<'static> {
 
 impl Console<'_> {
     /// Standard output.
-    pub fn out(&mut self) -> &mut dyn Write {
+    pub(crate) fn out(&mut self) -> &mut dyn Write {
         &mut *self.stdout
     }
 
     /// Standard error.
-    pub fn err(&mut self) -> &mut dyn Write {
+    pub(crate) fn err(&mut self) -> &mut dyn Write {
         &mut *self.stderr
     }
 
     /// Standard input.
-    pub fn input(&mut self) -> &mut dyn Read {
+    pub(crate) fn input(&mut self) -> &mut dyn Read {
         &mut *self.stdin
     }
 
     /// Whether this console is the process's own (see the module doc).
-    pub fn is_process(&self) -> bool {
+    pub(crate) fn is_process(&self) -> bool {
         self.process
     }
 
     /// A message of clap's (help, version or a usage error): on stdout when it is what was
     /// asked for, else on stderr. Returns the exit code it calls for (0, or 2 for an error).
-    pub fn clap_message(&mut self, e: &clap::Error) -> u8 {
+    pub(crate) fn clap_message(&mut self, e: &clap::Error) -> u8 {
         if self.process {
             // clap decides colour for the terminal it writes to.
             let _ = e.print();
@@ -76,7 +76,7 @@ impl Console<'_> {
 
     /// Runs `body` on a buffered `path` (created) or standard output; a closed pipe
     /// (`| head`) ends quietly.
-    pub fn write_out(
+    pub(crate) fn write_out(
         &mut self,
         path: Option<&str>,
         body: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
@@ -100,7 +100,7 @@ impl Console<'_> {
     }
 
     /// The bytes of a file, or of standard input for `-`.
-    pub fn read_bytes(&mut self, path: &str) -> CliResult<Vec<u8>> {
+    pub(crate) fn read_bytes(&mut self, path: &str) -> CliResult<Vec<u8>> {
         let mut bytes = Vec::new();
         let read = if path == "-" {
             self.input().read_to_end(&mut bytes).map(|_| ())

@@ -14,9 +14,10 @@
 //! [`Console::process`].
 //!
 //! The flags are clap's (derive), one file per subcommand or pair of close subcommands; knob
-//! flags are added at run time from the registry ([`knobs`]). Errors are a [`Fail`]: one line
+//! flags are added at run time from the registry. Errors are a `Fail`: one line
 //! `netpress: …` on stderr and an exit code (1, or 2 for a usage mistake, 130 after Ctrl-C).
 //! The command line is native only: it blocks on threads and files (feature `cli`).
+//! docs/cli.md says more.
 
 mod agents;
 mod bench;
@@ -41,9 +42,9 @@ pub use console::Console;
 
 /// A failure to report: the message (none when it was already printed) and the exit code.
 #[derive(Debug)]
-pub struct Fail {
-    pub message: String,
-    pub code: u8,
+pub(crate) struct Fail {
+    pub(crate) message: String,
+    pub(crate) code: u8,
 }
 
 impl<E: std::fmt::Display> From<E> for Fail {
@@ -53,14 +54,14 @@ impl<E: std::fmt::Display> From<E> for Fail {
 }
 
 /// What a subcommand returns.
-pub type CliResult<T = ()> = Result<T, Fail>;
+pub(crate) type CliResult<T = ()> = Result<T, Fail>;
 
 /// One run of the command line: the applications it works over, its streams, and its own
 /// words as one shell-quoted line (recorded as provenance in the files it writes).
-pub struct Context<'a> {
-    pub registry: &'a Registry,
-    pub console: Console<'a>,
-    pub command_line: String,
+pub(crate) struct Context<'a> {
+    pub(crate) registry: &'a Registry,
+    pub(crate) console: Console<'a>,
+    pub(crate) command_line: String,
 }
 
 #[derive(Parser, Debug)]
