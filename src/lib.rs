@@ -1,9 +1,9 @@
 //! NetPress: a seeded, reproducible benchmark for AI agents that operate networks.
 //!
 //! The library holds everything: task generators, emulators, scorers, agents and statistics.
-//! The command-line tool (`src/bin/netpress`) and the web app (`src/web`, built by Trunk) are
-//! thin surfaces over it and never reach into an application's internals: they talk to the
-//! roles in [`app`] through the [`registry`].
+//! The command-line tool (`cli`, which `src/bin/netpress` runs) and the web app (`src/web`,
+//! built by Trunk) are thin surfaces over it and never reach into an application's internals:
+//! they talk to the roles in [`app`] through a [`registry::Registry`].
 //!
 //! Shared building blocks, one concept per module:
 //! - [`id`]: query ids such as `route-v1-L2-s42-i7`, parsed and formatted.
@@ -28,6 +28,9 @@ pub mod agent;
 pub mod answer;
 pub mod app;
 pub mod bench;
+// Native only: it blocks on threads and files, and its crates (clap, ureq) are native ones.
+#[cfg(all(feature = "cli", not(target_arch = "wasm32")))]
+pub mod cli;
 pub mod conversation;
 pub mod error;
 pub mod export;

@@ -10,7 +10,9 @@
 //! Tasks are named by ids `(level, seed, index)` with the selection's knobs. By default each
 //! (level, seed) contributes indexes `0..per_seed`; with `per_label` it contributes `k` tasks
 //! of every label the level can produce instead, found by scanning indexes `0, 1, …` (the
-//! generator decides labels from the seed material, so there is no faster way to find them).
+//! generator decides labels from the seed material, so there is no faster way to find them);
+//! with `label` too, only that label is scanned for, which is how `generate --label` picks
+//! its tasks. [`TaskSelection::stream`] generates them one at a time as they are asked for.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -81,8 +83,8 @@ impl TaskSelection {
     }
 
     /// The (level, seed) pairs in run order.
-    pub fn order(&self, info: &AppInfo) -> Vec<(u8, u64)> {
-        run_order(&self.levels_of(info), self.seeds, self.interleave)
+    pub fn order(&self, info: &AppInfo) -> impl Iterator<Item = (u8, u64)> + use<> {
+        run_order(self.levels_of(info), self.seeds, self.interleave)
     }
 
     /// The id of one (level, seed, index) with the selection's knobs.
@@ -94,16 +96,11 @@ impl TaskSelection {
     /// each task when its turn comes). Ignores `per_label`, `label` and `filters`, which need
     /// the tasks: use [`TaskSelection::tasks`] for those.
     pub fn ids(&self, info: &AppInfo) -> Vec<QueryId> {
-        let mut ids: Vec<QueryId> = self
-            .order(info)
-            .into_iter()
+        self.order(info)
             .flat_map(|(level, seed)| (0..self.per_seed).map(move |index| (level, seed, index)))
             .map(|(level, seed, index)| self.id(info, level, seed, index))
-            .collect();
-        if let Some(max) = self.max_tasks {
-            ids.truncate(max);
-        }
-        ids
+            .take(self.max_tasks.unwrap_or(usize::MAX))
+            .collect()
     }
 
     /// Checks what the application can tell without generating: its levels and the knobs.
@@ -113,28 +110,35 @@ impl TaskSelection {
 
     /// Generates the selected tasks in run order.
     pub fn tasks(&self, app: &dyn App) -> Result<Vec<Arc<dyn Task>>> {
+        self.stream(app).collect()
+    }
+
+    /// The selected tasks in run order, generated one at a time as they are asked for (so
+    /// `generate` and `export` write thousands without holding them); the first error,
+    /// from the checks or a generator, is the last item.
+    pub fn stream<'a>(&'a self, app: &'a dyn App) -> impl Iterator<Item = Result<Arc<dyn Task>>> + 'a {
         let info = app.info();
-        self.check(info)?;
-        let mut tasks = Vec::new();
-        for (level, seed) in self.order(info) {
-            let base = self.id(info, level, seed, 0);
-            match self.per_label {
-                Some(k) => tasks.extend(self.per_label(app, &base, k)?),
-                None => {
-                    for index in 0..self.per_seed {
-                        let task = app.generate(&QueryId { index, ..base.clone() })?;
-                        if self.keeps(task.as_ref()) {
-                            tasks.push(task);
-                        }
-                    }
-                }
-            }
-            if let Some(max) = self.max_tasks.filter(|&max| tasks.len() >= max) {
-                tasks.truncate(max);
-                break;
-            }
+        let checked = self.check(info);
+        let groups = checked.is_ok().then(|| self.order(info)).into_iter().flatten();
+        let tasks = groups.flat_map(move |(level, seed)| self.group(app, self.id(info, level, seed, 0)));
+        let all = checked.err().map(Err).into_iter().chain(tasks);
+        all.take(self.max_tasks.unwrap_or(usize::MAX)).scan(false, until_error)
+    }
+
+    /// The tasks of one (level, seed), `base` being its id of index 0.
+    fn group<'a>(
+        &'a self,
+        app: &'a dyn App,
+        base: QueryId,
+    ) -> Box<dyn Iterator<Item = Result<Arc<dyn Task>>> + 'a> {
+        match self.per_label {
+            Some(k) => self.per_label(app, base, k),
+            None => Box::new(
+                (0..self.per_seed)
+                    .map(move |index| app.generate(&QueryId { index, ..base.clone() }))
+                    .filter(|task| task.as_ref().map_or(true, |t| self.keeps(t.as_ref()))),
+            ),
         }
-        Ok(tasks)
     }
 
     fn keeps(&self, task: &dyn Task) -> bool {
@@ -143,38 +147,66 @@ impl TaskSelection {
             && self.filters.iter().all(|(k, v)| card.params.get(k) == Some(v))
     }
 
-    /// `k` tasks of each label of the level, scanning indexes 0, 1, … of one seed.
-    fn per_label(&self, app: &dyn App, base: &QueryId, k: u64) -> Result<Vec<Arc<dyn Task>>> {
-        let labels = app.labels(base.level);
-        if labels.is_empty() {
-            return Err(Error::Invalid(format!("{} does not list its labels; use --per-seed", base.app)));
+    /// `k` tasks of each wanted label, scanning indexes 0, 1, … of one seed: of the one label
+    /// kept when `label` is set (whether or not the application lists its labels), else of
+    /// every label the level can produce.
+    fn per_label<'a>(
+        &'a self,
+        app: &'a dyn App,
+        base: QueryId,
+        k: u64,
+    ) -> Box<dyn Iterator<Item = Result<Arc<dyn Task>>> + 'a> {
+        let wanted = match &self.label {
+            Some(label) => vec![label.clone()],
+            None => app.labels(base.level),
+        };
+        if wanted.is_empty() {
+            let refusal = Error::Invalid(format!("{} does not list its labels; use --per-seed", base.app));
+            return Box::new(std::iter::once(Err(refusal)));
         }
-        let mut counts: BTreeMap<String, u64> = labels.iter().map(|l| (l.clone(), 0)).collect();
-        let mut tasks = Vec::new();
-        let limit = k.saturating_mul(labels.len() as u64).saturating_mul(PER_LABEL_SCAN);
-        for index in 0..limit {
+        let limit = k.saturating_mul(wanted.len() as u64).saturating_mul(PER_LABEL_SCAN);
+        let mut counts: BTreeMap<String, u64> = wanted.into_iter().map(|l| (l, 0)).collect();
+        let scan = (0..limit).map_while(move |index| {
             if counts.values().all(|&c| c >= k) {
-                break;
+                return None;
             }
-            let task = app.generate(&QueryId { index, ..base.clone() })?;
-            let Some(count) = counts.get_mut(&task.card().label) else { continue };
-            if *count < k && self.keeps(task.as_ref()) {
-                *count += 1;
-                tasks.push(task);
-            }
-        }
-        Ok(tasks)
+            let task = match app.generate(&QueryId { index, ..base.clone() }) {
+                Ok(task) => task,
+                Err(e) => return Some(Some(Err(e))),
+            };
+            let count = counts.get_mut(&task.card().label).filter(|c| **c < k && self.keeps(task.as_ref()));
+            Some(count.map(|c| {
+                *c += 1;
+                Ok(task)
+            }))
+        });
+        Box::new(scan.flatten())
     }
 }
 
 /// The (level, seed) pairs of a run over `levels` and the seeds `first..=last`, in the order
-/// they run: level by level, or with `interleave` seed by seed.
-pub fn run_order<L: Copy>(levels: &[L], (first, last): (u64, u64), interleave: bool) -> Vec<(L, u64)> {
-    if interleave {
-        (first..=last).flat_map(|seed| levels.iter().map(move |&l| (l, seed))).collect()
+/// they run: level by level, or with `interleave` seed by seed. Lazy, so a run over every
+/// seed there is can still take its first few.
+pub fn run_order<L: Copy>(
+    levels: Vec<L>,
+    (first, last): (u64, u64),
+    interleave: bool,
+) -> impl Iterator<Item = (L, u64)> {
+    let n = levels.len();
+    let pairs: Box<dyn Iterator<Item = (usize, u64)>> = if interleave {
+        Box::new((first..=last).flat_map(move |seed| (0..n).map(move |i| (i, seed))))
     } else {
-        levels.iter().flat_map(|&l| (first..=last).map(move |seed| (l, seed))).collect()
-    }
+        Box::new((0..n).flat_map(move |i| (first..=last).map(move |seed| (i, seed))))
+    };
+    pairs.map(move |(i, seed)| (levels[i], seed))
+}
+
+/// A `scan` step that passes items up to and including the first error.
+fn until_error<T>(failed: &mut bool, item: Result<T>) -> Option<Result<T>> {
+    (!*failed).then(|| {
+        *failed = item.is_err();
+        item
+    })
 }
 
 /// `A..B` (inclusive) or one seed `A`.
@@ -209,8 +241,9 @@ mod tests {
 
     #[test]
     fn orders_level_by_level_or_seed_by_seed() {
-        assert_eq!(run_order(&[1, 2], (0, 1), false), [(1, 0), (1, 1), (2, 0), (2, 1)]);
-        assert_eq!(run_order(&[1, 2], (0, 1), true), [(1, 0), (2, 0), (1, 1), (2, 1)]);
+        let order = |interleave| run_order(vec![1, 2], (0, 1), interleave).collect::<Vec<_>>();
+        assert_eq!(order(false), [(1, 0), (1, 1), (2, 0), (2, 1)]);
+        assert_eq!(order(true), [(1, 0), (2, 0), (1, 1), (2, 1)]);
         let s = TaskSelection { levels: vec![2, 1], seeds: (3, 4), interleave: true, ..Default::default() };
         let ids = strings(&s.ids(route().info()));
         assert_eq!(ids, ["route-v1-L2-s3-i0", "route-v1-L1-s3-i0", "route-v1-L2-s4-i0", "route-v1-L1-s4-i0"]);
@@ -240,6 +273,25 @@ mod tests {
         let wanted = labels[0].clone();
         let s = TaskSelection { label: Some(wanted.clone()), per_label: None, per_seed: 30, ..s };
         assert!(s.tasks(route()).unwrap().iter().all(|t| t.card().label == wanted));
+    }
+
+    #[test]
+    fn a_kept_label_is_scanned_for_alone_and_the_stream_is_lazy() {
+        let labels = route().labels(1);
+        let wanted = labels.last().unwrap().clone();
+        let s = TaskSelection {
+            levels: vec![1],
+            seeds: (0, 0),
+            per_label: Some(2),
+            label: Some(wanted.clone()),
+            ..Default::default()
+        };
+        let tasks = s.tasks(route()).unwrap();
+        assert_eq!(tasks.len(), 2);
+        assert!(tasks.iter().all(|t| t.card().label == wanted));
+        let wide = TaskSelection { seeds: (0, u64::MAX), ..Default::default() };
+        let first: Vec<String> = wide.stream(route()).take(2).map(|t| t.unwrap().card().id.clone()).collect();
+        assert_eq!(first, ["route-v1-L1-s0-i0", "route-v1-L1-s1-i0"]);
     }
 
     #[test]

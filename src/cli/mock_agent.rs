@@ -1,12 +1,10 @@
 //! `mock-agent`: the scripted test server of `netpress::agent::mock`, for browser tests and
 //! for trying the endpoint agents without a model.
 
-use std::io::Write;
-
 use clap::Args;
-use netpress::agent::mock::{MockServer, Script};
 
-use crate::CliResult;
+use super::{CliResult, Context};
+use crate::agent::mock::{MockServer, Script};
 
 #[derive(Args, Debug)]
 pub struct MockAgentArgs {
@@ -20,7 +18,7 @@ pub struct MockAgentArgs {
 }
 
 /// Serves until killed; the first line on stdout is `listening on http://127.0.0.1:PORT`.
-pub fn mock_agent(args: MockAgentArgs) -> CliResult {
+pub fn mock_agent(cx: &mut Context, args: MockAgentArgs) -> CliResult {
     let script = match &args.script {
         Some(path) => {
             let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {path}: {e}"))?;
@@ -29,7 +27,7 @@ pub fn mock_agent(args: MockAgentArgs) -> CliResult {
         None => Script::default(),
     };
     let server = MockServer::start(&format!("127.0.0.1:{}", args.port), script)?;
-    let mut out = std::io::stdout();
+    let out = cx.console.out();
     writeln!(out, "listening on {}", server.url())?;
     out.flush()?;
     server.wait();

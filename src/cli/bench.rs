@@ -3,10 +3,9 @@
 use std::time::Instant;
 
 use clap::Args;
-use netpress::bench::{self, AppBench};
-use netpress::registry;
 
-use crate::CliResult;
+use super::{CliResult, Context};
+use crate::bench::{self, AppBench};
 
 #[derive(Args, Debug)]
 pub struct BenchArgs {
@@ -21,10 +20,10 @@ pub struct BenchArgs {
     pub json: bool,
 }
 
-pub fn bench(args: BenchArgs) -> CliResult {
+pub fn bench(cx: &mut Context, args: BenchArgs) -> CliResult {
     let apps = match &args.app {
-        Some(name) => vec![registry::app(name)?],
-        None => registry::apps().to_vec(),
+        Some(name) => vec![cx.registry.app(name)?],
+        None => cx.registry.apps().to_vec(),
     };
     let origin = Instant::now();
     let clock = move || origin.elapsed().as_secs_f64() * 1000.0;
@@ -32,14 +31,14 @@ pub fn bench(args: BenchArgs) -> CliResult {
         apps.into_iter().map(|app| bench::run_app(app, args.tasks, &clock)).collect::<Result<_, _>>()?;
     if args.json {
         let doc = bench::Report {
-            netpress_version: netpress::VERSION.to_string(),
+            netpress_version: crate::VERSION.to_string(),
             place: "native".to_string(),
             tasks_per_app: args.tasks,
             apps: results,
         };
-        println!("{}", serde_json::to_string_pretty(&doc)?);
+        writeln!(cx.console.out(), "{}", serde_json::to_string_pretty(&doc)?)?;
     } else {
-        print!("{}", bench::render(&results));
+        write!(cx.console.out(), "{}", bench::render(&results))?;
     }
     Ok(())
 }

@@ -1,21 +1,21 @@
-//! Knob flags built from the registry: every knob of every application becomes a
+//! Knob flags built from the registry the command line runs over: every knob of every application becomes a
 //! `--<name> VALUE` flag of `generate`, `run` and `export` (e.g. route's `-n` knob is `--subnets 8`).
 //! The chosen application checks that the knobs given are its own.
 
 use clap::{Arg, ArgMatches, Command};
-use netpress::QueryId;
-use netpress::app::App;
-use netpress::registry::apps;
 
-use crate::{CliResult, Fail};
+use super::{CliResult, Fail};
+use crate::QueryId;
+use crate::app::App;
+use crate::registry::Registry;
 
 /// The subcommands that take knob flags.
 const WITH_KNOBS: [&str; 3] = ["generate", "run", "export"];
 
 /// Distinct knob names over all applications, with the first help text seen.
-fn knob_flags() -> Vec<(&'static str, String)> {
+fn knob_flags(registry: &Registry) -> Vec<(&'static str, String)> {
     let mut flags: Vec<(&'static str, String)> = Vec::new();
-    for app in apps() {
+    for app in registry.apps() {
         for knob in app.info().knobs {
             let help = format!("[{}] {} ({})", app.info().name, knob.help, knob.values);
             match flags.iter_mut().find(|(n, _)| *n == knob.name) {
@@ -30,11 +30,16 @@ fn knob_flags() -> Vec<(&'static str, String)> {
     flags
 }
 
-pub fn add_knob_args(mut command: Command) -> Command {
+/// `command` with the knob flags of `registry`'s applications on the subcommands that take them.
+pub fn add_knob_args(mut command: Command, registry: &Registry) -> Command {
+    let flags = knob_flags(registry);
     for sub in WITH_KNOBS {
         command = command.mut_subcommand(sub, |mut c| {
-            for (name, help) in knob_flags() {
-                c = c.arg(Arg::new(name).long(name).value_name("VALUE").help(help).help_heading("Knobs"));
+            for (name, help) in &flags {
+                let name = *name;
+                c = c.arg(
+                    Arg::new(name).long(name).value_name("VALUE").help(help.clone()).help_heading("Knobs"),
+                );
             }
             c
         });
@@ -43,11 +48,11 @@ pub fn add_knob_args(mut command: Command) -> Command {
 }
 
 /// Applies the knob flags given on the command line to an id of `app`.
-pub fn apply(app: &dyn App, id: QueryId, matches: &ArgMatches) -> CliResult<QueryId> {
+pub fn apply(registry: &Registry, app: &dyn App, id: QueryId, matches: &ArgMatches) -> CliResult<QueryId> {
     let info = app.info();
     let order = info.knob_order();
     let mut id = id;
-    for (name, _) in knob_flags() {
+    for (name, _) in knob_flags(registry) {
         let Some(value) = matches.try_get_one::<String>(name).ok().flatten() else { continue };
         let knob = info
             .knobs

@@ -1,19 +1,18 @@
 //! `export`: the NetArena leaderboard file (`--leaderboard`), chat-format SFT JSONL (`--sft`)
 //! and RL JSONL (`--rl`) from result files, or RL JSONL straight from task generation.
 
-use std::sync::Arc;
-
 use clap::{ArgGroup, ArgMatches, Args, ValueEnum};
-use netpress::app::{AppKind, PromptVariant, Task};
-use netpress::export::leaderboard::{self, LeaderboardOptions};
-use netpress::export::{rl, sft};
-use netpress::provenance::Provenance;
-use netpress::record::ResultRecord;
-use netpress::stats::agent_names;
-use netpress::{QueryId, registry};
 
-use crate::stats_cmd::{command_line, read_inputs};
-use crate::{CliResult, Fail, knobs, tasks::write_out};
+use super::stats_cmd::read_inputs;
+use super::{CliResult, Context, Fail, knobs};
+use crate::app::{AppKind, PromptVariant};
+use crate::export::leaderboard::{self, LeaderboardOptions};
+use crate::export::{rl, sft};
+use crate::provenance::Provenance;
+use crate::record::ResultRecord;
+use crate::registry::Registry;
+use crate::run::TaskSelection;
+use crate::stats::agent_names;
 
 #[derive(Args, Debug)]
 #[command(group(ArgGroup::new("what").required(true).args(["leaderboard", "sft", "rl"])))]
@@ -101,9 +100,9 @@ pub enum Assistant {
     Action,
 }
 
-pub fn export(args: ExportArgs, matches: &ArgMatches) -> CliResult {
+pub fn export(cx: &mut Context, args: ExportArgs, matches: &ArgMatches) -> CliResult {
     if args.rl && args.files.is_empty() {
-        return rl_from_generation(&args, matches);
+        return rl_from_generation(cx, &args, matches);
     }
     if args.files.is_empty() {
         return Err(Fail {
@@ -111,17 +110,17 @@ pub fn export(args: ExportArgs, matches: &ArgMatches) -> CliResult {
             code: 2,
         });
     }
-    let (records, inputs) = read_inputs(&args.files)?;
+    let (records, inputs) = read_inputs(cx, &args.files)?;
     let records = select(records, args.app.as_deref(), args.agent.as_deref())?;
-    let command = command_line();
+    let command = cx.command_line.clone();
     if args.leaderboard {
         let provenance = Provenance::of_records(&records, &command, inputs);
-        let doc = leaderboard_file(&args, &records, &provenance)?;
+        let doc = leaderboard_file(cx.registry, &args, &records, &provenance)?;
         let text = serde_json::to_string_pretty(&doc)?;
-        return write_out(args.output.as_deref(), |w| writeln!(w, "{text}"));
+        return cx.console.write_out(args.output.as_deref(), |w| writeln!(w, "{text}"));
     }
     let mut written = 0;
-    write_out(args.output.as_deref(), |w| {
+    cx.console.write_out(args.output.as_deref(), |w| {
         written = if args.sft {
             sft::write(&records, &sft_options(&args, command.clone()), w)?
         } else {
@@ -130,7 +129,7 @@ pub fn export(args: ExportArgs, matches: &ArgMatches) -> CliResult {
         Ok(())
     })?;
     if let Some(path) = &args.output {
-        eprintln!("wrote {written} lines from {} episodes to {path}", records.len());
+        writeln!(cx.console.err(), "wrote {written} lines from {} episodes to {path}", records.len())?;
     }
     Ok(())
 }
@@ -163,6 +162,7 @@ fn select(
 }
 
 fn leaderboard_file(
+    registry: &Registry,
     args: &ExportArgs,
     records: &[ResultRecord],
     provenance: &Provenance,
@@ -171,7 +171,8 @@ fn leaderboard_file(
     let kind = match args.kind {
         Some(Kind::Reactive) => AppKind::Reactive,
         Some(Kind::Constructive) => AppKind::Constructive,
-        None => registry::app(&app)
+        None => registry
+            .app(&app)
             .map(|a| a.info().kind)
             .map_err(|e| Fail { message: format!("{e}; give the result shape with --kind"), code: 2 })?,
     };
@@ -183,7 +184,7 @@ fn leaderboard_file(
             .clone()
             .unwrap_or_else(|| agent_names(records).into_iter().next().unwrap_or_default()),
     };
-    let lookup = |id: &str| registry::generate(id).ok().map(|t| t.card().clone());
+    let lookup = |id: &str| registry.generate(id).ok().map(|t| t.card().clone());
     leaderboard::export(records, &opts, &lookup, provenance).map_err(Fail::from)
 }
 
@@ -207,47 +208,36 @@ fn sft_options(args: &ExportArgs, command: String) -> sft::SftOptions {
     }
 }
 
-/// RL lines for the tasks of (app, levels, seeds, per-seed, knobs), generated in order level,
-/// seed, index and streamed out.
-fn rl_from_generation(args: &ExportArgs, matches: &ArgMatches) -> CliResult {
+/// RL lines for the tasks of (app, levels, seeds, per-seed, label, knobs): a run's task
+/// selection, generated in run order and streamed out.
+fn rl_from_generation(cx: &mut Context, args: &ExportArgs, matches: &ArgMatches) -> CliResult {
     let name = args.app.as_deref().ok_or_else(|| Fail {
         message: "--rl needs result files, or --app (with --levels, --seeds, --per-seed) to generate tasks"
             .into(),
         code: 2,
     })?;
-    let app = registry::app(name)?;
+    let app = cx.registry.app(name)?;
     let variant = PromptVariant::parse(&args.prompt_variant)?;
-    let levels: Vec<u8> = if args.levels.is_empty() {
-        app.info().levels.iter().map(|l| l.level).collect()
-    } else {
-        args.levels.clone()
+    let seeds = super::run::parse_seeds(&args.seeds)?;
+    let first_level = args.levels.first().copied().unwrap_or(app.info().levels[0].level);
+    let selection = TaskSelection {
+        levels: args.levels.clone(),
+        seeds,
+        per_seed: args.per_seed,
+        label: args.label.clone(),
+        knobs: knobs::apply(cx.registry, app, app.default_id(first_level, seeds.0, 0), matches)?.knobs,
+        ..TaskSelection::default()
     };
-    let (first, last) = crate::run::parse_seeds(&args.seeds)?;
-    let mut templates = Vec::new();
-    for &level in &levels {
-        templates.push(knobs::apply(app, app.default_id(level, first, 0), matches)?);
-    }
-    let per_seed = args.per_seed;
-    let ids = templates.into_iter().flat_map(move |t| {
-        (first..=last).flat_map(move |seed| {
-            (0..per_seed).map({
-                let t = t.clone();
-                move |index| QueryId { seed, index, ..t.clone() }
-            })
-        })
-    });
-    let label = args.label.clone();
-    let tasks = ids.map(|id| app.generate(&id)).filter(|t: &netpress::Result<Arc<dyn Task>>| {
-        label.as_ref().is_none_or(|l| t.as_ref().map_or(true, |t| &t.card().label == l))
-    });
-    let command = command_line();
+    // Refused levels and knobs are refused before the output file is created.
+    selection.check(app.info())?;
+    let command = cx.command_line.clone();
     let mut written = 0;
-    write_out(args.output.as_deref(), |w| {
-        written = rl::write_tasks(tasks, variant, &command, w)?;
+    cx.console.write_out(args.output.as_deref(), |w| {
+        written = rl::write_tasks(selection.stream(app), variant, &command, w)?;
         Ok(())
     })?;
     if let Some(path) = &args.output {
-        eprintln!("wrote {written} generated tasks to {path}");
+        writeln!(cx.console.err(), "wrote {written} generated tasks to {path}")?;
     }
     Ok(())
 }

@@ -1,13 +1,13 @@
 //! `list` and `generate`: the registry and its tasks.
-
-use std::io::Write;
+//!
+//! `generate` is a [`TaskSelection`] like a run's, of one level and seed, so which tasks it
+//! prints is decided where a run's are.
 
 use clap::{ArgMatches, Args};
-use netpress::QueryId;
-use netpress::app::App;
-use netpress::registry::{self, apps};
 
-use crate::{CliResult, Fail, knobs};
+use super::{CliResult, Context, knobs};
+use crate::QueryId;
+use crate::run::TaskSelection;
 
 #[derive(Args, Debug)]
 pub struct GenerateArgs {
@@ -37,9 +37,9 @@ pub struct GenerateArgs {
     pub output: Option<String>,
 }
 
-pub fn list() -> CliResult {
+pub fn list(cx: &mut Context) -> CliResult {
     let mut out = String::new();
-    for app in apps() {
+    for app in cx.registry.apps() {
         let info = app.info();
         out.push_str(&format!("{} (v{}): {}\n  {}\n", info.name, info.version, info.title, info.summary));
         for l in info.levels {
@@ -59,25 +59,23 @@ pub fn list() -> CliResult {
     if out.is_empty() {
         out.push_str("no applications are registered in this build\n");
     }
-    print!("{out}");
+    cx.console.out().write_all(out.as_bytes())?;
     Ok(())
 }
 
-pub fn generate(args: GenerateArgs, matches: &ArgMatches) -> CliResult {
+pub fn generate(cx: &mut Context, args: GenerateArgs, matches: &ArgMatches) -> CliResult {
     if let Some(id) = &args.id {
-        let task = registry::generate(id)?;
+        let task = cx.registry.generate(id)?;
         let json = serde_json::to_string_pretty(task.card())?;
-        return write_out(args.output.as_deref(), |w| writeln!(w, "{json}"));
+        return cx.console.write_out(args.output.as_deref(), |w| writeln!(w, "{json}"));
     }
-    let app = registry::app(args.app.as_deref().unwrap_or_default())?;
+    let app = cx.registry.app(args.app.as_deref().unwrap_or_default())?;
     let level = args.level.unwrap_or_default();
-    let template = knobs::apply(app, app.default_id(level, args.seed, 0), matches)?;
-    write_out(args.output.as_deref(), |w| {
-        for task in matching_tasks(app, &template, args.count, args.label.as_deref()) {
-            let task = match task {
-                Ok(t) => t,
-                Err(e) => return Err(std::io::Error::other(e.to_string())),
-            };
+    let template = knobs::apply(cx.registry, app, app.default_id(level, args.seed, 0), matches)?;
+    let selection = generated(&template, args.count, args.label.clone());
+    cx.console.write_out(args.output.as_deref(), |w| {
+        for task in selection.stream(app) {
+            let task = task.map_err(|e| std::io::Error::other(e.to_string()))?;
             if args.questions {
                 let card = task.card();
                 let text = card.question.as_deref().unwrap_or(&card.prompt);
@@ -90,40 +88,16 @@ pub fn generate(args: GenerateArgs, matches: &ArgMatches) -> CliResult {
     })
 }
 
-/// The first `count` tasks of `template`'s seed with index 0, 1, … whose label matches.
-/// With a label filter, gives up after 1,000 indexes per wanted task.
-pub fn matching_tasks<'a>(
-    app: &'a dyn App,
-    template: &'a QueryId,
-    count: u64,
-    label: Option<&'a str>,
-) -> impl Iterator<Item = netpress::Result<std::sync::Arc<dyn netpress::Task>>> + 'a {
-    let limit = if label.is_some() { count.saturating_mul(1000) } else { count };
-    (0..limit)
-        .map(move |index| app.generate(&QueryId { index, ..template.clone() }))
-        .filter(move |t| match (t, label) {
-            (Ok(task), Some(l)) => task.card().label == l,
-            _ => true,
-        })
-        .take(count as usize)
-}
-
-/// Runs `body` on a buffered stdout or file; a closed pipe (`| head`) ends quietly.
-pub fn write_out(path: Option<&str>, body: impl FnOnce(&mut dyn Write) -> std::io::Result<()>) -> CliResult {
-    let result = match path {
-        Some(p) => {
-            let file = std::fs::File::create(p).map_err(|e| Fail::from(format!("cannot write {p}: {e}")))?;
-            let mut w = std::io::BufWriter::new(file);
-            body(&mut w).and_then(|_| w.flush())
-        }
-        None => {
-            let stdout = std::io::stdout();
-            let mut w = std::io::BufWriter::new(stdout.lock());
-            body(&mut w).and_then(|_| w.flush())
-        }
-    };
-    match result {
-        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
-        other => other.map_err(Fail::from),
+/// What `generate` prints as a selection: the first `count` tasks of the template's level
+/// and seed, indexes 0, 1, …; with a label, indexes are scanned until `count` match.
+fn generated(template: &QueryId, count: u64, label: Option<String>) -> TaskSelection {
+    TaskSelection {
+        levels: vec![template.level],
+        seeds: (template.seed, template.seed),
+        per_seed: count,
+        per_label: label.is_some().then_some(count),
+        label,
+        knobs: template.knobs.clone(),
+        ..TaskSelection::default()
     }
 }

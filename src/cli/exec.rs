@@ -1,17 +1,14 @@
 //! `exec`: drive one task by hand, seeing exactly what an agent sees; and the dispatcher of
 //! `netpress <app> …` commands.
 
-use std::io::Read;
-
 use clap::Parser;
-use netpress::agent::Agent;
-use netpress::agent::replay::ReplaySource;
-use netpress::app::PromptVariant;
-use netpress::registry;
-use netpress::run::{RunSettings, Runner};
-use netpress::view::panels_to_text;
 
-use crate::{CliResult, Fail};
+use super::{CliResult, Context, Fail};
+use crate::agent::Agent;
+use crate::agent::replay::ReplaySource;
+use crate::app::PromptVariant;
+use crate::run::{RunSettings, Runner};
+use crate::view::panels_to_text;
 
 #[derive(Parser, Debug)]
 #[command(name = "exec")]
@@ -35,25 +32,26 @@ pub struct ExecArgs {
 
 /// Replies are split as a replay file is: Python apps take the whole input as one answer;
 /// others take one reply per non-empty line (`#` lines are comments) or a JSON array.
-pub fn exec(args: ExecArgs) -> CliResult {
-    let task = registry::generate(&args.task)?;
-    let app = registry::app(&task.card().app)?;
+pub fn exec(cx: &mut Context, args: ExecArgs) -> CliResult {
+    let task = cx.registry.generate(&args.task)?;
+    let app = cx.registry.app(&task.card().app)?;
     let input = match &args.file {
         Some(p) => std::fs::read_to_string(p).map_err(|e| format!("cannot read {p}: {e}"))?,
         None => {
             let mut s = String::new();
-            std::io::stdin().read_to_string(&mut s).map_err(|e| format!("cannot read stdin: {e}"))?;
+            cx.console.input().read_to_string(&mut s).map_err(|e| format!("cannot read stdin: {e}"))?;
             s
         }
     };
+    let out = cx.console.out();
     let source = ReplaySource::parse(&input, app.info().answer_of(&*task))?;
     let mut agent = source.agent_for(&task.card().id);
     let settings = RunSettings { variant: PromptVariant::ZeroshotBase, max_turns: args.max_turns };
     let mut runner = Runner::new(task.clone(), settings);
     let card = task.card();
-    println!("# {}  content hash {}", card.id, card.content_hash);
+    writeln!(out, "# {}  content hash {}", card.id, card.content_hash)?;
     if args.prompt {
-        println!("{}\n", runner.messages()[0].content);
+        writeln!(out, "{}\n", runner.messages()[0].content)?;
     }
     while runner.finished().is_none() {
         let reply = agent.reply(runner.messages());
@@ -63,20 +61,22 @@ pub fn exec(args: ExecArgs) -> CliResult {
             break;
         }
         let turn = runner.turns().last().expect("a turn was recorded");
-        println!("## turn {}: {}", turn.turn, turn.action.lines().next().unwrap_or(""));
-        println!("{}", turn.observation);
+        writeln!(out, "## turn {}: {}", turn.turn, turn.action.lines().next().unwrap_or(""))?;
+        writeln!(out, "{}", turn.observation)?;
         if args.panels {
-            print!("{}", panels_to_text(&runner.episode().panels()));
+            write!(out, "{}", panels_to_text(&runner.episode().panels()))?;
         }
     }
     let record = runner.record(&agent.info());
-    println!("## score\n{}", record.score.explanation);
+    writeln!(out, "## score\n{}", record.score.explanation)?;
     Ok(())
 }
 
 /// `netpress <app> exec …` and `netpress <app> <tool> …`.
-pub fn app_command(argv: &[String]) -> CliResult {
-    let app = registry::app(&argv[0])
+pub fn app_command(cx: &mut Context, argv: &[String]) -> CliResult {
+    let app = cx
+        .registry
+        .app(&argv[0])
         .map_err(|e| Fail { message: format!("{e}; see `netpress --help`"), code: 2 })?;
     let name = app.info().name;
     let usage = || {
@@ -90,20 +90,16 @@ pub fn app_command(argv: &[String]) -> CliResult {
     };
     match argv.get(1).map(String::as_str) {
         None | Some("--help" | "-h" | "help") => {
-            print!("{}", usage());
+            write!(cx.console.out(), "{}", usage())?;
             Ok(())
         }
-        Some("exec") => {
-            let args = ExecArgs::try_parse_from(&argv[1..]).map_err(|e| {
-                let _ = e.print();
-                Fail { message: String::new(), code: if e.use_stderr() { 2 } else { 0 } }
-            });
-            match args {
-                Ok(args) => exec(args),
-                Err(f) if f.code == 0 => Ok(()),
-                Err(f) => Err(f),
-            }
-        }
+        Some("exec") => match ExecArgs::try_parse_from(&argv[1..]) {
+            Ok(args) => exec(cx, args),
+            Err(e) => match cx.console.clap_message(&e) {
+                0 => Ok(()),
+                code => Err(Fail { message: String::new(), code }),
+            },
+        },
         Some(tool_name) => {
             let tool = app.tools().iter().find(|t| t.name == tool_name).ok_or_else(|| Fail {
                 message: format!("{name} has no command {tool_name:?}\n{}", usage()),
@@ -111,11 +107,11 @@ pub fn app_command(argv: &[String]) -> CliResult {
             })?;
             let rest = &argv[2..];
             if rest.iter().any(|a| a == "--help" || a == "-h") {
-                print!("{}", tool.usage);
+                write!(cx.console.out(), "{}", tool.usage)?;
                 return Ok(());
             }
-            let code =
-                (tool.run)(rest, &mut std::io::stdin(), &mut std::io::stdout(), &mut std::io::stderr());
+            let console = &mut cx.console;
+            let code = (tool.run)(rest, &mut *console.stdin, &mut *console.stdout, &mut *console.stderr);
             if code == 0 {
                 Ok(())
             } else {

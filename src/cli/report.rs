@@ -2,11 +2,11 @@
 //! and optionally every chart as a standalone SVG file.
 
 use clap::Args;
-use netpress::provenance::Provenance;
-use netpress::report::{self, html};
 
-use crate::CliResult;
-use crate::stats_cmd::{command_line, read_inputs};
+use super::stats_cmd::read_inputs;
+use super::{CliResult, Context};
+use crate::provenance::Provenance;
+use crate::report::{self, html};
 
 #[derive(Args, Debug)]
 pub struct ReportArgs {
@@ -24,9 +24,9 @@ pub struct ReportArgs {
     pub svg_dir: Option<String>,
 }
 
-pub fn report(args: ReportArgs) -> CliResult {
-    let (records, inputs) = read_inputs(&args.files)?;
-    let provenance = Provenance::of_records(&records, &command_line(), inputs);
+pub fn report(cx: &mut Context, args: ReportArgs) -> CliResult {
+    let (records, inputs) = read_inputs(cx, &args.files)?;
+    let provenance = Provenance::of_records(&records, &cx.command_line, inputs);
     let (tables, charts) = report::build(&records, provenance);
     let page = html::document(&args.title, &tables, &charts);
     std::fs::write(&args.output, page).map_err(|e| format!("cannot write {}: {e}", args.output))?;
@@ -38,8 +38,9 @@ pub fn report(args: ReportArgs) -> CliResult {
             std::fs::write(&path, chart.svg_file(&meta))
                 .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
         }
-        eprintln!("wrote {} charts to {dir}", charts.len());
+        writeln!(cx.console.err(), "wrote {} charts to {dir}", charts.len())?;
     }
-    eprintln!("wrote {} ({} episodes, {} agents)", args.output, records.len(), tables.agents.len());
+    let agents = tables.agents.len();
+    writeln!(cx.console.err(), "wrote {} ({} episodes, {agents} agents)", args.output, records.len())?;
     Ok(())
 }

@@ -1,18 +1,14 @@
 //! `stats` and `plan`: the numbers of result files (per agent, application, level, task label
 //! and overall, with 95% Wilson intervals, the leaderboard and pairwise comparisons), and the
-//! sample-size planner. Also the input and provenance helpers `report` and `export` share.
-
-use std::io::Read;
+//! sample-size planner. Also the reading of result files `report` and `export` share.
 
 use clap::{Args, ValueEnum};
-use netpress::provenance::{InputFile, Provenance};
-use netpress::record::{ResultRecord, parse_results};
-use netpress::report::{Tables, chart, text};
-use netpress::stats::{
-    Interval, Summary, checkpoints, group, queries_to_separate, sample_grid, simulate_pair,
-};
 
-use crate::{CliResult, Fail};
+use super::{CliResult, Context, Fail};
+use crate::provenance::{InputFile, Provenance};
+use crate::record::{ResultRecord, parse_results};
+use crate::report::{Tables, chart, text};
+use crate::stats::{Interval, Summary, checkpoints, group, queries_to_separate, sample_grid, simulate_pair};
 
 #[derive(Args, Debug)]
 pub struct StatsArgs {
@@ -73,23 +69,23 @@ pub struct PlanArgs {
     pub svg: Option<String>,
 }
 
-pub fn stats(args: StatsArgs) -> CliResult {
-    let (records, inputs) = read_inputs(&args.files)?;
-    let provenance = Provenance::of_records(&records, &command_line(), inputs);
+pub fn stats(cx: &mut Context, args: StatsArgs) -> CliResult {
+    let (records, inputs) = read_inputs(cx, &args.files)?;
+    let provenance = Provenance::of_records(&records, &cx.command_line, inputs);
     let mut tables = Tables::build(&records, provenance);
     if !args.at.is_empty() {
         tables = tables.with_checkpoints(&records, &args.at);
     }
     let out = text::render(&tables, args.format.into());
-    crate::tasks::write_out(args.output.as_deref(), |w| w.write_all(out.as_bytes()))
+    cx.console.write_out(args.output.as_deref(), |w| w.write_all(out.as_bytes()))
 }
 
 /// Reads result files (`-` is standard input); any bad line is an error naming file and line.
-pub fn read_inputs(files: &[String]) -> CliResult<(Vec<ResultRecord>, Vec<InputFile>)> {
+pub fn read_inputs(cx: &mut Context, files: &[String]) -> CliResult<(Vec<ResultRecord>, Vec<InputFile>)> {
     let mut records = Vec::new();
     let mut inputs = Vec::new();
     for path in files {
-        let bytes = read_bytes(path)?;
+        let bytes = cx.console.read_bytes(path)?;
         let text = String::from_utf8(bytes).map_err(|_| format!("{path}: not UTF-8 text"))?;
         let (mut rs, errors) = parse_results(&text);
         if let Some(e) = errors.first() {
@@ -102,26 +98,6 @@ pub fn read_inputs(files: &[String]) -> CliResult<(Vec<ResultRecord>, Vec<InputF
         return Err(Fail::from("no result records in the given files"));
     }
     Ok((records, inputs))
-}
-
-fn read_bytes(path: &str) -> CliResult<Vec<u8>> {
-    let mut bytes = Vec::new();
-    let read = if path == "-" {
-        std::io::stdin().read_to_end(&mut bytes).map(|_| ())
-    } else {
-        std::fs::File::open(path).and_then(|mut f| f.read_to_end(&mut bytes)).map(|_| ())
-    };
-    read.map_err(|e| format!("cannot read {path}: {e}"))?;
-    Ok(bytes)
-}
-
-/// This process's command line as one shell-quoted string, recorded as provenance.
-pub fn command_line() -> String {
-    let mut args: Vec<String> = std::env::args().collect();
-    if let Some(first) = args.first_mut() {
-        *first = "netpress".into();
-    }
-    shlex::try_join(args.iter().map(String::as_str)).unwrap_or_else(|_| args.join(" "))
 }
 
 fn pct(i: Interval) -> String {
@@ -176,47 +152,52 @@ pub fn render_table(rows: &[(String, Summary)]) -> String {
     out
 }
 
-pub fn plan(args: PlanArgs) -> CliResult {
+pub fn plan(cx: &mut Context, args: PlanArgs) -> CliResult {
     for p in [args.p1, args.p2] {
         if !(0.0..=1.0).contains(&p) {
             return Err(Fail { message: format!("rates must be between 0 and 1, got {p}"), code: 2 });
         }
     }
+    let out = cx.console.out();
     match queries_to_separate(args.p1, args.p2) {
-        Some(n) => println!(
+        Some(n) => writeln!(
+            out,
             "{} queries per agent separate pass rates {} and {} with non-overlapping 95% Wilson intervals \
 (when the observed rates equal these)",
             group(n),
             args.p1,
             args.p2
-        ),
-        None => println!(
+        )?,
+        None => writeln!(
+            out,
             "pass rates {} and {} cannot be separated (equal, or over ten million queries per agent)",
             args.p1, args.p2
-        ),
+        )?,
     }
-    if args.simulate { simulate(&args) } else { Ok(()) }
+    if args.simulate { simulate(cx, &args) } else { Ok(()) }
 }
 
 /// Seeded Bernoulli agents at the two rates: a table of their intervals as queries accumulate,
 /// and optionally the chart.
-fn simulate(args: &PlanArgs) -> CliResult {
+fn simulate(cx: &mut Context, args: &PlanArgs) -> CliResult {
     if args.queries == 0 || args.queries > 10_000_000 {
         return Err(Fail { message: "--queries must be between 1 and 10,000,000".into(), code: 2 });
     }
     let [a, b] = simulate_pair(args.p1, args.p2, args.queries as usize, args.seed);
     let (name_a, name_b) = (format!("p1 = {}", args.p1), format!("p2 = {}", args.p2));
-    println!("\nsimulated agents (seed {}), intervals after the first n queries:", args.seed);
-    println!("{:>9}  {:>22}  {:>22}  {:>8}  verdict", "n", name_a, name_b, "overlap");
+    let out = cx.console.out();
+    writeln!(out, "\nsimulated agents (seed {}), intervals after the first n queries:", args.seed)?;
+    writeln!(out, "{:>9}  {:>22}  {:>22}  {:>8}  verdict", "n", name_a, name_b, "overlap")?;
     for c in checkpoints(&a, &b, &sample_grid(args.queries)) {
-        println!(
+        writeln!(
+            out,
             "{:>9}  {:>22}  {:>22}  {:>8.1}  {}",
             group(c.n),
             format!("{:.1}% {}", 100.0 * c.a.rate, pct(c.a.wilson)),
             format!("{:.1}% {}", 100.0 * c.b.rate, pct(c.b.wilson)),
             100.0 * c.overlap,
             if c.separated { "separated" } else { "overlap" }
-        );
+        )?;
     }
     if let Some(path) = &args.svg {
         let chart = chart::convergence_of(
@@ -227,8 +208,8 @@ fn simulate(args: &PlanArgs) -> CliResult {
         )
         .expect("at least one query");
         let provenance = serde_json::json!({
-            "netpress_version": netpress::VERSION,
-            "command": command_line(),
+            "netpress_version": crate::VERSION,
+            "command": cx.command_line,
             "simulation": {
                 "p1": args.p1, "p2": args.p2, "queries": args.queries, "seed": args.seed,
                 "streams": [format!("netpress|simulate|{}|1", args.seed), format!("netpress|simulate|{}|2", args.seed)],
