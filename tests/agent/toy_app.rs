@@ -4,7 +4,9 @@
 //! added to the standard registry here, not in the library, and the command line runs
 //! in-process over that registry: `list`, `generate`, `run`, `stats` and `score` must all
 //! take it as they take the shipped three. The library's batch runner then runs the same
-//! toy tasks on one thread and on two, and must write the same records.
+//! toy tasks on one thread and on two, and must write the same records, and the sandbox
+//! worker's protocol (what the page's Web Worker speaks) runs a toy episode and benches the
+//! toy as it does MALT.
 #![cfg(all(feature = "cli", not(target_arch = "wasm32")))]
 
 use std::path::PathBuf;
@@ -15,6 +17,8 @@ use netpress::record::{ResultRecord, parse_results};
 use netpress::registry::Registry;
 use netpress::run::batch::run_threads;
 use netpress::run::{Cancel, RunSettings, TaskSelection};
+use netpress::sandbox::worker::Worker;
+use serde_json::Value;
 
 use crate::support::toy::TOY;
 
@@ -134,4 +138,57 @@ fn the_batch_runner_gives_the_same_toy_records_on_one_thread_and_two() {
     let one = run(1);
     assert_eq!(one.len(), 24);
     assert_eq!(one, run(2), "the same records, in the same order");
+}
+
+/// One request to the worker; every response parsed.
+fn ask(worker: &mut Worker, request: Value) -> Vec<Value> {
+    worker
+        .handle(&request.to_string())
+        .iter()
+        .map(|r| serde_json::from_str(r).expect("JSON response"))
+        .collect()
+}
+
+#[test]
+fn the_sandbox_worker_runs_and_benches_the_toy() {
+    let mut worker = Worker::new(registry());
+    let id = "toy-v1-L2-s3-i1";
+    let started = ask(&mut worker, serde_json::json!({"op": "start", "id": id}));
+    assert_eq!(started[0]["op"], "started", "{started:?}");
+    let prompt = started[0]["prompt"].as_str().expect("prompt").to_string();
+    // The toy's own baseline, fed what the worker shows, answers through the protocol.
+    let mut baseline = netpress::App::baseline(&TOY);
+    let mut messages = vec![netpress::conversation::Message::user(prompt)];
+    let mut result = None;
+    for _ in 0..4 {
+        let reply = baseline.reply(&messages).expect("the baseline replies").text;
+        let out = ask(&mut worker, serde_json::json!({"op": "submit", "reply": reply}));
+        assert_eq!(out[0]["op"], "turn", "{out:?}");
+        messages.push(netpress::conversation::Message::assistant(reply));
+        messages.push(netpress::conversation::Message::user(
+            out[0]["turn"]["observation"].as_str().expect("observation").to_string(),
+        ));
+        if let Some(r) = out.get(1) {
+            result = Some(r.clone());
+            break;
+        }
+    }
+    let result = result.expect("the episode ends within the turn limit");
+    assert_eq!(result["op"], "result");
+    assert_eq!(result["record"]["app"], "toy");
+    assert_eq!(result["record"]["id"], id);
+    assert_eq!(result["record"]["score"]["correct"], true);
+    // The same record as the library's runner gives natively, turns aside (latency is timed).
+    let native = netpress::run::run_episode(
+        registry().generate(id).expect("toy task"),
+        &mut *netpress::App::baseline(&TOY),
+        RunSettings::default(),
+    );
+    assert_eq!(result["record"]["score"]["explanation"], native.score.explanation.as_str());
+    assert_eq!(result["record"]["turns"].as_array().map(Vec::len), Some(native.turns.len()));
+
+    let benched = ask(&mut worker, serde_json::json!({"op": "bench", "app": "toy", "tasks": 3}));
+    assert_eq!(benched[0]["op"], "benched", "{benched:?}");
+    assert_eq!(benched[0]["bench"]["app"], "toy");
+    assert_eq!(benched[0]["bench"]["tasks"], 3);
 }
