@@ -26,6 +26,7 @@ pub mod agent;
 pub mod answer;
 pub mod app;
 pub mod bench;
+pub mod bgp;
 pub mod conversation;
 pub mod error;
 pub mod export;
