@@ -11,6 +11,10 @@
 //! transit one /21 or /22; content one /22 plus 1–4 /24s, one of which is anycast-ready; stub
 //! one /23 or /24), then whether it also has IPv6 (the level's share), which gives a /44 to
 //! Tier-1, transit and content (content adds one /48 per extra /24) and a /48 to a stub.
+//!
+//! The LANs are fixed, not drawn: collectors peer on 192.0.2.0/24 and 2001:db8:ffff:c::/64,
+//! exchange point `i` on a /26 of 198.51.100.0/24 or 203.0.113.0/24 (RFC 5737) and
+//! 2001:db8:ffff:i::/64.
 
 use std::net::{Ipv4Addr, Ipv6Addr};
 
@@ -32,6 +36,27 @@ pub fn ipv4_pools() -> [Ipv4Net; 2] {
 pub fn ipv6_pool() -> (Ipv6Net, Ipv6Addr) {
     let pool = Ipv6Net::new(Ipv6Addr::new(0x2001, 0xdb8, 0, 0, 0, 0, 0, 0), 32).expect("valid");
     (pool, Ipv6Addr::new(0x2001, 0xdb8, 0xff00, 0, 0, 0, 0, 0))
+}
+
+/// The collectors' peering LAN: 192.0.2.0/24 and 2001:db8:ffff:c::/64 (RFC 5737, RFC 3849).
+pub fn collector_lan() -> (Ipv4Net, Ipv6Net) {
+    (
+        Ipv4Net::new(Ipv4Addr::new(192, 0, 2, 0), 24).expect("valid"),
+        Ipv6Net::new(Ipv6Addr::new(0x2001, 0xdb8, 0xffff, 0xc, 0, 0, 0, 0), 64).expect("valid"),
+    )
+}
+
+/// Exchange point `i`'s LAN: a /26 of 198.51.100.0/24 for the first four, of 203.0.113.0/24
+/// for the next four, and 2001:db8:ffff:i::/64.
+pub fn ixp_lan(i: usize) -> Option<(Ipv4Net, Ipv6Net)> {
+    let (base, k) = match i {
+        0..4 => ([198, 51, 100], i),
+        4..8 => ([203, 0, 113], i - 4),
+        _ => return None,
+    };
+    let v4 = Ipv4Net::new(Ipv4Addr::new(base[0], base[1], base[2], 64 * k as u8), 26).ok()?;
+    let v6 = Ipv6Net::new(Ipv6Addr::new(0x2001, 0xdb8, 0xffff, i as u16, 0, 0, 0, 0), 64).ok()?;
+    Some((v4, v6))
 }
 
 /// Bump allocation over both families.
@@ -178,6 +203,18 @@ mod tests {
         let mut a = Allocator { next6, ..Allocator::default() };
         assert_eq!(a.v6(64).unwrap().to_string(), "2001:db8:feff:ffff::/64");
         assert!(a.v6(48).is_err());
+    }
+
+    #[test]
+    fn lans_sit_outside_the_routed_pools() {
+        let (v4, v6) = collector_lan();
+        assert_eq!((v4.to_string(), v6.to_string()), ("192.0.2.0/24".into(), "2001:db8:ffff:c::/64".into()));
+        let lan = |i| ixp_lan(i).map(|(a, b)| (a.to_string(), b.to_string()));
+        assert_eq!(lan(1), Some(("198.51.100.64/26".into(), "2001:db8:ffff:1::/64".into())));
+        assert_eq!(lan(5), Some(("203.0.113.64/26".into(), "2001:db8:ffff:5::/64".into())));
+        assert_eq!(lan(8), None);
+        let reserved = Ipv6Net::new(ipv6_pool().1, 40).unwrap();
+        assert!(reserved.contains(&v6) && reserved.contains(&ixp_lan(0).unwrap().1));
     }
 
     #[test]

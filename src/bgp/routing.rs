@@ -42,6 +42,9 @@
 //! stored: a path is the chain of neighbours down to the seed, which is consistent because a
 //! neighbour's route is final by the time it is offered. Loop checks walk that chain.
 
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
 use ipnet::IpNet;
 
 use super::rpki::Vrps;
@@ -180,7 +183,7 @@ impl Graph {
 }
 
 /// Extra copies of the origin's ASN an origination sends: toward listed neighbours, else `all`.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, PartialOrd, Ord)]
 pub struct Prepend {
     pub all: u8,
     pub toward: Vec<(AsIx, u8)>,
@@ -194,7 +197,7 @@ impl Prepend {
 }
 
 /// An AS originating the prefix with `path` (its own ASN first; usually alone).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
 pub struct Origination {
     pub at: AsIx,
     pub path: Vec<u32>,
@@ -209,7 +212,7 @@ impl Origination {
 }
 
 /// A leaked route in `at`'s Adj-RIB-In as sent by neighbour `from`, with `from`'s frozen path.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
 pub struct Leak {
     pub at: AsIx,
     pub from: AsIx,
@@ -275,7 +278,8 @@ pub struct Best {
 #[derive(Debug, Clone)]
 pub struct PrefixState {
     seeds: Seeds,
-    slots: Vec<Slot>,
+    /// Shared between prefixes whose seeds and validity are the same (see [`stable_states`]).
+    slots: Arc<[Slot]>,
 }
 
 impl PrefixState {
@@ -346,15 +350,51 @@ impl PrefixState {
 
 /// Computes the stable state of one prefix.
 pub fn stable_state(g: &Graph, vrps: &Vrps, seeds: Seeds) -> PrefixState {
-    let mut run = Run::new(g, vrps, seeds);
-    run.inject();
-    run.phases();
-    PrefixState { seeds: run.seeds, slots: run.slots }
+    let invalid = invalid_seeds(vrps, &seeds);
+    let slots = compute(g, &seeds, &invalid);
+    PrefixState { seeds, slots }
 }
 
 /// Computes the stable state of every prefix, in the order given.
+///
+/// The state depends on the prefix only through the RPKI validity of its seeds, so prefixes
+/// with the same seeds and the same validity (an AS's IPv4 and IPv6 prefixes, its extra
+/// blocks) share one computation.
 pub fn stable_states(g: &Graph, vrps: &Vrps, all: Vec<Seeds>) -> Vec<PrefixState> {
-    all.into_iter().map(|s| stable_state(g, vrps, s)).collect()
+    type Key = (Vec<Origination>, Vec<Leak>, Vec<bool>);
+    let mut done: BTreeMap<Key, Arc<[Slot]>> = BTreeMap::new();
+    all.into_iter()
+        .map(|seeds| {
+            let invalid = invalid_seeds(vrps, &seeds);
+            let key = (seeds.originations.clone(), seeds.leaks.clone(), invalid);
+            let slots = match done.get(&key) {
+                Some(slots) => Arc::clone(slots),
+                None => {
+                    let slots = compute(g, &seeds, &key.2);
+                    done.insert(key, Arc::clone(&slots));
+                    slots
+                }
+            };
+            PrefixState { seeds, slots }
+        })
+        .collect()
+}
+
+/// `invalid[seed]`: routes descending from that seed (originations, then leaks) are
+/// RPKI-Invalid for the prefix.
+fn invalid_seeds(vrps: &Vrps, seeds: &Seeds) -> Vec<bool> {
+    let origin_invalid =
+        |path: &[u32]| path.last().is_some_and(|&o| vrps.validate(seeds.prefix, o).is_invalid());
+    (seeds.originations.iter().map(|o| origin_invalid(&o.path)))
+        .chain(seeds.leaks.iter().map(|l| origin_invalid(&l.path)))
+        .collect()
+}
+
+fn compute(g: &Graph, seeds: &Seeds, invalid: &[bool]) -> Arc<[Slot]> {
+    let mut run = Run { g, seeds, invalid, slots: vec![EMPTY; g.len()] };
+    run.inject();
+    run.phases();
+    run.slots.into()
 }
 
 impl Topology {
@@ -374,23 +414,13 @@ impl Topology {
 /// The working state of one computation.
 struct Run<'a> {
     g: &'a Graph,
-    seeds: Seeds,
+    seeds: &'a Seeds,
     /// `invalid[seed]`: routes descending from that seed are RPKI-Invalid.
-    invalid: Vec<bool>,
+    invalid: &'a [bool],
     slots: Vec<Slot>,
 }
 
-impl<'a> Run<'a> {
-    fn new(g: &'a Graph, vrps: &Vrps, seeds: Seeds) -> Run<'a> {
-        let prefix = seeds.prefix;
-        let origin_invalid =
-            |path: &[u32]| path.last().is_some_and(|&o| vrps.validate(prefix, o).is_invalid());
-        let invalid = (seeds.originations.iter().map(|o| origin_invalid(&o.path)))
-            .chain(seeds.leaks.iter().map(|l| origin_invalid(&l.path)))
-            .collect();
-        Run { g, seeds, invalid, slots: vec![EMPTY; g.len()] }
-    }
-
+impl Run<'_> {
     fn inject(&mut self) {
         let g = self.g;
         let total = self.seeds.originations.len() + self.seeds.leaks.len();
@@ -424,24 +454,18 @@ impl<'a> Run<'a> {
         for &a in &g.by_rank {
             let a = a as usize;
             if self.slots[a].pref >= CUSTOMER {
-                for &p in g.providers.of(a) {
-                    self.offer(a, p as usize, CUSTOMER);
-                }
+                self.export(a, g.providers.of(a), CUSTOMER);
             }
         }
         for a in 0..g.len() {
             if self.slots[a].pref >= CUSTOMER {
-                for &p in g.peers.of(a) {
-                    self.offer(a, p as usize, Pref::Peer as u8);
-                }
+                self.export(a, g.peers.of(a), Pref::Peer as u8);
             }
         }
         for &a in g.by_rank.iter().rev() {
             let a = a as usize;
             if self.slots[a].pref != NONE {
-                for &c in g.customers.of(a) {
-                    self.offer(a, c as usize, Pref::Provider as u8);
-                }
+                self.export(a, g.customers.of(a), Pref::Provider as u8);
             }
         }
     }
@@ -457,17 +481,24 @@ impl<'a> Run<'a> {
         cur.pref != OWN && self.g.asn(cand.via as usize) < self.g.asn(cur.via as usize)
     }
 
-    /// `from` offers its best route to neighbour `to`, who sees `from` as `pref`.
-    fn offer(&mut self, from: AsIx, to: AsIx, pref: u8) {
+    /// `from` offers its best route to each of `to`, who see `from` as `pref`. What does not
+    /// depend on the receiver (validity, the base length) is worked out once.
+    fn export(&mut self, from: AsIx, to: &[u32], pref: u8) {
+        let (g, seeds) = (self.g, self.seeds);
         let s = self.slots[from];
-        if self.g.rov[to] && self.invalid[usize::from(s.seed)] {
-            return;
-        }
-        let extra =
-            if s.pref == OWN { self.seeds.originations[usize::from(s.seed)].prepend.extra(to) } else { 0 };
-        let cand = Slot { len: s.len.saturating_add(1 + extra), pref, seed: s.seed, via: from as u32 };
-        if self.better(cand, self.slots[to]) && !self.path_holds(from, self.g.asn(to)) {
-            self.slots[to] = cand;
+        let invalid = self.invalid[usize::from(s.seed)];
+        let prepend = (s.pref == OWN).then(|| &seeds.originations[usize::from(s.seed)].prepend);
+        let base = Slot { len: s.len.saturating_add(1), pref, seed: s.seed, via: from as u32 };
+        for &t in to {
+            let t = t as usize;
+            if invalid && g.rov[t] {
+                continue;
+            }
+            let extra = prepend.map_or(0, |p| p.extra(t));
+            let cand = Slot { len: base.len.saturating_add(extra), ..base };
+            if self.better(cand, self.slots[t]) && !self.path_holds(from, g.asn[t]) {
+                self.slots[t] = cand;
+            }
         }
     }
 

@@ -206,3 +206,22 @@ fn baseline_of_a_generated_topology_reaches_everyone() {
         }
     }
 }
+
+#[test]
+fn shared_states_equal_separate_ones() {
+    use crate::bgp::level::Level;
+    use crate::seed::{Stream, Width};
+    let mut s = Stream::new("share", Width::W32);
+    let t = Topology::generate(&mut s, Level::L3, None).unwrap();
+    let g = Graph::from_topology(&t);
+    let vrps = Vrps::new(&t.roas);
+    let mut seeds = t.baseline_seeds();
+    // A hijack of the first prefix makes its validity differ from the owner's other prefixes.
+    let x = t.len() - 1;
+    seeds[0].originations.push(Origination::plain(x, t.ases[x].asn));
+    let shared = stable_states(&g, &vrps, seeds.clone());
+    for (st, one) in shared.iter().zip(seeds) {
+        let alone = stable_state(&g, &vrps, one);
+        assert_eq!(paths(&g, st), paths(&g, &alone), "{}", st.prefix());
+    }
+}
