@@ -23,11 +23,19 @@
 //! - [`conversation`]: what passes between an agent and its driver (the [`conversation::Agent`] trait).
 //! - [`run`]: running agents on tasks: one episode, a batch, task selection, re-scoring.
 //! - [`agent`]: the agents: endpoint clients (OpenAI-compatible, A2A) and replays.
+//! - `shell`: the one command line every shell-driven application registers its commands in.
+//! - [`score`]: reactive scoring over an application's behaviour matrix and typed refusals.
+//! - [`sandbox`]: limits and the worker protocol that runs any application's episodes in a
+//!   Web Worker (or a native JSON-lines filter).
+//!
+//! The applications: [`route`], [`k8s`], [`malt`], listed once in [`registry`]. [`bgp`] is
+//! the next one in the making (its emulated Internet and routing model; not registered yet).
 
 pub mod agent;
 pub mod answer;
 pub mod app;
 pub mod bench;
+pub mod bgp;
 // Native only: it blocks on threads and files, and its crates (clap, ureq) are native ones.
 #[cfg(all(feature = "cli", not(target_arch = "wasm32")))]
 pub mod cli;

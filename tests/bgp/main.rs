@@ -1,0 +1,10 @@
+//! BGP's integration tests, one binary for the area (tests/route/main.rs says why one per
+//! area). Filter by module: `cargo test --test bgp bgpy::`.
+//!
+//! - [`case`]: a self-contained routing case (ASes, links, ROV, ROAs, seeds) and our answer.
+//! - [`oracle`]: finding BGPy's Python and asking it the same question.
+//! - [`bgpy`]: the differential test, with its case generator and shrinker.
+
+mod bgpy;
+mod case;
+mod oracle;
