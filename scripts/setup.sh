@@ -55,6 +55,22 @@ if [ "${1:-}" = "--test" ]; then
   fi
 fi
 
+if [ "${1:-}" = "--test" ]; then
+  # The BGP routing model is checked against UConn's BGPy simulator (tests/bgp, docs/bgp.md),
+  # in a venv of its own so no system Python package is touched.
+  step "BGPy for the BGP differential test (.venv-bgpy with bgpy-pkg 13.0.13)"
+  if [ -x .venv-bgpy/bin/python ] && .venv-bgpy/bin/python -c "import importlib.metadata as m; assert m.version('bgpy-pkg') == '13.0.13'" 2>/dev/null; then
+    echo "already installed"
+  else
+    if ! python3 -m venv --help >/dev/null 2>&1; then
+      apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3 python3-venv
+    fi
+    rm -rf .venv-bgpy
+    python3 -m venv .venv-bgpy
+    .venv-bgpy/bin/pip install -q bgpy-pkg==13.0.13
+  fi
+fi
+
 if [ "${1:-}" = "--fuzz" ]; then
   step "Nightly toolchain and cargo-fuzz (for scripts/fuzz.sh)"
   rustup toolchain list | grep '^nightly' >/dev/null || rustup toolchain install nightly --profile minimal

@@ -10,6 +10,8 @@ export PATH="$PWD/tests/e2e/node_modules/.bin:$PATH"
 # A one-shot run gains nothing from incremental caches or full debug info, and both cost
 # gigabytes of disk and minutes of linking on a fresh clone.
 export CARGO_INCREMENTAL=0 CARGO_PROFILE_DEV_DEBUG=line-tables-only
+# The BGP differential test's oracle (scripts/setup.sh --test made the venv).
+export NETPRESS_BGPY_PYTHON="$PWD/.venv-bgpy/bin/python"
 step() { printf '\n== %s\n' "$*"; }
 
 step "Fresh machine: the serve path's setup fills an empty cargo cache for the offline web build"
