@@ -412,15 +412,23 @@ pub trait Episode: Send {
     /// runner fills in latency and tokens, which the episode cannot know.
     fn score(&self) -> Score;
 
-    /// The current emulator state as panels for the UI (ping matrix, mismatch table, diff).
-    fn panels(&self) -> Vec<Panel>;
+    /// The current emulator state as panels for the UI (ping matrix, mismatch table, diff);
+    /// none by default.
+    fn panels(&self) -> Vec<Panel> {
+        Vec::new()
+    }
 
     /// Turns a command typed in a terminal into a reply in this app's format; `target` is the
-    /// machine chosen beside the prompt when the app has machines.
-    fn compose(&self, target: Option<&str>, line: &str) -> String;
+    /// machine chosen beside the prompt when the app has machines. By default the line is
+    /// the reply, for applications whose commands have no target.
+    fn compose(&self, _target: Option<&str>, line: &str) -> String {
+        line.to_string()
+    }
 
-    /// Machines a terminal can address (empty when commands have no target).
-    fn targets(&self) -> Vec<String>;
+    /// Machines a terminal can address (empty, the default, when commands have no target).
+    fn targets(&self) -> Vec<String> {
+        Vec::new()
+    }
 
     /// Ends the episode early (the runner gave up on the agent or the user cancelled).
     fn stop(&mut self);

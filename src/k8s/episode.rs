@@ -141,14 +141,6 @@ impl Episode for K8sEpisode {
         view::panels(&self.data.initial, &self.matrix)
     }
 
-    fn compose(&self, _target: Option<&str>, line: &str) -> String {
-        line.to_string()
-    }
-
-    fn targets(&self) -> Vec<String> {
-        Vec::new()
-    }
-
     fn stop(&mut self) {
         self.stopped = true;
     }

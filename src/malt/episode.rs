@@ -219,14 +219,6 @@ impl Episode for MaltEpisode {
         vec![self.diff_panel(a), self.safety_panel(), answer_panel(a)]
     }
 
-    fn compose(&self, _target: Option<&str>, line: &str) -> String {
-        line.to_string()
-    }
-
-    fn targets(&self) -> Vec<String> {
-        Vec::new()
-    }
-
     fn stop(&mut self) {
         if self.finish.is_none() {
             self.finish = Some(Finish::TurnLimit);

@@ -270,7 +270,7 @@ pub(crate) mod tests {
     use super::*;
     use crate::agent::replay::ReplayAgent;
     use crate::app::{Score, StepOutcome, TaskCard};
-    use crate::view::{Panel, Picture};
+    use crate::view::Picture;
 
     /// A toy task: solved when the agent replies `fix`.
     struct Toy(TaskCard);
@@ -326,15 +326,6 @@ pub(crate) mod tests {
                 turns: self.turns,
                 ..Default::default()
             }
-        }
-        fn panels(&self) -> Vec<Panel> {
-            Vec::new()
-        }
-        fn compose(&self, _: Option<&str>, line: &str) -> String {
-            line.into()
-        }
-        fn targets(&self) -> Vec<String> {
-            Vec::new()
         }
         fn stop(&mut self) {
             self.stopped = true;

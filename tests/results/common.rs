@@ -11,7 +11,7 @@ use netpress::app::{
     TaskCard,
 };
 use netpress::record::{ResultRecord, SCHEMA, TurnRecord};
-use netpress::view::{Panel, Picture};
+use netpress::view::Picture;
 use netpress::{QueryId, Result};
 
 /// A result record of agent `baseline:<agent>` on `route-v1-L1-s<seed>-i0`.
@@ -149,15 +149,6 @@ impl Episode for ToyEpisode {
     }
     fn score(&self) -> Score {
         Score::default()
-    }
-    fn panels(&self) -> Vec<Panel> {
-        Vec::new()
-    }
-    fn compose(&self, _: Option<&str>, line: &str) -> String {
-        line.into()
-    }
-    fn targets(&self) -> Vec<String> {
-        Vec::new()
     }
     fn stop(&mut self) {}
 }

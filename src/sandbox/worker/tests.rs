@@ -83,7 +83,7 @@ mod toy {
         AnswerKind, App, AppInfo, AppKind, Episode, Finish, LevelInfo, Score, StepOutcome, TaskCard,
     };
     use crate::conversation::{Agent, AgentError, AgentInfo, AgentReply, Message};
-    use crate::view::{Panel, Picture};
+    use crate::view::Picture;
 
     use super::*;
 
@@ -180,15 +180,6 @@ mod toy {
         }
         fn score(&self) -> Score {
             Score { correct: true, safe: true, progress: 1.0, turns: self.1, ..Default::default() }
-        }
-        fn panels(&self) -> Vec<Panel> {
-            Vec::new()
-        }
-        fn compose(&self, _: Option<&str>, line: &str) -> String {
-            line.into()
-        }
-        fn targets(&self) -> Vec<String> {
-            Vec::new()
         }
         fn stop(&mut self) {}
     }

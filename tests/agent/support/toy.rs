@@ -21,7 +21,7 @@ use netpress::app::{
 };
 use netpress::conversation::{Agent, AgentError, AgentInfo, AgentReply, Message};
 use netpress::seed::{Stream, Width};
-use netpress::view::{Panel, Picture};
+use netpress::view::Picture;
 
 const NOISE: [&str; 8] = ["\"quoted\"", "back\\slash", "tab\there", "ctrl\u{1}", "é", "→", "🛰", "</script>"];
 
@@ -152,15 +152,6 @@ impl Episode for ToyEpisode {
             explanation: if self.solved { "repaired".into() } else { "still broken".into() },
             ..Default::default()
         }
-    }
-    fn panels(&self) -> Vec<Panel> {
-        Vec::new()
-    }
-    fn compose(&self, _: Option<&str>, line: &str) -> String {
-        line.to_string()
-    }
-    fn targets(&self) -> Vec<String> {
-        Vec::new()
     }
     fn stop(&mut self) {
         self.stopped = true;
