@@ -7,35 +7,35 @@
 //!
 //! Modules, one concept each: [`cluster`] (the model), [`labels`] and [`policy`] (API
 //! types), [`decode`] and [`validate`] (the API server's admission), [`eval`] (the
-//! evaluator), [`probe`] (the oracle), [`intent`], [`fault`], [`generate`] and [`fix`] (task
-//! generation), [`kubectl`] and [`shell`] (the agent's tools), [`prompt`], [`task`],
-//! [`episode`], [`hygiene`] and [`view`] (the roles), [`baseline`] (the scripted agent) and
-//! [`analyzer`] (the stand-alone connectivity tool).
+//! evaluator), [`probe`] (the oracle), [`intent`], [`fault`], [`generate`] and `fix` (task
+//! generation), [`kubectl`] and [`shell`] (the agent's tools), `prompt`, [`task`],
+//! `episode`, `hygiene` and `view` (the roles), `baseline` (the scripted agent) and
+//! `analyzer` (the stand-alone connectivity tool).
 
-pub mod analyzer;
-pub mod baseline;
+mod analyzer;
+mod baseline;
 pub mod cluster;
 pub mod conformance;
 pub mod decode;
-pub mod episode;
+mod episode;
 pub mod eval;
 pub mod fault;
-pub mod fix;
+mod fix;
 pub mod generate;
-pub mod hygiene;
+mod hygiene;
 pub mod intent;
 pub mod kubectl;
 pub mod labels;
 pub mod meta;
-pub mod objects;
-pub mod output;
+mod objects;
+mod output;
 pub mod policy;
 pub mod probe;
-pub mod prompt;
+mod prompt;
 pub mod shell;
 pub mod task;
 pub mod validate;
-pub mod view;
+mod view;
 pub mod yaml;
 
 use std::sync::Arc;

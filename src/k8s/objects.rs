@@ -175,7 +175,7 @@ impl<'a> Obj<'a> {
     }
 
     /// The full API object.
-    pub fn to_json(&self, c: &Cluster) -> Value {
+    pub fn to_json(self, c: &Cluster) -> Value {
         let mut v = match self {
             Obj::Pod(p) => pod_json(p),
             Obj::Service(s) => service_json(s),

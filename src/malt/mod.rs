@@ -9,38 +9,38 @@
 //! - [`graph`]: the copy-on-write working graph and its net diff ([`diff`]);
 //! - [`api`]: the semantics of the G API, as pure Rust;
 //! - [`plan`]: resolved intended actions and queries with their native ground truth;
-//! - [`family`]: the template families, wordings and parameter draws; [`generate`]: ids to tasks;
+//! - `family`: the template families, wordings and parameter draws; [`generate`]: ids to tasks;
 //! - [`prompt`]: the four prompt variants; [`extract`]: finding the code in a reply;
 //! - [`sandbox`]: the monty interpreter with limits (feature `sandbox`);
 //! - [`answer`], [`check`], [`safety`]: the return contract, correctness and S1–S6;
-//! - [`task`], [`episode`], [`picture`]: the shared roles; [`starter`]: templates and examples;
-//!   [`baseline`], [`oracle`]: agents;
-//! - [`python`]: plans rendered as G-API Python; [`tool`]: `netpress malt check` and `export`.
+//! - `task`, `episode`, `picture`: the shared roles; `starter`: templates and examples;
+//!   `baseline`, [`oracle`]: agents;
+//! - `python`: plans rendered as G-API Python; `tool`: `netpress malt check` and `export`.
 //!
 //! Episodes run in the sandbox worker in the browser like any application's
 //! ([`crate::sandbox::worker`]); MALT only takes the worker's limits ([`App::generate_limited`]).
 
 pub mod answer;
 pub mod api;
-pub mod baseline;
+mod baseline;
 pub mod check;
 pub mod diff;
-pub mod episode;
+mod episode;
 pub mod extract;
-pub mod family;
+mod family;
 pub mod generate;
 pub mod graph;
 pub mod kind;
 pub mod oracle;
-pub mod picture;
+mod picture;
 pub mod plan;
 pub mod prompt;
-pub mod python;
+mod python;
 pub mod safety;
 pub mod sandbox;
-pub mod starter;
-pub mod task;
-pub mod tool;
+mod starter;
+mod task;
+mod tool;
 pub mod topo;
 
 use std::sync::Arc;

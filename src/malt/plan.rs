@@ -1,7 +1,7 @@
 //! What a task asks for, resolved: the intended actions and the query (docs/malt.md, "Tasks").
 //!
 //! The generator draws a [`Plan`] and applies it natively to compute the ground truth; the
-//! oracle renders the same plan as Python against the G API ([`crate::malt::python`]); the
+//! oracle renders the same plan as Python against the G API (`malt::python`); the
 //! baseline parses W1 questions back into plans. Group actions (every switch of a block, every
 //! superblock of the fabric) stay groups, so the Python they become stays short on any shape.
 

@@ -4,7 +4,7 @@
 //!
 //! [`run_into`] takes one command line (after the program name) and the shell's standard
 //! input, acts on the [`Env`] (cluster state, verb policy, refusal log) and writes what
-//! kubectl would print into an [`Output`], which holds the shell's output limit as it is
+//! kubectl would print into an `Output`, which holds the shell's output limit as it is
 //! written ([`run`] returns an unlimited one). Parsing, lookups and every error are pure functions of the state and the
 //! arguments; nothing here can panic on agent input.
 
