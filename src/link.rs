@@ -15,7 +15,7 @@ use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 
 use crate::app::{AppInfo, PromptVariant};
 use crate::id::QueryId;
-use crate::run::select::{TaskSelection, parse_seeds};
+use crate::run::{TaskSelection, parse_seeds};
 
 /// Longest answer (in bytes, before compression) put into a link.
 pub const MAX_LINK_ANSWER: usize = 4096;

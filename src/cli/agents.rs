@@ -20,8 +20,8 @@ use crate::agent::replay::ReplaySource;
 use crate::agent::retry::RetryPolicy;
 use crate::agent::{Agent, AgentError, AgentInfo, AgentReply, Message};
 use crate::app::App;
+use crate::run::AgentFactory;
 use crate::run::Cancel;
-use crate::run::batch::AgentFactory;
 
 /// Settings of `--agent openai` and `--agent a2a`.
 #[derive(Args, Debug)]

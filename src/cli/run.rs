@@ -18,8 +18,8 @@ use super::agents::{EndpointArgs, agent_factory};
 use super::{CliResult, Console, Context, Fail, knobs, stats_cmd};
 use crate::app::{App, PromptVariant, Task};
 use crate::record::{ResultRecord, parse_results};
-use crate::run::batch::{AgentFactory, run_threads};
-use crate::run::select::parse_filter;
+use crate::run::parse_filter;
+use crate::run::{AgentFactory, run_threads};
 use crate::run::{Cancel, RunSettings, TaskSelection};
 use crate::stats::{Grouping, Summary, breakdown};
 
@@ -176,7 +176,7 @@ fn select_tasks(
 
 /// `--seeds A..B` or one seed, with the CLI's wording of a mistake.
 pub fn parse_seeds(s: &str) -> CliResult<(u64, u64)> {
-    crate::run::select::parse_seeds(s).map_err(|_| Fail {
+    crate::run::parse_seeds(s).map_err(|_| Fail {
         message: format!("bad --seeds {s:?}: use A..B (inclusive) or one seed"),
         code: 2,
     })

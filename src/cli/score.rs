@@ -34,7 +34,7 @@ pub fn score(cx: &mut Context, args: ScoreArgs) -> CliResult {
         }
         for old in records {
             let new = rescore(cx.registry, &old).map_err(|e| format!("{path}: {}: {e}", old.id))?;
-            if crate::run::rescore::differs(&old, &new) {
+            if crate::run::differs(&old, &new) {
                 changed += 1;
                 writeln!(
                     cx.console.err(),

@@ -7,7 +7,7 @@ use clap::{Args, ValueEnum};
 use super::{CliResult, Context, Fail};
 use crate::provenance::{InputFile, Provenance};
 use crate::record::{ResultRecord, parse_results};
-use crate::report::{Tables, chart, text};
+use crate::report::{self, Tables, convergence_of};
 use crate::stats::{Interval, Summary, checkpoints, group, queries_to_separate, sample_grid, simulate_pair};
 
 #[derive(Args, Debug)]
@@ -35,13 +35,13 @@ pub enum Format {
     Csv,
 }
 
-impl From<Format> for text::Format {
+impl From<Format> for report::Format {
     fn from(f: Format) -> Self {
         match f {
-            Format::Table => text::Format::Table,
-            Format::Json => text::Format::Json,
-            Format::Markdown => text::Format::Markdown,
-            Format::Csv => text::Format::Csv,
+            Format::Table => report::Format::Table,
+            Format::Json => report::Format::Json,
+            Format::Markdown => report::Format::Markdown,
+            Format::Csv => report::Format::Csv,
         }
     }
 }
@@ -76,7 +76,7 @@ pub fn stats(cx: &mut Context, args: StatsArgs) -> CliResult {
     if !args.at.is_empty() {
         tables = tables.with_checkpoints(&records, &args.at);
     }
-    let out = text::render(&tables, args.format.into());
+    let out = report::render(&tables, args.format.into());
     cx.console.write_out(args.output.as_deref(), |w| w.write_all(out.as_bytes()))
 }
 
@@ -200,7 +200,7 @@ fn simulate(cx: &mut Context, args: &PlanArgs) -> CliResult {
         )?;
     }
     if let Some(path) = &args.svg {
-        let chart = chart::convergence_of(
+        let chart = convergence_of(
             "simulated",
             &format!("Two simulated agents at pass rates {} and {} (seed {})", args.p1, args.p2, args.seed),
             "pass rate",

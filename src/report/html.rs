@@ -1,6 +1,6 @@
 //! The report: one self-contained HTML file (inline CSS and SVG, no scripts, fonts, images or
 //! links to fetch) holding the provenance, leaderboard, comparisons with the planner's advice,
-//! every table of [`Tables`], every chart of [`super::chart::all`] and the per-query table. The
+//! every table of [`Tables`], every chart of `chart::all` and the per-query table. The
 //! full [`Tables`] also travel inside as JSON, so the file is both readable and machine-readable.
 
 use maud::{DOCTYPE, Markup, PreEscaped, html};

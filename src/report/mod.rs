@@ -1,19 +1,20 @@
-//! What a researcher publishes, straight from the results: [`tables`] (the numbers as plain
-//! data), [`text`] (table, Markdown, CSV and JSON renderings), [`chart`] (chart models built from
-//! the numbers), [`svg`] (the charts drawn as SVG) and [`html`] (the self-contained report).
+//! What a researcher publishes, straight from the results: `tables` (the numbers as plain
+//! data, [`Tables`]), `text` (table, Markdown, CSV and JSON renderings, [`render`]), `chart`
+//! (chart models built from the numbers, [`Chart`]), `svg` (the charts drawn as SVG) and
+//! [`html`] (the self-contained report).
 //!
 //! The library has no web dependencies: charts are strings of SVG or plain data, so the CLI
 //! writes them into files and the web app's Compare view puts the same strings on the page.
 
-pub mod chart;
+mod chart;
 pub mod html;
-pub mod svg;
-pub mod tables;
-pub mod text;
+mod svg;
+mod tables;
+mod text;
 
-pub use chart::{Chart, ChartKind, Estimate, Point, Series};
+pub use chart::{Chart, ChartKind, Estimate, Point, Series, bars, convergence, convergence_of};
 pub use tables::{Outcome, QueryRow, Section, Standing, Tables};
-pub use text::Format;
+pub use text::{Format, render};
 
 use crate::provenance::Provenance;
 use crate::record::ResultRecord;

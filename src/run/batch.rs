@@ -16,7 +16,9 @@
 //!
 //! Each finished episode is reported as a [`Finished`] event with the batch's progress.
 
-use std::collections::{BTreeMap, VecDeque};
+#[cfg(not(target_arch = "wasm32"))]
+use std::collections::BTreeMap;
+use std::collections::VecDeque;
 
 use super::cancel::Cancel;
 use super::episode::{MAX_CONSECUTIVE_FAILURES, Runner, StopCause};
@@ -44,7 +46,7 @@ impl Ended {
     }
 
     /// The end of an episode known only by its record (one run in the sandbox worker): a
-    /// stopped episode whose last [`MAX_CONSECUTIVE_FAILURES`] turns are failed calls was
+    /// stopped episode whose last `MAX_CONSECUTIVE_FAILURES` turns are failed calls was
     /// stopped by failures; any other stopped episode counts as stopped by its caller.
     pub fn from_record(record: ResultRecord) -> Self {
         let failures = MAX_CONSECUTIVE_FAILURES as usize;
@@ -155,22 +157,26 @@ impl<T> Batch<T> {
     }
 }
 
-/// Puts results that arrive in completion order back into task order.
+/// Puts results that arrive in completion order back into task order (the threads of
+/// [`run_threads`]; the page shows results as they come).
+#[cfg(not(target_arch = "wasm32"))]
 #[derive(Debug)]
-pub struct InOrder<R> {
+struct InOrder<R> {
     next: usize,
     pending: BTreeMap<usize, R>,
 }
 
+#[cfg(not(target_arch = "wasm32"))]
 impl<R> Default for InOrder<R> {
     fn default() -> Self {
         InOrder { next: 0, pending: BTreeMap::new() }
     }
 }
 
+#[cfg(not(target_arch = "wasm32"))]
 impl<R> InOrder<R> {
     /// Takes the result of position `index`; returns the results now due, in order.
-    pub fn push(&mut self, index: usize, result: R) -> Vec<R> {
+    fn push(&mut self, index: usize, result: R) -> Vec<R> {
         self.pending.insert(index, result);
         let mut due = Vec::new();
         while let Some(r) = self.pending.remove(&self.next) {

@@ -35,7 +35,7 @@ pub const MAX_CONSECUTIVE_FAILURES: u32 = 3;
 /// Why the runner stopped an episode before it finished by itself.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum StopCause {
-    /// [`MAX_CONSECUTIVE_FAILURES`] failed calls in a row.
+    /// `MAX_CONSECUTIVE_FAILURES` failed calls in a row.
     Failures,
     /// A fatal agent error (rejected request, exhausted replay, cancelled call).
     Fatal,

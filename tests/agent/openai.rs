@@ -12,7 +12,7 @@ use netpress::agent::mock::{Reply, Script};
 use netpress::agent::native::{EndpointAgent, Transport};
 use netpress::agent::{Agent, Message, Tokens};
 use netpress::app::{Finish, PromptVariant};
-use netpress::run::batch::run_threads;
+use netpress::run::run_threads;
 use netpress::run::{Cancel, RunSettings};
 
 fn status(code: u16) -> Reply {

@@ -15,7 +15,7 @@ use std::sync::OnceLock;
 use netpress::cli::Console;
 use netpress::record::{ResultRecord, parse_results};
 use netpress::registry::Registry;
-use netpress::run::batch::run_threads;
+use netpress::run::run_threads;
 use netpress::run::{Cancel, RunSettings, TaskSelection};
 use netpress::sandbox::worker::Worker;
 use serde_json::Value;

@@ -4,7 +4,7 @@
 
 use crate::common::run_of;
 use netpress::provenance::Provenance;
-use netpress::report::{ChartKind, Tables, chart};
+use netpress::report::{ChartKind, Tables, convergence};
 use netpress::stats::{
     Interval, Metric, Rate, Separation, Summary, Z95, bootstrap, checkpoints, leaderboard,
     queries_to_separate, simulate_pair, wilson,
@@ -169,7 +169,7 @@ fn the_finding_from_result_records() {
     let acc = &tables.accumulations[0];
     assert_eq!(acc.metric, Metric::Correctness);
     assert_eq!(acc.checkpoints.iter().map(|c| c.separated).collect::<Vec<_>>(), [false, true]);
-    let c = chart::convergence(&records, Metric::Correctness).unwrap();
+    let c = convergence(&records, Metric::Correctness).unwrap();
     let ChartKind::Convergence { separated_from: Some(from), .. } = c.kind else { panic!("{c:?}") };
     assert!((150..=2000).contains(&from), "{from}");
     assert!(tables.comparisons[0].correctness.separated);

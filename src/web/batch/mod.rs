@@ -313,7 +313,7 @@ fn progress(job: &job::Job) -> Html {
 /// The report's correctness bars per task label for the records so far.
 fn label_charts(records: &[ResultRecord]) -> Vec<Chart> {
     let tables = Tables::build(records, Provenance::of_records(records, "web app: batch", vec![]));
-    crate::report::chart::bars(&tables, Metric::Correctness)
+    crate::report::bars(&tables, Metric::Correctness)
 }
 
 /// How often the live chart is rebuilt: about twenty times over a batch, and at its end.
