@@ -2,288 +2,67 @@
 //!
 //! It reads any multi-document YAML (or JSON) of Namespaces, Pods, workloads with a pod
 //! template (Deployments, ReplicaSets, StatefulSets, DaemonSets, Jobs; each stands for one
-//! pod of its template), Services and NetworkPolicies, and prints, for every ordered pair of
-//! workloads, the protocols and ports the policies allow, using the same evaluator as the
-//! benchmark. Services are read but do not change the pairs: policies act on pods and
-//! container ports after DNAT. Pairs with nothing allowed are not printed.
+//! pod of its template), Services and NetworkPolicies, single or in lists, and prints, for
+//! every ordered pair of workloads and for the address ranges outside the cluster, the
+//! protocols and ports the policies allow, using the same evaluator as the benchmark.
+//! Services are read but do not change the pairs: policies act on pods and container ports
+//! after DNAT. Pairs with nothing allowed are not printed. Reading is [`input`], the pairs
+//! [`matrix`], the formats [`render`].
 
-use std::collections::BTreeMap;
+mod input;
+mod matrix;
+mod render;
+
 use std::io::{Read, Write};
 
-use serde_json::{Value, json};
-
-use super::cluster::{Container, ContainerPort, Protocol};
-use super::decode::decode_policy;
-use super::eval::{Compiled, End, NsRef, PodRef, PortSet};
-use super::labels::Labels;
-use super::policy::NetworkPolicy;
-use super::validate::{invalid_message, validate_policy};
-use super::yaml::{parse_documents, to_json_pretty};
 use crate::app::Tool;
 use crate::tool_args;
+pub use input::Input;
+pub use render::Format;
 
 pub const TOOL: Tool = Tool {
     name: "connectivity",
-    about: "print the connections NetworkPolicies allow between workloads (-f FILE…, -o json)",
+    about: "print the connections NetworkPolicies allow between workloads (-f FILE…, -o txt|json|csv|md|dot)",
     usage: USAGE,
     run,
 };
 
-const USAGE: &str = "usage: netpress k8s connectivity -f FILE [-f FILE]... [-o text|json]
+const USAGE: &str = "usage: netpress k8s connectivity -f FILE [-f FILE]... [-o txt|json|csv|md|dot] [--strict]
 
-Reads Kubernetes manifests (multi-document YAML or JSON; `-f -` reads standard input):
-Namespaces, Pods, Deployments/ReplicaSets/StatefulSets/DaemonSets/Jobs (each expanded to one
-pod of its template), Services and NetworkPolicies. Prints the connections the policies allow
-between every ordered pair of workloads, one line per pair with at least one allowed port:
+Reads Kubernetes manifests (multi-document YAML or JSON; `-f -` reads standard input), single
+objects or lists (`List`, `PodList`, `NamespaceList`, ...): Namespaces, Pods,
+Deployments/ReplicaSets/StatefulSets/DaemonSets/Jobs (each expanded to one pod of its
+template), Services and NetworkPolicies. Pods with a controlling owner are reported as the
+owner. Prints the connections the policies allow between every ordered pair of workloads, and
+between workloads and address ranges outside the cluster, one line per pair with at least one
+allowed port:
 
   default/frontend[Deployment] => default/adservice[Deployment] : TCP 9555
+  0.0.0.0-255.255.255.255[External] => default/redis-cart[Deployment] : All Connections
 
 `All Connections` means every port of TCP, UDP and SCTP; otherwise protocols are listed as
-`TCP 1-79,81-65535; UDP 53`. Pairs with nothing allowed are omitted. `-o json` prints the same
-as a JSON array of {src, dst, conn, ports}.
+`TCP 1-79,81-65535,UDP 53`. Pairs with nothing allowed are omitted. `-o json` prints a JSON
+array of {src, dst, conn, ports}; `csv`, `md` and `dot` print the same as a table or a graph.
+A policy whose metadata the API server would reject (a name with `_`) is a warning and is
+evaluated as written; `--strict` makes it an error.
 ";
-
-/// A workload as the analyzer sees it.
-#[derive(Debug, Clone)]
-pub struct Workload {
-    pub namespace: String,
-    pub name: String,
-    pub kind: String,
-    pub labels: Labels,
-    pub ip: Option<std::net::Ipv4Addr>,
-    pub containers: Vec<Container>,
-}
-
-impl Workload {
-    /// `namespace/name[Kind]`.
-    pub fn key(&self) -> String {
-        format!("{}/{}[{}]", self.namespace, self.name, self.kind)
-    }
-}
-
-/// The parsed input.
-#[derive(Debug, Clone, Default)]
-pub struct Input {
-    pub namespaces: BTreeMap<String, Labels>,
-    pub workloads: Vec<Workload>,
-    pub policies: Vec<NetworkPolicy>,
-    /// Notes for standard error (ignored kinds, dropped unknown fields).
-    pub warnings: Vec<String>,
-}
-
-/// One allowed pair.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Connection {
-    pub src: String,
-    pub dst: String,
-    pub ports: PortSet,
-}
-
-const TEMPLATED: [&str; 5] = ["Deployment", "ReplicaSet", "StatefulSet", "DaemonSet", "Job"];
-
-fn str_at<'a>(v: &'a Value, ptr: &str) -> Option<&'a str> {
-    v.pointer(ptr).and_then(Value::as_str)
-}
-
-fn labels_at(v: &Value, ptr: &str) -> Labels {
-    v.pointer(ptr)
-        .and_then(Value::as_object)
-        .map(|m| m.iter().filter_map(|(k, x)| x.as_str().map(|s| (k.clone(), s.to_string()))).collect())
-        .unwrap_or_default()
-}
-
-fn containers_at(v: &Value, ptr: &str) -> Vec<Container> {
-    let list = v.pointer(ptr).and_then(Value::as_array).cloned().unwrap_or_default();
-    list.iter()
-        .map(|c| Container {
-            name: str_at(c, "/name").unwrap_or("").to_string(),
-            image: str_at(c, "/image").unwrap_or("").to_string(),
-            ports: c
-                .get("ports")
-                .and_then(Value::as_array)
-                .map(|ps| {
-                    ps.iter()
-                        .filter_map(|p| {
-                            let port =
-                                p.get("containerPort")?.as_u64().and_then(|n| u16::try_from(n).ok())?;
-                            let protocol = Protocol::parse(str_at(p, "/protocol").unwrap_or("TCP"))?;
-                            Some(ContainerPort {
-                                name: str_at(p, "/name").map(str::to_string),
-                                port,
-                                protocol,
-                            })
-                        })
-                        .collect()
-                })
-                .unwrap_or_default(),
-        })
-        .collect()
-}
-
-impl Input {
-    /// Reads the objects of one source (`origin` names it in messages).
-    pub fn add(&mut self, origin: &str, text: &str) -> Result<(), String> {
-        let docs = parse_documents(text).map_err(|e| format!("{origin}: {e}"))?;
-        let mut objects = Vec::new();
-        for d in docs {
-            match (str_at(&d, "/kind"), d.get("items").and_then(Value::as_array)) {
-                (Some(k), Some(items)) if k.ends_with("List") => objects.extend(items.iter().cloned()),
-                _ => objects.push(d),
-            }
-        }
-        for obj in objects {
-            self.add_object(origin, &obj)?;
-        }
-        Ok(())
-    }
-
-    fn add_object(&mut self, origin: &str, obj: &Value) -> Result<(), String> {
-        let kind = str_at(obj, "/kind").unwrap_or("");
-        let name = str_at(obj, "/metadata/name").unwrap_or("").to_string();
-        let ns = str_at(obj, "/metadata/namespace").unwrap_or("default").to_string();
-        match kind {
-            "Namespace" => {
-                let mut l = labels_at(obj, "/metadata/labels");
-                l.insert("kubernetes.io/metadata.name".into(), name.clone());
-                self.namespaces.insert(name, l);
-            }
-            "Pod" => self.workloads.push(Workload {
-                namespace: ns,
-                name,
-                kind: "Pod".into(),
-                labels: labels_at(obj, "/metadata/labels"),
-                ip: str_at(obj, "/status/podIP").and_then(|s| s.parse().ok()),
-                containers: containers_at(obj, "/spec/containers"),
-            }),
-            k if TEMPLATED.contains(&k) => self.workloads.push(Workload {
-                namespace: ns,
-                name,
-                kind: k.to_string(),
-                labels: labels_at(obj, "/spec/template/metadata/labels"),
-                ip: None,
-                containers: containers_at(obj, "/spec/template/spec/containers"),
-            }),
-            "Service" => {}
-            "NetworkPolicy" => {
-                let d = decode_policy(obj)
-                    .map_err(|e| format!("{origin}: NetworkPolicy {ns}/{name}: {}", e.0))?;
-                for u in &d.unknown {
-                    self.warnings
-                        .push(format!("{origin}: NetworkPolicy {ns}/{name}: unknown field \"{u}\" ignored"));
-                }
-                let mut p = d.policy;
-                p.meta.namespace = ns;
-                p.spec.apply_defaults();
-                let errors = validate_policy(&p, obj.pointer("/spec/podSelector").is_some());
-                if !errors.is_empty() {
-                    return Err(format!(
-                        "{origin}: {}",
-                        invalid_message("NetworkPolicy", &p.meta.name, &errors)
-                    ));
-                }
-                self.policies.push(p);
-            }
-            other => self.warnings.push(format!(
-                "{origin}: ignoring {} {ns}/{name}",
-                if other.is_empty() { "an object without kind" } else { other }
-            )),
-        }
-        Ok(())
-    }
-
-    /// Every allowed pair, sorted by source then destination.
-    pub fn connections(&self) -> Vec<Connection> {
-        let mut namespaces = self.namespaces.clone();
-        for w in &self.workloads {
-            namespaces.entry(w.namespace.clone()).or_insert_with(|| {
-                [("kubernetes.io/metadata.name".to_string(), w.namespace.clone())].into_iter().collect()
-            });
-        }
-        let pods: Vec<PodRef<'_>> = self
-            .workloads
-            .iter()
-            .map(|w| PodRef {
-                namespace: &w.namespace,
-                labels: &w.labels,
-                ip: w.ip,
-                containers: &w.containers,
-            })
-            .collect();
-        let nss: Vec<NsRef<'_>> = namespaces.iter().map(|(n, l)| NsRef { name: n, labels: l }).collect();
-        let policies: Vec<&NetworkPolicy> = self.policies.iter().collect();
-        let compiled = Compiled::new(&pods, &nss, &policies);
-        let mut out = Vec::new();
-        for (i, a) in self.workloads.iter().enumerate() {
-            for (j, b) in self.workloads.iter().enumerate() {
-                if i == j {
-                    continue;
-                }
-                let ports = compiled.allowed_ports(End::Pod(i), End::Pod(j));
-                if !ports.is_empty() {
-                    out.push(Connection { src: a.key(), dst: b.key(), ports });
-                }
-            }
-        }
-        out.sort_by(|x, y| (&x.src, &x.dst).cmp(&(&y.src, &y.dst)));
-        out
-    }
-}
-
-/// `All Connections`, or `TCP 80,8080-8090; UDP 53`.
-pub fn conn_text(p: &PortSet) -> String {
-    if p.is_all() {
-        return "All Connections".into();
-    }
-    Protocol::ALL
-        .iter()
-        .filter(|proto| !p.ranges(**proto).is_empty())
-        .map(|proto| {
-            let ranges: Vec<String> = p
-                .ranges(*proto)
-                .iter()
-                .map(|(a, b)| if a == b { a.to_string() } else { format!("{a}-{b}") })
-                .collect();
-            format!("{} {}", proto.as_str(), ranges.join(","))
-        })
-        .collect::<Vec<_>>()
-        .join("; ")
-}
-
-/// The text report.
-pub fn render_text(conns: &[Connection]) -> String {
-    conns.iter().map(|c| format!("{} => {} : {}\n", c.src, c.dst, conn_text(&c.ports))).collect()
-}
-
-/// The JSON report.
-pub fn render_json(conns: &[Connection]) -> String {
-    let items: Vec<Value> = conns
-        .iter()
-        .map(|c| {
-            let ports: serde_json::Map<String, Value> = Protocol::ALL
-                .iter()
-                .filter(|p| !c.ports.ranges(**p).is_empty())
-                .map(|p| (p.as_str().to_string(), json!(c.ports.ranges(*p))))
-                .collect();
-            json!({"src": c.src, "dst": c.dst, "conn": conn_text(&c.ports), "ports": ports})
-        })
-        .collect();
-    format!("{}\n", to_json_pretty(&Value::Array(items)))
-}
 
 struct Opts {
     files: Vec<String>,
-    json: bool,
+    format: Format,
+    strict: bool,
 }
 
 fn parse_args(args: &[String]) -> Result<Opts, String> {
     use lexopt::Arg::{Long, Short};
-    let mut o = Opts { files: Vec::new(), json: false };
+    let mut o = Opts { files: Vec::new(), format: Format::Txt, strict: false };
     let mut p = tool_args::parser(args);
     while let Some(arg) = tool_args::next(&mut p)? {
         let flag = tool_args::shown(&arg);
         match arg {
             Short('f') | Long("filename") => o.files.push(tool_args::value(&mut p, &flag)?),
-            Short('o') | Long("output") => o.json = parse_output(&tool_args::value(&mut p, &flag)?)?,
+            Short('o') | Long("output") => o.format = Format::parse(&tool_args::value(&mut p, &flag)?)?,
+            Long("strict") => o.strict = true,
             _ => return Err(format!("unexpected argument {flag:?}")),
         }
     }
@@ -291,14 +70,6 @@ fn parse_args(args: &[String]) -> Result<Opts, String> {
         return Err("no input: give at least one -f FILE (or -f - for standard input)".into());
     }
     Ok(o)
-}
-
-fn parse_output(v: &str) -> Result<bool, String> {
-    match v {
-        "json" => Ok(true),
-        "text" => Ok(false),
-        other => Err(format!("unknown output format {other:?} (text, json)")),
-    }
 }
 
 fn run(args: &[String], stdin: &mut dyn Read, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
@@ -309,7 +80,7 @@ fn run(args: &[String], stdin: &mut dyn Read, out: &mut dyn Write, err: &mut dyn
             return 2;
         }
     };
-    let mut input = Input::default();
+    let mut input = Input { strict: opts.strict, ..Input::default() };
     for f in &opts.files {
         let text = if f == "-" {
             let mut s = String::new();
@@ -326,7 +97,7 @@ fn run(args: &[String], stdin: &mut dyn Read, out: &mut dyn Write, err: &mut dyn
         let _ = writeln!(err, "netpress k8s connectivity: {w}");
     }
     let conns = input.connections();
-    let text = if opts.json { render_json(&conns) } else { render_text(&conns) };
+    let text = opts.format.render(&conns);
     match out.write_all(text.as_bytes()) {
         Ok(()) => 0,
         Err(_) => 1,
@@ -364,18 +135,63 @@ spec:
     ports: [{port: grpc}, {port: 1, endPort: 79, protocol: UDP}]
 ";
 
+    const ALL: &str = "0.0.0.0-255.255.255.255[External]";
+
+    fn report(text: &str) -> String {
+        let mut input = Input::default();
+        input.add("x.yaml", text).unwrap();
+        Format::Txt.render(&input.connections())
+    }
+
     #[test]
     fn analyzes_pairs() {
-        let mut input = Input::default();
-        input.add("x.yaml", MANIFESTS).unwrap();
-        let text = render_text(&input.connections());
         assert_eq!(
-            text,
-            "default/adservice[Deployment] => default/frontend[Deployment] : All Connections\n\
-             default/frontend[Deployment] => default/adservice[Deployment] : TCP 9555; UDP 1-79\n"
+            report(MANIFESTS),
+            format!(
+                "{ALL} => default/frontend[Deployment] : All Connections\n\
+                 default/adservice[Deployment] => {ALL} : All Connections\n\
+                 default/adservice[Deployment] => default/frontend[Deployment] : All Connections\n\
+                 default/frontend[Deployment] => {ALL} : All Connections\n\
+                 default/frontend[Deployment] => default/adservice[Deployment] : TCP 9555,UDP 1-79\n"
+            )
         );
-        let json: Value = serde_json::from_str(&render_json(&input.connections())).unwrap();
-        assert_eq!(json[1]["ports"]["TCP"], json!([[9555, 9555]]));
+    }
+
+    /// Pods are reported as their controlling owner unless the owner's pods differ in labels;
+    /// an owner never appears connected to itself.
+    #[test]
+    fn pods_grouped_by_owner() {
+        let pod = |name: &str, owner: &str, app: &str| {
+            format!(
+                "---\nkind: Pod\nmetadata:\n  name: {name}\n  labels: {{app: {app}}}\n  ownerReferences: \
+                 [{{kind: ReplicaSet, name: {owner}, controller: true}}]\n"
+            )
+        };
+        let deny = "---\nkind: NetworkPolicy\nmetadata: {name: deny}\nspec:\n  podSelector: {}\n  \
+                    ingress: [{from: [{podSelector: {matchLabels: {app: web}}}]}]\n  egress: [{to: [{podSelector: {}}]}]\n";
+        let text = [pod("web-1", "web-7f", "web"), pod("web-2", "web-7f", "web"), pod("db-1", "db-5c", "db"), pod("db-2", "db-5c", "db2")]
+            .concat()
+            + deny;
+        assert_eq!(
+            report(&text),
+            "default/web-7f[ReplicaSet] => default/db-1[Pod] : All Connections\n\
+             default/web-7f[ReplicaSet] => default/db-2[Pod] : All Connections\n"
+        );
+    }
+
+    #[test]
+    fn ip_blocks_split_exactly_by_except() {
+        let text = "kind: Pod\nmetadata: {name: p, labels: {app: p}}\n---\nkind: NetworkPolicy
+metadata: {name: only-ten}
+spec:
+  podSelector: {}
+  policyTypes: [Ingress, Egress]
+  ingress: [{from: [{ipBlock: {cidr: 10.0.0.0/8, except: [10.1.0.0/16]}}], ports: [{port: 443}]}]
+";
+        assert_eq!(
+            report(text),
+            "10.0.0.0-10.0.255.255,10.2.0.0-10.255.255.255[External] => default/p[Pod] : TCP 443\n"
+        );
     }
 
     #[test]
@@ -384,13 +200,21 @@ spec:
         let mut err = Vec::new();
         let code = run(&["-f".into(), "-".into()], &mut MANIFESTS.as_bytes(), &mut out, &mut err);
         assert_eq!(code, 0);
-        assert_eq!(String::from_utf8(out).unwrap().lines().count(), 2);
+        assert_eq!(String::from_utf8(out).unwrap().lines().count(), 5);
         let mut err = Vec::new();
         assert_eq!(run(&[], &mut "".as_bytes(), &mut Vec::new(), &mut err), 2);
         let bad = "kind: NetworkPolicy\nmetadata: {name: x}\nspec: {podSelector: {}, ingress: [{ports: [{port: 70000}]}]}";
         let mut err = Vec::new();
         assert_eq!(run(&["-f".into(), "-".into()], &mut bad.as_bytes(), &mut Vec::new(), &mut err), 1);
         assert!(String::from_utf8(err).unwrap().contains("must be between 1 and 65535"));
+        let bad_name = "kind: NetworkPolicy\nmetadata: {name: deny_all}\nspec: {podSelector: {}}";
+        let mut err = Vec::new();
+        assert_eq!(run(&["-f".into(), "-".into()], &mut bad_name.as_bytes(), &mut Vec::new(), &mut err), 0);
+        assert!(String::from_utf8(err).unwrap().contains("evaluated as written"));
+        let mut err = Vec::new();
+        let strict = ["-f".into(), "-".into(), "--strict".into()];
+        assert_eq!(run(&strict, &mut bad_name.as_bytes(), &mut Vec::new(), &mut err), 1);
+        assert!(String::from_utf8(err).unwrap().contains("is invalid"));
     }
 
     /// Bad arguments exit 2 with one line naming the argument as typed, then the usage;
@@ -408,7 +232,7 @@ spec:
             (&["-f", "-", "extra"], "unexpected argument \"extra\""),
             (&["-f"], "-f needs a value"),
             (&["-f", "-", "--output"], "--output needs a value"),
-            (&["-f", "-", "-o", "yaml"], "unknown output format \"yaml\" (text, json)"),
+            (&["-f", "-", "-o", "yaml"], "unknown output format \"yaml\" (txt, json, csv, md, dot)"),
             (&["-o", "json"], "no input: give at least one -f FILE"),
         ] {
             let (code, out, err) = run_args(args);
@@ -422,14 +246,5 @@ spec:
         {
             assert_eq!(run_args(args), (0, json.clone(), String::new()), "{args:?}");
         }
-    }
-
-    #[test]
-    fn conn_text_ranges() {
-        let mut p = PortSet::default();
-        p.add(Protocol::Tcp, 1, 79);
-        p.add(Protocol::Tcp, 81, 65535);
-        assert_eq!(conn_text(&p), "TCP 1-79,81-65535");
-        assert_eq!(conn_text(&PortSet::all()), "All Connections");
     }
 }

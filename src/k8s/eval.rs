@@ -240,6 +240,39 @@ impl<'a> Compiled<'a> {
         }
     }
 
+    /// Whether any policy isolates pod `i` in `dir`.
+    pub fn isolated(&self, dir: Direction, i: usize) -> bool {
+        !self.isolating[i][dir_index(dir)].is_empty()
+    }
+
+    /// Whether the NetworkPolicies of `subject` admit the connection in `dir` (`remote` is
+    /// the other end, `dst` the destination for named ports).
+    pub fn direction_ok(&self, dir: Direction, subject: End, remote: End, dst: End, port: u16, proto: Protocol) -> bool {
+        self.side_ok(dir, subject, remote, dst, port, proto)
+    }
+
+    /// The ports the NetworkPolicies of `subject` admit in `dir`.
+    pub fn direction_ports(&self, dir: Direction, subject: End, remote: End, dst: End) -> PortSet {
+        self.side_ports(dir, subject, remote, dst)
+    }
+
+    /// The first policy (by the order given) with a rule admitting the connection in `dir`.
+    pub fn admitting_policy(
+        &self,
+        dir: Direction,
+        subject: usize,
+        remote: End,
+        dst: End,
+        port: u16,
+        proto: Protocol,
+    ) -> Option<usize> {
+        self.isolating[subject][dir_index(dir)].iter().map(|&p| p as usize).find(|&p| {
+            self.policies[p].rules[dir_index(dir)]
+                .iter()
+                .any(|r| self.peer_matches(r, remote) && self.port_matches(r, dst, port, proto))
+        })
+    }
+
     /// Every port of every protocol that `src` may open to `dst`.
     pub fn allowed_ports(&self, src: End, dst: End) -> PortSet {
         if let (End::Pod(a), End::Pod(b)) = (src, dst)
@@ -399,6 +432,37 @@ impl PortSet {
         out
     }
 
+    /// The ports in either set.
+    pub fn union(&self, other: &PortSet) -> PortSet {
+        let mut out = self.clone();
+        for (i, proto) in Protocol::ALL.into_iter().enumerate() {
+            for &(a, b) in &other.ranges[i] {
+                out.add(proto, a, b);
+            }
+        }
+        out
+    }
+
+    /// The ports of `self` not in `other`.
+    pub fn minus(&self, other: &PortSet) -> PortSet {
+        let mut out = PortSet::default();
+        for (i, proto) in Protocol::ALL.into_iter().enumerate() {
+            for &(a, b) in &self.ranges[i] {
+                let mut lo = u32::from(a);
+                for &(c, d) in other.ranges[i].iter().filter(|&&(c, d)| d >= a && c <= b) {
+                    if u32::from(c) > lo {
+                        out.add(proto, lo as u16, c - 1);
+                    }
+                    lo = u32::from(d) + 1;
+                }
+                if lo <= u32::from(b) {
+                    out.add(proto, lo as u16, b);
+                }
+            }
+        }
+        out
+    }
+
     pub fn contains(&self, proto: Protocol, port: u16) -> bool {
         self.ranges(proto).iter().any(|&(a, b)| (a..=b).contains(&port))
     }
@@ -478,5 +542,12 @@ mod tests {
         b.add(Protocol::Tcp, 100, 200);
         assert_eq!(a.intersect(&b).ranges(Protocol::Tcp), &[(100, 200)]);
         assert!(PortSet::all().is_all());
+        let mut hole = PortSet::default();
+        hole.add(Protocol::Tcp, 80, 80);
+        hole.add(Protocol::Tcp, 65535, 65535);
+        let rest = PortSet::all().minus(&hole);
+        assert_eq!(rest.ranges(Protocol::Tcp), &[(1, 79), (81, 65534)]);
+        assert!(rest.union(&hole).is_all());
+        assert!(hole.minus(&PortSet::all()).is_empty());
     }
 }

@@ -12,6 +12,7 @@
 //! `episode`, `hygiene` and `view` (the roles), `baseline` (the scripted agent) and
 //! `analyzer` (the stand-alone connectivity tool).
 
+pub mod admin;
 mod analyzer;
 mod baseline;
 pub mod cluster;
@@ -34,6 +35,7 @@ pub mod probe;
 mod prompt;
 pub mod shell;
 pub mod task;
+pub mod tiers;
 pub mod validate;
 mod view;
 pub mod yaml;
