@@ -27,7 +27,8 @@ pub const TOOL: Tool = Tool {
     run,
 };
 
-const USAGE: &str = "usage: netpress k8s connectivity -f FILE [-f FILE]... [-o txt|json|csv|md|dot] [--strict]
+const USAGE: &str =
+    "usage: netpress k8s connectivity -f FILE [-f FILE]... [-o txt|json|csv|md|dot] [--strict]
 
 Reads Kubernetes manifests (multi-document YAML or JSON; `-f -` reads standard input), single
 objects or lists (`List`, `PodList`, `NamespaceList`, ...): Namespaces, Pods,
@@ -169,8 +170,13 @@ spec:
         };
         let deny = "---\nkind: NetworkPolicy\nmetadata: {name: deny}\nspec:\n  podSelector: {}\n  \
                     ingress: [{from: [{podSelector: {matchLabels: {app: web}}}]}]\n  egress: [{to: [{podSelector: {}}]}]\n";
-        let text = [pod("web-1", "web-7f", "web"), pod("web-2", "web-7f", "web"), pod("db-1", "db-5c", "db"), pod("db-2", "db-5c", "db2")]
-            .concat()
+        let text = [
+            pod("web-1", "web-7f", "web"),
+            pod("web-2", "web-7f", "web"),
+            pod("db-1", "db-5c", "db"),
+            pod("db-2", "db-5c", "db2"),
+        ]
+        .concat()
             + deny;
         assert_eq!(
             report(&text),

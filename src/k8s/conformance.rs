@@ -5,6 +5,8 @@
 //! Chrome:
 //! - [`e2e_scenarios`]: the upstream e2e network-policy scenarios (docs/k8s.md, "Tests");
 //! - [`knp_cases`]: the kube-network-policies unit cases;
+//! - [`admin_cases`]: the network-policy-api conformance scenarios for AdminNetworkPolicy
+//!   and BaselineAdminNetworkPolicy;
 //! - [`task_hashes`]: `id<TAB>content_hash` lines that every build must reproduce.
 //!
 //! Each returns the number of checks that passed, or the first failure as text.
@@ -14,11 +16,13 @@ use std::net::Ipv4Addr;
 
 use serde_json::Value;
 
+use super::admin::{AdminPolicy, decode_admin};
 use super::cluster::{Container, ContainerPort, Protocol};
 use super::decode::decode_policy;
 use super::eval::{Compiled, End, NsRef, PodRef};
 use super::labels::Labels;
 use super::policy::NetworkPolicy;
+use super::tiers::Layered;
 use super::validate::validate_policy;
 use super::yaml::parse_documents;
 use crate::app::App;
@@ -87,6 +91,39 @@ impl World {
         let policies: Vec<&NetworkPolicy> = self.policies.values().collect();
         let c = Compiled::new(&refs, &nss, &policies);
         Ok(c.allowed(self.end(src)?, self.end(dst)?, port, proto))
+    }
+
+    /// Like [`World::allowed`], with the admin layers around the NetworkPolicies; also
+    /// checks that the port-set walk agrees with the single-port decision.
+    fn layered_allowed(
+        &self,
+        admin: &[AdminPolicy],
+        src: &str,
+        dst: &str,
+        port: u16,
+        proto: Protocol,
+    ) -> Result<bool, String> {
+        let refs: Vec<PodRef<'_>> = self
+            .pods
+            .iter()
+            .map(|p| PodRef {
+                namespace: &p.ns,
+                labels: &p.labels,
+                ip: Some(p.ip),
+                containers: &p.containers,
+            })
+            .collect();
+        let nss: Vec<NsRef<'_>> = self.namespaces.iter().map(|(n, l)| NsRef { name: n, labels: l }).collect();
+        let policies: Vec<&NetworkPolicy> = self.policies.values().collect();
+        let names = policies.iter().map(|p| format!("{}/{}", p.meta.namespace, p.meta.name)).collect();
+        let admin: Vec<&AdminPolicy> = admin.iter().collect();
+        let layered = Layered::new(Compiled::new(&refs, &nss, &policies), names, &nss, &admin);
+        let (s, d) = (self.end(src)?, self.end(dst)?);
+        let one = layered.allowed(s, d, port, proto);
+        if one != layered.allowed_ports(s, d).contains(proto, port) {
+            return Err(format!("{src} -> {dst} {port}/{}: the port-set walk disagrees", proto.as_str()));
+        }
+        Ok(one)
     }
 
     fn apply(&mut self, v: &Value) -> Result<(), String> {
@@ -250,6 +287,127 @@ pub fn knp_cases(data: &str) -> Result<usize, String> {
                 return Err(format!("{name}: {check} gave {got}"));
             }
             checked += 1;
+        }
+    }
+    Ok(checked)
+}
+
+/// The network-policy-api world: four houses, two pods each.
+fn houses_world() -> World {
+    let ports: Vec<ContainerPort> = [
+        (80, Protocol::Tcp),
+        (8080, Protocol::Tcp),
+        (53, Protocol::Udp),
+        (5353, Protocol::Udp),
+        (9003, Protocol::Sctp),
+        (9005, Protocol::Sctp),
+    ]
+    .into_iter()
+    .map(|(port, protocol)| ContainerPort { name: None, port, protocol })
+    .collect();
+    let mut namespaces = BTreeMap::new();
+    let mut pods = Vec::new();
+    for (n, (house, set)) in [
+        ("gryffindor", "harry-potter"),
+        ("slytherin", "draco-malfoy"),
+        ("hufflepuff", "cedric-diggory"),
+        ("ravenclaw", "luna-lovegood"),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let ns = format!("network-policy-conformance-{house}");
+        namespaces.insert(
+            ns.clone(),
+            labels(&[("kubernetes.io/metadata.name", &ns), ("conformance-house", house)]),
+        );
+        for k in 0..2u8 {
+            pods.push(Pod {
+                ns: ns.clone(),
+                name: format!("{set}-{k}"),
+                labels: labels(&[("conformance-house", house)]),
+                ip: Ipv4Addr::new(10, 244, n as u8, k + 2),
+                containers: vec![Container {
+                    name: set.into(),
+                    image: "agnhost".into(),
+                    ports: ports.clone(),
+                }],
+            });
+        }
+    }
+    World { namespaces, pods, policies: BTreeMap::new() }
+}
+
+/// The key of an object in an admin case: `ns/name` for a NetworkPolicy, else its name.
+fn object_key(v: &Value) -> String {
+    let name = v.pointer("/metadata/name").and_then(Value::as_str).unwrap_or("");
+    match (v.get("kind").and_then(Value::as_str), v.pointer("/metadata/namespace").and_then(Value::as_str)) {
+        (Some("NetworkPolicy"), Some(ns)) => format!("{ns}/{name}"),
+        _ => name.to_string(),
+    }
+}
+
+fn admin_step(objects: &mut Vec<(String, Value)>, step: &Value) -> Result<(), String> {
+    for o in list(step, "apply") {
+        let key = object_key(o);
+        objects.retain(|(k, _)| *k != key);
+        objects.push((key, o.clone()));
+    }
+    let find = |objects: &mut Vec<(String, Value)>, name: &Value| -> Result<usize, String> {
+        let name = text(name, "policy")?;
+        objects.iter().position(|(k, _)| k == name).ok_or_else(|| format!("no policy {name}"))
+    };
+    if let Some([name, dir, i, j]) = step.get("swap").and_then(Value::as_array).map(Vec::as_slice) {
+        let at = find(objects, name)?;
+        let rules = objects[at]
+            .1
+            .pointer_mut(&format!("/spec/{}", text(dir, "direction")?))
+            .and_then(Value::as_array_mut);
+        let (i, j) = (i.as_u64().ok_or("index")? as usize, j.as_u64().ok_or("index")? as usize);
+        rules.filter(|r| i.max(j) < r.len()).ok_or("swap: no such rules")?.swap(i, j);
+    }
+    if let Some([name, ptr, value]) = step.get("set").and_then(Value::as_array).map(Vec::as_slice) {
+        let at = find(objects, name)?;
+        *objects[at].1.pointer_mut(text(ptr, "pointer")?).ok_or("set: no such field")? = value.clone();
+    }
+    for d in list(step, "delete") {
+        let at = find(objects, d)?;
+        objects.remove(at);
+    }
+    Ok(())
+}
+
+/// Runs `tests/data/k8s/anp_cases.yaml`; returns the number of checks.
+pub fn admin_cases(data: &str) -> Result<usize, String> {
+    let mut checked = 0;
+    for case in cases(data)? {
+        let name = text(&case["name"], "name")?;
+        let mut w = houses_world();
+        let mut objects: Vec<(String, Value)> = Vec::new();
+        for (n, step) in list(&case, "steps").iter().enumerate() {
+            admin_step(&mut objects, step).map_err(|e| format!("{name} step {n}: {e}"))?;
+            w.policies.clear();
+            let mut admin: Vec<AdminPolicy> = Vec::new();
+            for (_, o) in &objects {
+                if o.get("kind").and_then(Value::as_str) == Some("NetworkPolicy") {
+                    w.apply(o)?;
+                } else {
+                    admin.push(decode_admin(o).map_err(|e| format!("{name} step {n}: {e}"))?.policy);
+                }
+            }
+            for check in list(step, "check") {
+                let c = check.as_array().ok_or("a check is a list")?;
+                let [src, dst, port, proto, want] = c.as_slice() else {
+                    return Err(format!("{name}: bad check {check}"));
+                };
+                let port = port.as_u64().ok_or("port")? as u16;
+                let got =
+                    w.layered_allowed(&admin, text(src, "src")?, text(dst, "dst")?, port, protocol(proto)?)?;
+                if Some(got) != want.as_bool() {
+                    return Err(format!("{name} step {n}: {check} gave {got}"));
+                }
+                checked += 1;
+            }
         }
     }
     Ok(checked)

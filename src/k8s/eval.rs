@@ -247,7 +247,15 @@ impl<'a> Compiled<'a> {
 
     /// Whether the NetworkPolicies of `subject` admit the connection in `dir` (`remote` is
     /// the other end, `dst` the destination for named ports).
-    pub fn direction_ok(&self, dir: Direction, subject: End, remote: End, dst: End, port: u16, proto: Protocol) -> bool {
+    pub fn direction_ok(
+        &self,
+        dir: Direction,
+        subject: End,
+        remote: End,
+        dst: End,
+        port: u16,
+        proto: Protocol,
+    ) -> bool {
         self.side_ok(dir, subject, remote, dst, port, proto)
     }
 

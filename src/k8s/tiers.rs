@@ -21,7 +21,7 @@ use ipnet::{IpNet, Ipv4Net};
 
 use super::admin::{Action, AdminKind, AdminPeer, AdminPolicy, AdminPort, AdminRule, Subject};
 use super::cluster::Protocol;
-use super::eval::{Compiled, End, PodRef, PortSet, namespace_labels, NsRef};
+use super::eval::{Compiled, End, NsRef, PodRef, PortSet, namespace_labels};
 use super::labels::Labels;
 use super::policy::Direction;
 use super::validate::parse_cidr;
@@ -148,7 +148,10 @@ impl World<'_, '_> {
             name: p.name.clone(),
             priority: p.priority,
             subject: self.subject(&p.subject),
-            rules: [p.ingress.iter().map(|r| self.rule(r)).collect(), p.egress.iter().map(|r| self.rule(r)).collect()],
+            rules: [
+                p.ingress.iter().map(|r| self.rule(r)).collect(),
+                p.egress.iter().map(|r| self.rule(r)).collect(),
+            ],
         }
     }
 }
@@ -221,8 +224,21 @@ impl<'a> Layered<'a> {
     }
 
     /// How `dir` at `subject` treats a connection with `remote` to `dst` on `port`/`proto`.
-    pub fn decide(&self, dir: Direction, subject: End, remote: End, dst: End, port: u16, proto: Protocol) -> Decision {
-        let decision = |allowed, layer, policy: &str, rule: String| Decision { allowed, layer, policy: policy.to_string(), rule };
+    pub fn decide(
+        &self,
+        dir: Direction,
+        subject: End,
+        remote: End,
+        dst: End,
+        port: u16,
+        proto: Protocol,
+    ) -> Decision {
+        let decision = |allowed, layer, policy: &str, rule: String| Decision {
+            allowed,
+            layer,
+            policy: policy.to_string(),
+            rule,
+        };
         let End::Pod(i) = subject else {
             return decision(true, Layer::Default, "", "not a pod".into());
         };
@@ -232,21 +248,43 @@ impl<'a> Layered<'a> {
                 if Self::peer_matches(r, remote) && self.rule_ports(r, dst).contains(proto, port) {
                     match r.action {
                         Action::Pass => break 'admin,
-                        act => return decision(act == Action::Allow, Layer::AdminNetworkPolicy, &a.name, r.name.clone()),
+                        act => {
+                            return decision(
+                                act == Action::Allow,
+                                Layer::AdminNetworkPolicy,
+                                &a.name,
+                                r.name.clone(),
+                            );
+                        }
                     }
                 }
             }
         }
         if self.np.isolated(dir, i) {
             return match self.np.admitting_policy(dir, i, remote, dst, port, proto) {
-                Some(p) => decision(true, Layer::NetworkPolicy, &self.np_names[p], format!("a rule of its {}", dir.as_str())),
-                None => decision(false, Layer::NetworkPolicy, "", format!("isolated for {}, no rule admits it", dir.as_str())),
+                Some(p) => decision(
+                    true,
+                    Layer::NetworkPolicy,
+                    &self.np_names[p],
+                    format!("a rule of its {}", dir.as_str()),
+                ),
+                None => decision(
+                    false,
+                    Layer::NetworkPolicy,
+                    "",
+                    format!("isolated for {}, no rule admits it", dir.as_str()),
+                ),
             };
         }
         if let Some(b) = self.baseline.as_ref().filter(|b| b.subject.contains(i)) {
             for r in &b.rules[d] {
                 if Self::peer_matches(r, remote) && self.rule_ports(r, dst).contains(proto, port) {
-                    return decision(r.action == Action::Allow, Layer::BaselineAdminNetworkPolicy, &b.name, r.name.clone());
+                    return decision(
+                        r.action == Action::Allow,
+                        Layer::BaselineAdminNetworkPolicy,
+                        &b.name,
+                        r.name.clone(),
+                    );
                 }
             }
         }
@@ -268,7 +306,8 @@ impl<'a> Layered<'a> {
     fn side_ports(&self, dir: Direction, subject: End, remote: End, dst: End) -> PortSet {
         let End::Pod(i) = subject else { return PortSet::all() };
         let d = dir_index(dir);
-        let (mut undecided, mut allowed, mut passed) = (PortSet::all(), PortSet::default(), PortSet::default());
+        let (mut undecided, mut allowed, mut passed) =
+            (PortSet::all(), PortSet::default(), PortSet::default());
         let take = |r: &CRule, undecided: &mut PortSet, allowed: &mut PortSet, passed: &mut PortSet| {
             if !Self::peer_matches(r, remote) {
                 return;
@@ -305,7 +344,12 @@ impl<'a> Layered<'a> {
         {
             return PortSet::all();
         }
-        self.side_ports(Direction::Egress, src, dst, dst).intersect(&self.side_ports(Direction::Ingress, dst, src, dst))
+        self.side_ports(Direction::Egress, src, dst, dst).intersect(&self.side_ports(
+            Direction::Ingress,
+            dst,
+            src,
+            dst,
+        ))
     }
 
     /// Every CIDR the admin policies name (IPv4), for cutting the outside into ranges.
@@ -317,5 +361,90 @@ impl<'a> Layered<'a> {
     /// Whether any admin policy is present.
     pub fn has_admin(&self) -> bool {
         !self.admins.is_empty() || self.baseline.is_some()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::k8s::admin::decode_admin;
+    use crate::k8s::cluster::Container;
+    use crate::k8s::policy::NetworkPolicy;
+    use crate::k8s::yaml::parse_documents;
+
+    fn labels(pairs: &[(&str, &str)]) -> Labels {
+        pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()
+    }
+
+    /// Tenants a and b; the ANP passes a's ingress from a and denies the rest, the BANP
+    /// denies everything, a NetworkPolicy in a admits port 80 from a.
+    #[test]
+    fn each_layer_decides_and_is_named() {
+        let admin: Vec<AdminPolicy> = parse_documents(
+            "kind: AdminNetworkPolicy
+metadata: {name: tenants}
+spec:
+  priority: 5
+  subject: {namespaces: {matchLabels: {tenant: a}}}
+  ingress:
+  - {name: same-tenant, action: Pass, from: [{namespaces: {matchLabels: {tenant: a}}}]}
+  - {name: other-tenants, action: Deny, from: [{namespaces: {}}]}
+---
+kind: BaselineAdminNetworkPolicy
+metadata: {name: default}
+spec:
+  subject: {namespaces: {}}
+  ingress: [{name: deny-all, action: Deny, from: [{namespaces: {}}]}]
+",
+        )
+        .unwrap()
+        .iter()
+        .map(|v| decode_admin(v).unwrap().policy)
+        .collect();
+        let mut np = crate::k8s::decode::decode_policy(
+            &parse_documents(
+                "kind: NetworkPolicy
+metadata: {name: web, namespace: a}
+spec: {podSelector: {}, ingress: [{ports: [{port: 80}]}]}",
+            )
+            .unwrap()[0],
+        )
+        .unwrap()
+        .policy;
+        np.spec.apply_defaults();
+        let (la, lb) = (labels(&[("tenant", "a")]), labels(&[("tenant", "b")]));
+        let none = Labels::new();
+        let containers: [Container; 0] = [];
+        let pods = [
+            PodRef { namespace: "a", labels: &none, ip: None, containers: &containers },
+            PodRef { namespace: "a", labels: &none, ip: None, containers: &containers },
+            PodRef { namespace: "b", labels: &none, ip: None, containers: &containers },
+        ];
+        let nss = [NsRef { name: "a", labels: &la }, NsRef { name: "b", labels: &lb }];
+        let nps: [&NetworkPolicy; 1] = [&np];
+        let admin: Vec<&AdminPolicy> = admin.iter().collect();
+        let l = Layered::new(Compiled::new(&pods, &nss, &nps), vec!["a/web".into()], &nss, &admin);
+        let ingress = |src, dst, port| {
+            l.decide(Direction::Ingress, End::Pod(dst), End::Pod(src), End::Pod(dst), port, Protocol::Tcp)
+        };
+        let d = ingress(1, 0, 80);
+        assert_eq!((d.allowed, d.layer, d.policy.as_str()), (true, Layer::NetworkPolicy, "a/web"));
+        let d = ingress(1, 0, 81);
+        assert_eq!((d.allowed, d.layer), (false, Layer::NetworkPolicy));
+        let d = ingress(2, 0, 80);
+        assert_eq!(
+            (d.allowed, d.layer, d.rule.as_str()),
+            (false, Layer::AdminNetworkPolicy, "other-tenants")
+        );
+        let d = ingress(0, 2, 80);
+        assert_eq!(
+            (d.allowed, d.layer, d.rule.as_str()),
+            (false, Layer::BaselineAdminNetworkPolicy, "deny-all")
+        );
+        assert!(l.allowed(End::Pod(1), End::Pod(0), 80, Protocol::Tcp));
+        let ports = l.allowed_ports(End::Pod(1), End::Pod(0));
+        assert_eq!(ports.ranges(Protocol::Tcp), &[(80, 80)]);
+        assert!(ports.ranges(Protocol::Udp).is_empty());
+        assert!(l.allowed_ports(End::Pod(0), End::Pod(2)).is_empty());
     }
 }

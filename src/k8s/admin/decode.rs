@@ -47,7 +47,10 @@ fn err(field: &str, body: String) -> FieldError {
 impl Check {
     fn wrong_type(&mut self, path: &str, v: &Value, want: &str) {
         let got = type_name(v);
-        self.errs.push(err(path, format!("Invalid value: {got:?}: {path} in body must be of type {want}: {got:?}")));
+        self.errs.push(err(
+            path,
+            format!("Invalid value: {got:?}: {path} in body must be of type {want}: {got:?}"),
+        ));
     }
 
     fn required(&mut self, path: &str) {
@@ -119,9 +122,15 @@ impl Check {
             return None;
         };
         if n < min {
-            self.errs.push(err(path, format!("Invalid value: {n}: {path} in body should be greater than or equal to {min}")));
+            self.errs.push(err(
+                path,
+                format!("Invalid value: {n}: {path} in body should be greater than or equal to {min}"),
+            ));
         } else if n > max {
-            self.errs.push(err(path, format!("Invalid value: {n}: {path} in body should be less than or equal to {max}")));
+            self.errs.push(err(
+                path,
+                format!("Invalid value: {n}: {path} in body should be less than or equal to {max}"),
+            ));
         } else {
             return Some(n);
         }
@@ -163,11 +172,19 @@ impl Check {
             for (i, x) in self.array(e, &epath, 0, usize::MAX).iter().enumerate() {
                 let xpath = format!("{epath}[{i}]");
                 let Some(em) = self.object(x, &xpath, &["key", "operator", "values"]) else { continue };
-                let mut text = |k: &str| self.field(em, k, &xpath).and_then(|v| self.string(v, &format!("{xpath}.{k}")).map(str::to_string));
+                let mut text = |k: &str| {
+                    self.field(em, k, &xpath)
+                        .and_then(|v| self.string(v, &format!("{xpath}.{k}")).map(str::to_string))
+                };
                 let (key, operator) = (text("key").unwrap_or_default(), text("operator").unwrap_or_default());
-                let values = em.get("values").map_or(&[][..], |vs| self.array(vs, &format!("{xpath}.values"), 0, usize::MAX));
-                let values =
-                    values.iter().enumerate().filter_map(|(j, v)| self.string(v, &format!("{xpath}.values[{j}]")).map(str::to_string)).collect();
+                let values = em
+                    .get("values")
+                    .map_or(&[][..], |vs| self.array(vs, &format!("{xpath}.values"), 0, usize::MAX));
+                let values = values
+                    .iter()
+                    .enumerate()
+                    .filter_map(|(j, v)| self.string(v, &format!("{xpath}.values[{j}]")).map(str::to_string))
+                    .collect();
                 sel.match_expressions.push(Expression { key, operator, values });
             }
         }
@@ -195,7 +212,8 @@ impl Check {
     }
 
     fn peer(&mut self, v: &Value, path: &str, egress: bool) -> Option<AdminPeer> {
-        let known: &[&str] = if egress { &["namespaces", "pods", "nodes", "networks"] } else { &["namespaces", "pods"] };
+        let known: &[&str] =
+            if egress { &["namespaces", "pods", "nodes", "networks"] } else { &["namespaces", "pods"] };
         let (key, x) = self.one_of(v, path, known)?;
         let xpath = format!("{path}.{key}");
         Some(match key {
@@ -210,7 +228,8 @@ impl Check {
                     if s.len() > 43 {
                         self.errs.push(err(&npath, "Too long: may not be more than 43 bytes".into()));
                     } else if parse_cidr(s).is_none() {
-                        self.errs.push(err(&npath, format!("Invalid value: {s:?}: Invalid CIDR format provided")));
+                        self.errs
+                            .push(err(&npath, format!("Invalid value: {s:?}: Invalid CIDR format provided")));
                     }
                     nets.push(s.to_string());
                 }
@@ -235,17 +254,24 @@ impl Check {
             "portNumber" => {
                 let m = self.object(x, &xpath, &["port", "protocol"])?;
                 let protocol = self.protocol(m, &xpath);
-                let port = self.field(m, "port", &xpath).and_then(|p| self.int(p, &format!("{xpath}.port"), 1, 65535))?;
+                let port = self
+                    .field(m, "port", &xpath)
+                    .and_then(|p| self.int(p, &format!("{xpath}.port"), 1, 65535))?;
                 Some(AdminPort::Number { protocol, port: port as u16 })
             }
             _ => {
                 let m = self.object(x, &xpath, &["start", "end", "protocol"])?;
                 let protocol = self.protocol(m, &xpath);
-                let mut bound = |k: &str| self.field(m, k, &xpath).and_then(|p| self.int(p, &format!("{xpath}.{k}"), 1, 65535));
+                let mut bound = |k: &str| {
+                    self.field(m, k, &xpath).and_then(|p| self.int(p, &format!("{xpath}.{k}"), 1, 65535))
+                };
                 let (start, end) = (bound("start"), bound("end"));
                 let (start, end) = (start?, end?);
                 if start >= end {
-                    self.errs.push(err(&xpath, "Invalid value: \"object\": Start port must be less than End port".into()));
+                    self.errs.push(err(
+                        &xpath,
+                        "Invalid value: \"object\": Start port must be less than End port".into(),
+                    ));
                     return None;
                 }
                 Some(AdminPort::Range { protocol, start: start as u16, end: end as u16 })
@@ -256,7 +282,8 @@ impl Check {
     fn rule(&mut self, v: &Value, path: &str, kind: AdminKind, egress: bool) -> Option<AdminRule> {
         let peers_key = if egress { "to" } else { "from" };
         let m = self.object(v, path, &["name", "action", peers_key, "ports"])?;
-        let name = m.get("name").and_then(|n| self.string(n, &format!("{path}.name"))).unwrap_or("").to_string();
+        let name =
+            m.get("name").and_then(|n| self.string(n, &format!("{path}.name"))).unwrap_or("").to_string();
         if name.len() > 100 {
             self.errs.push(err(&format!("{path}.name"), "Too long: may not be more than 100 bytes".into()));
         }
@@ -268,14 +295,22 @@ impl Check {
         let peers: Vec<AdminPeer> = match self.field(m, peers_key, path) {
             Some(list) => {
                 let items = self.array(list, &peers_path, 1, 100);
-                items.iter().enumerate().filter_map(|(i, p)| self.peer(p, &format!("{peers_path}[{i}]"), egress)).collect()
+                items
+                    .iter()
+                    .enumerate()
+                    .filter_map(|(i, p)| self.peer(p, &format!("{peers_path}[{i}]"), egress))
+                    .collect()
             }
             None => Vec::new(),
         };
         let ports = m.get("ports").map(|ps| {
             let ppath = format!("{path}.ports");
             let items = self.array(ps, &ppath, 0, 100);
-            items.iter().enumerate().filter_map(|(i, p)| self.port(p, &format!("{ppath}[{i}]"))).collect::<Vec<_>>()
+            items
+                .iter()
+                .enumerate()
+                .filter_map(|(i, p)| self.port(p, &format!("{ppath}[{i}]")))
+                .collect::<Vec<_>>()
         });
         let outside = peers.iter().any(|p| matches!(p, AdminPeer::Nodes(_) | AdminPeer::Networks(_)));
         if outside && ports.iter().flatten().any(|p| matches!(p, AdminPort::Named(_))) {
@@ -291,7 +326,11 @@ impl Check {
         let Some(list) = spec.get(key) else { return Vec::new() };
         let path = format!("spec.{key}");
         let items = self.array(list, &path, 0, 100);
-        items.iter().enumerate().filter_map(|(i, r)| self.rule(r, &format!("{path}[{i}]"), kind, key == "egress")).collect()
+        items
+            .iter()
+            .enumerate()
+            .filter_map(|(i, r)| self.rule(r, &format!("{path}[{i}]"), kind, key == "egress"))
+            .collect()
     }
 }
 
@@ -314,7 +353,8 @@ fn name_errors(name: &str, errs: &mut Vec<FieldError>) {
 /// invalid object is the message `kubectl` prints for the server's `Invalid` status.
 pub fn decode_admin(v: &Value) -> Result<DecodedAdmin, String> {
     let kind_text = v.get("kind").and_then(Value::as_str).unwrap_or("");
-    let kind = AdminKind::parse(kind_text).ok_or_else(|| format!("not an admin network policy kind: {kind_text:?}"))?;
+    let kind = AdminKind::parse(kind_text)
+        .ok_or_else(|| format!("not an admin network policy kind: {kind_text:?}"))?;
     let name = v.pointer("/metadata/name").and_then(Value::as_str).unwrap_or("").to_string();
     let mut c = Check::default();
     name_errors(&name, &mut c.errs);
@@ -334,14 +374,23 @@ pub fn decode_admin(v: &Value) -> Result<DecodedAdmin, String> {
         Some(spec) => {
             if let Some(m) = c.object(spec, "spec", spec_known) {
                 let priority = match kind {
-                    AdminKind::Admin => c.field(m, "priority", "spec").and_then(|p| c.int(p, "spec.priority", 0, 1000)),
+                    AdminKind::Admin => {
+                        c.field(m, "priority", "spec").and_then(|p| c.int(p, "spec.priority", 0, 1000))
+                    }
                     AdminKind::Baseline => Some(0),
                 };
                 let subject = c.field(m, "subject", "spec").and_then(|s| c.subject(s, "spec.subject"));
                 let ingress = c.rules(m, "ingress", kind);
                 let egress = c.rules(m, "egress", kind);
                 if let (Some(priority), Some(subject)) = (priority, subject) {
-                    policy = Some(AdminPolicy { kind, name: name.clone(), priority: priority as i32, subject, ingress, egress });
+                    policy = Some(AdminPolicy {
+                        kind,
+                        name: name.clone(),
+                        priority: priority as i32,
+                        subject,
+                        ingress,
+                        egress,
+                    });
                 }
             }
         }
@@ -393,22 +442,38 @@ spec:
     #[test]
     fn schema_errors_in_the_servers_words() {
         let cases = [
-            ("kind: AdminNetworkPolicy\nmetadata: {name: a}\nspec: {priority: 1001, subject: {namespaces: {}}}",
-             "The AdminNetworkPolicy \"a\" is invalid: spec.priority: Invalid value: 1001: spec.priority in body should be less than or equal to 1000"),
-            ("kind: AdminNetworkPolicy\nmetadata: {name: a}\nspec: {priority: 1}",
-             "The AdminNetworkPolicy \"a\" is invalid: spec.subject: Required value"),
-            ("kind: AdminNetworkPolicy\nmetadata: {name: a}\nspec: {priority: 1, subject: {namespaces: {}, pods: {namespaceSelector: {}, podSelector: {}}}}",
-             "The AdminNetworkPolicy \"a\" is invalid: spec.subject: Too many: 2: must have at most 1 items"),
-            ("kind: AdminNetworkPolicy\nmetadata: {name: a}\nspec: {priority: 1, subject: {namespaces: {}}, ingress: [{action: Drop, from: [{namespaces: {}}]}]}",
-             "The AdminNetworkPolicy \"a\" is invalid: spec.ingress[0].action: Unsupported value: \"Drop\": supported values: \"Allow\", \"Deny\", \"Pass\""),
-            ("kind: AdminNetworkPolicy\nmetadata: {name: a}\nspec: {priority: 1, subject: {namespaces: {}}, egress: [{action: Allow, to: [{namespaces: {}}], ports: [{portRange: {start: 9, end: 9}}]}]}",
-             "The AdminNetworkPolicy \"a\" is invalid: spec.egress[0].ports[0].portRange: Invalid value: \"object\": Start port must be less than End port"),
-            ("kind: AdminNetworkPolicy\nmetadata: {name: a}\nspec: {priority: 1, subject: {namespaces: {}}, egress: [{action: Allow, to: []}]}",
-             "The AdminNetworkPolicy \"a\" is invalid: spec.egress[0].to: Invalid value: 0: spec.egress[0].to in body should have at least 1 items"),
-            ("kind: BaselineAdminNetworkPolicy\nmetadata: {name: a}\nspec: {subject: {namespaces: {}}, ingress: [{action: Pass, from: [{namespaces: {}}]}]}",
-             "The BaselineAdminNetworkPolicy \"a\" is invalid: \n* <nil>: Invalid value: \"object\": Only one baseline admin network policy with metadata.name=\"default\" can be created in the cluster\n* spec.ingress[0].action: Unsupported value: \"Pass\": supported values: \"Allow\", \"Deny\""),
-            ("kind: AdminNetworkPolicy\nmetadata: {name: a}\nspec: {priority: x, subject: {namespaces: {}}, egress: [{action: Allow, to: [{networks: [10.0.0.0/33]}]}]}",
-             "The AdminNetworkPolicy \"a\" is invalid: \n* spec.priority: Invalid value: \"string\": spec.priority in body must be of type integer: \"string\"\n* spec.egress[0].to[0].networks[0]: Invalid value: \"10.0.0.0/33\": Invalid CIDR format provided"),
+            (
+                "kind: AdminNetworkPolicy\nmetadata: {name: a}\nspec: {priority: 1001, subject: {namespaces: {}}}",
+                "The AdminNetworkPolicy \"a\" is invalid: spec.priority: Invalid value: 1001: spec.priority in body should be less than or equal to 1000",
+            ),
+            (
+                "kind: AdminNetworkPolicy\nmetadata: {name: a}\nspec: {priority: 1}",
+                "The AdminNetworkPolicy \"a\" is invalid: spec.subject: Required value",
+            ),
+            (
+                "kind: AdminNetworkPolicy\nmetadata: {name: a}\nspec: {priority: 1, subject: {namespaces: {}, pods: {namespaceSelector: {}, podSelector: {}}}}",
+                "The AdminNetworkPolicy \"a\" is invalid: spec.subject: Too many: 2: must have at most 1 items",
+            ),
+            (
+                "kind: AdminNetworkPolicy\nmetadata: {name: a}\nspec: {priority: 1, subject: {namespaces: {}}, ingress: [{action: Drop, from: [{namespaces: {}}]}]}",
+                "The AdminNetworkPolicy \"a\" is invalid: spec.ingress[0].action: Unsupported value: \"Drop\": supported values: \"Allow\", \"Deny\", \"Pass\"",
+            ),
+            (
+                "kind: AdminNetworkPolicy\nmetadata: {name: a}\nspec: {priority: 1, subject: {namespaces: {}}, egress: [{action: Allow, to: [{namespaces: {}}], ports: [{portRange: {start: 9, end: 9}}]}]}",
+                "The AdminNetworkPolicy \"a\" is invalid: spec.egress[0].ports[0].portRange: Invalid value: \"object\": Start port must be less than End port",
+            ),
+            (
+                "kind: AdminNetworkPolicy\nmetadata: {name: a}\nspec: {priority: 1, subject: {namespaces: {}}, egress: [{action: Allow, to: []}]}",
+                "The AdminNetworkPolicy \"a\" is invalid: spec.egress[0].to: Invalid value: 0: spec.egress[0].to in body should have at least 1 items",
+            ),
+            (
+                "kind: BaselineAdminNetworkPolicy\nmetadata: {name: a}\nspec: {subject: {namespaces: {}}, ingress: [{action: Pass, from: [{namespaces: {}}]}]}",
+                "The BaselineAdminNetworkPolicy \"a\" is invalid: \n* <nil>: Invalid value: \"object\": Only one baseline admin network policy with metadata.name=\"default\" can be created in the cluster\n* spec.ingress[0].action: Unsupported value: \"Pass\": supported values: \"Allow\", \"Deny\"",
+            ),
+            (
+                "kind: AdminNetworkPolicy\nmetadata: {name: a}\nspec: {priority: x, subject: {namespaces: {}}, egress: [{action: Allow, to: [{networks: [10.0.0.0/33]}]}]}",
+                "The AdminNetworkPolicy \"a\" is invalid: \n* spec.priority: Invalid value: \"string\": spec.priority in body must be of type integer: \"string\"\n* spec.egress[0].to[0].networks[0]: Invalid value: \"10.0.0.0/33\": Invalid CIDR format provided",
+            ),
         ];
         for (text, want) in cases {
             assert_eq!(decode(text).unwrap_err(), want);

@@ -258,7 +258,11 @@ metadata:
         let mut input = Input::default();
         input.add("x", bad).unwrap();
         assert_eq!(input.policies.len(), 1);
-        assert!(input.warnings[0].contains("metadata.name: Invalid value: \"deny_all\""), "{:?}", input.warnings);
+        assert!(
+            input.warnings[0].contains("metadata.name: Invalid value: \"deny_all\""),
+            "{:?}",
+            input.warnings
+        );
         let mut strict = Input { strict: true, ..Input::default() };
         assert!(strict.add("x", bad).unwrap_err().contains("is invalid"));
     }

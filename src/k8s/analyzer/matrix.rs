@@ -85,7 +85,8 @@ fn nodes(workloads: &[Workload], starts: &[u32]) -> Vec<Node> {
             out.push(Node { key: w.key(), rep: i });
         }
     }
-    let signature = |w: &Workload| (w.labels.clone(), w.containers.clone(), w.ip.map(|ip| range_of(starts, ip)));
+    let signature =
+        |w: &Workload| (w.labels.clone(), w.containers.clone(), w.ip.map(|ip| range_of(starts, ip)));
     for (key, pods) in owners {
         let first = signature(&workloads[pods[0]]);
         if pods.iter().all(|&i| signature(&workloads[i]) == first) {
@@ -145,7 +146,12 @@ impl Input {
         let pods: Vec<PodRef<'_>> = self
             .workloads
             .iter()
-            .map(|w| PodRef { namespace: &w.namespace, labels: &w.labels, ip: w.ip, containers: &w.containers })
+            .map(|w| PodRef {
+                namespace: &w.namespace,
+                labels: &w.labels,
+                ip: w.ip,
+                containers: &w.containers,
+            })
             .collect();
         let nss: Vec<NsRef<'_>> = namespaces.iter().map(|(n, l)| NsRef { name: n, labels: l }).collect();
         let policies: Vec<&NetworkPolicy> = self.policies.iter().collect();
@@ -173,7 +179,8 @@ mod tests {
 
     #[test]
     fn ranges_split_exactly_at_block_edges() {
-        let blocks: Vec<ipnet::Ipv4Net> = ["10.0.0.0/8", "10.1.0.0/16"].iter().map(|s| s.parse().unwrap()).collect();
+        let blocks: Vec<ipnet::Ipv4Net> =
+            ["10.0.0.0/8", "10.1.0.0/16"].iter().map(|s| s.parse().unwrap()).collect();
         let starts = range_starts(&blocks);
         let texts: Vec<String> = (0..starts.len()).map(|k| external_key(&starts, &[k])).collect();
         assert_eq!(
@@ -186,7 +193,10 @@ mod tests {
                 "11.0.0.0-255.255.255.255[External]",
             ]
         );
-        assert_eq!(external_key(&starts, &[0, 1, 3, 4]), "0.0.0.0-10.0.255.255[External],10.2.0.0-255.255.255.255[External]".replace("[External],", ","));
+        assert_eq!(
+            external_key(&starts, &[0, 1, 3, 4]),
+            "0.0.0.0-10.0.255.255[External],10.2.0.0-255.255.255.255[External]".replace("[External],", ",")
+        );
         assert_eq!(range_of(&starts, Ipv4Addr::new(10, 1, 2, 3)), 2);
         assert_eq!(range_starts(&[]), [0]);
         assert_eq!(external_key(&[0], &[0]), "0.0.0.0-255.255.255.255[External]");

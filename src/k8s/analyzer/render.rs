@@ -113,7 +113,12 @@ fn render_dot(conns: &[Connection]) -> String {
         s.push_str(&format!("  {};\n", quote(n)));
     }
     for c in conns {
-        s.push_str(&format!("  {} -> {} [label={}];\n", quote(&c.src), quote(&c.dst), quote(&conn_text(&c.ports))));
+        s.push_str(&format!(
+            "  {} -> {} [label={}];\n",
+            quote(&c.src),
+            quote(&c.dst),
+            quote(&conn_text(&c.ports))
+        ));
     }
     s.push_str("}\n");
     s
@@ -141,7 +146,10 @@ mod tests {
     fn every_format() {
         let c = sample();
         assert_eq!(Format::Txt.render(&c), "default/a[Pod] => default/b[Pod] : TCP 1-79,81-65535,UDP 53\n");
-        assert_eq!(Format::Csv.render(&c), "src,dst,conn\ndefault/a[Pod],default/b[Pod],\"TCP 1-79,81-65535,UDP 53\"\n");
+        assert_eq!(
+            Format::Csv.render(&c),
+            "src,dst,conn\ndefault/a[Pod],default/b[Pod],\"TCP 1-79,81-65535,UDP 53\"\n"
+        );
         assert_eq!(
             Format::Md.render(&c),
             "| src | dst | conn |\n|---|---|---|\n| default/a[Pod] | default/b[Pod] | TCP 1-79,81-65535,UDP 53 |\n"
