@@ -9,6 +9,7 @@
 //! after DNAT. Pairs with nothing allowed are not printed. Reading is [`input`], the pairs
 //! [`matrix`], the formats [`render`].
 
+mod explain;
 mod input;
 mod matrix;
 mod render;
@@ -22,18 +23,20 @@ pub use render::Format;
 
 pub const TOOL: Tool = Tool {
     name: "connectivity",
-    about: "print the connections NetworkPolicies allow between workloads (-f FILE…, -o txt|json|csv|md|dot)",
+    about: "print the connections the policies allow between workloads (-f FILE…, -o txt|json|csv|md|dot, --explain SRC DST)",
     usage: USAGE,
     run,
 };
 
 const USAGE: &str =
     "usage: netpress k8s connectivity -f FILE [-f FILE]... [-o txt|json|csv|md|dot] [--strict]
+                                 [--explain SRC DST]
 
 Reads Kubernetes manifests (multi-document YAML or JSON; `-f -` reads standard input), single
 objects or lists (`List`, `PodList`, `NamespaceList`, ...): Namespaces, Pods,
 Deployments/ReplicaSets/StatefulSets/DaemonSets/Jobs (each expanded to one pod of its
-template), Services and NetworkPolicies. Pods with a controlling owner are reported as the
+template), Services, NetworkPolicies, AdminNetworkPolicies and the
+BaselineAdminNetworkPolicy. Pods with a controlling owner are reported as the
 owner. Prints the connections the policies allow between every ordered pair of workloads, and
 between workloads and address ranges outside the cluster, one line per pair with at least one
 allowed port:
@@ -46,17 +49,23 @@ allowed port:
 array of {src, dst, conn, ports}; `csv`, `md` and `dot` print the same as a table or a graph.
 A policy whose metadata the API server would reject (a name with `_`) is a warning and is
 evaluated as written; `--strict` makes it an error.
+
+`--explain SRC DST` prints, instead, for every port from SRC to DST (a workload as printed,
+`namespace/name`, or an IPv4 address), which policy layer and which rule decided each
+direction: AdminNetworkPolicies by priority (Pass goes on to NetworkPolicies), then
+NetworkPolicies, then the BaselineAdminNetworkPolicy, then allow.
 ";
 
 struct Opts {
     files: Vec<String>,
     format: Format,
     strict: bool,
+    explain: Option<(String, String)>,
 }
 
 fn parse_args(args: &[String]) -> Result<Opts, String> {
     use lexopt::Arg::{Long, Short};
-    let mut o = Opts { files: Vec::new(), format: Format::Txt, strict: false };
+    let mut o = Opts { files: Vec::new(), format: Format::Txt, strict: false, explain: None };
     let mut p = tool_args::parser(args);
     while let Some(arg) = tool_args::next(&mut p)? {
         let flag = tool_args::shown(&arg);
@@ -64,6 +73,11 @@ fn parse_args(args: &[String]) -> Result<Opts, String> {
             Short('f') | Long("filename") => o.files.push(tool_args::value(&mut p, &flag)?),
             Short('o') | Long("output") => o.format = Format::parse(&tool_args::value(&mut p, &flag)?)?,
             Long("strict") => o.strict = true,
+            Long("explain") => {
+                let src = tool_args::value(&mut p, &flag)?;
+                let dst = tool_args::value(&mut p, &flag)?;
+                o.explain = Some((src, dst));
+            }
             _ => return Err(format!("unexpected argument {flag:?}")),
         }
     }
@@ -97,8 +111,16 @@ fn run(args: &[String], stdin: &mut dyn Read, out: &mut dyn Write, err: &mut dyn
     for w in &input.warnings {
         let _ = writeln!(err, "netpress k8s connectivity: {w}");
     }
-    let conns = input.connections();
-    let text = opts.format.render(&conns);
+    let text = match &opts.explain {
+        Some((src, dst)) => match input.explain(src, dst) {
+            Ok(t) => t,
+            Err(e) => {
+                let _ = writeln!(err, "netpress k8s connectivity: {e}");
+                return 1;
+            }
+        },
+        None => opts.format.render(&input.connections()),
+    };
     match out.write_all(text.as_bytes()) {
         Ok(()) => 0,
         Err(_) => 1,
@@ -252,5 +274,91 @@ spec:
         {
             assert_eq!(run_args(args), (0, json.clone(), String::new()), "{args:?}");
         }
+    }
+
+    /// The worked example of docs/k8s.md ("Admin network policies").
+    const LAYERS: &str = "
+kind: NamespaceList
+items:
+- metadata: {name: shop, labels: {tenant: shop}}
+- metadata: {name: ads, labels: {tenant: ads}}
+- metadata: {name: other}
+---
+kind: PodList
+items:
+- metadata: {name: frontend, namespace: shop}
+- metadata: {name: adservice, namespace: ads}
+- metadata: {name: intruder, namespace: other}
+---
+kind: AdminNetworkPolicy
+metadata: {name: tenant-isolation}
+spec:
+  priority: 10
+  subject: {namespaces: {matchLabels: {tenant: ads}}}
+  ingress:
+  - {name: pass-from-shop, action: Pass, from: [{namespaces: {matchLabels: {tenant: shop}}}]}
+  - {name: deny-other-tenants, action: Deny, from: [{namespaces: {}}]}
+---
+kind: NetworkPolicy
+metadata: {name: adservice, namespace: ads}
+spec:
+  podSelector: {}
+  ingress: [{ports: [{port: 9555}]}]
+---
+kind: BaselineAdminNetworkPolicy
+metadata: {name: default}
+spec:
+  subject: {namespaces: {}}
+  ingress: [{name: default-deny, action: Deny, from: [{namespaces: {}}]}]
+";
+
+    #[test]
+    fn admin_layers_in_the_report_and_explained() {
+        let mut input = Input::default();
+        input.add("x", LAYERS).unwrap();
+        let report = Format::Txt.render(&input.connections());
+        assert!(report.contains("shop/frontend[Pod] => ads/adservice[Pod] : TCP 9555\n"), "{report}");
+        assert!(!report.contains("other/intruder[Pod] => ads/adservice"), "{report}");
+        assert!(!report.contains("[Pod] => shop/frontend"), "the BANP denies ingress from pods: {report}");
+        assert!(
+            report.contains("[External] => shop/frontend[Pod] : All Connections"),
+            "but not from outside"
+        );
+        assert_eq!(
+            input.explain("shop/frontend", "ads/adservice[Pod]").unwrap(),
+            "shop/frontend[Pod] => ads/adservice[Pod]
+TCP 1-9554,9556-65535,UDP 1-65535,SCTP 1-65535: denied
+  egress at shop/frontend[Pod]: no policy applies: Allow
+  ingress at ads/adservice[Pod]: NetworkPolicy layer: isolated for ingress, no rule admits it: Deny
+TCP 9555: allowed
+  egress at shop/frontend[Pod]: no policy applies: Allow
+  ingress at ads/adservice[Pod]: NetworkPolicy ads/adservice admits it
+"
+        );
+        let intruder = input.explain("other/intruder", "ads/adservice").unwrap();
+        assert!(
+            intruder.contains("AdminNetworkPolicy tenant-isolation, rule \"deny-other-tenants\": Deny"),
+            "{intruder}"
+        );
+        let to_shop = input.explain("ads/adservice", "shop/frontend").unwrap();
+        assert!(
+            to_shop.contains("BaselineAdminNetworkPolicy default, rule \"default-deny\": Deny"),
+            "{to_shop}"
+        );
+        assert!(
+            input
+                .explain("nobody", "shop/frontend")
+                .unwrap_err()
+                .contains("no workload or address \"nobody\"")
+        );
+        let (mut out, mut err) = (Vec::new(), Vec::new());
+        let args: Vec<String> =
+            ["-f", "-", "--explain", "1.2.3.4", "shop/frontend"].iter().map(|s| s.to_string()).collect();
+        assert_eq!(run(&args, &mut LAYERS.as_bytes(), &mut out, &mut err), 0);
+        let out = String::from_utf8(out).unwrap();
+        assert!(
+            out.starts_with("1.2.3.4[External] => shop/frontend[Pod]\nAll Connections: allowed\n"),
+            "{out}"
+        );
     }
 }

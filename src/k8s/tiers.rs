@@ -266,13 +266,13 @@ impl<'a> Layered<'a> {
                     true,
                     Layer::NetworkPolicy,
                     &self.np_names[p],
-                    format!("a rule of its {}", dir.as_str()),
+                    format!("a rule of its {}", dir.as_str().to_ascii_lowercase()),
                 ),
                 None => decision(
                     false,
                     Layer::NetworkPolicy,
                     "",
-                    format!("isolated for {}, no rule admits it", dir.as_str()),
+                    format!("isolated for {}, no rule admits it", dir.as_str().to_ascii_lowercase()),
                 ),
             };
         }

@@ -11,6 +11,7 @@ use std::net::Ipv4Addr;
 
 use serde_json::Value;
 
+use crate::k8s::admin::{AdminKind, AdminPolicy, decode_admin};
 use crate::k8s::cluster::{Container, ContainerPort, Protocol};
 use crate::k8s::decode::decode_policy;
 use crate::k8s::labels::Labels;
@@ -52,6 +53,8 @@ pub struct Input {
     pub namespaces: BTreeMap<String, Labels>,
     pub workloads: Vec<Workload>,
     pub policies: Vec<NetworkPolicy>,
+    /// AdminNetworkPolicies and the BaselineAdminNetworkPolicy.
+    pub admin: Vec<AdminPolicy>,
     /// Notes for standard error (ignored kinds, dropped unknown fields, invalid metadata).
     pub warnings: Vec<String>,
     /// Whether a policy the API server would reject for its metadata is an error.
@@ -163,6 +166,20 @@ impl Input {
             }),
             "Service" => {}
             "NetworkPolicy" => self.add_policy(origin, obj, ns)?,
+            "AdminNetworkPolicy" | "BaselineAdminNetworkPolicy" => {
+                let d = decode_admin(obj).map_err(|e| format!("{origin}: {e}"))?;
+                for u in &d.unknown {
+                    self.warnings.push(format!("{origin}: {kind} {name}: unknown field \"{u}\" ignored"));
+                }
+                if d.policy.kind == AdminKind::Baseline
+                    && self.admin.iter().any(|p| p.kind == AdminKind::Baseline)
+                {
+                    self.warnings
+                        .push(format!("{origin}: a second {kind} ignored: there is one per cluster"));
+                } else {
+                    self.admin.push(d.policy);
+                }
+            }
             other => self.warnings.push(format!(
                 "{origin}: ignoring {} {ns}/{name}",
                 if other.is_empty() { "an object without kind" } else { other }

@@ -17,8 +17,10 @@ use std::net::Ipv4Addr;
 use ipnet::IpNet;
 
 use super::input::{Input, Workload};
+use crate::k8s::admin::AdminPolicy;
 use crate::k8s::eval::{Compiled, End, NsRef, PodRef, PortSet};
 use crate::k8s::policy::NetworkPolicy;
+use crate::k8s::tiers::Layered;
 use crate::k8s::validate::parse_cidr;
 
 /// One allowed pair.
@@ -30,7 +32,7 @@ pub struct Connection {
 }
 
 /// A reported workload: its name and the pod that stands for it.
-struct Node {
+pub(super) struct Node {
     key: String,
     rep: usize,
 }
@@ -114,7 +116,7 @@ fn external_key(starts: &[u32], ranges: &[usize]) -> String {
 }
 
 /// Connections between `node` and every range outside the cluster, both ways.
-fn external(c: &Compiled<'_>, starts: &[u32], node: &Node, out: &mut Vec<Connection>) {
+fn external(c: &Layered<'_>, starts: &[u32], node: &Node, out: &mut Vec<Connection>) {
     for inbound in [true, false] {
         // Distinct port sets in the order first seen, each with the ranges that have it.
         let mut groups: Vec<(PortSet, Vec<usize>)> = Vec::new();
@@ -139,9 +141,9 @@ fn external(c: &Compiled<'_>, starts: &[u32], node: &Node, out: &mut Vec<Connect
 }
 
 impl Input {
-    /// Every allowed pair, between workloads and between a workload and the address ranges
-    /// outside the cluster, sorted by source then destination.
-    pub fn connections(&self) -> Vec<Connection> {
+    /// Compiles every layer for the input and hands `f` the evaluator, the reported
+    /// workloads and the outside ranges.
+    fn analyze<R>(&self, f: impl FnOnce(&Layered<'_>, &[Node], &[u32]) -> R) -> R {
         let namespaces = self.all_namespaces();
         let pods: Vec<PodRef<'_>> = self
             .workloads
@@ -155,21 +157,59 @@ impl Input {
             .collect();
         let nss: Vec<NsRef<'_>> = namespaces.iter().map(|(n, l)| NsRef { name: n, labels: l }).collect();
         let policies: Vec<&NetworkPolicy> = self.policies.iter().collect();
-        let compiled = Compiled::new(&pods, &nss, &policies);
-        let starts = range_starts(&policy_blocks(&self.policies));
+        let names = self.policies.iter().map(|p| format!("{}/{}", p.meta.namespace, p.meta.name)).collect();
+        let admin: Vec<&AdminPolicy> = self.admin.iter().collect();
+        let layered = Layered::new(Compiled::new(&pods, &nss, &policies), names, &nss, &admin);
+        let mut blocks = policy_blocks(&self.policies);
+        blocks.extend(layered.networks());
+        let starts = range_starts(&blocks);
         let nodes = nodes(&self.workloads, &starts);
-        let mut out = Vec::new();
-        for a in &nodes {
-            for b in nodes.iter().filter(|b| b.key != a.key) {
-                let ports = compiled.allowed_ports(End::Pod(a.rep), End::Pod(b.rep));
-                if !ports.is_empty() {
-                    out.push(Connection { src: a.key.clone(), dst: b.key.clone(), ports });
+        f(&layered, &nodes, &starts)
+    }
+
+    /// Every allowed pair, between workloads and between a workload and the address ranges
+    /// outside the cluster, sorted by source then destination.
+    pub fn connections(&self) -> Vec<Connection> {
+        self.analyze(|layered, nodes, starts| {
+            let mut out = Vec::new();
+            for a in nodes {
+                for b in nodes.iter().filter(|b| b.key != a.key) {
+                    let ports = layered.allowed_ports(End::Pod(a.rep), End::Pod(b.rep));
+                    if !ports.is_empty() {
+                        out.push(Connection { src: a.key.clone(), dst: b.key.clone(), ports });
+                    }
                 }
+                external(layered, starts, a, &mut out);
             }
-            external(&compiled, &starts, a, &mut out);
-        }
-        out.sort_by(|x, y| (&x.src, &x.dst).cmp(&(&y.src, &y.dst)));
-        out
+            out.sort_by(|x, y| (&x.src, &x.dst).cmp(&(&y.src, &y.dst)));
+            out
+        })
+    }
+
+    /// Which layer and rule decide each port from `src` to `dst` (each a reported name as
+    /// printed, `ns/name` without the kind, or an IPv4 address).
+    pub fn explain(&self, src: &str, dst: &str) -> Result<String, String> {
+        self.analyze(|layered, nodes, _| {
+            let (s, s_key) = resolve(nodes, &self.workloads, src)?;
+            let (d, d_key) = resolve(nodes, &self.workloads, dst)?;
+            Ok(super::explain::explain(layered, (s, &s_key), (d, &d_key)))
+        })
+    }
+}
+
+/// An end named on the command line: a reported workload (with or without its `[Kind]`), a
+/// pod of a reported owner, or an address.
+fn resolve(nodes: &[Node], workloads: &[Workload], name: &str) -> Result<(End, String), String> {
+    let bare = |key: &str| key.split_once('[').map_or(key.to_string(), |(k, _)| k.to_string());
+    if let Some(n) = nodes.iter().find(|n| n.key == name || bare(&n.key) == name) {
+        return Ok((End::Pod(n.rep), n.key.clone()));
+    }
+    if let Some(i) = workloads.iter().position(|w| w.key() == name || bare(&w.key()) == name) {
+        return Ok((End::Pod(i), workloads[i].key()));
+    }
+    match name.parse::<Ipv4Addr>() {
+        Ok(ip) => Ok((End::Ip(ip), format!("{ip}[External]"))),
+        Err(_) => Err(format!("--explain: no workload or address {name:?}")),
     }
 }
 
