@@ -1,6 +1,8 @@
 //! YAML and JSON input: the parser, kubectl's printers on whatever it yields, and the
-//! API server's decoding and validation of a NetworkPolicy must not panic.
+//! API server's decoding and validation of a NetworkPolicy, an AdminNetworkPolicy and a
+//! BaselineAdminNetworkPolicy must not panic.
 
+use netpress::k8s::admin::decode_admin;
 use netpress::k8s::decode::decode_policy;
 use netpress::k8s::validate::validate_policy;
 use netpress::k8s::yaml::{parse_documents, to_json_pretty, to_yaml};
@@ -16,5 +18,6 @@ pub fn fuzz(data: &[u8]) {
             p.policy.spec.apply_defaults();
             let _ = validate_policy(&p.policy, true);
         }
+        let _ = decode_admin(&d);
     }
 }
