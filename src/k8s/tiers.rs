@@ -367,7 +367,7 @@ impl<'a> Layered<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::k8s::admin::decode_admin;
+    use crate::k8s::admin::{AdminKind, AdminPeer, AdminPort, AdminRule, Subject, decode_admin};
     use crate::k8s::cluster::Container;
     use crate::k8s::policy::NetworkPolicy;
     use crate::k8s::yaml::parse_documents;
@@ -446,5 +446,79 @@ spec: {podSelector: {}, ingress: [{ports: [{port: 80}]}]}",
         assert_eq!(ports.ranges(Protocol::Tcp), &[(80, 80)]);
         assert!(ports.ranges(Protocol::Udp).is_empty());
         assert!(l.allowed_ports(End::Pod(0), End::Pod(2)).is_empty());
+    }
+
+    fn arb_rule() -> impl proptest::strategy::Strategy<Value = AdminRule> {
+        use crate::k8s::admin::NamespacedPod;
+        use crate::k8s::policy::LabelSelector;
+        use proptest::prelude::*;
+        let action = prop_oneof![Just(Action::Allow), Just(Action::Deny), Just(Action::Pass)];
+        let peer = prop_oneof![
+            Just(AdminPeer::Namespaces(LabelSelector::default())),
+            Just(AdminPeer::Namespaces(LabelSelector::labels(&[("tenant", "a")]))),
+            Just(AdminPeer::Pods(NamespacedPod {
+                namespace_selector: LabelSelector::default(),
+                pod_selector: LabelSelector::app("x")
+            })),
+            Just(AdminPeer::Networks(vec!["10.0.0.0/31".into()])),
+        ];
+        let port = prop_oneof![
+            (79u16..82).prop_map(|port| AdminPort::Number { protocol: Protocol::Tcp, port }),
+            (79u16..81, 81u16..83).prop_map(|(start, end)| AdminPort::Range {
+                protocol: Protocol::Udp,
+                start,
+                end
+            }),
+            Just(AdminPort::Named("http".into())),
+        ];
+        (
+            action,
+            proptest::collection::vec(peer, 1..3),
+            proptest::option::of(proptest::collection::vec(port, 1..3)),
+        )
+            .prop_map(|(action, peers, ports)| AdminRule { name: "r".into(), action, peers, ports })
+    }
+
+    proptest::proptest! {
+        /// The port-set walk and the per-port decision agree on random admin policies.
+        #[test]
+        fn set_walk_agrees_with_single_ports(
+            rules in proptest::collection::vec((arb_rule(), proptest::bool::ANY, 0i32..3), 0..5),
+        ) {
+            use crate::k8s::cluster::ContainerPort;
+            let mut admin = Vec::new();
+            for (k, (rule, ingress, priority)) in rules.into_iter().enumerate() {
+                let baseline = priority == 2 && rule.action != Action::Pass;
+                let (ingress_rules, egress) = if ingress { (vec![rule], vec![]) } else { (vec![], vec![rule]) };
+                admin.push(AdminPolicy {
+                    kind: if baseline { AdminKind::Baseline } else { AdminKind::Admin },
+                    name: format!("p{k}"),
+                    priority,
+                    subject: Subject::Namespaces(crate::k8s::policy::LabelSelector::default()),
+                    ingress: ingress_rules,
+                    egress,
+                });
+            }
+            let (la, lb, lx) = (labels(&[("tenant", "a")]), labels(&[("tenant", "b")]), labels(&[("app", "x")]));
+            let http = [Container { name: "c".into(), image: "i".into(), ports: vec![ContainerPort { name: Some("http".into()), port: 80, protocol: Protocol::Tcp }] }];
+            let pods = [
+                PodRef { namespace: "a", labels: &lx, ip: Some("10.0.0.1".parse().unwrap()), containers: &http },
+                PodRef { namespace: "b", labels: &lb, ip: Some("10.0.0.2".parse().unwrap()), containers: &[] },
+            ];
+            let nss = [NsRef { name: "a", labels: &la }, NsRef { name: "b", labels: &lb }];
+            let refs: Vec<&AdminPolicy> = admin.iter().collect();
+            let l = Layered::new(Compiled::new(&pods, &nss, &[]), vec![], &nss, &refs);
+            let ends = [End::Pod(0), End::Pod(1), End::Ip("10.0.0.0".parse().unwrap()), End::Ip("9.9.9.9".parse().unwrap())];
+            for s in ends {
+                for d in ends {
+                    let set = l.allowed_ports(s, d);
+                    for proto in Protocol::ALL {
+                        for port in [1, 78, 79, 80, 81, 82, 83, 65535] {
+                            proptest::prop_assert_eq!(set.contains(proto, port), l.allowed(s, d, port, proto), "{:?} -> {:?} {}", s, d, port);
+                        }
+                    }
+                }
+            }
+        }
     }
 }
