@@ -120,8 +120,8 @@ fn external(c: &Layered<'_>, starts: &[u32], node: &Node, out: &mut Vec<Connecti
     for inbound in [true, false] {
         // Distinct port sets in the order first seen, each with the ranges that have it.
         let mut groups: Vec<(PortSet, Vec<usize>)> = Vec::new();
-        for k in 0..starts.len() {
-            let ip = End::Ip(Ipv4Addr::from(starts[k]));
+        for (k, &start) in starts.iter().enumerate() {
+            let ip = End::Ip(Ipv4Addr::from(start));
             let pod = End::Pod(node.rep);
             let ports = if inbound { c.allowed_ports(ip, pod) } else { c.allowed_ports(pod, ip) };
             if ports.is_empty() {
