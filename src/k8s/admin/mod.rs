@@ -5,7 +5,7 @@
 //! namespace and pod selectors) and ordered ingress and egress rules whose `action` is
 //! Allow, Deny or Pass; a BANP is the singleton named `default` with Allow and Deny only.
 //! docs/k8s.md ("Admin network policies") gives the layer order with a worked example;
-//! [`crate::k8s::tiers`] evaluates it. Reading an object ([`decode`]) checks it as the
+//! [`crate::k8s::tiers`] evaluates it. Reading an object ([`decode_admin`]) checks it as the
 //! CRD's OpenAPI schema and CEL rules do, with the API server's wording, and applies the
 //! schema's defaults (`protocol: TCP`).
 
