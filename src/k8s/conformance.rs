@@ -76,8 +76,9 @@ impl World {
         }
     }
 
-    fn allowed(&self, src: &str, dst: &str, port: u16, proto: Protocol) -> Result<bool, String> {
-        let refs: Vec<PodRef<'_>> = self
+    /// The pods and namespaces as the evaluator sees them.
+    fn refs(&self) -> (Vec<PodRef<'_>>, Vec<NsRef<'_>>) {
+        let refs = self
             .pods
             .iter()
             .map(|p| PodRef {
@@ -87,7 +88,11 @@ impl World {
                 containers: &p.containers,
             })
             .collect();
-        let nss: Vec<NsRef<'_>> = self.namespaces.iter().map(|(n, l)| NsRef { name: n, labels: l }).collect();
+        (refs, self.namespaces.iter().map(|(n, l)| NsRef { name: n, labels: l }).collect())
+    }
+
+    fn allowed(&self, src: &str, dst: &str, port: u16, proto: Protocol) -> Result<bool, String> {
+        let (refs, nss) = self.refs();
         let policies: Vec<&NetworkPolicy> = self.policies.values().collect();
         let c = Compiled::new(&refs, &nss, &policies);
         Ok(c.allowed(self.end(src)?, self.end(dst)?, port, proto))
@@ -103,17 +108,7 @@ impl World {
         port: u16,
         proto: Protocol,
     ) -> Result<bool, String> {
-        let refs: Vec<PodRef<'_>> = self
-            .pods
-            .iter()
-            .map(|p| PodRef {
-                namespace: &p.ns,
-                labels: &p.labels,
-                ip: Some(p.ip),
-                containers: &p.containers,
-            })
-            .collect();
-        let nss: Vec<NsRef<'_>> = self.namespaces.iter().map(|(n, l)| NsRef { name: n, labels: l }).collect();
+        let (refs, nss) = self.refs();
         let policies: Vec<&NetworkPolicy> = self.policies.values().collect();
         let names = policies.iter().map(|p| format!("{}/{}", p.meta.namespace, p.meta.name)).collect();
         let admin: Vec<&AdminPolicy> = admin.iter().collect();
