@@ -13,11 +13,19 @@
 //!   export, ROV, prepending, forged-origin and leak seeds), checked against BGPy by
 //!   `tests/bgp`.
 //!
-//! To come, each extending [`Topology`] and drawing after it from the same stream: collectors
-//! and vantage points, probes, the timeline and its updates, incidents and benign controls, the
+//! - [`collectors`], [`probes`], [`clock`]: who observes the Internet (collectors, vantage
+//!   points and their feeds, Atlas-style probes) and when (the window, the history); [`world`]
+//!   draws them after the topology.
+//! - [`timeline`]: the updates every vantage point sends after each routing change, with
+//!   per-hop delays and path exploration, and the RIBs they add up to.
+//!
+//! To come, drawing after the world from the same stream: incidents and benign controls, the
 //! tools (bgpdump over MRT, RIPEstat, as-rel, VRPs, Atlas, the shell), the verdict, scoring,
 //! the baseline investigator, prompts, pictures and panels.
 
+pub mod clock;
+pub mod collectors;
+pub mod family;
 pub mod generate;
 pub mod graph;
 pub mod ixp;
@@ -26,12 +34,16 @@ pub mod names;
 pub mod numbering;
 pub mod orgs;
 pub mod prefixes;
+pub mod probes;
 pub mod region;
 pub mod routing;
 pub mod rpki;
+pub mod timeline;
 pub mod topology;
+pub mod world;
 
 pub use level::Level;
 pub use routing::{Graph, Leak, Origination, PrefixState, Seeds, stable_state, stable_states};
 pub use rpki::{Roa, Validity, Vrps};
 pub use topology::{AsIx, Rel, Tier, Topology};
+pub use world::{Knobs, World};
