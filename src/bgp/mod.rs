@@ -28,6 +28,7 @@ pub mod collectors;
 pub mod family;
 pub mod generate;
 pub mod graph;
+pub mod incident;
 pub mod ixp;
 pub mod level;
 pub mod names;
@@ -38,8 +39,10 @@ pub mod probes;
 pub mod region;
 pub mod routing;
 pub mod rpki;
+pub mod task;
 pub mod timeline;
 pub mod topology;
+pub mod validity;
 pub mod world;
 
 pub use level::Level;
