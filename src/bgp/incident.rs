@@ -274,11 +274,12 @@ fn forged(s: &mut Stream, ctx: &Ctx<'_>, mut inc: Incident) -> Option<Incident> 
     let x = outsider(s, ctx, v, &adjacent)?;
     let roa_max = ctx.t().roas.iter().filter(|r| r.prefix == inc.prefix).map(|r| r.max_len).max();
     let mut q = inc.prefix;
-    if ctx.level() >= Level::L3 && s.chance(1, 2) {
-        if let Some(m) = roa_max.filter(|&m| m > inc.prefix.prefix_len()) {
-            let extra = s.range(1, u64::from(m - inc.prefix.prefix_len())) as u8;
-            q = subnet(s, inc.prefix, extra)?;
-        }
+    if ctx.level() >= Level::L3
+        && s.chance(1, 2)
+        && let Some(m) = roa_max.filter(|&m| m > inc.prefix.prefix_len())
+    {
+        let extra = s.range(1, u64::from(m - inc.prefix.prefix_len())) as u8;
+        q = subnet(s, inc.prefix, extra)?;
     }
     let o = Origination { at: x, path: vec![ctx.asn(x), ctx.asn(v)], prepend: Prepend::default() };
     let seeds = if q == inc.prefix { with_origin(ctx.seeds_of(q), o) } else { with_origin(empty(q), o) };

@@ -1,7 +1,8 @@
 //! BGP: investigating Internet incidents in a seeded, emulated AS-level Internet
 //! (docs/bgp.md).
 //!
-//! This is the foundation of the application, not yet an application: nothing registers it.
+//! This is the foundation of the application and its tasks, not yet an application: nothing
+//! registers it.
 //! What exists:
 //! - [`level`], [`region`], [`numbering`]: the size table per level, the six regions, the
 //!   private ASN pools.
@@ -12,16 +13,18 @@
 //! - [`routing`]: the stable routing state per prefix (Gao–Rexford preference, valley-free
 //!   export, ROV, prepending, forged-origin and leak seeds), checked against BGPy by
 //!   `tests/bgp`.
-//!
 //! - [`collectors`], [`probes`], [`clock`]: who observes the Internet (collectors, vantage
 //!   points and their feeds, Atlas-style probes) and when (the window, the history); [`world`]
 //!   draws them after the topology.
 //! - [`timeline`]: the updates every vantage point sends after each routing change, with
 //!   per-hop delays and path exploration, and the RIBs they add up to.
+//! - [`family`], [`incident`], [`validity`], [`task`]: the incident families and benign
+//!   controls, their injection as timeline changes, the rules a task must pass, and the task an
+//!   id names (world, incident, timeline, truth, trigger).
 //!
-//! To come, drawing after the world from the same stream: incidents and benign controls, the
-//! tools (bgpdump over MRT, RIPEstat, as-rel, VRPs, Atlas, the shell), the verdict, scoring,
-//! the baseline investigator, prompts, pictures and panels.
+//! To come: the data plane and re-origination, churn and the L4 distractor, the tools (bgpdump
+//! over MRT, RIPEstat, as-rel, VRPs, Atlas, the shell), the verdict, scoring, the baseline
+//! investigator, prompts, pictures and panels.
 
 pub mod clock;
 pub mod collectors;

@@ -167,7 +167,7 @@ impl Timeline {
             apply(&inp, &mut cur, &changes[k], k, &mut emit);
         }
         let mut updates = emit.updates;
-        updates.sort_by(|a, b| (a.secs(), a.vp, a.prefix, a.ms).cmp(&(b.secs(), b.vp, b.prefix, b.ms)));
+        updates.sort_by_key(|u| (u.secs(), u.vp, u.prefix, u.ms));
         Timeline { baseline, updates }
     }
 
@@ -229,10 +229,10 @@ struct Emitter {
 
 impl Emitter {
     fn push(&mut self, mut u: Update) {
-        if let Some(&last) = self.last.get(&(u.vp, u.prefix)) {
-            if u.secs() <= last / 1000 {
-                u.ms = last + 1000;
-            }
+        if let Some(&last) = self.last.get(&(u.vp, u.prefix))
+            && u.secs() <= last / 1000
+        {
+            u.ms = last + 1000;
         }
         self.last.insert((u.vp, u.prefix), u.ms);
         self.updates.push(u);
@@ -253,12 +253,12 @@ fn apply(inp: &Inputs<'_>, cur: &mut Current, ch: &Change, k: usize, emit: &mut 
             }
             let h = distance(&at, &before, &after);
             let asn = graph.asn(vp.asx);
-            let t0 = ch.t * 1000 + 5000 + 4000 * h as u64 + jitter(inp.id, &ch.name, asn, st.prefix());
+            let t0 = ch.t * 1000 + 5000 + 4000 * h + jitter(inp.id, &ch.name, asn, st.prefix());
             let mut steps = Vec::new();
-            if let (true, Some(f), Some(b), Some(o)) = (inp.explore, ch.failure, &before, old) {
-                if f.used_by(&b.path) {
-                    steps = candidates(cur, o, vp, b, f);
-                }
+            if let (true, Some(f), Some(b), Some(o)) = (inp.explore, ch.failure, &before, old)
+                && f.used_by(&b.path)
+            {
+                steps = candidates(cur, o, vp, b, f);
             }
             steps.push(after);
             for (i, route) in steps.into_iter().enumerate() {

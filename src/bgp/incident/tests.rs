@@ -17,8 +17,8 @@ fn placed(level: Level, family: Family) -> (World, Incident) {
         let base = stable_states(&w.graph, &w.vrps, w.topology.baseline_seeds());
         let mut s = Stream::new(&format!("draw{seed}"), Width::W32);
         let ctx = Ctx { world: &w, base: &base, name: "target" };
-        if let Some(inc) = (0..10).find_map(|_| draw(&mut s, &ctx, family)) {
-            drop(ctx);
+        let found = (0..10).find_map(|_| draw(&mut s, &ctx, family));
+        if let Some(inc) = found {
             return (w, inc);
         }
     }
