@@ -3,8 +3,8 @@
 //! A level fixes the scale of the emulated Internet: how many ASes, how many of each tier, how
 //! many exchange points and how much of it speaks IPv6. Every count that is a range is drawn
 //! uniformly (in the topology's draw order) unless a knob fixes it; the shares are exact
-//! fractions of N, rounded to the nearest AS. Collectors, vantage points and probes belong to
-//! later stages and are not listed here yet.
+//! fractions of N, rounded to the nearest AS. The measurement side (collectors, vantage points,
+//! Atlas probes) is sized here too and drawn after the topology.
 
 use std::ops::RangeInclusive;
 
@@ -29,7 +29,19 @@ pub struct Sizes {
     pub ixps: RangeInclusive<u64>,
     /// Percentage of ASes that also announce IPv6 space.
     pub ipv6_pct: u64,
+    /// Route collectors (the `-c` knob overrides it, within [`COLLECTOR_KNOB`]).
+    pub collectors: RangeInclusive<u64>,
+    /// Vantage points: ASes feeding a collector (the `-v` knob, within [`VP_KNOB`]).
+    pub vps: RangeInclusive<u64>,
+    /// Atlas-style probes.
+    pub probes: RangeInclusive<u64>,
 }
+
+/// The range the `-c` knob accepts.
+pub const COLLECTOR_KNOB: RangeInclusive<u64> = 1..=8;
+
+/// The range the `-v` knob accepts.
+pub const VP_KNOB: RangeInclusive<u64> = 2..=200;
 
 /// The range the `-n` knob accepts at every level.
 pub const N_KNOB: RangeInclusive<u64> = 10..=5000;
@@ -61,6 +73,9 @@ impl Level {
                 content: 1..=2,
                 ixps: 0..=1,
                 ipv6_pct: 0,
+                collectors: 1..=1,
+                vps: 4..=8,
+                probes: 6..=10,
             },
             Level::L2 => Sizes {
                 ases: 50..=150,
@@ -69,6 +84,9 @@ impl Level {
                 content: 2..=4,
                 ixps: 1..=2,
                 ipv6_pct: 30,
+                collectors: 2..=2,
+                vps: 8..=16,
+                probes: 10..=20,
             },
             Level::L3 => Sizes {
                 ases: 150..=600,
@@ -77,6 +95,9 @@ impl Level {
                 content: 4..=10,
                 ixps: 2..=3,
                 ipv6_pct: 50,
+                collectors: 3..=3,
+                vps: 16..=40,
+                probes: 20..=40,
             },
             Level::L4 => Sizes {
                 ases: 600..=3000,
@@ -85,6 +106,9 @@ impl Level {
                 content: 10..=30,
                 ixps: 3..=6,
                 ipv6_pct: 60,
+                collectors: 4..=4,
+                vps: 40..=80,
+                probes: 40..=80,
             },
         }
     }

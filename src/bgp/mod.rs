@@ -1,7 +1,8 @@
 //! BGP: investigating Internet incidents in a seeded, emulated AS-level Internet
 //! (docs/bgp.md).
 //!
-//! This is the foundation of the application, not yet an application: nothing registers it.
+//! This is the foundation of the application and its tasks, not yet an application: nothing
+//! registers it.
 //! What exists:
 //! - [`level`], [`region`], [`numbering`]: the size table per level, the six regions, the
 //!   private ASN pools.
@@ -12,26 +13,43 @@
 //! - [`routing`]: the stable routing state per prefix (Gao–Rexford preference, valley-free
 //!   export, ROV, prepending, forged-origin and leak seeds), checked against BGPy by
 //!   `tests/bgp`.
+//! - [`collectors`], [`probes`], [`clock`]: who observes the Internet (collectors, vantage
+//!   points and their feeds, Atlas-style probes) and when (the window, the history); [`world`]
+//!   draws them after the topology.
+//! - [`timeline`]: the updates every vantage point sends after each routing change, with
+//!   per-hop delays and path exploration, and the RIBs they add up to.
+//! - [`family`], [`incident`], [`validity`], [`task`]: the incident families and benign
+//!   controls, their injection as timeline changes, the rules a task must pass, and the task an
+//!   id names (world, incident, timeline, truth, trigger).
 //!
-//! To come, each extending [`Topology`] and drawing after it from the same stream: collectors
-//! and vantage points, probes, the timeline and its updates, incidents and benign controls, the
-//! tools (bgpdump over MRT, RIPEstat, as-rel, VRPs, Atlas, the shell), the verdict, scoring,
-//! the baseline investigator, prompts, pictures and panels.
+//! To come: the data plane and re-origination, churn and the L4 distractor, the tools (bgpdump
+//! over MRT, RIPEstat, as-rel, VRPs, Atlas, the shell), the verdict, scoring, the baseline
+//! investigator, prompts, pictures and panels.
 
+pub mod clock;
+pub mod collectors;
+pub mod family;
 pub mod generate;
 pub mod graph;
+pub mod incident;
 pub mod ixp;
 pub mod level;
 pub mod names;
 pub mod numbering;
 pub mod orgs;
 pub mod prefixes;
+pub mod probes;
 pub mod region;
 pub mod routing;
 pub mod rpki;
+pub mod task;
+pub mod timeline;
 pub mod topology;
+pub mod validity;
+pub mod world;
 
 pub use level::Level;
 pub use routing::{Graph, Leak, Origination, PrefixState, Seeds, stable_state, stable_states};
 pub use rpki::{Roa, Validity, Vrps};
 pub use topology::{AsIx, Rel, Tier, Topology};
+pub use world::{Knobs, World};

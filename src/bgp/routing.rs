@@ -163,6 +163,21 @@ impl Graph {
         lists.into_iter().find(|(csr, _)| csr.of(a).contains(&b)).map(|(_, rel)| rel)
     }
 
+    /// AS `a`'s neighbours and what each is to it: customers, then peers, then providers.
+    pub fn neighbours(&self, a: AsIx) -> impl Iterator<Item = (AsIx, Rel)> + '_ {
+        let lists =
+            [(&self.customers, Rel::Customer), (&self.peers, Rel::Peer), (&self.providers, Rel::Provider)];
+        let a = if a < self.len() { Some(a) } else { None };
+        lists.into_iter().flat_map(move |(csr, rel)| {
+            a.map_or(&[][..], |a| csr.of(a)).iter().map(move |&n| (n as usize, rel))
+        })
+    }
+
+    /// Whether AS `a` drops RPKI-Invalid routes.
+    pub fn deploys_rov(&self, a: AsIx) -> bool {
+        self.rov.get(a).copied().unwrap_or(false)
+    }
+
     /// Whether a leak would be injected at all: B adjacent to L, the path starting at L, B not
     /// on it, and not RPKI-Invalid at an ROV-deploying B.
     pub fn accepts_leak(&self, vrps: &Vrps, prefix: IpNet, leak: &Leak) -> bool {
@@ -237,7 +252,8 @@ pub enum Pref {
 }
 
 impl Pref {
-    fn of(rel: Rel) -> Pref {
+    /// The preference of a route learned from a neighbour that is `rel` to the receiver.
+    pub fn of(rel: Rel) -> Pref {
         match rel {
             Rel::Customer => Pref::Customer,
             Rel::Peer => Pref::Peer,
@@ -313,8 +329,18 @@ impl PrefixState {
 
     /// AS `a`'s best AS path, itself first and the origin last, prepends included.
     pub fn path(&self, g: &Graph, a: AsIx) -> Option<Vec<u32>> {
+        self.path_from(g, a, None)
+    }
+
+    /// The path AS `a` sends neighbour `to`: its best path with the prepending an origination
+    /// applies toward `to` (the same as [`PrefixState::path`] unless `a` originates).
+    pub fn path_toward(&self, g: &Graph, a: AsIx, to: AsIx) -> Option<Vec<u32>> {
+        self.path_from(g, a, Some(to))
+    }
+
+    fn path_from(&self, g: &Graph, a: AsIx, to: Option<AsIx>) -> Option<Vec<u32>> {
         let mut out = Vec::with_capacity(8);
-        let (mut cur, mut prev) = (a, None::<AsIx>);
+        let (mut cur, mut prev) = (a, to);
         for _ in 0..=self.slots.len() {
             let s = *self.slots.get(cur).filter(|s| s.pref != NONE)?;
             if s.pref == OWN {
@@ -391,7 +417,8 @@ fn invalid_seeds(vrps: &Vrps, seeds: &Seeds) -> Vec<bool> {
 }
 
 fn compute(g: &Graph, seeds: &Seeds, invalid: &[bool]) -> Arc<[Slot]> {
-    let mut run = Run { g, seeds, invalid, slots: vec![EMPTY; g.len()] };
+    let loops = !seeds.leaks.is_empty() || seeds.originations.iter().any(|o| o.path.len() > 1);
+    let mut run = Run { g, seeds, invalid, loops, slots: vec![EMPTY; g.len()] };
     run.inject();
     run.phases();
     run.slots.into()
@@ -417,6 +444,13 @@ struct Run<'a> {
     seeds: &'a Seeds,
     /// `invalid[seed]`: routes descending from that seed are RPKI-Invalid.
     invalid: &'a [bool],
+    /// Whether a loop check can ever refuse a route here. Without leaks and with every
+    /// origination's path its own AS alone, it cannot: a receiver already on the offered path
+    /// holds a route the offer cannot beat. In pass 1 it would be a provider inside its own
+    /// customer cone and in pass 3 a customer above its provider (both cycles in the p2c DAG);
+    /// in pass 2 it holds an own or customer route, which beats a peer route. Then
+    /// [`Run::better`] refuses first, and the walk down the chain is skipped.
+    loops: bool,
     slots: Vec<Slot>,
 }
 
@@ -496,7 +530,7 @@ impl Run<'_> {
             }
             let extra = prepend.map_or(0, |p| p.extra(t));
             let cand = Slot { len: base.len.saturating_add(extra), ..base };
-            if self.better(cand, self.slots[t]) && !self.path_holds(from, g.asn[t]) {
+            if self.better(cand, self.slots[t]) && !(self.loops && self.path_holds(from, g.asn[t])) {
                 self.slots[t] = cand;
             }
         }

@@ -170,14 +170,14 @@ fn leaks(s: &mut Stream, t: &Topology, base: &Case, id: String) -> Case {
 
 /// One difference between the two answers.
 #[derive(Debug, Clone, PartialEq, Eq)]
-struct Mismatch {
-    asn: u32,
-    prefix: String,
-    ours: Option<Vec<u32>>,
-    bgpy: Option<Vec<u32>>,
+pub(crate) struct Mismatch {
+    pub asn: u32,
+    pub prefix: String,
+    pub ours: Option<Vec<u32>>,
+    pub bgpy: Option<Vec<u32>>,
 }
 
-fn mismatches(ours: &Ribs, bgpy: &Ribs) -> Vec<Mismatch> {
+pub(crate) fn mismatches(ours: &Ribs, bgpy: &Ribs) -> Vec<Mismatch> {
     let mut keys: Vec<&(u32, String)> = ours.keys().chain(bgpy.keys()).collect();
     keys.sort_unstable();
     keys.dedup();
@@ -193,7 +193,7 @@ fn mismatches(ours: &Ribs, bgpy: &Ribs) -> Vec<Mismatch> {
 }
 
 /// The first mismatch of `c` after a fresh run of both, if any.
-fn rerun(python: &std::path::PathBuf, c: &Case) -> Option<Mismatch> {
+pub(crate) fn rerun(python: &std::path::PathBuf, c: &Case) -> Option<Mismatch> {
     let theirs = oracle::run(python, std::slice::from_ref(c)).pop().expect("one answer");
     mismatches(&c.ours(), &theirs).into_iter().next()
 }
@@ -201,7 +201,7 @@ fn rerun(python: &std::path::PathBuf, c: &Case) -> Option<Mismatch> {
 /// The smallest case found within [`RERUNS`] calls of `check` that still disagrees, its first
 /// mismatch and the number of reruns: other prefixes go first (all at once, then halves,
 /// quarters...), then ASes no seed names.
-fn shrink(
+pub(crate) fn shrink(
     case: &Case,
     first: Mismatch,
     mut check: impl FnMut(&Case) -> Option<Mismatch>,
@@ -266,7 +266,7 @@ fn sizes() -> (u64, u64) {
 }
 
 /// Runs BGPy over `cases` in two processes at once (CI has two cores).
-fn run_oracle(python: &std::path::PathBuf, cases: &[Case]) -> Vec<Ribs> {
+pub(crate) fn run_oracle(python: &std::path::PathBuf, cases: &[Case]) -> Vec<Ribs> {
     let half = cases.len().div_ceil(2);
     let (a, b) = cases.split_at(half);
     std::thread::scope(|sc| {

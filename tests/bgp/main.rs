@@ -4,7 +4,9 @@
 //! - [`case`]: a self-contained routing case (ASes, links, ROV, ROAs, seeds) and our answer.
 //! - [`oracle`]: finding BGPy's Python and asking it the same question.
 //! - [`bgpy`]: the differential test, with its case generator and shrinker.
+//! - [`families`]: the same test on every incident family's post-state, from generated tasks.
 
 mod bgpy;
 mod case;
+mod families;
 mod oracle;

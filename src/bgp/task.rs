@@ -1,0 +1,209 @@
+//! One BGP task: its id's knobs, the world, the incident, the timeline and the truth.
+//!
+//! **Id.** `bgp-v1-L<1..4>-s<seed>-i<index>`, then optional knobs in this order: `-n<N>` ASes
+//! (10..5000), `-f<FAMS>` families to draw from (`+`-joined codes in family order), `-c<K>`
+//! collectors (1..8), `-v<V>` vantage points (2..200), `-w<H>` window hours (1..48, default 8),
+//! `-t<T>` turn limit (default 20 at L1–L2, 30 at L3–L4).
+//!
+//! **Draws.** One stream, seeded by the id with its knobs: the world (topology, collectors,
+//! probes, time; [`World::generate`]), then the target family, its parameters, and the trigger.
+//! An incident that fails validity ([`super::validity`]) is redrawn from the family on, from the
+//! same stream with the world kept, at most 64 times; then the whole draw restarts with the
+//! material suffixed `|r<k>`; after 4 restarts generation is exhausted.
+//!
+//! **Trigger** (what the prompt tells the investigator): at L1 the victim prefix, the victim's
+//! ASN and a time within 10 minutes of the start; at L2 the prefix; at L3 the victim's name,
+//! ASN and a service address inside the prefix; at L4 only the organisation's name and ASNs.
+
+use std::net::IpAddr;
+
+use ipnet::IpNet;
+
+use super::family::{self, Family};
+use super::incident::{self, Ctx, Incident};
+use super::level::Level;
+use super::routing::stable_states;
+use super::timeline::Timeline;
+use super::validity;
+use super::world::{Knobs, World};
+use crate::error::{Error, Result};
+use crate::id::QueryId;
+use crate::seed::{Stream, Width};
+
+/// The generator version.
+pub const VERSION: u32 = 1;
+/// Knob keys in the order an id lists them.
+pub const KNOB_ORDER: &str = "nfcvwt";
+/// Redraws of the incident per world.
+const REDRAWS: usize = 64;
+/// Fresh worlds before giving up.
+const RESTARTS: usize = 4;
+
+/// What an id asks for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Spec {
+    pub level: Level,
+    pub knobs: Knobs,
+    pub families: Vec<Family>,
+    pub turns: u64,
+}
+
+/// What the prompt names as the starting point.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Trigger {
+    pub prefix: Option<IpNet>,
+    pub asns: Vec<u32>,
+    /// The victim's (L3) or its organisation's (L4) name.
+    pub name: Option<String>,
+    pub address: Option<IpAddr>,
+    /// About when it started (L1).
+    pub time: Option<u64>,
+}
+
+/// A generated task.
+#[derive(Debug, Clone)]
+pub struct Task {
+    pub id: QueryId,
+    /// `L2:RL3`.
+    pub label: String,
+    pub spec: Spec,
+    pub world: World,
+    pub incident: Incident,
+    pub timeline: Timeline,
+    /// The affected vantage points' ASNs, ascending.
+    pub affected: Vec<u32>,
+    pub trigger: Trigger,
+}
+
+fn bad_knob(key: char, value: &str, reason: impl Into<String>) -> Error {
+    Error::BadKnob { app: "bgp".into(), knob: format!("-{key}{value}"), reason: reason.into() }
+}
+
+/// Checks an id's application, version, level and knobs.
+pub fn spec(id: &QueryId) -> Result<Spec> {
+    if id.app != "bgp" {
+        return Err(Error::bad_id(&id.to_string(), "not a bgp id"));
+    }
+    if id.version != VERSION {
+        return Err(Error::UnknownVersion { app: "bgp".into(), version: id.version, current: VERSION });
+    }
+    let level = Level::from_number(id.level).ok_or_else(|| Error::BadLevel {
+        app: "bgp".into(),
+        level: id.level,
+        levels: "1, 2, 3, 4".into(),
+    })?;
+    let mut last = None;
+    for k in &id.knobs {
+        let pos = KNOB_ORDER.find(k.key).ok_or_else(|| bad_knob(k.key, &k.value, "unknown knob"))?;
+        if last.is_some_and(|l| l >= pos) {
+            return Err(bad_knob(k.key, &k.value, format!("knobs go once each in the order {KNOB_ORDER}")));
+        }
+        last = Some(pos);
+    }
+    let number = |key: char, range: std::ops::RangeInclusive<u64>| -> Result<Option<u64>> {
+        let Some(v) = id.knob(key) else { return Ok(None) };
+        let n: u64 = v.parse().map_err(|_| bad_knob(key, v, "not a number"))?;
+        if !range.contains(&n) || (v.len() > 1 && v.starts_with('0')) {
+            return Err(bad_knob(key, v, format!("must be {}..={}", range.start(), range.end())));
+        }
+        Ok(Some(n))
+    };
+    let knobs = Knobs {
+        ases: number('n', super::level::N_KNOB)?,
+        collectors: number('c', super::level::COLLECTOR_KNOB)?,
+        vps: number('v', super::level::VP_KNOB)?,
+        hours: number('w', super::clock::HOURS_KNOB)?,
+    };
+    let families = match id.knob('f') {
+        Some(v) => family::parse_knob(v, level).map_err(|e| bad_knob('f', v, e))?,
+        None => family::offered(level),
+    };
+    let turns = number('t', 1..=200)?.unwrap_or(if level <= Level::L2 { 20 } else { 30 });
+    Ok(Spec { level, knobs, families, turns })
+}
+
+impl Task {
+    /// Generates the task of `id`.
+    pub fn generate(id: &QueryId) -> Result<Task> {
+        let spec = spec(id)?;
+        for r in 0..=RESTARTS {
+            let mut material = id.seed_material(true);
+            if r > 0 {
+                material.push_str(&format!("|r{r}"));
+            }
+            let mut s = Stream::new(&material, Width::W32);
+            let world = World::generate(&mut s, spec.level, spec.knobs)?;
+            if let Some(task) = attempt(&mut s, id, &spec, world) {
+                return Ok(task);
+            }
+        }
+        Err(Error::GenerationExhausted(id.to_string()))
+    }
+}
+
+/// Up to [`REDRAWS`] incidents in `world`; the first valid one makes the task.
+fn attempt(s: &mut Stream, id: &QueryId, spec: &Spec, world: World) -> Option<Task> {
+    let base = stable_states(&world.graph, &world.vrps, world.topology.baseline_seeds());
+    let name = id.to_string();
+    for _ in 0..REDRAWS {
+        let fam = family::draw(s, spec.level, &spec.families);
+        let ctx = Ctx { world: &world, base: &base, name: "target" };
+        let Some(inc) = incident::draw(s, &ctx, fam) else { continue };
+        let timeline = world.timeline(&name, &inc.changes);
+        let Ok(vps) = validity::check(&world, &inc, &timeline) else { continue };
+        let trigger = trigger(s, &world, &inc);
+        let affected = vps.iter().map(|&v| world.topology.ases[world.collectors.vps[v].asx].asn).collect();
+        let label = format!("L{}:{}", spec.level.number(), fam.code());
+        return Some(Task {
+            id: id.clone(),
+            label,
+            spec: spec.clone(),
+            world,
+            incident: inc,
+            timeline,
+            affected,
+            trigger,
+        });
+    }
+    None
+}
+
+fn trigger(s: &mut Stream, w: &World, inc: &Incident) -> Trigger {
+    let t = &w.topology;
+    let v = &t.ases[inc.victim];
+    let skew = s.below(1201);
+    let org = &t.orgs[v.org];
+    let service = match inc.prefix {
+        IpNet::V4(p) => IpAddr::V4((u32::from(p.network()) + 10).into()),
+        IpNet::V6(p) => IpAddr::V6((u128::from(p.network()) + 10).into()),
+    };
+    match t.level {
+        Level::L1 => Trigger {
+            prefix: Some(inc.prefix),
+            asns: vec![v.asn],
+            name: None,
+            address: None,
+            time: Some(inc.start + skew - 600),
+        },
+        Level::L2 => {
+            Trigger { prefix: Some(inc.prefix), asns: Vec::new(), name: None, address: None, time: None }
+        }
+        Level::L3 => Trigger {
+            prefix: None,
+            asns: vec![v.asn],
+            name: Some(v.handle.clone()),
+            address: Some(service),
+            time: None,
+        },
+        Level::L4 => Trigger {
+            prefix: None,
+            asns: org.ases.iter().map(|&a| t.ases[a].asn).collect(),
+            name: Some(org.name.clone()),
+            address: None,
+            time: None,
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,105 @@
+//! The validity rules a drawn incident must pass before it becomes a task, so that every task
+//! can be solved from the tools' evidence.
+//!
+//! - **Visible**: the incident's start changes the route to one of its prefixes at two or more
+//!   vantage points (L1–L2) or at least one (L3–L4). Those VPs are the task's *affected* set.
+//! - **Identifiable**: the family's key evidence is in the collector data. Hijacks: a VP route
+//!   with the offender as origin. Forged origin: a VP path with the forged `X V` adjacency (X is
+//!   never V's neighbour, by construction). Leaks: a VP path through the valley `B L A`.
+//!   More-specifics: a VP seeing one. ROA misconfiguration: the victim's route Invalid under
+//!   the new ROAs. Link failure: no VP path over the failed link once the change has spread.
+//!   Migration: the new origin's ROA published before the start.
+//! - **Leak consistent**: after the leak, the leaker's own best path to each leaked prefix is
+//!   still the frozen path it leaked (otherwise the leaked route would claim a path the leaker
+//!   no longer uses).
+//!
+//! Churn and distractors (and with them the "not masked" and "disjoint" rules) come later.
+
+use super::family::Family;
+use super::incident::{Culprit, Incident};
+use super::level::Level;
+use super::routing::{Graph, stable_state};
+use super::timeline::{Failure, Timeline, Update};
+use super::world::World;
+
+/// Why an incident was refused (for tests and the generator's statistics).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Refusal {
+    Invisible,
+    NoEvidence,
+    LeakInconsistent,
+}
+
+/// Checks `inc` against its timeline; on success, the affected VPs (positions, ascending).
+pub fn check(w: &World, inc: &Incident, tl: &Timeline) -> Result<Vec<usize>, Refusal> {
+    let started: Vec<&Update> = tl
+        .updates()
+        .iter()
+        .filter(|u| u.change == inc.start_change && inc.prefixes.contains(&u.prefix))
+        .collect();
+    let mut affected: Vec<usize> = started.iter().map(|u| u.vp).collect();
+    affected.sort_unstable();
+    affected.dedup();
+    let need = if w.topology.level <= Level::L2 { 2 } else { 1 };
+    if affected.len() < need {
+        return Err(Refusal::Invisible);
+    }
+    if !identifiable(w, inc, tl, &started) {
+        return Err(Refusal::NoEvidence);
+    }
+    if !leak_consistent(w, inc) {
+        return Err(Refusal::LeakInconsistent);
+    }
+    Ok(affected)
+}
+
+fn asn(w: &World, a: usize) -> u32 {
+    w.topology.ases[a].asn
+}
+
+fn any_path(started: &[&Update], f: impl Fn(&[u32]) -> bool) -> bool {
+    started.iter().any(|u| u.route.as_ref().is_some_and(|r| f(&r.path)))
+}
+
+fn identifiable(w: &World, inc: &Incident, tl: &Timeline, started: &[&Update]) -> bool {
+    match inc.family {
+        Family::Eh | Family::Sh => {
+            let x = inc.new_origin.map(|x| asn(w, x));
+            any_path(started, |p| p.last().copied() == x)
+        }
+        Family::Fo => inc.forged.is_some_and(|(x, v)| {
+            let pair = [asn(w, x), asn(w, v)];
+            any_path(started, |p| p.windows(2).any(|q| q == pair))
+        }),
+        Family::Rl1 | Family::Rl2 | Family::Rl3 | Family::Rl4 => inc.leak.as_ref().is_some_and(|l| {
+            let valley = [asn(w, l.to), asn(w, l.leaker), asn(w, l.from)];
+            any_path(started, |p| p.windows(3).any(|q| q == valley))
+        }),
+        Family::Ms => any_path(started, |_| true),
+        Family::Rm => {
+            let vrps = inc.vrps_after.as_ref().unwrap_or(&w.vrps);
+            vrps.validate(inc.prefix, asn(w, inc.victim)).is_invalid()
+        }
+        Family::Lf => match inc.culprit {
+            Culprit::Link(a, b) => {
+                let failed = Failure::Link(asn(w, a), asn(w, b));
+                let settled = inc.start + 600;
+                tl.rib_at(settled).iter().all(|e| !failed.used_by(&e.route.path))
+            }
+            _ => false,
+        },
+        Family::Bm => inc.new_roas.iter().all(|&(t, _)| t < inc.start),
+        Family::Ow | Family::Ba | Family::Bp | Family::Ro => true,
+    }
+}
+
+fn leak_consistent(w: &World, inc: &Incident) -> bool {
+    let (Some(l), Some(start)) = (&inc.leak, inc.changes.get(inc.start_change)) else { return true };
+    let g: &Graph = start.graph.as_deref().unwrap_or(&w.graph);
+    let vrps = start.vrps.as_deref().unwrap_or(&w.vrps);
+    start.seeds.iter().all(|seeds| {
+        let frozen = l.routes.iter().find(|r| r.0 == seeds.prefix).map(|r| &r.1);
+        let st = stable_state(g, vrps, seeds.clone());
+        frozen.is_some_and(|f| st.path(g, l.leaker).as_ref() == Some(f))
+    })
+}
