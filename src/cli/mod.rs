@@ -22,6 +22,7 @@
 mod agents;
 mod bench;
 mod console;
+mod env_cmd;
 mod exec;
 mod export;
 mod knobs;
@@ -108,6 +109,8 @@ enum Command {
     Exec(exec::ExecArgs),
     /// Testing aid: a scripted OpenAI-compatible and A2A agent server on 127.0.0.1.
     MockAgent(mock_agent::MockAgentArgs),
+    /// The episode protocol for trainers as JSON lines on stdin/stdout (docs/env.md).
+    Env(env_cmd::EnvArgs),
     /// App-specific commands: `netpress <app> exec …` or `netpress <app> <tool> …`.
     #[command(external_subcommand)]
     App(Vec<String>),
@@ -163,6 +166,7 @@ fn dispatch(cx: &mut Context, cli: Cli, matches: &clap::ArgMatches) -> CliResult
         Command::Export(args) => export::export(cx, args, sub.expect("export matches")),
         Command::Exec(args) => exec::exec(cx, args),
         Command::MockAgent(args) => mock_agent::mock_agent(cx, args),
+        Command::Env(args) => env_cmd::env(cx, args),
         Command::App(argv) => exec::app_command(cx, &argv),
     }
 }
