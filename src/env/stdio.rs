@@ -192,3 +192,59 @@ mod tests {
         assert_eq!(d.sessions(), 1);
     }
 }
+
+#[cfg(all(test, not(target_arch = "wasm32")))]
+mod proptests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// Lines built from the protocol's own words, so that sequences reach real sessions.
+    fn line() -> impl Strategy<Value = String> {
+        let kind = prop::sample::select(vec!["reset", "step", "state", "close", "info", "ping", "dance"]);
+        let session = prop::sample::select(vec!["a", "b", "default"]);
+        let data = prop::sample::select(vec![
+            r#"{"task_id":"route-v1-L1-s0-i0"}"#.to_string(),
+            r#"{"task_id":"k8s-v1-L1-s1-i0","reward":{"dense":true,"gamma":0.5},"record":true}"#.into(),
+            r#"{"reply":"kubectl get pods -A"}"#.into(),
+            r#"{"reply":"h1: ip route"}"#.into(),
+            r#"{"error":"timeout","fatal":false}"#.into(),
+            r#"{"reply":"x","error":"y"}"#.into(),
+            r#"{"app":"route","level":7}"#.into(),
+            "null".into(),
+            "[]".into(),
+        ]);
+        (kind, session, data).prop_map(|(k, s, d)| format!(r#"{{"type":"{k}","session":"{s}","data":{d},"id":1}}"#))
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(64))]
+
+        /// Any bytes get one JSON object with a type, the session and nothing else.
+        #[test]
+        fn arbitrary_bytes_get_one_typed_answer(bytes in prop::collection::vec(any::<u8>(), 0..200)) {
+            let mut d = Dispatcher::new(Registry::standard(), Defaults::default(), Limits::default(), counter_ids());
+            let v: Value = serde_json::from_str(&d.handle(&bytes)).unwrap();
+            prop_assert!(v["type"].is_string());
+        }
+
+        /// Sequences of well-formed and malformed requests: every answer is typed, a reward is
+        /// present after every step that is not an error, and errors change no session count.
+        #[test]
+        fn sequences_keep_the_invariants(lines in prop::collection::vec(line(), 1..12)) {
+            let mut d = Dispatcher::new(Registry::standard(), Defaults::default(), Limits::default(), counter_ids());
+            for l in lines {
+                let before = d.sessions();
+                let v: Value = serde_json::from_str(&d.handle(l.as_bytes())).unwrap();
+                let kind = v["type"].as_str().unwrap_or_default().to_string();
+                prop_assert!(["observation", "state", "closed", "info", "pong", "error"].contains(&kind.as_str()), "{}", v);
+                prop_assert_eq!(&v["id"], &json!(1));
+                if kind == "error" {
+                    prop_assert_eq!(d.sessions(), before);
+                }
+                if kind == "observation" && l.contains(r#""type":"step""#) {
+                    prop_assert!(v["data"]["reward"].is_number());
+                }
+            }
+        }
+    }
+}
