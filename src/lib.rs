@@ -63,6 +63,9 @@ pub mod sandbox;
 pub mod score;
 pub mod seed;
 pub mod selfcheck;
+// Native only, like `cli`: the environment server on tokio and axum.
+#[cfg(all(feature = "server", not(target_arch = "wasm32")))]
+pub mod server;
 mod shell;
 pub mod stats;
 mod tool_args;

@@ -99,10 +99,16 @@ impl Episode for FragileEpisode {
     fn stop(&mut self) {}
 }
 
+/// The standard registry plus the fragile application.
+pub fn registry() -> &'static Registry {
+    static FRAGILE: Fragile = Fragile;
+    static REGISTRY: std::sync::OnceLock<Registry> = std::sync::OnceLock::new();
+    REGISTRY.get_or_init(|| Registry::standard().clone().with(&FRAGILE))
+}
+
 #[test]
 fn a_panicking_step_closes_its_session_only() {
-    static FRAGILE: Fragile = Fragile;
-    let registry: &'static Registry = Box::leak(Box::new(Registry::standard().clone().with(&FRAGILE)));
+    let registry = registry();
     let mut d = Dispatcher::new(registry, Defaults::default(), Limits::default(), counter_ids());
     let mut ask = |line: &str| -> Value { serde_json::from_str(&d.handle(line.as_bytes())).unwrap() };
     ask(r#"{"type":"reset","session":"a","data":{"task_id":"fragile-v1-L1-s0-i0"}}"#);
