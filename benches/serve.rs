@@ -26,7 +26,8 @@ fn client(url: String, seed: usize, steps: usize, deadline: Instant) -> Vec<u64>
         ws.send(Message::text(m.to_string())).expect("send");
         serde_json::from_str(ws.read().expect("read").to_text().expect("text")).expect("JSON")
     };
-    let reset = json!({"type": "reset", "data": {"task_id": format!("k8s-v1-L1-s{seed}-i0"), "max_turns": 50}});
+    let reset =
+        json!({"type": "reset", "data": {"task_id": format!("k8s-v1-L1-s{seed}-i0"), "max_turns": 50}});
     let step = json!({"type": "step", "data": {"reply": "kubectl get pods -A"}});
     ask(&reset);
     let mut latencies = Vec::with_capacity(steps);

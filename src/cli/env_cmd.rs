@@ -38,7 +38,8 @@ pub fn env(cx: &mut Context, args: EnvArgs) -> CliResult {
     // The dispatcher holds the registry for as long as it lives; the process's is 'static.
     let registry: &'static crate::registry::Registry = Box::leak(Box::new(cx.registry.clone()));
     let defaults = Defaults { app: args.app.clone(), level: args.level };
-    let limits = Limits { max_sessions: args.max_sessions.max(1), max_body: args.max_body, ..Limits::default() };
+    let limits =
+        Limits { max_sessions: args.max_sessions.max(1), max_body: args.max_body, ..Limits::default() };
     let mut dispatcher = Dispatcher::new(registry, defaults, limits, Box::new(random_id));
     let mut input = BufReader::new(&mut cx.console.stdin);
     let out = &mut cx.console.stdout;
@@ -48,7 +49,11 @@ pub fn env(cx: &mut Context, args: EnvArgs) -> CliResult {
             continue;
         }
         // A line past the limit is answered as one too large, whatever it holds.
-        let answer = if too_long { dispatcher.handle(&vec![b' '; limits.max_body + 1]) } else { dispatcher.handle(&line) };
+        let answer = if too_long {
+            dispatcher.handle(&vec![b' '; limits.max_body + 1])
+        } else {
+            dispatcher.handle(&line)
+        };
         writeln!(out, "{answer}")?;
         out.flush()?;
     }

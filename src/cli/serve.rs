@@ -43,13 +43,22 @@ pub struct ServeArgs {
 pub fn serve(cx: &mut Context, args: ServeArgs) -> CliResult {
     let config = config(cx, &args)?;
     if !args.bind.ip().is_loopback() {
-        writeln!(cx.console.err(), "netpress: warning: serving on {} (not loopback): anyone who reaches it can run episodes", args.bind)?;
+        writeln!(
+            cx.console.err(),
+            "netpress: warning: serving on {} (not loopback): anyone who reaches it can run episodes",
+            args.bind
+        )?;
     }
     let registry: &'static crate::registry::Registry = Box::leak(Box::new(cx.registry.clone()));
-    let server = Server::start(registry, config).map_err(|e| format!("cannot listen on {}: {e}", args.bind))?;
+    let server =
+        Server::start(registry, config).map_err(|e| format!("cannot listen on {}: {e}", args.bind))?;
     let stop = server.stopper();
     let _ = ctrlc::set_handler(stop);
-    writeln!(cx.console.out(), "listening on http://{} (HTTP /reset /step /state /close, WebSocket /ws)", server.addr())?;
+    writeln!(
+        cx.console.out(),
+        "listening on http://{} (HTTP /reset /step /state /close, WebSocket /ws)",
+        server.addr()
+    )?;
     cx.console.out().flush()?;
     server.wait()?;
     Ok(())
@@ -57,7 +66,10 @@ pub fn serve(cx: &mut Context, args: ServeArgs) -> CliResult {
 
 fn config(cx: &mut Context, args: &ServeArgs) -> CliResult<Config> {
     if !args.bind.ip().is_loopback() && !args.allow_remote {
-        return Err(Fail { message: format!("{} is not a loopback address: add --allow-remote to serve it", args.bind), code: 2 });
+        return Err(Fail {
+            message: format!("{} is not a loopback address: add --allow-remote to serve it", args.bind),
+            code: 2,
+        });
     }
     if let Some(app) = &args.app {
         cx.registry.app(app)?;
@@ -76,7 +88,11 @@ fn config(cx: &mut Context, args: &ServeArgs) -> CliResult<Config> {
     Ok(Config {
         bind: args.bind,
         defaults: Defaults { app: args.app.clone(), level: args.level },
-        limits: Limits { max_sessions: args.max_sessions.max(1), max_body: args.max_body, ..Limits::default() },
+        limits: Limits {
+            max_sessions: args.max_sessions.max(1),
+            max_body: args.max_body,
+            ..Limits::default()
+        },
         idle_timeout: Duration::from_secs(args.idle_timeout.max(1)),
         token,
         allow_origins: args.allow_origins.clone(),

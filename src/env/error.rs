@@ -112,7 +112,9 @@ impl EnvError {
             E::UnknownApp(..) => Reason::UnknownApp,
             E::BadLevel { .. } => Reason::BadLevel,
             E::BadKnob { .. } => Reason::BadKnob,
-            E::BadId { .. } | E::UnknownVersion { .. } | E::GenerationExhausted(_) | E::Invalid(_) => Reason::BadId,
+            E::BadId { .. } | E::UnknownVersion { .. } | E::GenerationExhausted(_) | E::Invalid(_) => {
+                Reason::BadId
+            }
         };
         EnvError::new(reason, e.to_string())
     }

@@ -58,7 +58,9 @@ pub fn parse(bytes: &[u8], max_bytes: usize, stdio: bool) -> Parsed {
     };
     let value: Value = match serde_json::from_str(text) {
         Ok(v @ Value::Object(_)) => v,
-        Ok(other) => return fail(EnvError::new(Reason::NotJson, format!("expected a JSON object, got {other}"))),
+        Ok(other) => {
+            return fail(EnvError::new(Reason::NotJson, format!("expected a JSON object, got {other}")));
+        }
         Err(e) => return fail(EnvError::new(Reason::NotJson, format!("not JSON: {e}"))),
     };
     // The id is echoed even when the rest of the message is wrong.
@@ -85,8 +87,12 @@ fn request(kind: &str, data: Option<Value>, stdio: bool) -> Result<Request, EnvE
         "info" if stdio => Request::Info,
         "ping" if stdio => Request::Ping,
         other => {
-            let known = if stdio { "reset, step, state, close, info, ping" } else { "reset, step, state, close" };
-            return Err(EnvError::new(Reason::UnknownType, format!("unknown message type {other:?} (known: {known})")));
+            let known =
+                if stdio { "reset, step, state, close, info, ping" } else { "reset, step, state, close" };
+            return Err(EnvError::new(
+                Reason::UnknownType,
+                format!("unknown message type {other:?} (known: {known})"),
+            ));
         }
     })
 }

@@ -122,8 +122,12 @@ impl ResetParams {
         let app = registry.app(name).map_err(|e| EnvError::from_library(&e))?;
         let default_level = defaults.level.filter(|_| defaults.app.as_deref() == Some(name.as_str()));
         let level = match self.level.or(default_level.map(u64::from)) {
-            Some(l) => u8::try_from(l).map_err(|_| EnvError::new(Reason::BadLevel, format!("level {l} is not a level of {name}")))?,
-            None => return Err(EnvError::new(Reason::MissingField, format!("reset of {name} needs a level"))),
+            Some(l) => u8::try_from(l).map_err(|_| {
+                EnvError::new(Reason::BadLevel, format!("level {l} is not a level of {name}"))
+            })?,
+            None => {
+                return Err(EnvError::new(Reason::MissingField, format!("reset of {name} needs a level")));
+            }
         };
         let mut id = app.default_id(level, self.seed.unwrap_or(0), self.index.unwrap_or(0));
         let info = app.info();
@@ -131,13 +135,19 @@ impl ResetParams {
         for (knob_name, value) in &self.knobs {
             let knob = info.knobs.iter().find(|k| k.name == knob_name).ok_or_else(|| {
                 let known: Vec<&str> = info.knobs.iter().map(|k| k.name).collect();
-                EnvError::new(Reason::BadKnob, format!("{name} has no knob {knob_name:?} (knobs: {})", known.join(", ")))
+                EnvError::new(
+                    Reason::BadKnob,
+                    format!("{name} has no knob {knob_name:?} (knobs: {})", known.join(", ")),
+                )
             })?;
             let value = match value {
                 Value::String(s) => s.clone(),
                 Value::Number(n) => n.to_string(),
                 other => {
-                    return Err(EnvError::new(Reason::BadKnob, format!("knob {knob_name:?}: {other} is not a string or number")));
+                    return Err(EnvError::new(
+                        Reason::BadKnob,
+                        format!("knob {knob_name:?}: {other} is not a string or number"),
+                    ));
                 }
             };
             id = id.with_knob(knob.key, value, &order);
@@ -206,15 +216,22 @@ mod tests {
 
     #[test]
     fn parts_and_defaults_name_the_same_task_as_the_id() {
-        let by_parts: ResetParams =
-            serde_json::from_value(json!({"app": "route", "level": 2, "seed": 42, "index": 7, "knobs": {"subnets": 6}}))
-                .unwrap();
+        let by_parts: ResetParams = serde_json::from_value(
+            json!({"app": "route", "level": 2, "seed": 42, "index": 7, "knobs": {"subnets": 6}}),
+        )
+        .unwrap();
         let r = by_parts.resolve(Registry::standard(), &Defaults::default()).unwrap();
         assert_eq!(r.task.card().id, "route-v1-L2-s42-i7-n6");
         let bare: ResetParams = serde_json::from_value(json!({"seed": 42, "index": 7})).unwrap();
         let defaults = Defaults { app: Some("route".into()), level: Some(2) };
-        assert_eq!(bare.resolve(Registry::standard(), &defaults).unwrap().task.card().id, "route-v1-L2-s42-i7");
+        assert_eq!(
+            bare.resolve(Registry::standard(), &defaults).unwrap().task.card().id,
+            "route-v1-L2-s42-i7"
+        );
         let none = ResetParams::from_value(None).unwrap();
-        assert_eq!(none.resolve(Registry::standard(), &defaults).unwrap().task.card().id, "route-v1-L2-s0-i0");
+        assert_eq!(
+            none.resolve(Registry::standard(), &defaults).unwrap().task.card().id,
+            "route-v1-L2-s0-i0"
+        );
     }
 }

@@ -32,20 +32,27 @@ pub struct Action {
 impl Action {
     /// Parses an action from a message's `data`.
     pub fn from_value(data: Option<serde_json::Value>) -> Result<Self, EnvError> {
-        let data = data.ok_or_else(|| EnvError::new(Reason::MissingField, "step needs an action: {\"reply\": TEXT}"))?;
+        let data = data
+            .ok_or_else(|| EnvError::new(Reason::MissingField, "step needs an action: {\"reply\": TEXT}"))?;
         serde_json::from_value(data).map_err(|e| EnvError::from_serde("action", &e))
     }
 
     /// The reply or failed call this action stands for.
     pub fn into_turn(self) -> Result<Result<AgentReply, AgentError>, EnvError> {
         match (self.reply, self.error) {
-            (Some(_), Some(_)) => Err(EnvError::new(Reason::BadValue, "an action has a reply or an error, not both")),
-            (None, None) => Err(EnvError::new(Reason::MissingField, "an action needs \"reply\" (or \"error\")")),
+            (Some(_), Some(_)) => {
+                Err(EnvError::new(Reason::BadValue, "an action has a reply or an error, not both"))
+            }
+            (None, None) => {
+                Err(EnvError::new(Reason::MissingField, "an action needs \"reply\" (or \"error\")"))
+            }
             (Some(text), None) if text.len() > MAX_REPLY_BYTES => Err(EnvError::new(
                 Reason::ReplyTooLarge,
                 format!("the reply has {} bytes; the limit is {MAX_REPLY_BYTES}", text.len()),
             )),
-            (Some(text), None) => Ok(Ok(AgentReply { text, latency_ms: self.latency_ms, tokens: self.tokens })),
+            (Some(text), None) => {
+                Ok(Ok(AgentReply { text, latency_ms: self.latency_ms, tokens: self.tokens }))
+            }
             (None, Some(message)) => Ok(Err(AgentError { message, fatal: self.fatal.unwrap_or(false) })),
         }
     }
@@ -124,8 +131,10 @@ impl Session {
     pub fn start(resolved: Resolved, minted: impl FnOnce() -> String) -> (Session, StepResult) {
         let episode_id = resolved.episode_id.unwrap_or_else(minted);
         let runner = Runner::new(resolved.task, resolved.settings);
-        let progress = if resolved.reward.dense_weight().is_some() { runner.episode().score().progress } else { 0.0 };
-        let session = Session { episode_id, runner, reward: resolved.reward, record: resolved.record, progress };
+        let progress =
+            if resolved.reward.dense_weight().is_some() { runner.episode().score().progress } else { 0.0 };
+        let session =
+            Session { episode_id, runner, reward: resolved.reward, record: resolved.record, progress };
         let text = session.runner.messages()[0].content.clone();
         let observation = session.observation(text);
         (session, StepResult { observation, reward: None, done: false })

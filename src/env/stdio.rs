@@ -72,7 +72,10 @@ impl Dispatcher {
                 if !self.sessions.contains_key(name) && self.sessions.len() >= self.limits.max_sessions {
                     return Err(EnvError::new(
                         Reason::Sessions,
-                        format!("{} sessions are open, the most allowed; close one first", self.sessions.len()),
+                        format!(
+                            "{} sessions are open, the most allowed; close one first",
+                            self.sessions.len()
+                        ),
                     ));
                 }
                 let resolved = guarded(|| params.resolve(self.registry, &self.defaults))??;
@@ -106,7 +109,10 @@ impl Dispatcher {
 }
 
 fn unknown_session(name: &str) -> EnvError {
-    EnvError::new(Reason::UnknownSession, format!("no session {name:?} (never reset, or closed): send reset first"))
+    EnvError::new(
+        Reason::UnknownSession,
+        format!("no session {name:?} (never reset, or closed): send reset first"),
+    )
 }
 
 /// Runs `f`, turning a panic into `EXECUTION_ERROR`/`PANIC` (the caller closes the session).
@@ -117,7 +123,10 @@ pub fn guarded<T>(f: impl FnOnce() -> T) -> Result<T, EnvError> {
             .map(|s| s.to_string())
             .or_else(|| payload.downcast_ref::<String>().cloned())
             .unwrap_or_else(|| "unknown".into());
-        EnvError::new(Reason::Panic, format!("internal error while serving the request ({what}); the session is closed"))
+        EnvError::new(
+            Reason::Panic,
+            format!("internal error while serving the request ({what}); the session is closed"),
+        )
     })
 }
 
@@ -146,7 +155,10 @@ mod tests {
     fn a_session_resets_steps_and_closes() {
         let mut d = dispatcher();
         let r = ask(&mut d, r#"{"type":"reset","data":{"task_id":"k8s-v1-L1-s0-i0"},"id":7}"#);
-        assert_eq!((r["type"].as_str(), &r["id"], &r["session"]), (Some("observation"), &json!(7), &json!("default")));
+        assert_eq!(
+            (r["type"].as_str(), &r["id"], &r["session"]),
+            (Some("observation"), &json!(7), &json!("default"))
+        );
         assert_eq!(r["data"]["reward"], Value::Null);
         assert_eq!(r["data"]["observation"]["episode_id"], "env-1");
         assert!(r["data"]["observation"].get("score").is_none());
@@ -174,7 +186,11 @@ mod tests {
         ];
         for (line, reason) in cases {
             let v: Value = serde_json::from_str(&d.handle(line)).unwrap();
-            assert_eq!((v["type"].as_str(), v["data"]["reason"].as_str()), (Some("error"), Some(reason)), "{v}");
+            assert_eq!(
+                (v["type"].as_str(), v["data"]["reason"].as_str()),
+                (Some("error"), Some(reason)),
+                "{v}"
+            );
         }
         assert_eq!(ask(&mut d, r#"{"type":"ping","id":"x"}"#)["type"], "pong");
     }
@@ -183,7 +199,9 @@ mod tests {
     fn capacity_and_size_limits() {
         let limits = Limits { max_sessions: 1, max_body: 200, ..Limits::default() };
         let mut d = Dispatcher::new(Registry::standard(), Defaults::default(), limits, counter_ids());
-        let reset = |s: &str| format!(r#"{{"type":"reset","session":"{s}","data":{{"task_id":"route-v1-L1-s0-i0"}}}}"#);
+        let reset = |s: &str| {
+            format!(r#"{{"type":"reset","session":"{s}","data":{{"task_id":"route-v1-L1-s0-i0"}}}}"#)
+        };
         assert_eq!(ask(&mut d, &reset("a"))["type"], "observation");
         assert_eq!(ask(&mut d, &reset("a"))["type"], "observation", "a reset of a live session replaces it");
         assert_eq!(ask(&mut d, &reset("b"))["data"]["reason"], "SESSIONS");
@@ -213,7 +231,8 @@ mod proptests {
             "null".into(),
             "[]".into(),
         ]);
-        (kind, session, data).prop_map(|(k, s, d)| format!(r#"{{"type":"{k}","session":"{s}","data":{d},"id":1}}"#))
+        (kind, session, data)
+            .prop_map(|(k, s, d)| format!(r#"{{"type":"{k}","session":"{s}","data":{d},"id":1}}"#))
     }
 
     proptest! {

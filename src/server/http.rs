@@ -41,7 +41,8 @@ async fn body<T: DeserializeOwned>(body: Body, max: usize, what: &str) -> Result
     let bytes: Bytes = axum::body::to_bytes(body, max)
         .await
         .map_err(|_| EnvError::new(Reason::BodyTooLarge, format!("the body is larger than {max} bytes")))?;
-    let text = std::str::from_utf8(&bytes).map_err(|_| EnvError::new(Reason::NotUtf8, "the body is not UTF-8"))?;
+    let text =
+        std::str::from_utf8(&bytes).map_err(|_| EnvError::new(Reason::NotUtf8, "the body is not UTF-8"))?;
     let value: Value = if text.trim().is_empty() {
         json!({})
     } else {
@@ -150,7 +151,11 @@ pub(super) async fn close(Axum(state): Axum<Shared>, b: Body) -> Response {
     let result = async {
         let request: ById = body(b, state.config.limits.max_body, "close").await?;
         let id = request.episode_id.ok_or_else(no_episode_id)?;
-        if state.sessions.remove(&id) { Ok(json!({"episode_id": id, "closed": true})) } else { Err(unknown(&id)) }
+        if state.sessions.remove(&id) {
+            Ok(json!({"episode_id": id, "closed": true}))
+        } else {
+            Err(unknown(&id))
+        }
     }
     .await;
     answer(result)
@@ -170,7 +175,8 @@ pub(super) async fn metadata() -> Response {
 }
 
 pub(super) async fn capacity(Axum(state): Axum<Shared>) -> Response {
-    Json(json!({"active_sessions": state.sessions.active(), "max_sessions": state.sessions.max()})).into_response()
+    Json(json!({"active_sessions": state.sessions.active(), "max_sessions": state.sessions.max()}))
+        .into_response()
 }
 
 /// JSON Schemas of the action, the observation and the state (docs/env.md describes each field).
@@ -223,18 +229,28 @@ fn check(state: &Shared, headers: &HeaderMap) -> Result<(), (StatusCode, String)
     let forbidden = |m: String| (StatusCode::FORBIDDEN, m);
     let host = headers.get(header::HOST).and_then(|h| h.to_str().ok()).unwrap_or("");
     if !host_allowed(host, state.addr) {
-        return Err(forbidden(format!("Host {host:?} is not this server (localhost, 127.0.0.1, [::1] or the bound address)")));
+        return Err(forbidden(format!(
+            "Host {host:?} is not this server (localhost, 127.0.0.1, [::1] or the bound address)"
+        )));
     }
     if let Some(origin) = headers.get(header::ORIGIN) {
         let origin = origin.to_str().unwrap_or("");
         if !state.config.allow_origins.iter().any(|o| o == origin) {
-            return Err(forbidden(format!("requests from the page {origin:?} are refused (see --allow-origin)")));
+            return Err(forbidden(format!(
+                "requests from the page {origin:?} are refused (see --allow-origin)"
+            )));
         }
     }
     if let Some(token) = &state.config.token {
-        let sent = headers.get(header::AUTHORIZATION).and_then(|h| h.to_str().ok()).and_then(|h| h.strip_prefix("Bearer "));
+        let sent = headers
+            .get(header::AUTHORIZATION)
+            .and_then(|h| h.to_str().ok())
+            .and_then(|h| h.strip_prefix("Bearer "));
         if !sent.is_some_and(|s| same(s.as_bytes(), token.as_bytes())) {
-            return Err((StatusCode::UNAUTHORIZED, "a valid `Authorization: Bearer <token>` is required".into()));
+            return Err((
+                StatusCode::UNAUTHORIZED,
+                "a valid `Authorization: Bearer <token>` is required".into(),
+            ));
         }
     }
     Ok(())
@@ -243,7 +259,11 @@ fn check(state: &Shared, headers: &HeaderMap) -> Result<(), (StatusCode, String)
 /// Whether `host` (a Host header, port optional) names this server.
 fn host_allowed(host: &str, addr: std::net::SocketAddr) -> bool {
     let name = match host.rsplit_once(':') {
-        Some((name, port)) if !name.is_empty() && port.bytes().all(|b| b.is_ascii_digit()) && !host.ends_with(']') => name,
+        Some((name, port))
+            if !name.is_empty() && port.bytes().all(|b| b.is_ascii_digit()) && !host.ends_with(']') =>
+        {
+            name
+        }
         _ => host,
     };
     let bound = match addr.ip() {

@@ -34,7 +34,11 @@ pub fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 
 impl Sessions {
     pub fn new(max: usize) -> Self {
-        Sessions { shards: (0..SHARDS).map(|_| Mutex::new(BTreeMap::new())).collect(), count: AtomicUsize::new(0), max }
+        Sessions {
+            shards: (0..SHARDS).map(|_| Mutex::new(BTreeMap::new())).collect(),
+            count: AtomicUsize::new(0),
+            max,
+        }
     }
 
     /// Sessions open over all transports.
@@ -51,7 +55,9 @@ impl Sessions {
         self.count
             .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| (n < self.max).then_some(n + 1))
             .map(|_| ())
-            .map_err(|n| EnvError::new(Reason::Sessions, format!("{n} sessions are open, the most this server allows")))
+            .map_err(|n| {
+                EnvError::new(Reason::Sessions, format!("{n} sessions are open, the most this server allows"))
+            })
     }
 
     /// Counts one session fewer.
@@ -61,7 +67,9 @@ impl Sessions {
 
     fn shard(&self, id: &str) -> &Mutex<BTreeMap<String, Shared>> {
         // FNV-1a: a stable spread of ids over the shards (no need for a keyed hash here).
-        let h = id.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3));
+        let h = id
+            .bytes()
+            .fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3));
         &self.shards[(h % SHARDS as u64) as usize]
     }
 

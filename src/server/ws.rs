@@ -91,7 +91,9 @@ fn handle(slot: &mut Slot, bytes: &[u8]) -> (Map<String, Value>, Closing) {
     let parsed = env::parse(bytes, slot.state.config.limits.max_body, false);
     match parsed.request.and_then(|r| serve(slot, r)) {
         Ok(reply) => reply,
-        Err(e) if e.reason == Reason::Sessions => (env::error_message(&e), Some((TRY_AGAIN_LATER, "capacity reached"))),
+        Err(e) if e.reason == Reason::Sessions => {
+            (env::error_message(&e), Some((TRY_AGAIN_LATER, "capacity reached")))
+        }
         Err(e) => (env::error_message(&e), None),
     }
 }
@@ -135,7 +137,9 @@ fn serve(slot: &mut Slot, request: Request) -> Result<(Map<String, Value>, Closi
             Ok((env::closed(&id), Some((1000, "closed"))))
         }
         // Refused when parsing (stdio only); answered the same way should one get here.
-        Request::Info | Request::Ping => Err(EnvError::new(Reason::UnknownType, "info and ping are stdio only")),
+        Request::Info | Request::Ping => {
+            Err(EnvError::new(Reason::UnknownType, "info and ping are stdio only"))
+        }
     }
 }
 

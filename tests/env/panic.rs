@@ -5,7 +5,8 @@ use std::sync::Arc;
 
 use netpress::QueryId;
 use netpress::app::{
-    AnswerKind, App, AppInfo, AppKind, Episode, Finish, LevelInfo, PromptVariant, Score, StepOutcome, Task, TaskCard,
+    AnswerKind, App, AppInfo, AppKind, Episode, Finish, LevelInfo, PromptVariant, Score, StepOutcome, Task,
+    TaskCard,
 };
 use netpress::conversation::{Agent, AgentError, AgentInfo, AgentReply, Message};
 use netpress::env::{Defaults, Dispatcher, Limits, counter_ids};
@@ -114,7 +115,10 @@ fn a_panicking_step_closes_its_session_only() {
     ask(r#"{"type":"reset","session":"a","data":{"task_id":"fragile-v1-L1-s0-i0"}}"#);
     ask(r#"{"type":"reset","session":"b","data":{"task_id":"fragile-v1-L1-s0-i0"}}"#);
     let boom = ask(r#"{"type":"step","session":"a","data":{"reply":"boom"}}"#);
-    assert_eq!((boom["data"]["code"].as_str(), boom["data"]["reason"].as_str()), (Some("EXECUTION_ERROR"), Some("PANIC")));
+    assert_eq!(
+        (boom["data"]["code"].as_str(), boom["data"]["reason"].as_str()),
+        (Some("EXECUTION_ERROR"), Some("PANIC"))
+    );
     assert_eq!(ask(r#"{"type":"state","session":"a"}"#)["data"]["reason"], "UNKNOWN_SESSION");
     let b = ask(r#"{"type":"step","session":"b","data":{"reply":"hello"}}"#);
     assert_eq!(b["data"]["observation"]["text"], "fine");

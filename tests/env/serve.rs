@@ -32,7 +32,8 @@ struct Answer {
 fn http(addr: SocketAddr, method: &str, path: &str, headers: &[(&str, &str)], body: &str) -> Answer {
     let mut stream = TcpStream::connect(addr).unwrap();
     stream.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
-    let mut request = format!("{method} {path} HTTP/1.1\r\nContent-Length: {}\r\nConnection: close\r\n", body.len());
+    let mut request =
+        format!("{method} {path} HTTP/1.1\r\nContent-Length: {}\r\nConnection: close\r\n", body.len());
     if !headers.iter().any(|(k, _)| k.eq_ignore_ascii_case("host")) {
         request.push_str(&format!("Host: {addr}\r\n"));
     }
@@ -47,7 +48,11 @@ fn http(addr: SocketAddr, method: &str, path: &str, headers: &[(&str, &str)], bo
     let text = String::from_utf8_lossy(&raw).into_owned();
     let (head, body) = text.split_once("\r\n\r\n").unwrap_or((&text, ""));
     let status = head.split(' ').nth(1).and_then(|s| s.parse().ok()).unwrap_or(0);
-    Answer { status, head: head.to_ascii_lowercase(), body: serde_json::from_str(body).unwrap_or(Value::Null) }
+    Answer {
+        status,
+        head: head.to_ascii_lowercase(),
+        body: serde_json::from_str(body).unwrap_or(Value::Null),
+    }
 }
 
 fn post(addr: SocketAddr, path: &str, body: Value) -> Answer {
@@ -69,20 +74,38 @@ fn http_routes_and_errors() {
     assert_eq!(minted.body["observation"]["episode_id"].as_str().unwrap().len(), 32);
     let no_id = post(addr, "/step", json!({"action": {"reply": "kubectl get pods -A"}}));
     assert_eq!((no_id.status, reason(&no_id)), (404, "NO_EPISODE_ID"));
-    let step = post(addr, "/step", json!({"action": {"reply": "kubectl get pods -A"}, "episode_id": "ep-1", "timeout_s": 5, "request_id": "r1"}));
-    assert_eq!((step.status, &step.body["reward"], &step.body["observation"]["turn"]), (200, &json!(0.0), &json!(1)));
+    let step = post(
+        addr,
+        "/step",
+        json!({"action": {"reply": "kubectl get pods -A"}, "episode_id": "ep-1", "timeout_s": 5, "request_id": "r1"}),
+    );
+    assert_eq!(
+        (step.status, &step.body["reward"], &step.body["observation"]["turn"]),
+        (200, &json!(0.0), &json!(1))
+    );
     let state = http(addr, "GET", "/state?episode_id=ep-1", &[], "");
     assert_eq!((state.status, &state.body["step_count"]), (200, &json!(1)));
     assert_eq!(http(addr, "GET", "/health", &[], "").body, json!({"status": "healthy"}));
-    assert_eq!(http(addr, "GET", "/capacity", &[], "").body, json!({"active_sessions": 2, "max_sessions": 4096}));
+    assert_eq!(
+        http(addr, "GET", "/capacity", &[], "").body,
+        json!({"active_sessions": 2, "max_sessions": 4096})
+    );
     assert!(http(addr, "GET", "/schema", &[], "").body["observation"]["required"].is_array());
     assert_eq!(http(addr, "GET", "/metadata", &[], "").body["name"], "netpress");
     let cases = [
         (http(addr, "POST", "/reset", &[], "{nope"), 400, "NOT_JSON"),
         (post(addr, "/reset", json!({"task_id": "k8s-v1-L1-s0-i0", "colour": 1})), 422, "UNKNOWN_FIELD"),
         (post(addr, "/reset", json!({"task_id": "k8s-v1-L9-s0-i0"})), 422, "BAD_LEVEL"),
-        (post(addr, "/step", json!({"action": {"reply": "x".repeat(300_000)}, "episode_id": "ep-1"})), 413, "REPLY_TOO_LARGE"),
-        (post(addr, "/step", json!({"action": {"reply": "x"}, "episode_id": "nope"})), 404, "UNKNOWN_SESSION"),
+        (
+            post(addr, "/step", json!({"action": {"reply": "x".repeat(300_000)}, "episode_id": "ep-1"})),
+            413,
+            "REPLY_TOO_LARGE",
+        ),
+        (
+            post(addr, "/step", json!({"action": {"reply": "x"}, "episode_id": "nope"})),
+            404,
+            "UNKNOWN_SESSION",
+        ),
         (post(addr, "/reset", json!({"task_id": "malt-v1-L1-s0-i0"})), 422, "SANDBOXED_APP"),
     ];
     for (answer, status, want) in cases {
@@ -102,7 +125,11 @@ fn limits_capacity_and_replacement() {
     let addr = server.addr();
     assert_eq!(post(addr, "/reset", json!({"task_id": "k8s-v1-L1-s0-i0", "episode_id": "a"})).status, 200);
     let again = post(addr, "/reset", json!({"task_id": "k8s-v1-L1-s1-i0", "episode_id": "a"}));
-    assert_eq!((again.status, &again.body["observation"]["task_id"]), (200, &json!("k8s-v1-L1-s1-i0")), "reset replaces");
+    assert_eq!(
+        (again.status, &again.body["observation"]["task_id"]),
+        (200, &json!("k8s-v1-L1-s1-i0")),
+        "reset replaces"
+    );
     let full = post(addr, "/reset", json!({"task_id": "k8s-v1-L1-s0-i0", "episode_id": "b"}));
     assert_eq!((full.status, reason(&full)), (503, "SESSIONS"));
     assert!(full.head.contains("retry-after: 1"), "{}", full.head);
@@ -110,7 +137,8 @@ fn limits_capacity_and_replacement() {
     assert_eq!((big.status, reason(&big)), (413, "BODY_TOO_LARGE"));
     // A WebSocket at capacity gets the error, then close 1013.
     let (mut ws, _) = tungstenite::connect(format!("ws://{addr}/ws")).unwrap();
-    ws.send(Message::text(json!({"type": "reset", "data": {"task_id": "k8s-v1-L1-s0-i0"}}).to_string())).unwrap();
+    ws.send(Message::text(json!({"type": "reset", "data": {"task_id": "k8s-v1-L1-s0-i0"}}).to_string()))
+        .unwrap();
     let err: Value = serde_json::from_str(ws.read().unwrap().to_text().unwrap()).unwrap();
     assert_eq!(err["data"]["reason"], "SESSIONS");
     match ws.read() {
@@ -122,7 +150,11 @@ fn limits_capacity_and_replacement() {
 
 #[test]
 fn host_origin_and_token() {
-    let server = start(Config { token: Some("s3cret".into()), allow_origins: vec!["https://ok.example".into()], ..Config::default() });
+    let server = start(Config {
+        token: Some("s3cret".into()),
+        allow_origins: vec!["https://ok.example".into()],
+        ..Config::default()
+    });
     let addr = server.addr();
     let auth = ("Authorization", "Bearer s3cret");
     assert_eq!(http(addr, "GET", "/health", &[], "").status, 401);
@@ -141,7 +173,11 @@ fn host_origin_and_token() {
 fn baseline(id: &str) -> (Vec<String>, netpress::record::ResultRecord) {
     let task = netpress::registry::generate(id).unwrap();
     let mut agent = netpress::registry::app(&task.card().app).unwrap().baseline();
-    let record = run_episode(task, agent.as_mut(), RunSettings { variant: PromptVariant::ZeroshotBase, max_turns: None });
+    let record = run_episode(
+        task,
+        agent.as_mut(),
+        RunSettings { variant: PromptVariant::ZeroshotBase, max_turns: None },
+    );
     (record.turns.iter().map(|t| t.reply.clone()).collect(), record)
 }
 
@@ -181,14 +217,20 @@ fn websocket_and_http_records_equal_the_runner_s() {
         assert_eq!(ask(json!({"type": "state"}))["data"]["step_count"], replies.len());
         assert_eq!(ask(json!({"type": "close"}))["type"], "closed");
 
-        let ep = post(addr, "/reset", json!({"task_id": id, "record": true})).body["observation"]["episode_id"].clone();
+        let ep =
+            post(addr, "/reset", json!({"task_id": id, "record": true})).body["observation"]["episode_id"]
+                .clone();
         let mut last = Value::Null;
         for r in &replies {
             last = post(addr, "/step", json!({"action": {"reply": r}, "episode_id": ep})).body;
         }
         same_record(&last["observation"]["record"], &want);
         let after = post(addr, "/step", json!({"action": {"reply": r#"x"#}, "episode_id": ep})).body;
-        assert_eq!((&after["reward"], &after["done"]), (&json!(0.0), &json!(true)), "a step after the end changes nothing");
+        assert_eq!(
+            (&after["reward"], &after["done"]),
+            (&json!(0.0), &json!(true)),
+            "a step after the end changes nothing"
+        );
     }
     server.shutdown().unwrap();
 }
@@ -199,11 +241,14 @@ fn idle_sessions_are_reaped_and_websockets_closed() {
     let addr = server.addr();
     post(addr, "/reset", json!({"task_id": "k8s-v1-L1-s0-i0", "episode_id": "idle"}));
     let (mut ws, _) = tungstenite::connect(format!("ws://{addr}/ws")).unwrap();
-    ws.send(Message::text(json!({"type": "reset", "data": {"task_id": "k8s-v1-L1-s0-i0"}}).to_string())).unwrap();
+    ws.send(Message::text(json!({"type": "reset", "data": {"task_id": "k8s-v1-L1-s0-i0"}}).to_string()))
+        .unwrap();
     ws.read().unwrap();
     assert_eq!(server.active_sessions(), 2);
     match ws.read() {
-        Ok(Message::Close(Some(frame))) => assert_eq!((u16::from(frame.code), frame.reason.as_str()), (1001, "idle timeout")),
+        Ok(Message::Close(Some(frame))) => {
+            assert_eq!((u16::from(frame.code), frame.reason.as_str()), (1001, "idle timeout"))
+        }
         other => panic!("expected close 1001, got {other:?}"),
     }
     // The reaper runs every second here; allow it two rounds.
