@@ -2,11 +2,11 @@
 //!
 //! The protocol itself is [`crate::env`] (no I/O); this module moves its messages over
 //! axum on a tokio runtime and keeps the sessions: HTTP sessions by `episode_id` in
-//! [`sessions`], one WebSocket session per connection, one count over both. Steps are short
+//! `sessions`, one WebSocket session per connection, one count over both. Steps are short
 //! (a fraction of a millisecond for Route and K8s) and run inline on the runtime's workers,
 //! each under `catch_unwind`: a panic closes its session and the server goes on.
 //!
-//! Security ([`guard`]): loopback by default; the `Host` header must name this server (no
+//! Security (`http::guard`): loopback by default; the `Host` header must name this server (no
 //! DNS rebinding); requests from a browser page (`Origin`) are refused unless allowed; an
 //! optional bearer token. Nothing a request says is opened, run or connected to: the
 //! emulators are pure functions of the task and the replies. docs/env.md says more.
