@@ -23,7 +23,7 @@
 //! - [`conversation`]: what passes between an agent and its driver (the [`conversation::Agent`] trait).
 //! - [`run`]: running agents on tasks: one episode, a batch, task selection, re-scoring.
 //! - [`agent`]: the agents: endpoint clients (OpenAI-compatible, A2A) and replays.
-//! - [`env`]: the episode protocol `netpress.env.v1` (reset, step, rewards) for trainers.
+//! - [`env`](mod@env): the episode protocol `netpress.env.v1` (reset, step, rewards) for trainers.
 //! - `shell`: the one command line every shell-driven application registers its commands in.
 //! - [`score`]: reactive scoring over an application's behaviour matrix and typed refusals.
 //! - [`sandbox`]: limits and the worker protocol that runs any application's episodes in a
