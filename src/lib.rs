@@ -23,6 +23,7 @@
 //! - [`conversation`]: what passes between an agent and its driver (the [`conversation::Agent`] trait).
 //! - [`run`]: running agents on tasks: one episode, a batch, task selection, re-scoring.
 //! - [`agent`]: the agents: endpoint clients (OpenAI-compatible, A2A) and replays.
+//! - [`env`](mod@env): the episode protocol `netpress.env.v1` (reset, step, rewards) for trainers.
 //! - `shell`: the one command line every shell-driven application registers its commands in.
 //! - [`score`]: reactive scoring over an application's behaviour matrix and typed refusals.
 //! - [`sandbox`]: limits and the worker protocol that runs any application's episodes in a
@@ -40,6 +41,7 @@ pub mod bgp;
 #[cfg(all(feature = "cli", not(target_arch = "wasm32")))]
 pub mod cli;
 pub mod conversation;
+pub mod env;
 pub mod error;
 pub mod export;
 pub mod hash;
@@ -61,6 +63,9 @@ pub mod sandbox;
 pub mod score;
 pub mod seed;
 pub mod selfcheck;
+// Native only, like `cli`: the environment server on tokio and axum.
+#[cfg(all(feature = "server", not(target_arch = "wasm32")))]
+pub mod server;
 mod shell;
 pub mod stats;
 mod tool_args;

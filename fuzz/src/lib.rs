@@ -3,6 +3,7 @@
 
 pub mod agent_replies;
 pub mod k8s_connectivity;
+pub mod env_protocol;
 pub mod k8s_patch;
 pub mod k8s_shell;
 pub mod k8s_yaml;
@@ -18,6 +19,7 @@ pub mod worker_protocol;
 pub const TARGETS: &[(&str, fn(&[u8]))] = &[
     ("agent_replies", agent_replies::fuzz),
     ("k8s_connectivity", k8s_connectivity::fuzz),
+    ("env_protocol", env_protocol::fuzz),
     ("k8s_patch", k8s_patch::fuzz),
     ("k8s_shell", k8s_shell::fuzz),
     ("k8s_yaml", k8s_yaml::fuzz),

@@ -22,6 +22,7 @@
 mod agents;
 mod bench;
 mod console;
+mod env_cmd;
 mod exec;
 mod export;
 mod knobs;
@@ -29,6 +30,8 @@ mod mock_agent;
 mod report;
 mod run;
 mod score;
+#[cfg(feature = "server")]
+mod serve;
 mod stats_cmd;
 mod tasks;
 
@@ -39,6 +42,7 @@ use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 use crate::registry::Registry;
 
 pub use console::Console;
+pub(crate) use env_cmd::random_id;
 
 /// A failure to report: the message (none when it was already printed) and the exit code.
 #[derive(Debug)]
@@ -108,6 +112,11 @@ enum Command {
     Exec(exec::ExecArgs),
     /// Testing aid: a scripted OpenAI-compatible and A2A agent server on 127.0.0.1.
     MockAgent(mock_agent::MockAgentArgs),
+    /// The episode protocol for trainers as JSON lines on stdin/stdout (docs/env.md).
+    Env(env_cmd::EnvArgs),
+    /// The episode protocol over HTTP and WebSocket, OpenEnv-compatible (docs/env.md).
+    #[cfg(feature = "server")]
+    Serve(serve::ServeArgs),
     /// App-specific commands: `netpress <app> exec …` or `netpress <app> <tool> …`.
     #[command(external_subcommand)]
     App(Vec<String>),
@@ -163,6 +172,9 @@ fn dispatch(cx: &mut Context, cli: Cli, matches: &clap::ArgMatches) -> CliResult
         Command::Export(args) => export::export(cx, args, sub.expect("export matches")),
         Command::Exec(args) => exec::exec(cx, args),
         Command::MockAgent(args) => mock_agent::mock_agent(cx, args),
+        Command::Env(args) => env_cmd::env(cx, args),
+        #[cfg(feature = "server")]
+        Command::Serve(args) => serve::serve(cx, args),
         Command::App(argv) => exec::app_command(cx, &argv),
     }
 }

@@ -102,6 +102,11 @@ impl Runner {
         &self.turns
     }
 
+    /// The turn limit in force (the settings', else the task's).
+    pub fn max_turns(&self) -> u32 {
+        self.max_turns
+    }
+
     pub fn finished(&self) -> Option<Finish> {
         if self.stopped.is_some() {
             return Some(Finish::Stopped);

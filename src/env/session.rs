@@ -1,0 +1,246 @@
+//! One session: an episode of the runner, its reward and the observation last sent.
+//!
+//! A session is the one episode loop of the crate ([`Runner`]) with the protocol's view on
+//! it: a reset builds a runner, a step hands it one reply (or one failed call) and answers
+//! with an [`Observation`] and the reward earned. Nothing here waits or does I/O; every
+//! transport (stdio, HTTP, WebSocket) holds sessions of this type.
+
+use serde::{Deserialize, Serialize};
+
+use super::error::{EnvError, Reason};
+use super::params::Resolved;
+use super::reward::RewardSpec;
+use crate::app::{Finish, Score};
+use crate::conversation::{AgentError, AgentInfo, AgentReply, Tokens};
+use crate::record::ResultRecord;
+use crate::run::Runner;
+
+/// The largest reply a step accepts, in bytes.
+pub const MAX_REPLY_BYTES: usize = 256 * 1024;
+
+/// A step's action as sent: `{"reply", "latency_ms"?, "tokens"?}` or `{"error", "fatal"?}`.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Action {
+    pub reply: Option<String>,
+    pub latency_ms: Option<f64>,
+    pub tokens: Option<Tokens>,
+    pub error: Option<String>,
+    pub fatal: Option<bool>,
+}
+
+impl Action {
+    /// Parses an action from a message's `data`.
+    pub fn from_value(data: Option<serde_json::Value>) -> Result<Self, EnvError> {
+        let data = data
+            .ok_or_else(|| EnvError::new(Reason::MissingField, "step needs an action: {\"reply\": TEXT}"))?;
+        serde_json::from_value(data).map_err(|e| EnvError::from_serde("action", &e))
+    }
+
+    /// The reply or failed call this action stands for.
+    pub fn into_turn(self) -> Result<Result<AgentReply, AgentError>, EnvError> {
+        match (self.reply, self.error) {
+            (Some(_), Some(_)) => {
+                Err(EnvError::new(Reason::BadValue, "an action has a reply or an error, not both"))
+            }
+            (None, None) => {
+                Err(EnvError::new(Reason::MissingField, "an action needs \"reply\" (or \"error\")"))
+            }
+            (Some(text), None) if text.len() > MAX_REPLY_BYTES => Err(EnvError::new(
+                Reason::ReplyTooLarge,
+                format!("the reply has {} bytes; the limit is {MAX_REPLY_BYTES}", text.len()),
+            )),
+            (Some(text), None) => {
+                Ok(Ok(AgentReply { text, latency_ms: self.latency_ms, tokens: self.tokens }))
+            }
+            (None, Some(message)) => Ok(Err(AgentError { message, fatal: self.fatal.unwrap_or(false) })),
+        }
+    }
+}
+
+/// What the agent sees after a reset or a step. Every field is top level (OpenEnv drops a
+/// `metadata` field when it serialises an observation).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Observation {
+    /// The prompt after a reset, else the text the agent sees next.
+    pub text: String,
+    pub episode_id: String,
+    pub task_id: String,
+    pub content_hash: String,
+    pub app: String,
+    pub level: u8,
+    pub label: String,
+    /// Turns used.
+    pub turn: u32,
+    pub max_turns: u32,
+    pub finish: Option<Finish>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub action: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub output: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub exit_status: Option<i32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub notes: Option<Vec<String>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub score: Option<Score>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub record: Option<Box<ResultRecord>>,
+}
+
+/// An observation with its envelope: `{observation, reward, done}`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct StepResult {
+    pub observation: Observation,
+    /// `null` after a reset.
+    pub reward: Option<f64>,
+    pub done: bool,
+}
+
+/// A session's state (`GET /state`, `{"type": "state"}`).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct State {
+    pub episode_id: String,
+    pub step_count: u32,
+    pub task_id: String,
+    pub content_hash: String,
+    pub label: String,
+    pub max_turns: u32,
+    pub finish: Option<Finish>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub score: Option<Score>,
+}
+
+/// The agent a session's result record names.
+pub fn env_agent() -> AgentInfo {
+    AgentInfo::new("env", super::PROTOCOL)
+}
+
+/// One episode behind the protocol.
+pub struct Session {
+    episode_id: String,
+    runner: Runner,
+    reward: RewardSpec,
+    record: bool,
+    /// The episode's progress after the last step (for dense rewards).
+    progress: f64,
+}
+
+impl Session {
+    /// Starts the episode `resolved` names under `episode_id` (the client's, else `minted`).
+    pub fn start(resolved: Resolved, minted: impl FnOnce() -> String) -> (Session, StepResult) {
+        let episode_id = resolved.episode_id.unwrap_or_else(minted);
+        let runner = Runner::new(resolved.task, resolved.settings);
+        let progress =
+            if resolved.reward.dense_weight().is_some() { runner.episode().score().progress } else { 0.0 };
+        let session =
+            Session { episode_id, runner, reward: resolved.reward, record: resolved.record, progress };
+        let text = session.runner.messages()[0].content.clone();
+        let observation = session.observation(text);
+        (session, StepResult { observation, reward: None, done: false })
+    }
+
+    pub fn episode_id(&self) -> &str {
+        &self.episode_id
+    }
+
+    pub fn runner(&self) -> &Runner {
+        &self.runner
+    }
+
+    pub fn finished(&self) -> Option<Finish> {
+        self.runner.finished()
+    }
+
+    /// One turn: the reply (or failed call) goes to the runner; the reward is the final one on
+    /// the step that ends the episode, plus the shaping term when the reward is dense. A step
+    /// after the end changes nothing and says so.
+    pub fn step(&mut self, turn: Result<AgentReply, AgentError>) -> StepResult {
+        if let Some(finish) = self.finished() {
+            let text = format!(
+                "The episode is over ({}); this step changed nothing. Send reset to start another.",
+                finish_name(finish)
+            );
+            let mut observation = self.observation(text);
+            observation.notes = Some(vec!["step after the end of the episode: ignored".into()]);
+            return StepResult { observation, reward: Some(0.0), done: true };
+        }
+        self.runner.submit(turn);
+        let mut reward = 0.0;
+        if let Some(alpha) = self.reward.dense_weight() {
+            let progress = self.runner.episode().score().progress;
+            reward += alpha * (progress - self.progress);
+            self.progress = progress;
+        }
+        let last = self.runner.turns().last().cloned().unwrap_or_default();
+        let text = match &last.error {
+            None => last.observation.clone(),
+            Some(e) => format!("The agent call failed ({e}); the episode did not step."),
+        };
+        let mut observation = self.observation(text);
+        observation.action = Some(last.action);
+        observation.output = Some(last.output);
+        observation.exit_status = last.exit_status;
+        observation.notes = Some(last.notes);
+        let done = self.finished().is_some();
+        if done {
+            let score = observation.score.as_ref().expect("a finished observation has its score");
+            reward += self.reward.final_reward(score, observation.turn, observation.max_turns);
+        }
+        StepResult { observation, reward: Some(reward), done }
+    }
+
+    /// The observation of the episode as it stands, with `text`.
+    fn observation(&self, text: String) -> Observation {
+        let card = self.runner.task().card();
+        let finish = self.finished();
+        let record = finish.map(|_| self.record());
+        Observation {
+            text,
+            episode_id: self.episode_id.clone(),
+            task_id: card.id.clone(),
+            content_hash: card.content_hash.clone(),
+            app: card.app.clone(),
+            level: card.level,
+            label: card.label.clone(),
+            turn: self.runner.turns().len() as u32,
+            max_turns: self.max_turns(),
+            finish,
+            action: None,
+            output: None,
+            exit_status: None,
+            notes: None,
+            score: record.as_ref().map(|r| r.score.clone()),
+            record: record.filter(|_| self.record).map(Box::new),
+        }
+    }
+
+    fn max_turns(&self) -> u32 {
+        self.runner.max_turns()
+    }
+
+    /// The session's state.
+    pub fn state(&self) -> State {
+        let card = self.runner.task().card();
+        let finish = self.finished();
+        State {
+            episode_id: self.episode_id.clone(),
+            step_count: self.runner.turns().len() as u32,
+            task_id: card.id.clone(),
+            content_hash: card.content_hash.clone(),
+            label: card.label.clone(),
+            max_turns: self.max_turns(),
+            finish,
+            score: finish.map(|_| self.record().score),
+        }
+    }
+
+    /// The result record of the episode as it stands (`netpress.result.v1`).
+    pub fn record(&self) -> ResultRecord {
+        self.runner.record(&env_agent())
+    }
+}
+
+fn finish_name(finish: Finish) -> String {
+    serde_json::to_value(finish).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default()
+}

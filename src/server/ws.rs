@@ -1,0 +1,148 @@
+//! WebSocket sessions: one per connection, messages `{type, data}` answered in order.
+
+use axum::extract::State as Axum;
+use axum::extract::ws::{CloseFrame, Message, WebSocket, WebSocketUpgrade};
+use axum::response::Response;
+use serde_json::{Map, Value};
+
+use super::Shared;
+use crate::env::{self, EnvError, Reason, Request, Session, guarded};
+
+/// Close codes: going away (idle, shutdown), try again later (capacity).
+const GOING_AWAY: u16 = 1001;
+const TRY_AGAIN_LATER: u16 = 1013;
+
+pub(super) async fn upgrade(Axum(state): Axum<Shared>, ws: WebSocketUpgrade) -> Response {
+    // Twice the limit, so that a message a little too large is answered `BODY_TOO_LARGE`;
+    // past that the socket layer closes the connection (1009).
+    let max = state.config.limits.max_body.saturating_mul(2);
+    ws.max_message_size(max).max_frame_size(max).on_upgrade(move |socket| connection(socket, state))
+}
+
+/// The connection's one session, counted while it lives.
+struct Slot<'a> {
+    state: &'a Shared,
+    session: Option<Session>,
+}
+
+impl Slot<'_> {
+    fn clear(&mut self) {
+        if self.session.take().is_some() {
+            self.state.sessions.release();
+        }
+    }
+}
+
+impl Drop for Slot<'_> {
+    fn drop(&mut self) {
+        self.clear();
+    }
+}
+
+async fn connection(mut socket: WebSocket, state: Shared) {
+    let mut slot = Slot { state: &state, session: None };
+    let mut shutdown = state.shutdown.clone();
+    loop {
+        let received = tokio::select! {
+            r = tokio::time::timeout(state.config.idle_timeout, socket.recv()) => r,
+            _ = stopping(&mut shutdown) => {
+                close(&mut socket, GOING_AWAY, "server shutting down").await;
+                return;
+            }
+        };
+        let bytes = match received {
+            Err(_) => {
+                close(&mut socket, GOING_AWAY, "idle timeout").await;
+                return;
+            }
+            Ok(None | Some(Err(_))) => return,
+            Ok(Some(Ok(message))) => match message {
+                Message::Text(t) => t.as_str().as_bytes().to_vec(),
+                Message::Binary(b) => b.to_vec(),
+                Message::Close(_) => return,
+                _ => continue,
+            },
+        };
+        let (reply, then_close) = handle(&mut slot, &bytes);
+        if socket.send(Message::Text(Value::Object(reply).to_string().into())).await.is_err() {
+            return;
+        }
+        if let Some((code, reason)) = then_close {
+            close(&mut socket, code, reason).await;
+            return;
+        }
+    }
+}
+
+/// Resolves once the server is stopping (the guard `wait_for` returns is dropped here, so the
+/// connection's future stays `Send`).
+async fn stopping(shutdown: &mut tokio::sync::watch::Receiver<bool>) {
+    let _ = shutdown.wait_for(|stop| *stop).await;
+}
+
+async fn close(socket: &mut WebSocket, code: u16, reason: &'static str) {
+    let _ = socket.send(Message::Close(Some(CloseFrame { code, reason: reason.into() }))).await;
+}
+
+type Closing = Option<(u16, &'static str)>;
+
+/// One message: the reply, and the close to send after it (capacity, `close`).
+fn handle(slot: &mut Slot, bytes: &[u8]) -> (Map<String, Value>, Closing) {
+    let parsed = env::parse(bytes, slot.state.config.limits.max_body, false);
+    match parsed.request.and_then(|r| serve(slot, r)) {
+        Ok(reply) => reply,
+        Err(e) if e.reason == Reason::Sessions => {
+            (env::error_message(&e), Some((TRY_AGAIN_LATER, "capacity reached")))
+        }
+        Err(e) => (env::error_message(&e), None),
+    }
+}
+
+fn serve(slot: &mut Slot, request: Request) -> Result<(Map<String, Value>, Closing), EnvError> {
+    let state = slot.state;
+    match request {
+        Request::Reset(params) => {
+            let resolved = guarded(|| params.resolve(state.registry, &state.config.defaults))??;
+            if slot.session.is_none() {
+                state.sessions.reserve()?;
+            }
+            match guarded(|| Session::start(resolved, crate::cli::random_id)) {
+                Ok((session, result)) => {
+                    slot.session = Some(session);
+                    Ok((env::observation(&result), None))
+                }
+                Err(e) => {
+                    if slot.session.is_none() {
+                        state.sessions.release();
+                    }
+                    Err(e)
+                }
+            }
+        }
+        Request::Step(action) => {
+            let turn = action.into_turn()?;
+            let session = slot.session.as_mut().ok_or_else(no_session)?;
+            match guarded(|| session.step(turn)) {
+                Ok(result) => Ok((env::observation(&result), None)),
+                Err(e) => {
+                    slot.clear();
+                    Err(e)
+                }
+            }
+        }
+        Request::State => Ok((env::state(&slot.session.as_ref().ok_or_else(no_session)?.state()), None)),
+        Request::Close => {
+            let id = slot.session.as_ref().ok_or_else(no_session)?.episode_id().to_string();
+            slot.clear();
+            Ok((env::closed(&id), Some((1000, "closed"))))
+        }
+        // Refused when parsing (stdio only); answered the same way should one get here.
+        Request::Info | Request::Ping => {
+            Err(EnvError::new(Reason::UnknownType, "info and ping are stdio only"))
+        }
+    }
+}
+
+fn no_session() -> EnvError {
+    EnvError::new(Reason::UnknownSession, "this connection has no session: send reset first")
+}
