@@ -33,9 +33,12 @@ pub struct Quiet;
 impl Observer for Quiet {}
 
 /// Runs the search to its end (or until `cancel`); returns whether it finished.
+/// `settings` applies to the agent's episodes (a turn limit to hold it to); the reference's
+/// run with the tasks' own.
 pub fn drive(
     search: &mut Search<'_>,
     agent: &AgentFactory<'_>,
+    settings: RunSettings,
     jobs: usize,
     cancel: &Cancel,
     observer: &mut dyn Observer,
@@ -46,7 +49,7 @@ pub fn drive(
     loop {
         let rounds_before = search.state().rounds.len();
         let t = Instant::now();
-        let next = search.next().map_err(io::Error::other)?;
+        let next = search.next_step().map_err(io::Error::other)?;
         search_ms += t.elapsed().as_secs_f64() * 1e3;
         if search.state().rounds.len() > rounds_before {
             observer.save(search.state())?;
@@ -56,7 +59,7 @@ pub fn drive(
         match next {
             Next::Done => return Ok(true),
             Next::Evaluate(point) => {
-                let Some((a, r, ran)) = evaluate(search, &point, agent, jobs, cancel, &mut reference, observer)?
+                let Some((a, r, ran)) = evaluate(search, &point, (agent, settings), jobs, cancel, &mut reference, observer)?
                 else {
                     return Ok(false);
                 };
@@ -70,7 +73,7 @@ pub fn drive(
             Next::Confirm(points) => {
                 let mut runs = Vec::new();
                 for point in points {
-                    let Some((a, r, _)) = evaluate(search, &point, agent, jobs, cancel, &mut reference, observer)?
+                    let Some((a, r, _)) = evaluate(search, &point, (agent, settings), jobs, cancel, &mut reference, observer)?
                     else {
                         return Ok(false);
                     };
@@ -83,20 +86,23 @@ pub fn drive(
     }
 }
 
+/// The agent's and the reference's scores of a point, and the reference episodes run.
+type Scores = (Vec<f64>, Vec<f64>, usize);
+
 /// The agent's and the reference's scores on a point's ids, and how many reference episodes
 /// ran (the others were cached); `None` when cancelled.
 fn evaluate(
     search: &Search<'_>,
     point: &Point,
-    agent: &AgentFactory<'_>,
+    (agent, settings): (&AgentFactory<'_>, RunSettings),
     jobs: usize,
     cancel: &Cancel,
     cache: &mut BTreeMap<String, f64>,
     observer: &mut dyn Observer,
-) -> io::Result<Option<(Vec<f64>, Vec<f64>, usize)>> {
+) -> io::Result<Option<Scores>> {
     let ids: Vec<String> = point.ids.iter().map(ToString::to_string).collect();
     let kind = search.state().settings.score;
-    let Some(a) = scores(search, &ids, agent, jobs, cancel, |r| observer.record(r, false))? else {
+    let Some(a) = scores(search, &ids, (agent, settings), jobs, cancel, |r| observer.record(r, false))? else {
         return Ok(None);
     };
     let a: Vec<f64> = a.iter().map(|r| kind.of(&r.score)).collect();
@@ -107,7 +113,8 @@ fn evaluate(
         let missing: Vec<String> = ids.iter().filter(|id| !cache.contains_key(*id)).cloned().collect();
         let app = search.app();
         let baseline = |_: &str| app.baseline();
-        let Some(r) = scores(search, &missing, &baseline, jobs, cancel, |r| observer.record(r, true))? else {
+        let reference = (&baseline as &AgentFactory<'_>, RunSettings::default());
+        let Some(r) = scores(search, &missing, reference, jobs, cancel, |r| observer.record(r, true))? else {
             return Ok(None);
         };
         let ran = missing.len();
@@ -123,7 +130,7 @@ fn evaluate(
 fn scores(
     search: &Search<'_>,
     ids: &[String],
-    factory: &AgentFactory<'_>,
+    (factory, settings): (&AgentFactory<'_>, RunSettings),
     jobs: usize,
     cancel: &Cancel,
     mut each: impl FnMut(&ResultRecord) -> io::Result<()>,
@@ -136,7 +143,7 @@ fn scores(
         .map_err(io::Error::other)?;
     let mut out = Vec::with_capacity(ids.len());
     let mut complete = true;
-    run::run_threads(tasks, factory, RunSettings::default(), jobs, cancel, |r| {
+    run::run_threads(tasks, factory, settings, jobs, cancel, |r| {
         match r {
             Some(r) => {
                 each(&r)?;

@@ -128,3 +128,62 @@ pub fn weakness_map(
         filter: filter.to_vec(),
     })
 }
+
+/// One row of the weakness table: a confirmed cell with its search and confirmation figures.
+#[derive(Debug, Clone, Serialize)]
+pub struct WeakRow {
+    pub rank: usize,
+    pub cell: String,
+    /// The round it was promoted in (none for a top cell that was not).
+    pub round: Option<u32>,
+    /// Its weight in the mixture (0 when not promoted).
+    pub weight: f64,
+    pub search_gap: f64,
+    /// Seeds behind the search gap.
+    pub k: usize,
+    pub agent: super::state::RateCi,
+    pub reference: super::state::RateCi,
+    pub gap: f64,
+    pub shrinkage: f64,
+    pub verdict: Verdict,
+}
+
+/// The confirmed cells, weak ones first, then by confirmation gap (highest first).
+pub fn weakness_table(search: &Search<'_>) -> Vec<WeakRow> {
+    let state = search.state();
+    let mut rows: Vec<WeakRow> = state
+        .confirmations
+        .iter()
+        .map(|c| {
+            let weight = state
+                .mixture
+                .iter()
+                .find_map(|m| match m {
+                    super::state::Component::Cell { index, weight, .. } if *index == c.index => Some(*weight),
+                    _ => None,
+                })
+                .unwrap_or(0.0);
+            WeakRow {
+                rank: 0,
+                cell: search.space().label(&search.space().cell_at(c.index)),
+                round: state.promotions.iter().find(|p| p.index == c.index).map(|p| p.round),
+                weight,
+                search_gap: c.search_gap,
+                k: state.evaluations.iter().filter(|e| e.index == c.index).map(|e| e.ids.len()).sum(),
+                agent: c.agent,
+                reference: c.reference,
+                gap: c.gap,
+                shrinkage: c.shrinkage,
+                verdict: c.verdict,
+            }
+        })
+        .collect();
+    rows.sort_by(|a, b| {
+        let weak = |r: &WeakRow| r.verdict != Verdict::Weak;
+        weak(a).cmp(&weak(b)).then(b.gap.total_cmp(&a.gap))
+    });
+    for (i, r) in rows.iter_mut().enumerate() {
+        r.rank = i + 1;
+    }
+    rows
+}

@@ -13,13 +13,15 @@
 //! - `gp`: the Gaussian-process surrogate (hand-written; the module says why).
 //! - `state`: settings and the resumable JSON state.
 //! - `search`: the round logic (random points, GP-UCB batch, promotion, confirmation).
-//! - `map`: the weakness map (posterior mean over two dimensions).
+//! - `map`: the weakness map (posterior mean over two dimensions) and table.
+//! - `curriculum`: the mixture file and the task stream trainers read.
 //! - `drive` (native): runs the episodes through [`crate::run::run_threads`].
 //!
 //! Everything but `drive` is pure and builds for wasm32.
 
 #[cfg(not(target_arch = "wasm32"))]
 mod drive;
+mod curriculum;
 mod gp;
 mod map;
 mod search;
@@ -28,8 +30,9 @@ mod state;
 
 #[cfg(not(target_arch = "wasm32"))]
 pub use drive::{Observer, Quiet, drive};
+pub use curriculum::{MIXTURE_SCHEMA, STREAM_SEEDS, StreamTask, curriculum, mixture_json};
 pub use gp::{Candidate, Gp, LENGTHSCALES, Obs, matern52};
-pub use map::{MapCell, WeaknessMap, default_dims, weakness_map};
+pub use map::{MapCell, WeakRow, WeaknessMap, default_dims, weakness_map, weakness_table};
 pub use search::{CONFIRM_SEEDS, MAX_CANDIDATES, Next, Point, SEARCH_SEEDS, Search, normal_quantile};
 pub use space::{Cell, Dim, Enc, Reference, Space, Via, feasible_cells, realise_knobs, scan};
 pub use state::{

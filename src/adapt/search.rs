@@ -1,6 +1,6 @@
 //! The search: which cell to evaluate next, on which seeds, and what a round promotes.
 //!
-//! [`Search`] is a state machine over a [`State`]: [`Search::next`] says what to do, a driver
+//! [`Search`] is a state machine over a [`State`]: [`Search::next_step`] says what to do, a driver
 //! runs the episodes through the ordinary runner and hands the scores back
 //! ([`Search::record`], [`Search::confirm`]). Each round draws its random points, fits the
 //! surrogate, picks the guided batch by GP-UCB with a kriging believer, and promotes
@@ -145,7 +145,7 @@ impl<'a> Search<'a> {
     }
 
     /// What to do next. Rounds end by promoting, which this call does itself.
-    pub fn next(&mut self) -> Result<Next> {
+    pub fn next_step(&mut self) -> Result<Next> {
         loop {
             let round = self.state.rounds.len() as u32 + 1;
             if round > self.state.settings.rounds {

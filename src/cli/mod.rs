@@ -19,6 +19,7 @@
 //! The command line is native only: it blocks on threads and files (feature `cli`).
 //! docs/cli.md says more.
 
+mod adapt;
 mod agents;
 mod bench;
 mod console;
@@ -108,6 +109,9 @@ enum Command {
     Exec(exec::ExecArgs),
     /// Testing aid: a scripted OpenAI-compatible and A2A agent server on 127.0.0.1.
     MockAgent(mock_agent::MockAgentArgs),
+    /// Search an application's task space for where an agent trails the baseline (or an
+    /// oracle), confirm it on fresh seeds, and keep the curriculum (docs/adapt.md).
+    Adapt(adapt::AdaptArgs),
     /// App-specific commands: `netpress <app> exec …` or `netpress <app> <tool> …`.
     #[command(external_subcommand)]
     App(Vec<String>),
@@ -163,6 +167,7 @@ fn dispatch(cx: &mut Context, cli: Cli, matches: &clap::ArgMatches) -> CliResult
         Command::Export(args) => export::export(cx, args, sub.expect("export matches")),
         Command::Exec(args) => exec::exec(cx, args),
         Command::MockAgent(args) => mock_agent::mock_agent(cx, args),
+        Command::Adapt(args) => adapt::adapt(cx, args, sub.expect("adapt matches")),
         Command::App(argv) => exec::app_command(cx, &argv),
     }
 }

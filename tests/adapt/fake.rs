@@ -46,7 +46,7 @@ pub fn run(app: &'static dyn App, settings: Settings, fails: impl Fn(&QueryId) -
         if fails(&q) { Box::new(Noop(noop(name))) } else { app.baseline() }
     };
     let mut search = netpress::adapt::Search::new(app, settings, AgentInfo::new("fake", "pred")).unwrap();
-    let done = netpress::adapt::drive(&mut search, &factory, jobs, &Cancel::new(), &mut netpress::adapt::Quiet)
+    let done = netpress::adapt::drive(&mut search, &factory, Default::default(), jobs, &Cancel::new(), &mut netpress::adapt::Quiet)
         .unwrap();
     assert!(done);
     search.state().clone()

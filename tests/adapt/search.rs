@@ -13,6 +13,8 @@ fn route_settings(seed: u64) -> Settings {
     s.rounds = 3;
     s.k = 5;
     s.seed = seed;
+    // CI-sized confirmation (50 by default); the intervals stay separated at this size.
+    s.confirm = std::env::var("NETPRESS_ADAPT_CONFIRM").ok().and_then(|v| v.parse().ok()).unwrap_or(30);
     s.pins = vec![
         Pin { dim: "level".into(), values: vec!["1".into(), "2".into()] },
         Pin { dim: "turns".into(), values: vec!["10".into()] },
@@ -28,12 +30,21 @@ fn subnets(state: &State, i: usize) -> u32 {
     state.promotions.get(i).map_or(0, |p| p.cell["subnets"].parse().unwrap())
 }
 
-const RUNS: u64 = 20;
+/// Run seeds per row: 20 for the acceptance figures (`NETPRESS_ADAPT_RUNS=20`, see
+/// docs/adapt.md), a CI-sized 2 by default (an unoptimised Route episode takes tens of ms).
+fn runs() -> u64 {
+    std::env::var("NETPRESS_ADAPT_RUNS").ok().and_then(|v| v.parse().ok()).unwrap_or(2)
+}
+
+/// At least `num/den` of `n` runs, rounded up (19/20 of 20 is 19; of 2, both).
+fn share(num: u64, den: u64, n: u64) -> u64 {
+    (num * n).div_ceil(den)
+}
 
 #[test]
 fn a_hidden_region_is_found_and_confirmed() {
     let mut first_round = 0;
-    for seed in 0..RUNS {
+    for seed in 0..runs() {
         let state = run(route(), route_settings(seed), |id| knob(id, 'n') >= 6, 2);
         let p1 = state.promotions.first().filter(|p| p.round == 1);
         if p1.is_some_and(|_| subnets(&state, 0) >= 6) {
@@ -44,12 +55,14 @@ fn a_hidden_region_is_found_and_confirmed() {
         assert!(!weak.is_empty(), "run {seed}: nothing confirmed");
         assert!(weak.iter().all(|c| c.cell["subnets"].parse::<u32>().unwrap() >= 6), "run {seed}: false weakness");
     }
-    assert!(first_round >= 19, "round-1 promotion in the region in {first_round}/{RUNS} runs");
+    let n = runs();
+    eprintln!("round-1 promotion in the region in {first_round}/{n} runs");
+    assert!(first_round >= share(19, 20, n), "round-1 promotion in the region in {first_round}/{n} runs");
 }
 
 #[test]
 fn an_agent_equal_to_the_baseline_has_no_weakness() {
-    for seed in 0..RUNS {
+    for seed in 0..runs() {
         let state = run(route(), route_settings(seed), |_| false, 2);
         assert!(state.promotions.is_empty(), "run {seed}: {:?}", state.promotions);
         assert!(state.confirmations.iter().all(|c| c.verdict != Verdict::Weak), "run {seed}");
@@ -59,7 +72,7 @@ fn an_agent_equal_to_the_baseline_has_no_weakness() {
 #[test]
 fn a_random_failure_gap_shrinks_on_fresh_seeds() {
     let (mut covered, mut gaps, mut n) = (0, 0.0, 0);
-    for seed in 0..RUNS {
+    for seed in 0..runs() {
         let state = run(route(), route_settings(seed), |id| random_fail(id, 0.3), 2);
         for p in &state.promotions {
             gaps += p.gap;
@@ -71,8 +84,10 @@ fn a_random_failure_gap_shrinks_on_fresh_seeds() {
         }
         assert!(promoted.iter().all(|c| c.shrinkage > 0.0), "run {seed}: {promoted:?}");
     }
-    assert!(gaps / n as f64 >= 0.4, "mean search gap {}", gaps / n as f64);
-    assert!(covered >= 18, "{covered}/{RUNS}");
+    let mean = gaps / n.max(1) as f64;
+    eprintln!("mean search gap of promotions {mean:.3}; confirmation covers 0.7 in {covered}/{}", runs());
+    assert!(mean >= 0.4, "mean search gap {mean}");
+    assert!(covered >= share(18, 20, runs()), "{covered}/{}", runs());
 }
 
 #[test]
