@@ -15,7 +15,8 @@ use netpress::run::{RunSettings, run_episode};
 
 /// A search of the full route space with ten rounds of 15 synthetic evaluations.
 fn search_with_history() -> Search<'static> {
-    let mut search = Search::new(&RouteApp, Settings::new(Reference::Baseline), AgentInfo::new("bench", "x")).unwrap();
+    let mut search =
+        Search::new(&RouteApp, Settings::new(Reference::Baseline), AgentInfo::new("bench", "x")).unwrap();
     let n = search.cells().len();
     let ids = vec![QueryId::new("route", 1, 1, 0, 0); 10];
     for e in 0..150usize {

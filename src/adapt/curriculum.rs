@@ -42,7 +42,9 @@ pub fn mixture_json(search: &Search<'_>) -> Value {
         .mixture
         .iter()
         .map(|c| match c {
-            Component::Default { levels, weight } => json!({"kind": "default", "levels": levels, "weight": weight}),
+            Component::Default { levels, weight } => {
+                json!({"kind": "default", "levels": levels, "weight": weight})
+            }
             Component::Cell { cell, weight, round, gap, .. } => {
                 json!({"kind": "cell", "cell": cell, "weight": weight, "round": round, "gap": gap})
             }

@@ -59,7 +59,8 @@ pub fn drive(
         match next {
             Next::Done => return Ok(true),
             Next::Evaluate(point) => {
-                let Some((a, r, ran)) = evaluate(search, &point, (agent, settings), jobs, cancel, &mut reference, observer)?
+                let Some((a, r, ran)) =
+                    evaluate(search, &point, (agent, settings), jobs, cancel, &mut reference, observer)?
                 else {
                     return Ok(false);
                 };
@@ -73,7 +74,8 @@ pub fn drive(
             Next::Confirm(points) => {
                 let mut runs = Vec::new();
                 for point in points {
-                    let Some((a, r, _)) = evaluate(search, &point, (agent, settings), jobs, cancel, &mut reference, observer)?
+                    let Some((a, r, _)) =
+                        evaluate(search, &point, (agent, settings), jobs, cancel, &mut reference, observer)?
                     else {
                         return Ok(false);
                     };
@@ -102,7 +104,8 @@ fn evaluate(
 ) -> io::Result<Option<Scores>> {
     let ids: Vec<String> = point.ids.iter().map(ToString::to_string).collect();
     let kind = search.state().settings.score;
-    let Some(a) = scores(search, &ids, (agent, settings), jobs, cancel, |r| observer.record(r, false))? else {
+    let Some(a) = scores(search, &ids, (agent, settings), jobs, cancel, |r| observer.record(r, false))?
+    else {
         return Ok(None);
     };
     let a: Vec<f64> = a.iter().map(|r| kind.of(&r.score)).collect();
@@ -164,7 +167,11 @@ fn round_line(search: &Search<'_>, search_ms: f64, episodes: (usize, usize)) -> 
     let evals: Vec<_> = state.evaluations.iter().filter(|e| e.round == note.round).collect();
     let random = evals.iter().filter(|e| e.phase == super::state::Phase::Random).count();
     let cell = search.space().label(&search.space().cell_at(note.best_index));
-    let promoted = if note.promoted { format!("promoted {:.2}", state.settings.weight) } else { "nothing promoted".into() };
+    let promoted = if note.promoted {
+        format!("promoted {:.2}", state.settings.weight)
+    } else {
+        "nothing promoted".into()
+    };
     let weights: Vec<String> = state
         .mixture
         .iter()

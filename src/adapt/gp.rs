@@ -79,7 +79,8 @@ impl Gp {
 
     /// The GP with fixed hyperparameters.
     pub fn with(obs: &[Obs], mean: f64, signal: f64, lengthscale: f64) -> Gp {
-        let mut gp = Gp { xs: Vec::new(), l: Vec::new(), alpha: Vec::new(), mean, signal, lengthscale, lml: 0.0 };
+        let mut gp =
+            Gp { xs: Vec::new(), l: Vec::new(), alpha: Vec::new(), mean, signal, lengthscale, lml: 0.0 };
         for o in obs {
             gp.push(&o.x, o.noise);
         }
@@ -205,7 +206,8 @@ mod tests {
             [k(1.0, 0.0), k(1.0, 0.5), k(1.0, 1.0) + 0.1 + j],
         ];
         let det = |m: [[f64; 3]; 3]| {
-            m[0][0] * (m[1][1] * m[2][2] - m[1][2] * m[2][1]) - m[0][1] * (m[1][0] * m[2][2] - m[1][2] * m[2][0])
+            m[0][0] * (m[1][1] * m[2][2] - m[1][2] * m[2][1])
+                - m[0][1] * (m[1][0] * m[2][2] - m[1][2] * m[2][0])
                 + m[0][2] * (m[1][0] * m[2][1] - m[1][1] * m[2][0])
         };
         let solve = |b: [f64; 3]| {
@@ -252,7 +254,8 @@ mod tests {
     #[test]
     fn the_fit_picks_a_lengthscale_and_needs_data() {
         assert!(Gp::fit(&[]).is_none());
-        let data: Vec<Obs> = (0..8).map(|i| obs(i as f64 / 7.0, if i < 4 { 0.0 } else { 1.0 }, 0.02)).collect();
+        let data: Vec<Obs> =
+            (0..8).map(|i| obs(i as f64 / 7.0, if i < 4 { 0.0 } else { 1.0 }, 0.02)).collect();
         let gp = Gp::fit(&data).unwrap();
         assert!(LENGTHSCALES.contains(&gp.lengthscale));
         assert_eq!(gp.mean, 0.5);

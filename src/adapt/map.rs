@@ -51,7 +51,8 @@ pub fn default_dims(search: &Search<'_>) -> (String, String) {
     let mut dims: Vec<(usize, usize)> =
         search.space().dims.iter().enumerate().map(|(i, d)| (d.values.len(), i)).collect();
     dims.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
-    let name = |k: usize| dims.get(k).map_or(String::new(), |(_, i)| search.space().dims[*i].name.to_string());
+    let name =
+        |k: usize| dims.get(k).map_or(String::new(), |(_, i)| search.space().dims[*i].name.to_string());
     (name(0), name(1))
 }
 
@@ -70,7 +71,11 @@ pub fn weakness_map(
     let find = |name: &str| {
         space.dim(name).map(|(i, _)| i).ok_or_else(|| {
             let names: Vec<&str> = space.dims.iter().map(|d| d.name).collect();
-            Error::Invalid(format!("{} has no dimension {name:?} (dimensions: {})", space.id, names.join(", ")))
+            Error::Invalid(format!(
+                "{} has no dimension {name:?} (dimensions: {})",
+                space.id,
+                names.join(", ")
+            ))
         })
     };
     let (ri, ci) = (find(&row)?, find(&col)?);
@@ -78,7 +83,10 @@ pub fn weakness_map(
     for (name, value) in filter {
         let d = find(name)?;
         let v = space.dims[d].position(value).ok_or_else(|| {
-            Error::Invalid(format!("{value:?} is not a value of {name} (values: {})", space.dims[d].values.join(", ")))
+            Error::Invalid(format!(
+                "{value:?} is not a value of {name} (values: {})",
+                space.dims[d].values.join(", ")
+            ))
         })?;
         filters.push((d, v));
     }
@@ -105,7 +113,12 @@ pub fn weakness_map(
                     let (sum, n) = sums[r][c];
                     MapCell {
                         mean: (n > 0).then(|| sum / n as f64),
-                        seeds: state.evaluations.iter().filter(|e| in_map(e.index)).map(|e| e.ids.len()).sum(),
+                        seeds: state
+                            .evaluations
+                            .iter()
+                            .filter(|e| in_map(e.index))
+                            .map(|e| e.ids.len())
+                            .sum(),
                         promoted: state.promotions.iter().any(|p| in_map(p.index)),
                         weak: state
                             .confirmations

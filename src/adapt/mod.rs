@@ -19,18 +19,18 @@
 //!
 //! Everything but `drive` is pure and builds for wasm32.
 
+mod curriculum;
 #[cfg(not(target_arch = "wasm32"))]
 mod drive;
-mod curriculum;
 mod gp;
 mod map;
 mod search;
 mod space;
 mod state;
 
+pub use curriculum::{MIXTURE_SCHEMA, STREAM_SEEDS, StreamTask, curriculum, mixture_json};
 #[cfg(not(target_arch = "wasm32"))]
 pub use drive::{Observer, Quiet, drive};
-pub use curriculum::{MIXTURE_SCHEMA, STREAM_SEEDS, StreamTask, curriculum, mixture_json};
 pub use gp::{Candidate, Gp, LENGTHSCALES, Obs, matern52};
 pub use map::{MapCell, WeakRow, WeaknessMap, default_dims, weakness_map, weakness_table};
 pub use search::{CONFIRM_SEEDS, MAX_CANDIDATES, Next, Point, SEARCH_SEEDS, Search, normal_quantile};

@@ -373,7 +373,8 @@ impl<'a> Search<'a> {
                     }
                     let mut n = cell.clone();
                     n.0[d] = v as u16;
-                    if self.cells.binary_search_by_key(&self.space.index(&n), |c| self.space.index(c)).is_ok() {
+                    if self.cells.binary_search_by_key(&self.space.index(&n), |c| self.space.index(c)).is_ok()
+                    {
                         out.push(n);
                     }
                 }
@@ -513,8 +514,13 @@ impl<'a> Search<'a> {
             } else {
                 Verdict::NotConfirmed
             };
-            let searched: Vec<f64> =
-                self.state.evaluations.iter().filter(|e| e.index == index && !e.ids.is_empty()).map(|e| e.gap).collect();
+            let searched: Vec<f64> = self
+                .state
+                .evaluations
+                .iter()
+                .filter(|e| e.index == index && !e.ids.is_empty())
+                .map(|e| e.gap)
+                .collect();
             let search_gap = searched.iter().sum::<f64>() / searched.len().max(1) as f64;
             let gap = r.rate - a.rate;
             out.push(Confirmation {
@@ -572,14 +578,23 @@ fn pinned_cells(app: &dyn App, space: &Space, settings: &Settings) -> Result<Vec
     for pin in &settings.pins {
         let (d, dim) = space.dim(&pin.dim).ok_or_else(|| {
             let names: Vec<&str> = space.dims.iter().map(|d| d.name).collect();
-            Error::Invalid(format!("{} has no dimension {:?} (dimensions: {})", space.id, pin.dim, names.join(", ")))
+            Error::Invalid(format!(
+                "{} has no dimension {:?} (dimensions: {})",
+                space.id,
+                pin.dim,
+                names.join(", ")
+            ))
         })?;
         let values = pin
             .values
             .iter()
             .map(|v| {
                 dim.position(v).ok_or_else(|| {
-                    Error::Invalid(format!("{v:?} is not a value of {} (values: {})", pin.dim, dim.values.join(", ")))
+                    Error::Invalid(format!(
+                        "{v:?} is not a value of {} (values: {})",
+                        pin.dim,
+                        dim.values.join(", ")
+                    ))
                 })
             })
             .collect::<Result<Vec<u16>>>()?;
@@ -597,7 +612,8 @@ fn pinned_cells(app: &dyn App, space: &Space, settings: &Settings) -> Result<Vec
 
 /// The levels the cells span (all the space's levels when `cells` is empty).
 fn levels_of(space: &Space, cells: &[Cell]) -> Vec<u8> {
-    let Some((d, dim)) = space.dims.iter().enumerate().find(|(_, d)| d.via == super::space::Via::Level) else {
+    let Some((d, dim)) = space.dims.iter().enumerate().find(|(_, d)| d.via == super::space::Via::Level)
+    else {
         return Vec::new();
     };
     let mut idx: Vec<u16> = if cells.is_empty() {

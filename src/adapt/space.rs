@@ -137,16 +137,21 @@ impl Space {
 
     /// The cell's values by dimension name, in dimension order.
     pub fn named(&self, cell: &Cell) -> Vec<(String, String)> {
-        self.dims.iter().zip(&cell.0).map(|(d, &v)| (d.name.to_string(), d.values[v as usize].clone())).collect()
+        self.dims
+            .iter()
+            .zip(&cell.0)
+            .map(|(d, &v)| (d.name.to_string(), d.values[v as usize].clone()))
+            .collect()
     }
 
     /// The cell from values by dimension name (every dimension named once).
     pub fn parse_named(&self, named: &[(String, String)]) -> Result<Cell> {
         let mut out = Vec::with_capacity(self.dims.len());
         for d in &self.dims {
-            let value = named.iter().find(|(n, _)| n == d.name).map(|(_, v)| v.as_str()).ok_or_else(|| {
-                Error::Invalid(format!("cell has no value for dimension {:?} of {}", d.name, self.id))
-            })?;
+            let value =
+                named.iter().find(|(n, _)| n == d.name).map(|(_, v)| v.as_str()).ok_or_else(|| {
+                    Error::Invalid(format!("cell has no value for dimension {:?} of {}", d.name, self.id))
+                })?;
             let pos = d.position(value).ok_or_else(|| {
                 Error::Invalid(format!("{value:?} is not a value of dimension {:?} of {}", d.name, self.id))
             })?;
@@ -241,7 +246,8 @@ pub fn realise_knobs(info: &AppInfo, space: &Space, cell: &Cell, seed: u64) -> R
         })?;
         match d.via {
             Via::Level => {
-                id.level = value.parse().map_err(|_| Error::Invalid(format!("level {value:?} is not a number")))?
+                id.level =
+                    value.parse().map_err(|_| Error::Invalid(format!("level {value:?} is not a number")))?
             }
             Via::Knob(_) if value == "none" => {}
             Via::Knob(k) => id = id.with_knob(k, value.clone(), &order),

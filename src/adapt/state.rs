@@ -174,7 +174,11 @@ impl Evaluation {
         let d: Vec<f64> = self.reference.iter().zip(&self.agent).map(|(r, a)| r - a).collect();
         let k = d.len().max(1) as f64;
         let mean = d.iter().sum::<f64>() / k;
-        let var = if d.len() > 1 { d.iter().map(|x| (x - mean) * (x - mean)).sum::<f64>() / (k - 1.0) } else { 0.0 };
+        let var = if d.len() > 1 {
+            d.iter().map(|x| (x - mean) * (x - mean)).sum::<f64>() / (k - 1.0)
+        } else {
+            0.0
+        };
         (var + 1.0 / k) / k
     }
 }

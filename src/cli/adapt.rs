@@ -220,7 +220,8 @@ impl Observer for Files<'_> {
 }
 
 fn run(cx: &mut Context, a: AdaptRunArgs, matches: &ArgMatches) -> CliResult {
-    let name = a.app.as_deref().ok_or_else(|| usage("adapt needs --app (or a subcommand: report, export)"))?;
+    let name =
+        a.app.as_deref().ok_or_else(|| usage("adapt needs --app (or a subcommand: report, export)"))?;
     let state_path = a.state.clone().ok_or_else(|| usage("adapt needs --state FILE"))?;
     let app = cx.registry.app(name)?;
     let settings = settings(app, &a, matches, cx)?;
@@ -228,7 +229,9 @@ fn run(cx: &mut Context, a: AdaptRunArgs, matches: &ArgMatches) -> CliResult {
     let factory = agent_factory(app, &a.agent, &a.endpoint, &cancel)?;
     let agent_info = factory(&app.default_id(1, 0, 0).to_string()).info();
     let mut search = if a.resume {
-        let state = State::parse(&std::fs::read_to_string(&state_path).map_err(|e| format!("cannot read {state_path}: {e}"))?)?;
+        let state = State::parse(
+            &std::fs::read_to_string(&state_path).map_err(|e| format!("cannot read {state_path}: {e}"))?,
+        )?;
         let mut s = Search::resume(app, state, &settings)?;
         s.note_agent(agent_info);
         s
@@ -257,7 +260,10 @@ fn run(cx: &mut Context, a: AdaptRunArgs, matches: &ArgMatches) -> CliResult {
     drop(files);
     if !done {
         return Err(Fail {
-            message: format!("adapt stopped: {}; the same command with --resume continues", cancel.reason().unwrap_or_default()),
+            message: format!(
+                "adapt stopped: {}; the same command with --resume continues",
+                cancel.reason().unwrap_or_default()
+            ),
             code: 130,
         });
     }
@@ -301,7 +307,11 @@ fn report_cmd(cx: &mut Context, a: AdaptReportArgs) -> CliResult {
     let filters = a
         .filters
         .iter()
-        .map(|f| f.split_once('=').map(|(k, v)| (k.to_string(), v.to_string())).ok_or_else(|| usage("--where takes DIM=VALUE")))
+        .map(|f| {
+            f.split_once('=')
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .ok_or_else(|| usage("--where takes DIM=VALUE"))
+        })
         .collect::<CliResult<Vec<_>>>()?;
     let map = weakness_map(&search, dims, &filters)?;
     let rows = weakness_table(&search);

@@ -31,7 +31,8 @@ fn f1(x: f64) -> String {
 /// The map as an SVG document.
 pub fn weakness_svg(map: &WeaknessMap) -> String {
     let (nr, nc) = (map.rows.len() as f64, map.cols.len() as f64);
-    let width = LEFT + nc * CELL + 20.0;
+    // Wide enough for the legend line under narrow maps.
+    let width = (LEFT + nc * CELL + 20.0).max(640.0);
     let height = TOP + nr * CELL + 50.0;
     let max_seeds = map.cells.iter().flatten().map(|c| c.seeds).max().unwrap_or(1).max(1) as f64;
     let title = format!("{}: posterior mean gap, {} × {}", map.app, map.row_dim, map.col_dim);
@@ -125,7 +126,12 @@ fn verdict(r: &WeakRow) -> &'static str {
 }
 
 /// A self-contained HTML page: the map, the table and the provenance (as JSON).
-pub fn weakness_html(title: &str, map: &WeaknessMap, rows: &[WeakRow], provenance: &serde_json::Value) -> String {
+pub fn weakness_html(
+    title: &str,
+    map: &WeaknessMap,
+    rows: &[WeakRow],
+    provenance: &serde_json::Value,
+) -> String {
     let svg = weakness_svg(map);
     let page = html! {
         (DOCTYPE)

@@ -13,8 +13,8 @@ mod svg;
 mod tables;
 mod text;
 
-pub use heatmap::{gap_colour, weakness_html, weakness_markdown, weakness_svg};
 pub use chart::{Chart, ChartKind, Estimate, Point, Series, bars, convergence, convergence_of};
+pub use heatmap::{gap_colour, weakness_html, weakness_markdown, weakness_svg};
 pub use tables::{Outcome, QueryRow, Section, Standing, Tables};
 pub use text::{Format, render};
 

@@ -39,15 +39,27 @@ pub fn random_fail(id: &QueryId, p: f64) -> bool {
 }
 
 /// Runs a search of `app` to its end with the fake agent of `fails`.
-pub fn run(app: &'static dyn App, settings: Settings, fails: impl Fn(&QueryId) -> bool + Sync, jobs: usize) -> State {
+pub fn run(
+    app: &'static dyn App,
+    settings: Settings,
+    fails: impl Fn(&QueryId) -> bool + Sync,
+    jobs: usize,
+) -> State {
     let name = app.info().name;
     let factory = |id: &str| -> Box<dyn Agent> {
         let q: QueryId = id.parse().expect("an id the search made");
         if fails(&q) { Box::new(Noop(noop(name))) } else { app.baseline() }
     };
     let mut search = netpress::adapt::Search::new(app, settings, AgentInfo::new("fake", "pred")).unwrap();
-    let done = netpress::adapt::drive(&mut search, &factory, Default::default(), jobs, &Cancel::new(), &mut netpress::adapt::Quiet)
-        .unwrap();
+    let done = netpress::adapt::drive(
+        &mut search,
+        &factory,
+        Default::default(),
+        jobs,
+        &Cancel::new(),
+        &mut netpress::adapt::Quiet,
+    )
+    .unwrap();
     assert!(done);
     search.state().clone()
 }

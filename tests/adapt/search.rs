@@ -50,10 +50,17 @@ fn a_hidden_region_is_found_and_confirmed() {
         if p1.is_some_and(|_| subnets(&state, 0) >= 6) {
             first_round += 1;
         }
-        assert!((0..state.promotions.len()).any(|i| subnets(&state, i) >= 6), "run {seed}: {:?}", state.promotions);
+        assert!(
+            (0..state.promotions.len()).any(|i| subnets(&state, i) >= 6),
+            "run {seed}: {:?}",
+            state.promotions
+        );
         let weak: Vec<_> = state.confirmations.iter().filter(|c| c.verdict == Verdict::Weak).collect();
         assert!(!weak.is_empty(), "run {seed}: nothing confirmed");
-        assert!(weak.iter().all(|c| c.cell["subnets"].parse::<u32>().unwrap() >= 6), "run {seed}: false weakness");
+        assert!(
+            weak.iter().all(|c| c.cell["subnets"].parse::<u32>().unwrap() >= 6),
+            "run {seed}: false weakness"
+        );
     }
     let n = runs();
     eprintln!("round-1 promotion in the region in {first_round}/{n} runs");
