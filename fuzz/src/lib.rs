@@ -1,6 +1,7 @@
 //! The fuzz targets' bodies, one module each, so that libFuzzer's entries
 //! (`fuzz_targets/*.rs`) and the `slowest` replayer (`src/bin/slowest.rs`) run the same code.
 
+pub mod adapt_state;
 pub mod agent_replies;
 pub mod k8s_patch;
 pub mod k8s_shell;
@@ -15,6 +16,7 @@ pub mod worker_protocol;
 
 /// Every target by name.
 pub const TARGETS: &[(&str, fn(&[u8]))] = &[
+    ("adapt_state", adapt_state::fuzz),
     ("agent_replies", agent_replies::fuzz),
     ("k8s_patch", k8s_patch::fuzz),
     ("k8s_shell", k8s_shell::fuzz),

@@ -64,6 +64,9 @@ pub fn curriculum(search: &Search<'_>, count: usize) -> Result<Vec<StreamTask>> 
     let state = search.state();
     let weights: Vec<u64> =
         state.mixture.iter().map(|c| (c.weight().clamp(0.0, 1.0) * 4_294_967_296.0) as u64).collect();
+    if weights.iter().all(|&w| w == 0) {
+        return Err(crate::error::Error::Invalid("the mixture has no weight to sample from".into()));
+    }
     let mut stream = Stream::new(&stream_material(search), Width::W64);
     let app = search.app();
     let (lo, hi) = STREAM_SEEDS;

@@ -85,6 +85,7 @@ impl<'a> Search<'a> {
 
     /// Continues a saved search, refusing one of another application or space version.
     pub fn from_state(app: &'a dyn App, mut state: State) -> Result<Search<'a>> {
+        state.settings.check()?;
         let space = app.space();
         if state.app != app.info().name {
             return Err(Error::Invalid(format!("the state is of {}, not {}", state.app, app.info().name)));
