@@ -276,7 +276,8 @@ impl<'a> Search<'a> {
             .collect()
     }
 
-    /// The surrogate of round `round` (see [`Search::observations`]).
+    /// The surrogate of round `round`: fitted before its guided batch (mode evaluate: every
+    /// evaluation so far; train: this round's), or on everything with `all`.
     pub fn surrogate(&self, round: u32, all: bool) -> Option<Gp> {
         Gp::fit(&self.observations(round, all))
     }
