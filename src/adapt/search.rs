@@ -117,7 +117,11 @@ impl<'a> Search<'a> {
             }
         }
         let mut state = state;
-        state.settings.rounds = settings.rounds.max(state.settings.rounds);
+        if settings.rounds > state.settings.rounds {
+            // More rounds (mode train's `--rounds +1`): the confirmation runs again at the new end.
+            state.settings.rounds = settings.rounds;
+            state.confirmations.clear();
+        }
         Search::from_state(app, state)
     }
 
