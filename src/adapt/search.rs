@@ -359,17 +359,8 @@ impl<'a> Search<'a> {
     }
 
     fn top_neighbours(&self, gp: &Gp) -> Vec<Cell> {
-        let mut evaluated: Vec<u64> =
-            self.state.evaluations.iter().filter(|e| !e.ids.is_empty()).map(|e| e.index).collect();
-        evaluated.sort();
-        evaluated.dedup();
-        let mut scored: Vec<(f64, u64)> = evaluated
-            .into_iter()
-            .map(|i| (round9(gp.predict(&self.space.features(&self.space.cell_at(i))).0), i))
-            .collect();
-        scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
         let mut out = Vec::new();
-        for (_, i) in scored.into_iter().take(TOP_NEIGHBOURS) {
+        for (i, _) in self.by_mean(gp).into_iter().take(TOP_NEIGHBOURS) {
             let cell = self.space.cell_at(i);
             for d in 0..cell.0.len() {
                 for step in [-1i32, 1] {
@@ -439,6 +430,12 @@ impl<'a> Search<'a> {
     pub fn ranked(&self) -> Vec<(u64, f64)> {
         let last = self.state.rounds.len().max(1) as u32;
         let Some(gp) = self.surrogate(last, true) else { return Vec::new() };
+        self.by_mean(&gp)
+    }
+
+    /// Every evaluated cell (with ids) and its posterior mean under `gp`, highest first, ties
+    /// to the lower index.
+    fn by_mean(&self, gp: &Gp) -> Vec<(u64, f64)> {
         let mut evaluated: Vec<u64> =
             self.state.evaluations.iter().filter(|e| !e.ids.is_empty()).map(|e| e.index).collect();
         evaluated.sort();
