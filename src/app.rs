@@ -170,6 +170,23 @@ pub trait App: Sync {
     fn tools(&self) -> &'static [Tool] {
         &[]
     }
+
+    /// The task space adaptive mode searches (docs/adapt.md); by default the levels alone.
+    fn space(&self) -> crate::adapt::Space {
+        crate::adapt::Space::levels(self.info())
+    }
+
+    /// Whether a cell of [`App::space`] names tasks the generator makes (constraints between
+    /// dimensions); every cell by default.
+    fn feasible(&self, _cell: &crate::adapt::Cell) -> bool {
+        true
+    }
+
+    /// The id of a cell for `seed`: an ordinary, replayable id. By default the level and the
+    /// knob dimensions as written, index 0 ([`crate::adapt::realise_knobs`]).
+    fn realise(&self, space: &crate::adapt::Space, cell: &crate::adapt::Cell, seed: u64) -> Result<QueryId> {
+        crate::adapt::realise_knobs(self.info(), space, cell, seed)
+    }
 }
 
 /// An app-specific command-line tool, e.g. `netpress k8s connectivity -f FILE…`.

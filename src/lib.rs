@@ -22,6 +22,7 @@
 //! - [`export`]: the NetArena leaderboard file and SFT/RL JSONL data sets.
 //! - [`conversation`]: what passes between an agent and its driver (the [`conversation::Agent`] trait).
 //! - [`run`]: running agents on tasks: one episode, a batch, task selection, re-scoring.
+//! - [`adapt`]: adaptive mode, a search of a task space for an agent's weak regions.
 //! - [`agent`]: the agents: endpoint clients (OpenAI-compatible, A2A) and replays.
 //! - [`env`](mod@env): the episode protocol `netpress.env.v1` (reset, step, rewards) for trainers.
 //! - `shell`: the one command line every shell-driven application registers its commands in.
@@ -32,6 +33,7 @@
 //! The applications: [`route`], [`k8s`], [`malt`], listed once in [`registry`]. [`bgp`] is
 //! the next one in the making (its emulated Internet and routing model; not registered yet).
 
+pub mod adapt;
 pub mod agent;
 pub mod answer;
 pub mod app;

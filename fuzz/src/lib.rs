@@ -1,6 +1,7 @@
 //! The fuzz targets' bodies, one module each, so that libFuzzer's entries
 //! (`fuzz_targets/*.rs`) and the `slowest` replayer (`src/bin/slowest.rs`) run the same code.
 
+pub mod adapt_state;
 pub mod agent_replies;
 pub mod env_protocol;
 pub mod k8s_connectivity;
@@ -17,6 +18,7 @@ pub mod worker_protocol;
 
 /// Every target by name.
 pub const TARGETS: &[(&str, fn(&[u8]))] = &[
+    ("adapt_state", adapt_state::fuzz),
     ("agent_replies", agent_replies::fuzz),
     ("env_protocol", env_protocol::fuzz),
     ("k8s_connectivity", k8s_connectivity::fuzz),

@@ -10,7 +10,7 @@ use crate::app::App;
 use crate::registry::Registry;
 
 /// The subcommands that take knob flags.
-const WITH_KNOBS: [&str; 3] = ["generate", "run", "export"];
+const WITH_KNOBS: [&str; 4] = ["generate", "run", "export", "adapt"];
 
 /// Distinct knob names over all applications, with the first help text seen.
 fn knob_flags(registry: &Registry) -> Vec<(&'static str, String)> {
@@ -63,4 +63,16 @@ pub fn apply(registry: &Registry, app: &dyn App, id: QueryId, matches: &ArgMatch
     }
     info.check_id(&id)?;
     Ok(id)
+}
+
+/// The knob flags given on the command line, as `(knob name, value)` in flag order (`adapt`
+/// turns them into pins of the dimensions of the same names).
+pub fn given(registry: &Registry, matches: &ArgMatches) -> Vec<(String, String)> {
+    knob_flags(registry)
+        .into_iter()
+        .filter_map(|(name, _)| {
+            let value = matches.try_get_one::<String>(name).ok().flatten()?;
+            Some((name.to_string(), value.clone()))
+        })
+        .collect()
 }

@@ -19,6 +19,7 @@
 //! The command line is native only: it blocks on threads and files (feature `cli`).
 //! docs/cli.md says more.
 
+mod adapt;
 mod agents;
 mod bench;
 mod console;
@@ -117,6 +118,9 @@ enum Command {
     /// The episode protocol over HTTP and WebSocket, OpenEnv-compatible (docs/env.md).
     #[cfg(feature = "server")]
     Serve(serve::ServeArgs),
+    /// Search an application's task space for where an agent trails the baseline (or an
+    /// oracle), confirm it on fresh seeds, and keep the curriculum (docs/adapt.md).
+    Adapt(adapt::AdaptArgs),
     /// App-specific commands: `netpress <app> exec …` or `netpress <app> <tool> …`.
     #[command(external_subcommand)]
     App(Vec<String>),
@@ -175,6 +179,7 @@ fn dispatch(cx: &mut Context, cli: Cli, matches: &clap::ArgMatches) -> CliResult
         Command::Env(args) => env_cmd::env(cx, args),
         #[cfg(feature = "server")]
         Command::Serve(args) => serve::serve(cx, args),
+        Command::Adapt(args) => adapt::adapt(cx, args, sub.expect("adapt matches")),
         Command::App(argv) => exec::app_command(cx, &argv),
     }
 }

@@ -34,6 +34,7 @@ pub mod policy;
 pub mod probe;
 mod prompt;
 pub mod shell;
+mod space;
 pub mod task;
 pub mod tiers;
 pub mod validate;
@@ -99,6 +100,18 @@ impl App for K8sApp {
 
     fn labels(&self, level: u8) -> Vec<String> {
         generate::type_sets(level).iter().map(|s| generate::label(level, s)).collect()
+    }
+
+    fn space(&self) -> crate::adapt::Space {
+        space::space()
+    }
+
+    fn feasible(&self, cell: &crate::adapt::Cell) -> bool {
+        space::feasible(cell)
+    }
+
+    fn realise(&self, s: &crate::adapt::Space, cell: &crate::adapt::Cell, seed: u64) -> Result<QueryId> {
+        space::realise(&INFO, s, cell, seed)
     }
 
     fn tools(&self) -> &'static [Tool] {

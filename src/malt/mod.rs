@@ -38,6 +38,7 @@ pub mod prompt;
 mod python;
 pub mod safety;
 pub mod sandbox;
+mod space;
 mod starter;
 mod task;
 mod tool;
@@ -137,6 +138,18 @@ impl App for Malt {
 
     fn labels(&self, level: u8) -> Vec<String> {
         Family::of_level(level).into_iter().map(|f| f.id().to_string()).collect()
+    }
+
+    fn space(&self) -> crate::adapt::Space {
+        space::space()
+    }
+
+    fn feasible(&self, cell: &crate::adapt::Cell) -> bool {
+        space::feasible(cell)
+    }
+
+    fn realise(&self, s: &crate::adapt::Space, cell: &crate::adapt::Cell, seed: u64) -> Result<QueryId> {
+        space::realise(&MALT_INFO, s, cell, seed)
     }
 
     fn tools(&self) -> &'static [Tool] {

@@ -7,12 +7,14 @@
 //! writes them into files and the web app's Compare view puts the same strings on the page.
 
 mod chart;
+mod heatmap;
 pub mod html;
 mod svg;
 mod tables;
 mod text;
 
 pub use chart::{Chart, ChartKind, Estimate, Point, Series, bars, convergence, convergence_of};
+pub use heatmap::{gap_colour, weakness_html, weakness_markdown, weakness_svg};
 pub use tables::{Outcome, QueryRow, Section, Standing, Tables};
 pub use text::{Format, render};
 

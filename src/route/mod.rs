@@ -26,6 +26,7 @@ mod picture;
 pub mod prompt;
 mod score;
 pub mod shell;
+mod space;
 pub mod task;
 mod text;
 pub mod topology;
@@ -94,6 +95,18 @@ impl App for RouteApp {
 
     fn glossary(&self) -> &'static [crate::app::Term] {
         fault::GLOSSARY
+    }
+
+    fn space(&self) -> crate::adapt::Space {
+        space::space()
+    }
+
+    fn feasible(&self, cell: &crate::adapt::Cell) -> bool {
+        space::feasible(cell)
+    }
+
+    fn realise(&self, s: &crate::adapt::Space, cell: &crate::adapt::Cell, seed: u64) -> Result<QueryId> {
+        space::realise(&INFO, s, cell, seed)
     }
 
     fn labels(&self, level: u8) -> Vec<String> {

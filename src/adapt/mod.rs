@@ -1,0 +1,41 @@
+//! Adaptive mode: a Genet-style curriculum that finds where an agent trails a reference.
+//!
+//! Random task sampling spends most episodes where an agent is fine. Adaptive mode searches an
+//! application's task space (its levels, size knobs, fault families and turn limits, declared
+//! by [`crate::App::space`]) for the configurations where the agent scores lowest against
+//! the application's baseline (or a perfect oracle), promotes them into a task mixture as
+//! Genet does (SIGCOMM '22), confirms them on fresh seeds so a reported weakness is not the
+//! winner's curse of the search, and exports the mixture for trainers. docs/adapt.md has the
+//! design and its reasons.
+//!
+//! One concept per module:
+//! - `space`: task spaces, cells, features, and how a cell becomes an id.
+//! - `gp`: the Gaussian-process surrogate (hand-written; the module says why).
+//! - `state`: settings and the resumable JSON state.
+//! - `search`: the round logic (random points, GP-UCB batch, promotion, confirmation).
+//! - `map`: the weakness map (posterior mean over two dimensions) and table.
+//! - `curriculum`: the mixture file and the task stream trainers read.
+//! - `drive` (native): runs the episodes through [`crate::run::run_threads`].
+//!
+//! Everything but `drive` is pure and builds for wasm32.
+
+mod curriculum;
+#[cfg(not(target_arch = "wasm32"))]
+mod drive;
+mod gp;
+mod map;
+mod search;
+mod space;
+mod state;
+
+pub use curriculum::{MIXTURE_SCHEMA, STREAM_SEEDS, StreamTask, curriculum, mixture_json};
+#[cfg(not(target_arch = "wasm32"))]
+pub use drive::{Observer, Quiet, drive};
+pub use gp::{Candidate, Gp, LENGTHSCALES, Obs, matern52};
+pub use map::{MapCell, WeakRow, WeaknessMap, default_dims, weakness_map, weakness_table};
+pub use search::{CONFIRM_SEEDS, MAX_CANDIDATES, Next, Point, SEARCH_SEEDS, Search, normal_quantile};
+pub use space::{Cell, Dim, Enc, Reference, Space, Via, feasible_cells, realise_knobs, scan};
+pub use state::{
+    Component, Confirmation, Evaluation, Mode, Phase, Pin, Promotion, RateCi, RoundNote, SCHEMA, ScoreKind,
+    Select, Settings, State, Verdict, promote,
+};

@@ -1,0 +1,75 @@
+//! Every application's space: its cells as documented, and ids that generate and lie in
+//! their cell.
+
+use netpress::adapt::{Cell, Space, feasible_cells};
+use netpress::registry::Registry;
+use netpress::seed::{Stream, Width};
+
+fn per_level(app: &str) -> (Space, Vec<usize>, Vec<Cell>) {
+    let app = Registry::standard().app(app).unwrap();
+    let space = app.space();
+    let cells = feasible_cells(app, &space);
+    let levels = space.dims[0].values.len();
+    let counts = (0..levels as u16).map(|l| cells.iter().filter(|c| c.0[0] == l).count()).collect();
+    (space, counts, cells)
+}
+
+#[test]
+fn the_spaces_have_the_documented_cells() {
+    assert_eq!(per_level("route").1, [560, 1680, 21280]);
+    assert_eq!(per_level("k8s").1, [160, 320, 4960]);
+    assert_eq!(per_level("malt").1.iter().sum::<usize>(), 162);
+}
+
+/// The id of a sampled cell generates, and its task's knobs and labels are the cell's.
+fn realised_ids_lie_in_their_cells(name: &str, sample: usize) {
+    let app = Registry::standard().app(name).unwrap();
+    let (space, _, cells) = per_level(name);
+    let mut stream = Stream::new(&format!("adapt-test|{name}"), Width::W64);
+    let picks: Vec<Cell> = if cells.len() <= sample {
+        cells.clone()
+    } else {
+        (0..sample).map(|_| cells[stream.index(cells.len())].clone()).collect()
+    };
+    for (i, cell) in picks.iter().enumerate() {
+        let id = app.realise(&space, cell, 1_000_000 + i as u64).unwrap();
+        let task = app.generate(&id).unwrap_or_else(|e| panic!("{id}: {e}"));
+        let card = task.card();
+        assert_eq!(card.level.to_string(), space.value(cell, "level").unwrap(), "{id}");
+        let label = card.label.clone();
+        match name {
+            "route" => {
+                assert!(label.ends_with(space.value(cell, "families").unwrap()), "{id} {label}");
+                assert_eq!(card.max_turns.to_string(), space.value(cell, "turns").unwrap(), "{id}");
+            }
+            "k8s" => {
+                assert!(label.ends_with(space.value(cell, "faults").unwrap()), "{id} {label}");
+                assert_eq!(card.max_turns.to_string(), space.value(cell, "turns").unwrap(), "{id}");
+            }
+            _ => assert!(label.contains(space.value(cell, "family").unwrap()), "{id} {label}"),
+        }
+    }
+}
+
+#[test]
+fn route_ids_lie_in_their_cells() {
+    realised_ids_lie_in_their_cells("route", 200);
+}
+
+#[test]
+fn k8s_ids_lie_in_their_cells() {
+    realised_ids_lie_in_their_cells("k8s", 200);
+}
+
+#[cfg(feature = "sandbox")]
+#[test]
+fn malt_ids_lie_in_their_cells() {
+    realised_ids_lie_in_their_cells("malt", 162);
+}
+
+#[test]
+fn an_application_without_a_space_gets_its_levels() {
+    let bgp_like = netpress::adapt::Space::levels(Registry::standard().app("route").unwrap().info());
+    assert_eq!(bgp_like.dims.len(), 1);
+    assert_eq!(bgp_like.dims[0].values, ["1", "2", "3"]);
+}
