@@ -42,6 +42,7 @@ pub mod cli;
 pub mod conversation;
 pub mod error;
 pub mod export;
+pub mod flows;
 pub mod hash;
 pub mod history;
 pub mod id;
