@@ -20,6 +20,7 @@ pub mod format;
 pub mod knobs;
 mod model;
 mod patterns;
+pub mod table;
 pub mod tenant;
 
 pub use format::Format;
