@@ -2,6 +2,8 @@
 //! (`fuzz_targets/*.rs`) and the `slowest` replayer (`src/bin/slowest.rs`) run the same code.
 
 pub mod agent_replies;
+pub mod flows_api;
+pub mod flows_logs;
 pub mod k8s_patch;
 pub mod k8s_shell;
 pub mod k8s_yaml;
@@ -16,6 +18,8 @@ pub mod worker_protocol;
 /// Every target by name.
 pub const TARGETS: &[(&str, fn(&[u8]))] = &[
     ("agent_replies", agent_replies::fuzz),
+    ("flows_api", flows_api::fuzz),
+    ("flows_logs", flows_logs::fuzz),
     ("k8s_patch", k8s_patch::fuzz),
     ("k8s_shell", k8s_shell::fuzz),
     ("k8s_yaml", k8s_yaml::fuzz),

@@ -17,6 +17,7 @@
 //! - [`graph`]: the communication graph `G` in NeMoEval's node-link schema, with its methods.
 
 pub mod format;
+pub mod graph;
 pub mod knobs;
 mod model;
 mod patterns;
