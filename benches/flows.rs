@@ -6,7 +6,11 @@
 use std::hint::black_box;
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use netpress::flows::{Knobs, Scenario, Tenant, TenantKey, generate};
+use netpress::flows::format::{self, Inventory, Options};
+use netpress::flows::graph::Graph;
+use netpress::flows::table::{self, Table};
+use netpress::flows::{Format, Knobs, Scenario, Tenant, TenantKey, generate};
+use netpress::malt::api::{Py, unlimited};
 
 mod quick;
 
@@ -36,5 +40,40 @@ fn connections(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, plan, connections);
+fn logs(c: &mut Criterion) {
+    let t = Tenant::new(&key(big())).unwrap();
+    let tr = generate(&t, &Scenario::default()).unwrap();
+    let n = tr.connections.len();
+    let inv = Inventory::new(&tr.vms);
+    let mut group = c.benchmark_group("flows");
+    group.sample_size(10);
+    for f in [Format::Aws2, Format::Vnet4] {
+        group.bench_function(format!("emit+render {} for {n} connections", f.name()), |b| {
+            b.iter(|| {
+                let e = format::emit(f, &t, &tr, Options::default());
+                black_box(format::render(f, &t, &tr, &e))
+            })
+        });
+    }
+    let e = format::emit(Format::Aws2, &t, &tr, Options::default());
+    let text = format::render(Format::Aws2, &t, &tr, &e);
+    let records = e.len();
+    group.bench_function(format!("parse+F aws2 ({records} records)"), |b| {
+        b.iter(|| black_box(Table::new(Format::Aws2, format::parse(Format::Aws2, &text, &inv).unwrap(), &inv, vec![])))
+    });
+    let f = Table::new(Format::Aws2, format::parse(Format::Aws2, &text, &inv).unwrap(), &inv, vec![]).unwrap();
+    let aggs = Py::List(vec![
+        Py::Tuple(vec![Py::Str("count".into()), Py::None]),
+        Py::Tuple(vec![Py::Str("sum".into()), Py::Str("bytes".into())]),
+    ]);
+    group.bench_function(format!("F.group by dport ({records} rows)"), |b| {
+        b.iter(|| black_box(table::call(&f, "group", vec![Py::Str("dport".into()), aggs.clone()], vec![], &unlimited)))
+    });
+    group.bench_function(format!("graph from {n} connections"), |b| {
+        b.iter(|| black_box(Graph::from_trace(&t, &tr, false, None)))
+    });
+    group.finish();
+}
+
+criterion_group!(benches, plan, connections, logs);
 criterion_main!(benches);

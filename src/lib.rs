@@ -30,6 +30,8 @@
 //!
 //! The applications: [`route`], [`k8s`], [`malt`], listed once in [`registry`]. [`bgp`] is
 //! the next one in the making (its emulated Internet and routing model; not registered yet).
+//! [`flows`] is the seeded cloud tenant and flow-log model the traffic and micro-segmentation
+//! applications will share (not an application itself).
 
 pub mod agent;
 pub mod answer;

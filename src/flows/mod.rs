@@ -11,8 +11,8 @@
 //! - [`tenant`]: the address plan, roles, instances, platform and Internet endpoints.
 //! - `model`: the communication patterns, scanners and churn that turn a tenant into
 //!   [`Connection`]s over time (pure integer arithmetic, minute by minute).
-//! - `records` and the format modules: connections as AWS, Azure and GCP flow-log records,
-//!   rendered exactly as the providers document them, and parsed back.
+//! - [`format`]: connections as AWS, Azure and GCP flow-log records, rendered exactly as the
+//!   providers document them, and parsed back.
 //! - [`table`]: the flows table `F`, columnar, with the agent-facing query methods.
 //! - [`graph`]: the communication graph `G` in NeMoEval's node-link schema, with its methods.
 
