@@ -3,11 +3,13 @@
 //!
 //! - [`golden`]: SHA-256 of every format's export and of the graph for 20 tenants.
 //! - [`model`]: properties across the whole pipeline: prefixes, coverage, plans, round trips.
+//! - [`reader`]: our AWS files read by flowlogs-reader (PyPI), field by field.
 
 #[path = "../support/bless.rs"]
 mod bless;
 mod golden;
 mod model;
+mod reader;
 
 use netpress::flows::{Knobs, Layout, Scenario, Tenant, TenantKey, Trace, Window, generate};
 

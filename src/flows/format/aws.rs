@@ -54,8 +54,7 @@ const REQUEST: u8 = 0;
 const REPLY: u8 = 1;
 const NODATA: u8 = 2;
 
-pub fn emit(t: &Tenant, tr: &Trace, iv: u64) -> Vec<Emitted> {
-    let _ = t;
+pub fn emit(tr: &Trace, iv: u64) -> Vec<Emitted> {
     let end = tr.end_ms();
     let mut keys: Vec<(u64, u32, u32, u8)> = Vec::new();
     for (ci, c) in tr.connections.iter().enumerate() {

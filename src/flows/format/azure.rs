@@ -24,10 +24,13 @@ pub enum Flavor {
     Vnet4,
 }
 
+/// File order: (minute, VNet or NIC, rule, NIC or 0, time, connection, sequence).
+type SortKey = (u64, u32, u32, u32, u64, u32, u32);
+
 pub fn emit(t: &Tenant, tr: &Trace, flavor: Flavor) -> Vec<Emitted> {
     let mark = if flavor == Flavor::Nsg2 { 5 * MIN } else { MIN };
     let end = tr.end_ms();
-    let mut keyed: Vec<((u64, u32, u32, u32, u64, u32, u32), Emitted)> = Vec::new();
+    let mut keyed: Vec<(SortKey, Emitted)> = Vec::new();
     for (ci, c) in tr.connections.iter().enumerate() {
         for (vm, inbound) in [(c.src_vm, false), (c.dst_vm, true)] {
             if vm == NO_VM || (!c.allow && !inbound) {

@@ -176,11 +176,11 @@ impl Default for Options {
 pub fn emit(format: Format, tenant: &Tenant, trace: &Trace, options: Options) -> Vec<Emitted> {
     match format {
         Format::Aws2 => {
-            let mut records = aws::emit(tenant, trace, options.aws_interval_s * 1000);
+            let mut records = aws::emit(trace, options.aws_interval_s * 1000);
             records.iter_mut().for_each(|e| e.record.instance = NO_VM);
             records
         }
-        Format::Aws5 => aws::emit(tenant, trace, options.aws_interval_s * 1000),
+        Format::Aws5 => aws::emit(trace, options.aws_interval_s * 1000),
         Format::Nsg2 => azure::emit(tenant, trace, azure::Flavor::Nsg2),
         Format::Vnet4 => azure::emit(tenant, trace, azure::Flavor::Vnet4),
         Format::Gcp => gcp::emit(trace),

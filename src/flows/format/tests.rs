@@ -39,14 +39,11 @@ fn trace_of(t: &Tenant, minutes: u32, connections: Vec<Connection>) -> Trace {
 }
 
 fn conn(
-    src_vm: u32,
-    dst_vm: u32,
+    (src_vm, dst_vm): (u32, u32),
     t: &Tenant,
-    start: u64,
-    end: u64,
+    (start, end): (u64, u64),
     counts: [u64; 4],
-    allow: bool,
-    udp: bool,
+    (allow, udp): (bool, bool),
 ) -> Connection {
     Connection {
         start,
@@ -70,7 +67,7 @@ fn conn(
 #[test]
 fn a_twelve_minute_pool_connection_in_azure_tuples() {
     let t = tenant(Knobs::default());
-    let c = conn(0, 1, &t, 30_000, 30_000 + 12 * 60_000, [1200, 120_000, 2400, 480_000], true, false);
+    let c = conn((0, 1), &t, (30_000, 30_000 + 12 * 60_000), [1200, 120_000, 2400, 480_000], (true, false));
     let tr = trace_of(&t, 20, vec![c]);
     let nsg: Vec<(State, u64)> = emit(Format::Nsg2, &t, &tr, Options::default())
         .iter()
@@ -100,8 +97,8 @@ fn a_twelve_minute_pool_connection_in_azure_tuples() {
 #[test]
 fn aws_reply_reject_and_nodata_records() {
     let t = tenant(Knobs::default());
-    let ok = conn(0, 1, &t, 1000, 2000, [5, 500, 3, 300], true, false);
-    let mut denied = conn(2, 3, &t, 70_000, 70_000, [2, 120, 0, 0], false, false);
+    let ok = conn((0, 1), &t, (1000, 2000), [5, 500, 3, 300], (true, false));
+    let mut denied = conn((2, 3), &t, (70_000, 70_000), [2, 120, 0, 0], (false, false));
     denied.src = crate::flows::tenant::SCANNER_NET + 7;
     denied.src_vm = NO_VM;
     let tr = trace_of(&t, 2, vec![ok, denied]);
@@ -189,7 +186,7 @@ proptest! {
         let mut list = Vec::new();
         for (i, (a, b, start, len, counts, allow, udp)) in cs.into_iter().enumerate() {
             if a == b { continue; }
-            let mut c = conn(a, b, &t, start, start + len, counts, allow, udp);
+            let mut c = conn((a, b), &t, (start, start + len), counts, (allow, udp));
             c.sport = 32_768 + i as u16;
             list.push(c);
         }
