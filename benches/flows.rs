@@ -59,15 +59,31 @@ fn logs(c: &mut Criterion) {
     let text = format::render(Format::Aws2, &t, &tr, &e);
     let records = e.len();
     group.bench_function(format!("parse+F aws2 ({records} records)"), |b| {
-        b.iter(|| black_box(Table::new(Format::Aws2, format::parse(Format::Aws2, &text, &inv).unwrap(), &inv, vec![])))
+        b.iter(|| {
+            black_box(Table::new(
+                Format::Aws2,
+                format::parse(Format::Aws2, &text, &inv).unwrap(),
+                &inv,
+                vec![],
+            ))
+        })
     });
-    let f = Table::new(Format::Aws2, format::parse(Format::Aws2, &text, &inv).unwrap(), &inv, vec![]).unwrap();
+    let f =
+        Table::new(Format::Aws2, format::parse(Format::Aws2, &text, &inv).unwrap(), &inv, vec![]).unwrap();
     let aggs = Py::List(vec![
         Py::Tuple(vec![Py::Str("count".into()), Py::None]),
         Py::Tuple(vec![Py::Str("sum".into()), Py::Str("bytes".into())]),
     ]);
     group.bench_function(format!("F.group by dport ({records} rows)"), |b| {
-        b.iter(|| black_box(table::call(&f, "group", vec![Py::Str("dport".into()), aggs.clone()], vec![], &unlimited)))
+        b.iter(|| {
+            black_box(table::call(
+                &f,
+                "group",
+                vec![Py::Str("dport".into()), aggs.clone()],
+                vec![],
+                &unlimited,
+            ))
+        })
     });
     group.bench_function(format!("graph from {n} connections"), |b| {
         b.iter(|| black_box(Graph::from_trace(&t, &tr, false, None)))
