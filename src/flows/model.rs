@@ -222,11 +222,9 @@ impl<'a> Row<'a> {
                     self.connect(u, at);
                 }
             }
-            (Arrival::Chance(n), _) => {
-                if self.s.chance(1, n) {
-                    let at = from + self.s.below(MIN);
-                    self.connect(u, at);
-                }
+            (Arrival::Chance(n), _) if self.s.chance(1, n) => {
+                let at = from + self.s.below(MIN);
+                self.connect(u, at);
             }
             (Arrival::Every(sec), Some(State::Next(next))) => {
                 while *next < to {

@@ -285,7 +285,7 @@ fn items(v: &Py) -> Option<&[Py]> {
 /// One column name or a list of them.
 fn columns(v: &Py) -> ApiResult<Vec<usize>> {
     match items(v) {
-        Some(l) if l.is_empty() => Err(value_error("no columns given")),
+        Some([]) => Err(value_error("no columns given")),
         Some(l) => l.iter().map(column).collect(),
         None => Ok(vec![column(v)?]),
     }

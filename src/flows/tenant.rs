@@ -175,7 +175,7 @@ impl Alloc {
         let vnet = roles[r].vnet;
         match self {
             Alloc::Tier(next) => {
-                let base = ip(10, vnet as u8, 0, 0) + ((roles[r].kind.tier_index() - 1) * 4 << 8);
+                let base = ip(10, vnet as u8, 0, 0) + (((roles[r].kind.tier_index() - 1) * 4) << 8);
                 next[r] += 1;
                 base + 9 + next[r]
             }
