@@ -11,7 +11,7 @@
 //! - [`tenant`]: the address plan, roles, instances, platform and Internet endpoints.
 //! - `model`: the communication patterns, scanners and churn that turn a tenant into
 //!   [`Connection`]s over time (pure integer arithmetic, minute by minute).
-//! - [`format`]: connections as AWS, Azure and GCP flow-log records, rendered exactly as the
+//! - [`format`](mod@format): connections as AWS, Azure and GCP flow-log records, rendered exactly as the
 //!   providers document them, and parsed back.
 //! - [`table`]: the flows table `F`, columnar, with the agent-facing query methods.
 //! - [`graph`]: the communication graph `G` in NeMoEval's node-link schema, with its methods.

@@ -68,7 +68,7 @@ fn codes(col: &str) -> &'static [&'static str] {
 }
 
 /// The table. Flags pack dir (bit 0, 1 = out), action (bit 1, 1 = deny), state (bits 2–4,
-/// code of [`codes`]) and status (bits 5–6).
+/// code of `codes`) and status (bits 5–6).
 #[derive(Debug, Clone)]
 pub struct Table {
     format: Format,
