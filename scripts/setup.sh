@@ -69,6 +69,15 @@ if [ "${1:-}" = "--test" ]; then
     python3 -m venv .venv-bgpy
     .venv-bgpy/bin/pip install -q bgpy-pkg==13.0.13
   fi
+  # AWS flow-log files are also read by flowlogs-reader (tests/flows/reader.rs, docs/flows.md).
+  step "flowlogs-reader for the flows round trip (.venv-flows with flowlogs-reader 5.0.1)"
+  if [ -x .venv-flows/bin/python ] && .venv-flows/bin/python -c "import importlib.metadata as m; assert m.version('flowlogs-reader') == '5.0.1'" 2>/dev/null; then
+    echo "already installed"
+  else
+    rm -rf .venv-flows
+    python3 -m venv .venv-flows
+    .venv-flows/bin/pip install -q flowlogs-reader==5.0.1
+  fi
 fi
 
 if [ "${1:-}" = "--fuzz" ]; then

@@ -32,6 +32,8 @@
 //!
 //! The applications: [`route`], [`k8s`], [`malt`], listed once in [`registry`]. [`bgp`] is
 //! the next one in the making (its emulated Internet and routing model; not registered yet).
+//! [`flows`] is the seeded cloud tenant and flow-log model the traffic and micro-segmentation
+//! applications will share (not an application itself).
 
 pub mod adapt;
 pub mod agent;
@@ -46,6 +48,7 @@ pub mod conversation;
 pub mod env;
 pub mod error;
 pub mod export;
+pub mod flows;
 pub mod hash;
 pub mod history;
 pub mod id;

@@ -4,6 +4,8 @@
 pub mod adapt_state;
 pub mod agent_replies;
 pub mod env_protocol;
+pub mod flows_api;
+pub mod flows_logs;
 pub mod k8s_connectivity;
 pub mod k8s_patch;
 pub mod k8s_shell;
@@ -21,6 +23,8 @@ pub const TARGETS: &[(&str, fn(&[u8]))] = &[
     ("adapt_state", adapt_state::fuzz),
     ("agent_replies", agent_replies::fuzz),
     ("env_protocol", env_protocol::fuzz),
+    ("flows_api", flows_api::fuzz),
+    ("flows_logs", flows_logs::fuzz),
     ("k8s_connectivity", k8s_connectivity::fuzz),
     ("k8s_patch", k8s_patch::fuzz),
     ("k8s_shell", k8s_shell::fuzz),

@@ -1,0 +1,350 @@
+//! Azure flow logs: NSG flow logs version 2 and virtual network flow logs (version 4).
+//!
+//! Both log connection states per NIC: `B` when a connection begins (empty counters), `C`
+//! while it continues (every 5 minutes for NSG logs, every minute for VNet logs), `E` when it
+//! ends, with counters that are deltas since the NIC's previous tuple of that connection. A
+//! denied connection is one tuple with the dropped request's counters. NSG logs group tuples by
+//! (NSG, minute), then rule, then MAC; VNet logs by (NIC, minute), then rule.
+
+use std::fmt::Write;
+
+use serde_json::Value;
+
+use super::{Emitted, Inventory, ParseError, Parsed, Record, State, addr, num};
+use crate::flows::T0;
+use crate::flows::model::{Connection, NO_VM, Rule, Trace, rule};
+use crate::flows::tenant::{Tenant, dotted};
+
+const MIN: u64 = 60_000;
+
+/// Which Azure log.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Flavor {
+    Nsg2,
+    Vnet4,
+}
+
+/// File order: (minute, VNet or NIC, rule, NIC or 0, time, connection, sequence).
+type SortKey = (u64, u32, u32, u32, u64, u32, u32);
+
+pub fn emit(t: &Tenant, tr: &Trace, flavor: Flavor) -> Vec<Emitted> {
+    let mark = if flavor == Flavor::Nsg2 { 5 * MIN } else { MIN };
+    let end = tr.end_ms();
+    let mut keyed: Vec<(SortKey, Emitted)> = Vec::new();
+    for (ci, c) in tr.connections.iter().enumerate() {
+        for (vm, inbound) in [(c.src_vm, false), (c.dst_vm, true)] {
+            if vm == NO_VM || (!c.allow && !inbound) {
+                continue;
+            }
+            let r = rule(t, &tr.vms, c, inbound);
+            let vnet = t.roles[tr.vms[vm as usize].role].vnet;
+            for (seq, e) in
+                tuples(c, tr.vms[vm as usize].ip, inbound, mark, end, flavor).into_iter().enumerate()
+            {
+                let minute = e.at_ms / MIN;
+                let key = match flavor {
+                    Flavor::Nsg2 => (minute, vnet, r as u32, vm, e.at_ms, ci as u32, seq as u32),
+                    Flavor::Vnet4 => (minute, vm, r as u32, 0, e.at_ms, ci as u32, seq as u32),
+                };
+                keyed.push((key, Emitted { vm, rule: r, ..e }));
+            }
+        }
+    }
+    keyed.sort_unstable_by_key(|k| k.0);
+    keyed.into_iter().map(|(_, e)| e).collect()
+}
+
+/// A connection's tuples at one NIC.
+fn tuples(c: &Connection, vantage: u32, inbound: bool, mark: u64, end: u64, flavor: Flavor) -> Vec<Emitted> {
+    let base = |at: u64, state: State| {
+        let mut r = Record::blank(T0 + at / 1000, T0 + at / 1000, vantage);
+        (r.src, r.dst, r.sport, r.dport, r.proto) = (c.src, c.dst, c.sport, c.dport, c.proto);
+        r.inbound = inbound;
+        r.allow = c.allow;
+        r.state = state;
+        Emitted { record: r, vm: NO_VM, rule: Rule::DenyAllInBound, extra: 0, at_ms: at, end_ms: at }
+    };
+    if !c.allow {
+        let mut e = base(c.start, if flavor == Flavor::Nsg2 { State::B } else { State::D });
+        (e.record.pkts, e.record.bytes) = (u64::from(c.pkts_f), c.bytes_f);
+        return vec![e];
+    }
+    let cum = |p: u64, at: u64| {
+        if at >= c.end {
+            p
+        } else {
+            (u128::from(p) * u128::from(at - c.start) / u128::from(c.end - c.start)) as u64
+        }
+    };
+    let mut out = vec![base(c.start, State::B)];
+    let mut marks: Vec<(u64, State)> = (1..)
+        .map(|k| c.start + k * mark)
+        .take_while(|&m| m < c.end && m < end)
+        .map(|m| (m, State::C))
+        .collect();
+    if c.end < end {
+        marks.push((c.end, State::E));
+    }
+    let mut prev = c.start;
+    for (at, state) in marks {
+        let mut e = base(at, state);
+        let r = &mut e.record;
+        r.pkts = cum(u64::from(c.pkts_f), at) - cum(u64::from(c.pkts_f), prev);
+        r.bytes = cum(c.bytes_f, at) - cum(c.bytes_f, prev);
+        r.pkts_rev = cum(u64::from(c.pkts_r), at) - cum(u64::from(c.pkts_r), prev);
+        r.bytes_rev = cum(c.bytes_r, at) - cum(c.bytes_r, prev);
+        prev = at;
+        out.push(e);
+    }
+    out
+}
+
+/// `2025-01-06T00:01:00Z`: the end of the record's minute.
+fn minute_time(minute: u64) -> String {
+    crate::k8s::meta::rfc3339((T0 + (minute + 1) * 60) as i64)
+}
+
+fn tuple(out: &mut String, e: &Emitted, flavor: Flavor) {
+    let r = &e.record;
+    let dir = if r.inbound { 'I' } else { 'O' };
+    let _ = match flavor {
+        Flavor::Nsg2 => {
+            let proto = if r.proto == 6 { 'T' } else { 'U' };
+            let action = if r.allow { 'A' } else { 'D' };
+            write!(
+                out,
+                "{},{},{},{},{},{proto},{dir},{action},{}",
+                r.t,
+                dotted(r.src),
+                dotted(r.dst),
+                r.sport,
+                r.dport,
+                r.state.name()
+            )
+        }
+        Flavor::Vnet4 => write!(
+            out,
+            "{},{},{},{},{},{},{dir},{},NX",
+            T0 * 1000 + e.at_ms,
+            dotted(r.src),
+            dotted(r.dst),
+            r.sport,
+            r.dport,
+            r.proto,
+            r.state.name()
+        ),
+    };
+    if r.state == State::B && r.allow {
+        out.push_str(",,,,");
+    } else {
+        let _ = write!(out, ",{},{},{},{}", r.pkts, r.bytes, r.pkts_rev, r.bytes_rev);
+    }
+}
+
+/// Consecutive runs of `items` with equal keys.
+fn runs<T, K: PartialEq>(items: &[T], key: impl Fn(&T) -> K) -> Vec<&[T]> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    for i in 1..=items.len() {
+        if i == items.len() || key(&items[i]) != key(&items[start]) {
+            if i > start {
+                out.push(&items[start..i]);
+            }
+            start = i;
+        }
+    }
+    out
+}
+
+fn tuples_json(out: &mut String, group: &[Emitted], flavor: Flavor) {
+    out.push_str("\"flowTuples\":[");
+    for (i, e) in group.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        out.push('"');
+        tuple(out, e, flavor);
+        out.push('"');
+    }
+    out.push(']');
+}
+
+pub fn render(t: &Tenant, tr: &Trace, records: &[Emitted], flavor: Flavor) -> String {
+    let mut out = String::with_capacity(records.len() * 80 + 64);
+    out.push_str("{\"records\":[");
+    let vnet_of = |e: &Emitted| t.roles[tr.vms[e.vm as usize].role].vnet;
+    let sub = t.subscription.to_uppercase();
+    let record_key = |e: &Emitted| match flavor {
+        Flavor::Nsg2 => (e.at_ms / MIN, vnet_of(e), NO_VM),
+        Flavor::Vnet4 => (e.at_ms / MIN, 0, e.vm),
+    };
+    for (n, rec) in runs(records, record_key).into_iter().enumerate() {
+        if n > 0 {
+            out.push(',');
+        }
+        let first = &rec[0];
+        let vnet = vnet_of(first);
+        let name = t.vnet_name(vnet);
+        let net = &t.nets[vnet as usize];
+        let time = minute_time(first.at_ms / MIN);
+        match flavor {
+            Flavor::Nsg2 => {
+                let _ = write!(
+                    out,
+                    "{{\"time\":\"{time}\",\"systemId\":\"{}\",\"category\":\"NetworkSecurityGroupFlowEvent\",\"resourceId\":\"/SUBSCRIPTIONS/{sub}/RESOURCEGROUPS/RG-NETPRESS/PROVIDERS/MICROSOFT.NETWORK/NETWORKSECURITYGROUPS/NSG-{}\",\"operationName\":\"NetworkSecurityGroupFlowEvents\",\"properties\":{{\"Version\":2,\"flows\":[",
+                    net.nsg_guid,
+                    name.to_uppercase()
+                );
+                for (i, by_rule) in runs(rec, |e| e.rule).into_iter().enumerate() {
+                    if i > 0 {
+                        out.push(',');
+                    }
+                    let _ = write!(out, "{{\"rule\":\"{}\",\"flows\":[", by_rule[0].rule.name());
+                    for (j, by_mac) in runs(by_rule, |e| e.vm).into_iter().enumerate() {
+                        if j > 0 {
+                            out.push(',');
+                        }
+                        let _ = write!(out, "{{\"mac\":\"{}\",", tr.vms[by_mac[0].vm as usize].mac);
+                        tuples_json(&mut out, by_mac, flavor);
+                        out.push('}');
+                    }
+                    out.push_str("]}");
+                }
+                out.push_str("]}}");
+            }
+            Flavor::Vnet4 => {
+                let _ = write!(
+                    out,
+                    "{{\"time\":\"{time}\",\"flowLogVersion\":4,\"flowLogGUID\":\"{}\",\"macAddress\":\"{}\",\"category\":\"FlowLogFlowEvent\",\"flowLogResourceID\":\"/SUBSCRIPTIONS/{sub}/RESOURCEGROUPS/RG-NETPRESS/PROVIDERS/MICROSOFT.NETWORK/NETWORKWATCHERS/NETWORKWATCHER_EASTUS/FLOWLOGS/FL-{}\",\"targetResourceID\":\"/subscriptions/{}/resourceGroups/rg-netpress/providers/Microsoft.Network/virtualNetworks/{name}\",\"operationName\":\"FlowLogFlowEvent\",\"flowRecords\":{{\"flows\":[{{\"aclID\":\"{}\",\"flowGroups\":[",
+                    net.flow_log_guid,
+                    tr.vms[first.vm as usize].mac,
+                    name.to_uppercase(),
+                    t.subscription,
+                    net.nsg_guid
+                );
+                for (i, by_rule) in runs(rec, |e| e.rule).into_iter().enumerate() {
+                    if i > 0 {
+                        out.push(',');
+                    }
+                    let _ = write!(out, "{{\"rule\":\"{}\",", by_rule[0].rule.name());
+                    tuples_json(&mut out, by_rule, flavor);
+                    out.push('}');
+                }
+                out.push_str("]}]}}");
+            }
+        }
+    }
+    out.push_str("]}");
+    out
+}
+
+fn field<'a>(v: &'a Value, path: &[&str]) -> Result<&'a Value, String> {
+    path.iter().try_fold(v, |v, k| v.get(k).ok_or_else(|| format!("no \"{}\"", path.join("."))))
+}
+
+fn array<'a>(v: &'a Value, path: &[&str]) -> Result<&'a Vec<Value>, String> {
+    field(v, path)?.as_array().ok_or_else(|| format!("\"{}\" is not a list", path.join(".")))
+}
+
+fn string<'a>(v: &'a Value, path: &[&str]) -> Result<&'a str, String> {
+    field(v, path)?.as_str().ok_or_else(|| format!("\"{}\" is not a string", path.join(".")))
+}
+
+pub fn parse(text: &str, inv: &Inventory, flavor: Flavor) -> Result<Parsed, ParseError> {
+    let doc: Value =
+        serde_json::from_str(text).map_err(|e| ParseError { at: 0, message: format!("not JSON: {e}") })?;
+    let records = array(&doc, &["records"]).map_err(|message| ParseError { at: 0, message })?;
+    let mut out = Parsed::default();
+    for (n, rec) in records.iter().enumerate() {
+        record(rec, inv, flavor, &mut out).map_err(|message| ParseError { at: n + 1, message })?;
+    }
+    Ok(out)
+}
+
+fn record(rec: &Value, inv: &Inventory, flavor: Flavor, out: &mut Parsed) -> Result<(), String> {
+    match flavor {
+        Flavor::Nsg2 => {
+            for by_rule in array(rec, &["properties", "flows"])? {
+                for by_mac in array(by_rule, &["flows"])? {
+                    let vantage = inv.ip_of(&inv.by_mac, "MAC", string(by_mac, &["mac"])?)?;
+                    for t in array(by_mac, &["flowTuples"])? {
+                        let t = t.as_str().ok_or("a flow tuple is not a string")?;
+                        out.push(parse_tuple(t, vantage, flavor)?, t);
+                    }
+                }
+            }
+        }
+        Flavor::Vnet4 => {
+            let vantage = inv.ip_of(&inv.by_mac, "MAC", string(rec, &["macAddress"])?)?;
+            for acl in array(rec, &["flowRecords", "flows"])? {
+                for group in array(acl, &["flowGroups"])? {
+                    for t in array(group, &["flowTuples"])? {
+                        let t = t.as_str().ok_or("a flow tuple is not a string")?;
+                        out.push(parse_tuple(t, vantage, flavor)?, t);
+                    }
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+fn counter(what: &str, s: &str) -> Result<u64, String> {
+    if s.is_empty() { Ok(0) } else { num(what, s) }
+}
+
+fn parse_tuple(text: &str, vantage: u32, flavor: Flavor) -> Result<Record, String> {
+    let f: Vec<&str> = text.split(',').collect();
+    if f.len() != 13 {
+        return Err(format!("tuple {text:?} has {} fields, not 13", f.len()));
+    }
+    let t = match flavor {
+        Flavor::Nsg2 => num::<u64>("timestamp", f[0])?,
+        Flavor::Vnet4 => num::<u64>("timestamp", f[0])? / 1000,
+    };
+    let mut r = Record::blank(t, t, vantage);
+    r.src = addr(f[1])?;
+    r.dst = addr(f[2])?;
+    r.sport = num("source port", f[3])?;
+    r.dport = num("destination port", f[4])?;
+    r.inbound = match f[6] {
+        "I" => true,
+        "O" => false,
+        d => return Err(format!("direction {d:?} is not I or O")),
+    };
+    let state = |s: &str| match s {
+        "B" => Ok(State::B),
+        "C" => Ok(State::C),
+        "E" => Ok(State::E),
+        "D" if flavor == Flavor::Vnet4 => Ok(State::D),
+        s => Err(format!(
+            "flow state {s:?} is not one of B C E{}",
+            if flavor == Flavor::Vnet4 { " D" } else { "" }
+        )),
+    };
+    match flavor {
+        Flavor::Nsg2 => {
+            r.proto = match f[5] {
+                "T" => 6,
+                "U" => 17,
+                p => return Err(format!("protocol {p:?} is not T or U")),
+            };
+            r.allow = match f[7] {
+                "A" => true,
+                "D" => false,
+                a => return Err(format!("decision {a:?} is not A or D")),
+            };
+            r.state = state(f[8])?;
+        }
+        Flavor::Vnet4 => {
+            r.proto = num("protocol", f[5])?;
+            r.state = state(f[7])?;
+            r.allow = r.state != State::D;
+        }
+    }
+    r.pkts = counter("packets sent", f[9])?;
+    r.bytes = counter("bytes sent", f[10])?;
+    r.pkts_rev = counter("packets received", f[11])?;
+    r.bytes_rev = counter("bytes received", f[12])?;
+    Ok(r)
+}

@@ -1,0 +1,605 @@
+//! The communication graph `G` (docs/flows.md, "The communication graph"): endpoints and the
+//! connections between them in NeMoEval's node-link schema, and the methods-only host object an
+//! agent's code calls on its own working copy.
+//!
+//! Nodes are endpoints (one per address), one undirected edge per pair with at least one
+//! connection, weighted by bytes, packets and connections. Everything is in canonical order:
+//! nodes by address number (ids that are not addresses after them, by text), edges by
+//! (source, target), neighbours in node order.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde_json::{Value, json};
+
+use super::model::Trace;
+use super::patterns::{platform, private};
+use super::table::bind;
+use super::tenant::{Tenant, dotted};
+use crate::malt::api::{ApiError, ApiResult, Budget, Exc, Py};
+
+/// The weights every edge has.
+pub const WEIGHTS: [&str; 3] = ["byte_weight", "connection_weight", "packet_weight"];
+const ROW_BYTES: usize = 320;
+
+/// A node's sort key: its address number, or past every address and then by id.
+type Key = (u64, String);
+
+fn key(id: &str) -> Key {
+    match id.parse::<std::net::Ipv4Addr>() {
+        Ok(a) if a.to_string() == id => (u64::from(u32::from(a)), String::new()),
+        _ => (1 << 32, id.to_string()),
+    }
+}
+
+/// A node's attributes.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Node {
+    pub id: String,
+    pub ip_address: String,
+    pub color: String,
+    /// An int or a float.
+    pub size: Py,
+    /// A set: sorted, no duplicates.
+    pub labels: Vec<String>,
+}
+
+impl Node {
+    fn new(id: &str) -> Node {
+        Node {
+            id: id.into(),
+            ip_address: id.into(),
+            color: "steelblue".into(),
+            size: Py::Int(4),
+            labels: Vec::new(),
+        }
+    }
+
+    fn to_py(&self) -> Py {
+        let s = |x: &str| Py::Str(x.into());
+        Py::Dict(vec![
+            (s("id"), s(&self.id)),
+            (s("ip_address"), s(&self.ip_address)),
+            (s("color"), s(&self.color)),
+            (s("size"), self.size.clone()),
+            (s("labels"), Py::List(self.labels.iter().map(|l| s(l)).collect())),
+        ])
+    }
+}
+
+/// The graph.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Graph {
+    nodes: BTreeMap<Key, Node>,
+    adj: BTreeMap<Key, BTreeSet<Key>>,
+    /// (smaller key, larger key) → weights in [`WEIGHTS`] order.
+    edges: BTreeMap<(Key, Key), [Py; 3]>,
+}
+
+impl Graph {
+    /// The graph of a trace's connections: allowed ones only unless `denied`, and only those
+    /// starting in `window` (ms after T0) when given.
+    pub fn from_trace(t: &Tenant, tr: &Trace, denied: bool, window: Option<(u64, u64)>) -> Graph {
+        let mut sums: BTreeMap<(u32, u32), [u64; 3]> = BTreeMap::new();
+        let mut vm_role: BTreeMap<u32, BTreeSet<String>> = BTreeMap::new();
+        for vm in &tr.vms {
+            let roles = vm_role.entry(vm.ip).or_default();
+            if vm.known {
+                roles.insert(format!("role={}", t.roles[vm.role].name));
+            }
+        }
+        for c in &tr.connections {
+            if (!c.allow && !denied) || window.is_some_and(|(a, b)| c.start < a || c.start >= b) {
+                continue;
+            }
+            let pair = (c.src.min(c.dst), c.src.max(c.dst));
+            let w = sums.entry(pair).or_default();
+            w[0] += c.bytes_f + c.bytes_r;
+            w[1] += 1;
+            w[2] += u64::from(c.pkts_f) + u64::from(c.pkts_r);
+        }
+        let mut g = Graph::default();
+        for (&(a, b), w) in &sums {
+            for ip in [a, b] {
+                let k = (u64::from(ip), String::new());
+                if !g.nodes.contains_key(&k) {
+                    let mut n = Node::new(&dotted(ip));
+                    let kind = match vm_role.get(&ip) {
+                        Some(roles) => {
+                            n.labels.extend(roles.iter().cloned());
+                            "type=VM"
+                        }
+                        None if platform(ip) => "type=Platform",
+                        None if private(ip) => "type=VM",
+                        None => "type=Internet",
+                    };
+                    n.labels.push(kind.into());
+                    n.labels.sort();
+                    g.nodes.insert(k.clone(), n);
+                    g.adj.insert(k, BTreeSet::new());
+                }
+            }
+            let (ka, kb) = ((u64::from(a), String::new()), (u64::from(b), String::new()));
+            g.adj.get_mut(&ka).expect("node").insert(kb.clone());
+            g.adj.get_mut(&kb).expect("node").insert(ka.clone());
+            g.edges.insert((ka, kb), w.map(|x| Py::Int(x as i64)));
+        }
+        g
+    }
+
+    pub fn number_of_nodes(&self) -> usize {
+        self.nodes.len()
+    }
+
+    pub fn number_of_edges(&self) -> usize {
+        self.edges.len()
+    }
+
+    /// NeMoEval's node-link document (networkx `node_link_data` layout).
+    pub fn to_json(&self) -> Value {
+        let nodes: Vec<Value> = self
+            .nodes
+            .values()
+            .map(|n| {
+                json!({"id": n.id, "ip_address": n.ip_address, "color": n.color, "size": py_json(&n.size), "labels": n.labels})
+            })
+            .collect();
+        let links: Vec<Value> = self
+            .edges
+            .iter()
+            .map(|((a, b), w)| {
+                let (na, nb) = (&self.nodes[a], &self.nodes[b]);
+                json!({"source": na.id, "target": nb.id, "source_ip_address": na.ip_address,
+                    "target_ip_address": nb.ip_address, "byte_weight": py_json(&w[0]),
+                    "connection_weight": py_json(&w[1]), "packet_weight": py_json(&w[2])})
+            })
+            .collect();
+        json!({"directed": false, "multigraph": false, "graph": {}, "nodes": nodes, "links": links})
+    }
+
+    fn require(&self, v: Option<&Py>, what: &str) -> ApiResult<Key> {
+        let id = want_str(v, what)?;
+        let k = key(&id);
+        if self.nodes.contains_key(&k) { Ok(k) } else { Err(err(Exc::KeyError, format!("no node {id:?}"))) }
+    }
+
+    fn edge_key(&self, a: &[Option<Py>]) -> ApiResult<(Key, Key)> {
+        let (u, v) = (self.require(a[0].as_ref(), "u")?, self.require(a[1].as_ref(), "v")?);
+        let k = if u <= v { (u, v) } else { (v, u) };
+        if self.edges.contains_key(&k) {
+            Ok(k)
+        } else {
+            Err(err(
+                Exc::KeyError,
+                format!("no edge between {:?} and {:?}", self.nodes[&k.0].id, self.nodes[&k.1].id),
+            ))
+        }
+    }
+
+    fn ensure(&mut self, id: &str) -> Key {
+        let k = key(id);
+        if !self.nodes.contains_key(&k) {
+            self.nodes.insert(k.clone(), Node::new(id));
+            self.adj.insert(k.clone(), BTreeSet::new());
+        }
+        k
+    }
+
+    fn set_attr(&mut self, k: &Key, name: &str, value: Py) -> ApiResult<()> {
+        let n = self.nodes.get_mut(k).expect("checked");
+        match (name, value) {
+            ("color", Py::Str(s)) => n.color = s,
+            ("size", v @ (Py::Int(_) | Py::Float(_))) => n.size = v,
+            ("labels", Py::List(l) | Py::Tuple(l)) => {
+                let mut labels = l
+                    .into_iter()
+                    .map(|x| match x {
+                        Py::Str(s) => Ok(s),
+                        o => Err(err(Exc::TypeError, format!("labels are str, got {}", o.type_name()))),
+                    })
+                    .collect::<ApiResult<Vec<String>>>()?;
+                labels.sort();
+                labels.dedup();
+                n.labels = labels;
+            }
+            ("id" | "ip_address", _) => return Err(err(Exc::ValueError, format!("{name} is read-only"))),
+            ("color" | "size" | "labels", v) => {
+                return Err(err(Exc::TypeError, format!("{name} cannot be set to a {}", v.type_name())));
+            }
+            _ => {
+                return Err(err(
+                    Exc::ValueError,
+                    format!("unknown attribute {name:?}; attributes: color, size, labels"),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    fn set_weight(&mut self, k: &(Key, Key), name: &str, value: Py) -> ApiResult<()> {
+        let i = WEIGHTS.iter().position(|w| *w == name).ok_or_else(|| {
+            err(
+                Exc::ValueError,
+                format!("unknown edge attribute {name:?}; attributes: {}", WEIGHTS.join(", ")),
+            )
+        })?;
+        match value {
+            v @ (Py::Int(_) | Py::Float(_)) => {
+                self.edges.get_mut(k).expect("checked")[i] = v;
+                Ok(())
+            }
+            o => Err(err(Exc::TypeError, format!("{name} must be an int or float, got {}", o.type_name()))),
+        }
+    }
+
+    fn ids(&self, keys: impl Iterator<Item = Key>, budget: Budget<'_>, n: usize) -> ApiResult<Py> {
+        budget(n * ROW_BYTES / 4)?;
+        Ok(Py::List(keys.map(|k| Py::Str(self.nodes[&k].id.clone())).collect()))
+    }
+
+    fn edge_py(&self, k: &(Key, Key), data: bool) -> Py {
+        let mut t = vec![Py::Str(self.nodes[&k.0].id.clone()), Py::Str(self.nodes[&k.1].id.clone())];
+        if data {
+            t.push(self.weights_py(k));
+        }
+        Py::Tuple(t)
+    }
+
+    fn weights_py(&self, k: &(Key, Key)) -> Py {
+        Py::Dict(WEIGHTS.iter().zip(&self.edges[k]).map(|(w, v)| (Py::Str((*w).into()), v.clone())).collect())
+    }
+
+    fn degree_of(&self, k: &Key, weight: Option<usize>) -> Py {
+        let nbrs = &self.adj[k];
+        match weight {
+            None => Py::Int(nbrs.len() as i64),
+            Some(w) => {
+                let (mut int, mut float, mut is_float) = (0i64, 0f64, false);
+                for v in nbrs {
+                    let e = if k <= v { (k.clone(), v.clone()) } else { (v.clone(), k.clone()) };
+                    match &self.edges[&e][w] {
+                        Py::Int(x) => {
+                            int = int.saturating_add(*x);
+                            float += *x as f64;
+                        }
+                        Py::Float(x) => {
+                            is_float = true;
+                            float += x;
+                        }
+                        _ => {}
+                    }
+                }
+                if is_float { Py::Float(float) } else { Py::Int(int) }
+            }
+        }
+    }
+}
+
+fn py_json(v: &Py) -> Value {
+    match v {
+        Py::Int(i) => json!(i),
+        Py::Float(f) => json!(f),
+        Py::Str(s) => json!(s),
+        _ => Value::Null,
+    }
+}
+
+fn err(exc: Exc, message: impl Into<String>) -> ApiError {
+    ApiError { exc, message: message.into() }
+}
+
+fn want_str(v: Option<&Py>, what: &str) -> ApiResult<String> {
+    match v {
+        Some(Py::Str(s)) => Ok(s.clone()),
+        Some(o) => Err(err(Exc::TypeError, format!("{what} must be a str, got {}", o.type_name()))),
+        None => Err(err(Exc::TypeError, format!("{what} must be a str, got None"))),
+    }
+}
+
+fn truthy(v: Option<&Py>) -> bool {
+    !matches!(v, None | Some(Py::Bool(false)) | Some(Py::Int(0)))
+}
+
+/// The attribute message of a non-call read such as `G.nodes[...]`.
+pub const ATTRIBUTE_MESSAGE: &str = "G has only methods, e.g. G.node(n)";
+
+const METHODS: [(&str, &[&str], usize); 21] = [
+    ("has_node", &["n"], 1),
+    ("node", &["n"], 1),
+    ("nodes", &["data"], 0),
+    ("number_of_nodes", &[], 0),
+    ("number_of_edges", &[], 0),
+    ("get", &["n", "key", "default"], 2),
+    ("set", &["n", "key", "value"], 3),
+    ("labels", &["n"], 1),
+    ("add_label", &["n", "l"], 2),
+    ("remove_label", &["n", "l"], 2),
+    ("neighbors", &["n"], 1),
+    ("degree", &["n", "weight"], 0),
+    ("edges", &["n", "data"], 0),
+    ("has_edge", &["u", "v"], 2),
+    ("edge", &["u", "v"], 2),
+    ("set_edge", &["u", "v", "key", "value"], 4),
+    ("add_edge", &["u", "v"], 2),
+    ("remove_edge", &["u", "v"], 2),
+    ("add_node", &["n"], 1),
+    ("remove_node", &["n"], 1),
+    ("nodes_with_label", &["l"], 1),
+];
+
+/// The method names of `G`.
+pub fn method_names() -> Vec<&'static str> {
+    METHODS.iter().map(|m| m.0).collect()
+}
+
+/// Calls `G.method(*args, **kwargs)` on a working graph.
+pub fn call(
+    g: &mut Graph,
+    method: &str,
+    args: Vec<Py>,
+    kwargs: Vec<(String, Py)>,
+    budget: Budget<'_>,
+) -> ApiResult<Py> {
+    let Some(&(name, params, required)) = METHODS.iter().find(|m| m.0 == method) else {
+        return Err(err(
+            Exc::AttributeError,
+            format!("G has no method {method:?}; methods: {}", method_names().join(", ")),
+        ));
+    };
+    // add_edge and add_node take their attributes as keyword arguments.
+    let (kwargs, extra): (Vec<_>, Vec<_>) = if matches!(name, "add_edge" | "add_node") {
+        kwargs.into_iter().partition(|(k, _)| params.contains(&k.as_str()))
+    } else {
+        (kwargs, Vec::new())
+    };
+    let a = bind("G", name, params, required, args, kwargs)?;
+    let nodes = g.nodes.len();
+    match name {
+        "has_node" => Ok(Py::Bool(g.nodes.contains_key(&key(&want_str(a[0].as_ref(), "n")?)))),
+        "node" => Ok(g.nodes[&g.require(a[0].as_ref(), "n")?].to_py()),
+        "nodes" => {
+            let data = truthy(a[0].as_ref());
+            budget(nodes * if data { ROW_BYTES } else { ROW_BYTES / 4 })?;
+            Ok(Py::List(
+                g.nodes
+                    .values()
+                    .map(|n| {
+                        if data {
+                            Py::Tuple(vec![Py::Str(n.id.clone()), n.to_py()])
+                        } else {
+                            Py::Str(n.id.clone())
+                        }
+                    })
+                    .collect(),
+            ))
+        }
+        "number_of_nodes" => Ok(Py::Int(nodes as i64)),
+        "number_of_edges" => Ok(Py::Int(g.edges.len() as i64)),
+        "get" => {
+            let k = g.require(a[0].as_ref(), "n")?;
+            let attr = want_str(a[1].as_ref(), "key")?;
+            let Py::Dict(items) = g.nodes[&k].to_py() else { unreachable!("a dict") };
+            Ok(items
+                .into_iter()
+                .find(|(k, _)| *k == Py::Str(attr.clone()))
+                .map_or(a[2].clone().unwrap_or(Py::None), |(_, v)| v))
+        }
+        "set" => {
+            let k = g.require(a[0].as_ref(), "n")?;
+            let attr = want_str(a[1].as_ref(), "key")?;
+            g.set_attr(&k, &attr, a[2].clone().expect("required"))?;
+            Ok(Py::None)
+        }
+        "labels" => {
+            let k = g.require(a[0].as_ref(), "n")?;
+            Ok(Py::List(g.nodes[&k].labels.iter().map(|l| Py::Str(l.clone())).collect()))
+        }
+        "add_label" | "remove_label" => {
+            let k = g.require(a[0].as_ref(), "n")?;
+            let l = want_str(a[1].as_ref(), "l")?;
+            let labels = &mut g.nodes.get_mut(&k).expect("checked").labels;
+            match labels.binary_search(&l) {
+                Err(i) if name == "add_label" => labels.insert(i, l),
+                Ok(i) if name == "remove_label" => {
+                    labels.remove(i);
+                }
+                Err(_) => return Err(err(Exc::KeyError, format!("node has no label {l:?}"))),
+                Ok(_) => {}
+            }
+            Ok(Py::None)
+        }
+        "neighbors" => {
+            let k = g.require(a[0].as_ref(), "n")?;
+            let n = g.adj[&k].len();
+            g.ids(g.adj[&k].iter().cloned(), budget, n)
+        }
+        "degree" => {
+            let weight = match a[1].as_ref() {
+                None => None,
+                Some(w) => {
+                    let w = want_str(Some(w), "weight")?;
+                    Some(WEIGHTS.iter().position(|x| *x == w).ok_or_else(|| {
+                        err(Exc::ValueError, format!("unknown weight {w:?}; weights: {}", WEIGHTS.join(", ")))
+                    })?)
+                }
+            };
+            match a[0].as_ref() {
+                Some(n) => Ok(g.degree_of(&g.require(Some(n), "n")?, weight)),
+                None => {
+                    budget(nodes * ROW_BYTES / 2)?;
+                    Ok(Py::List(
+                        g.nodes
+                            .iter()
+                            .map(|(k, n)| Py::Tuple(vec![Py::Str(n.id.clone()), g.degree_of(k, weight)]))
+                            .collect(),
+                    ))
+                }
+            }
+        }
+        "edges" => {
+            let data = truthy(a[1].as_ref());
+            let keys: Vec<(Key, Key)> = match a[0].as_ref() {
+                Some(n) => {
+                    let k = g.require(Some(n), "n")?;
+                    g.adj[&k]
+                        .iter()
+                        .map(|v| if k <= *v { (k.clone(), v.clone()) } else { (v.clone(), k.clone()) })
+                        .collect()
+                }
+                None => {
+                    budget(g.edges.len() * if data { ROW_BYTES } else { ROW_BYTES / 2 })?;
+                    g.edges.keys().cloned().collect()
+                }
+            };
+            Ok(Py::List(keys.iter().map(|k| g.edge_py(k, data)).collect()))
+        }
+        "has_edge" => {
+            let (u, v) = (want_str(a[0].as_ref(), "u")?, want_str(a[1].as_ref(), "v")?);
+            let (u, v) = (key(&u), key(&v));
+            Ok(Py::Bool(g.edges.contains_key(&if u <= v { (u, v) } else { (v, u) })))
+        }
+        "edge" => Ok(g.weights_py(&g.edge_key(&a)?)),
+        "set_edge" => {
+            let k = g.edge_key(&a)?;
+            let attr = want_str(a[2].as_ref(), "key")?;
+            g.set_weight(&k, &attr, a[3].clone().expect("required"))?;
+            Ok(Py::None)
+        }
+        "add_edge" => {
+            let (u, v) = (want_str(a[0].as_ref(), "u")?, want_str(a[1].as_ref(), "v")?);
+            if u == v {
+                return Err(err(Exc::ValueError, "no self-loops: u and v are the same node"));
+            }
+            for (k, _) in &extra {
+                if !WEIGHTS.contains(&k.as_str()) {
+                    return Err(err(
+                        Exc::ValueError,
+                        format!("unknown edge attribute {k:?}; attributes: {}", WEIGHTS.join(", ")),
+                    ));
+                }
+            }
+            let (ku, kv) = (g.ensure(&u), g.ensure(&v));
+            let k = if ku <= kv { (ku.clone(), kv.clone()) } else { (kv.clone(), ku.clone()) };
+            g.edges.entry(k.clone()).or_insert_with(|| [Py::Int(0), Py::Int(0), Py::Int(0)]);
+            g.adj.get_mut(&ku).expect("node").insert(kv.clone());
+            g.adj.get_mut(&kv).expect("node").insert(ku);
+            for (w, value) in extra {
+                g.set_weight(&k, &w, value)?;
+            }
+            Ok(Py::None)
+        }
+        "remove_edge" => {
+            let k = g.edge_key(&a)?;
+            g.edges.remove(&k);
+            g.adj.get_mut(&k.0).expect("node").remove(&k.1);
+            g.adj.get_mut(&k.1).expect("node").remove(&k.0);
+            Ok(Py::None)
+        }
+        "add_node" => {
+            let id = want_str(a[0].as_ref(), "n")?;
+            let k = g.ensure(&id);
+            for (attr, value) in extra {
+                if attr == "ip_address" {
+                    match value {
+                        Py::Str(s) => g.nodes.get_mut(&k).expect("node").ip_address = s,
+                        o => {
+                            return Err(err(
+                                Exc::TypeError,
+                                format!("ip_address must be a str, got {}", o.type_name()),
+                            ));
+                        }
+                    }
+                } else {
+                    g.set_attr(&k, &attr, value)?;
+                }
+            }
+            Ok(Py::None)
+        }
+        "remove_node" => {
+            let k = g.require(a[0].as_ref(), "n")?;
+            for v in g.adj.remove(&k).unwrap_or_default() {
+                g.adj.get_mut(&v).expect("node").remove(&k);
+                g.edges.remove(&if k <= v { (k.clone(), v) } else { (v, k.clone()) });
+            }
+            g.nodes.remove(&k);
+            Ok(Py::None)
+        }
+        _ => {
+            let l = want_str(a[0].as_ref(), "l")?;
+            let keys: Vec<Key> = g
+                .nodes
+                .iter()
+                .filter(|(_, n)| n.labels.binary_search(&l).is_ok())
+                .map(|(k, _)| k.clone())
+                .collect();
+            let n = keys.len();
+            g.ids(keys.into_iter(), budget, n)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::flows::knobs::{Knobs, TenantKey};
+    use crate::flows::model::{Scenario, generate};
+    use crate::malt::api::unlimited;
+
+    fn graph() -> (Trace, Graph) {
+        let knobs = Knobs { d: 10, k: 50, ..Knobs::default() };
+        let t = Tenant::new(&TenantKey { app: "test".into(), level: 1, seed: 2, knobs }).unwrap();
+        let tr = generate(&t, &Scenario::default()).unwrap();
+        let g = Graph::from_trace(&t, &tr, false, None);
+        (tr, g)
+    }
+
+    fn g_call(g: &mut Graph, m: &str, args: Vec<Py>) -> ApiResult<Py> {
+        call(g, m, args, vec![], &unlimited)
+    }
+
+    fn s(x: &str) -> Py {
+        Py::Str(x.into())
+    }
+
+    #[test]
+    fn weights_sum_the_allowed_connections() {
+        let (tr, g) = graph();
+        let total: u64 = tr.connections.iter().filter(|c| c.allow).map(|c| c.bytes_f + c.bytes_r).sum();
+        let conns = tr.connections.iter().filter(|c| c.allow).count() as i64;
+        let sum =
+            |i: usize| -> i64 { g.edges.values().map(|w| if let Py::Int(x) = w[i] { x } else { 0 }).sum() };
+        assert_eq!(sum(0), total as i64);
+        assert_eq!(sum(1), conns);
+        let doc = g.to_json();
+        let links = doc["links"].as_array().unwrap();
+        assert!(
+            links.iter().all(|l| key(l["source"].as_str().unwrap()) < key(l["target"].as_str().unwrap()))
+        );
+        assert!(doc["nodes"].as_array().unwrap().iter().any(|n| {
+            n["labels"].as_array().unwrap().iter().any(|l| l.as_str().unwrap().starts_with("role="))
+        }));
+    }
+
+    #[test]
+    fn methods_read_and_mutate_the_working_copy() {
+        let (_, mut g) = graph();
+        let Py::List(nodes) = g_call(&mut g, "nodes", vec![]).unwrap() else { panic!() };
+        let Py::Str(first) = nodes[0].clone() else { panic!() };
+        let Py::List(nbrs) = g_call(&mut g, "neighbors", vec![s(&first)]).unwrap() else { panic!() };
+        assert_eq!(g_call(&mut g, "degree", vec![s(&first)]).unwrap(), Py::Int(nbrs.len() as i64));
+        g_call(&mut g, "add_label", vec![s(&first), s("x=1")]).unwrap();
+        g_call(&mut g, "add_label", vec![s(&first), s("x=1")]).unwrap();
+        assert_eq!(g_call(&mut g, "nodes_with_label", vec![s("x=1")]).unwrap(), Py::List(vec![s(&first)]));
+        g_call(&mut g, "set", vec![s(&first), s("color"), s("red")]).unwrap();
+        assert_eq!(g_call(&mut g, "get", vec![s(&first), s("color")]).unwrap(), s("red"));
+        assert_eq!(g_call(&mut g, "set", vec![s(&first), s("id"), s("y")]).unwrap_err().exc, Exc::ValueError);
+        let edges = g.number_of_edges();
+        g_call(&mut g, "remove_node", vec![s(&first)]).unwrap();
+        assert_eq!(g.number_of_edges(), edges - nbrs.len());
+        assert_eq!(g_call(&mut g, "node", vec![s(&first)]).unwrap_err().exc, Exc::KeyError);
+        call(&mut g, "add_edge", vec![s("a"), s("b")], vec![("byte_weight".into(), Py::Int(5))], &unlimited)
+            .unwrap();
+        assert_eq!(g_call(&mut g, "degree", vec![s("a"), s("byte_weight")]).unwrap(), Py::Int(5));
+        assert_eq!(g_call(&mut g, "nope", vec![]).unwrap_err().exc, Exc::AttributeError);
+        assert_eq!(g_call(&mut g, "node", vec![Py::Int(1)]).unwrap_err().exc, Exc::TypeError);
+    }
+}
