@@ -63,6 +63,7 @@ pub mod seed;
 pub mod selfcheck;
 mod shell;
 pub mod stats;
+pub mod task_view;
 mod tool_args;
 pub mod view;
 
