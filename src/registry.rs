@@ -141,7 +141,7 @@ mod tests {
         let catalog: Vec<String> = catalog().iter().map(|i| format!("{i:?}")).collect();
         assert_eq!(engines, catalog);
         assert_eq!(info("route").expect("route").name, "route");
-        let err = info("toy").err().expect("unknown").to_string();
+        let err = info("toy").expect_err("unknown").to_string();
         assert!(err.contains("malt, route, k8s"), "{err}");
     }
 
