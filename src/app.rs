@@ -71,12 +71,22 @@ pub struct AppInfo {
     /// Episodes run untrusted code and need the sandbox (feature `sandbox`). The browser runs
     /// such episodes in the sandbox worker, which rebuilds the task from its id.
     pub sandboxed: bool,
+    /// The abbreviations this application's labels, levels and reports use (fault families,
+    /// safety rules), so every surface can spell them out where they appear. Data, not a
+    /// method of [`App`], so the page shows it without linking the application's engine
+    /// ([`crate::registry::catalog`]).
+    pub glossary: &'static [Term],
 }
 
 impl AppInfo {
     /// How `task` is answered: its own kind, else the application's.
     pub fn answer_of(&self, task: &dyn Task) -> AnswerKind {
         task.answer_kind().unwrap_or(self.answer)
+    }
+
+    /// The id of `(level, seed, index)` with the app's default knobs.
+    pub fn default_id(&self, level: u8, seed: u64, index: u64) -> QueryId {
+        QueryId::new(self.name, self.version, level, seed, index)
     }
 
     /// The knob keys in id order, e.g. `"nmrft"`.
@@ -151,7 +161,7 @@ pub trait App: Sync {
 
     /// The id of `(level, seed, index)` with the app's default knobs.
     fn default_id(&self, level: u8, seed: u64, index: u64) -> QueryId {
-        QueryId::new(self.info().name, self.info().version, level, seed, index)
+        self.info().default_id(level, seed, index)
     }
 
     /// Every task label a level can produce, in display order, when the app can list them
@@ -160,13 +170,12 @@ pub trait App: Sync {
         Vec::new()
     }
 
-    /// App-specific commands of the CLI, run as `netpress <app> <tool> ARGS…`.
-    /// The abbreviations this application's labels, levels and reports use (fault families,
-    /// safety rules), so every surface can spell them out where they appear.
+    /// The abbreviations of [`AppInfo::glossary`].
     fn glossary(&self) -> &'static [Term] {
-        &[]
+        self.info().glossary
     }
 
+    /// App-specific commands of the CLI, run as `netpress <app> <tool> ARGS…`.
     fn tools(&self) -> &'static [Tool] {
         &[]
     }
@@ -518,6 +527,7 @@ mod tests {
         ],
         default_max_turns: 10,
         sandboxed: false,
+        glossary: &[],
     };
 
     fn check(id: &str) -> Result<()> {

@@ -73,6 +73,7 @@ pub mod selfcheck;
 pub mod server;
 mod shell;
 pub mod stats;
+pub mod task_view;
 mod tool_args;
 pub mod view;
 

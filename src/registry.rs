@@ -6,12 +6,19 @@
 //! The free functions [`apps`], [`app`] and [`generate`] are the standard registry's, for the
 //! surfaces that only ever show the shipped applications (the web page).
 //!
+//! The page needs what describes an application (its [`AppInfo`]: levels, knobs, answer kind,
+//! glossary) long before it needs an engine, and is to link no engine at all (each in a worker
+//! bundle of its own, docs/bundles.md). So the descriptions are listed a second
+//! time, as data, in [`catalog`]: the same `AppInfo` values the applications return, in the
+//! same order (a test holds the two lists together), with no `&dyn App` that would pull an
+//! engine into the page.
+//!
 //! Nothing else names an application: a new one is its module plus its line in
-//! [`Registry::standard`].
+//! [`Registry::standard`] and in [`catalog`].
 
 use std::sync::{Arc, OnceLock};
 
-use crate::app::{App, Task};
+use crate::app::{App, AppInfo, Task};
 use crate::error::{Error, Result};
 
 /// A list of applications, in display order, with unique names.
@@ -27,6 +34,12 @@ impl Registry {
         STANDARD.get_or_init(|| Registry {
             apps: vec![&crate::malt::MALT, &crate::route::RouteApp, &crate::k8s::K8sApp],
         })
+    }
+
+    /// A registry of no application, to add some to with [`Registry::with`] (a worker
+    /// bundle's one engine).
+    pub fn empty() -> Registry {
+        Registry { apps: Vec::new() }
     }
 
     /// This registry with `app` added last, or in place of the application of the same name.
@@ -63,6 +76,21 @@ impl std::fmt::Debug for Registry {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_list().entries(self.apps.iter().map(|a| a.info().name)).finish()
     }
+}
+
+/// The description of every shipped application, in display order: what the page shows and
+/// checks without an engine. The same values as `Registry::standard()`'s `info()`s.
+pub fn catalog() -> &'static [&'static AppInfo] {
+    static CATALOG: [&AppInfo; 3] = [&crate::malt::MALT_INFO, &crate::route::INFO, &crate::k8s::INFO];
+    &CATALOG
+}
+
+/// The description of the shipped application called `name`.
+pub fn info(name: &str) -> Result<&'static AppInfo> {
+    catalog().iter().copied().find(|i| i.name == name).ok_or_else(|| {
+        let known: Vec<&str> = catalog().iter().map(|i| i.name).collect();
+        Error::UnknownApp(name.to_string(), known.join(", "))
+    })
 }
 
 /// Every shipped application, in display order.
@@ -103,6 +131,17 @@ mod tests {
         let names: Vec<&str> = twice.apps().iter().map(|a| a.info().name).collect();
         assert_eq!(names, ["malt", "route", "k8s"]);
         let err = twice.app("toy").err().expect("unknown").to_string();
+        assert!(err.contains("malt, route, k8s"), "{err}");
+    }
+
+    /// The catalog is the standard registry's descriptions, in its order, field for field.
+    #[test]
+    fn catalog_describes_the_standard_registry() {
+        let engines: Vec<String> = apps().iter().map(|a| format!("{:?}", a.info())).collect();
+        let catalog: Vec<String> = catalog().iter().map(|i| format!("{i:?}")).collect();
+        assert_eq!(engines, catalog);
+        assert_eq!(info("route").expect("route").name, "route");
+        let err = info("toy").expect_err("unknown").to_string();
         assert!(err.contains("malt, route, k8s"), "{err}");
     }
 

@@ -74,6 +74,7 @@ pub const INFO: AppInfo = AppInfo {
     ],
     default_max_turns: 10,
     sandboxed: false,
+    glossary: fault::GLOSSARY,
 };
 
 /// The K8s application.
@@ -92,10 +93,6 @@ impl App for K8sApp {
 
     fn baseline(&self) -> Box<dyn crate::conversation::Agent> {
         Box::new(baseline::ScriptedOperator)
-    }
-
-    fn glossary(&self) -> &'static [crate::app::Term] {
-        fault::GLOSSARY
     }
 
     fn labels(&self, level: u8) -> Vec<String> {

@@ -89,6 +89,7 @@ name-keyed graph diff and safety invariants.",
     ],
     default_max_turns: 1,
     sandboxed: true,
+    glossary: safety::GLOSSARY,
 };
 
 /// The generator versions this build generates. v2 words level 4's changes as instructions on
@@ -130,10 +131,6 @@ impl App for Malt {
 
     fn baseline(&self) -> Box<dyn Agent> {
         Box::new(baseline::Baseline)
-    }
-
-    fn glossary(&self) -> &'static [crate::app::Term] {
-        safety::GLOSSARY
     }
 
     fn labels(&self, level: u8) -> Vec<String> {

@@ -42,7 +42,7 @@ use crate::id::QueryId;
 /// The Route application.
 pub struct RouteApp;
 
-static INFO: AppInfo = AppInfo {
+pub static INFO: AppInfo = AppInfo {
     name: "route",
     title: "Route: router fault repair",
     summary: "Faults are injected into the routers of a small emulated Linux network; the agent runs one shell \
@@ -75,6 +75,7 @@ machine can ping every other, without breaking what worked.",
     ],
     default_max_turns: generate::DEFAULT_TURNS,
     sandboxed: false,
+    glossary: fault::GLOSSARY,
 };
 
 impl App for RouteApp {
@@ -91,10 +92,6 @@ impl App for RouteApp {
 
     fn baseline(&self) -> Box<dyn crate::conversation::Agent> {
         Box::new(baseline::Baseline)
-    }
-
-    fn glossary(&self) -> &'static [crate::app::Term] {
-        fault::GLOSSARY
     }
 
     fn space(&self) -> crate::adapt::Space {

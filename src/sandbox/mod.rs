@@ -31,5 +31,11 @@ mod limits;
 // does not build it.
 #[cfg(any(feature = "sandbox", not(target_arch = "wasm32")))]
 pub mod worker;
+// The worker bundles' main loop: on wasm32 it needs the web bindings only `worker` brings.
+#[cfg(any(feature = "worker", not(target_arch = "wasm32")))]
+mod serve;
+
+#[cfg(any(feature = "worker", not(target_arch = "wasm32")))]
+pub use serve::serve;
 
 pub use limits::{LimitOverrides, Limits};

@@ -8,8 +8,10 @@
 //! application is the first word of the task id (`malt-…`, `route-…`), the episode is the
 //! library's [`Runner`], and the only application-specific input is the sandbox limits, which
 //! reach the task through [`crate::app::App::generate_limited`] (applications without a
-//! sandbox ignore them). The page sends only `sandboxed` applications' episodes here, but the
-//! protocol refuses none, so a new application runs in the worker with no change to it.
+//! sandbox ignore them). The page sends it only `sandboxed` applications' episodes today, but
+//! the protocol refuses none, so a new application runs in the worker with no change to it;
+//! `open`, `compose` and `baseline` are what the page needs to stop linking engines at all
+//! (docs/bundles.md).
 //!
 //! # Requests, page → worker (tag `op`)
 //! - `{"op":"start","id":ID,"max_turns":N?,"variant":V?,"limits":L?,"agent":A?}` builds the
@@ -22,6 +24,14 @@
 //! - `{"op":"fail","message":TEXT,"fatal":BOOL?}`: the agent call failed; it counts as a
 //!   turn, and a fatal failure ends the episode. → `turn` (and `result` if it ended).
 //! - `{"op":"stop","reason":TEXT?}` ends the episode early. → `result`.
+//! - `{"op":"open","id":ID,"limits":L?}` builds the task of `ID` and describes it for display,
+//!   independent of any episode in progress. → `opened`.
+//! - `{"op":"compose","target":T?,"line":TEXT}` turns a typed command (for machine `T`, when
+//!   the application has machines) into a reply in the application's format, for the
+//!   episode in progress. → `composed`.
+//! - `{"op":"baseline"}`: the application's built-in agent's next reply to the episode in
+//!   progress (the agent is made at the first such request and keeps its state across the
+//!   episode's turns); the page submits it like any reply. → `reply`.
 //! - `{"op":"check","id":ID,"answer":TEXT,"limits":L?,"agent":A?}`: one-shot, one answer as
 //!   the only turn of a fresh episode, independent of any episode in progress. → `checked`.
 //! - `{"op":"bench","app":NAME,"tasks":N}`: the fixed seeded workload of
@@ -35,10 +45,17 @@
 //!
 //! # Responses, worker → page (tag `op`)
 //! - `ready` `{version}`: the first message, sent once when the worker starts ([`Worker::ready`]).
-//! - `started` `{id, content_hash, prompt, max_turns, question}`: the exact first message to
-//!   send the agent, the turn limit in force, and the task's question when it has one.
-//! - `turn` `{turn, finished, panels}`: the turn record, the finish (`null` while the episode
-//!   goes on) and the emulator's panels after the turn.
+//! - `started` `{id, content_hash, prompt, max_turns, question, targets, picture}`: the exact
+//!   first message to send the agent, the turn limit in force, the task's question when it has
+//!   one, the machines a typed command can address (empty when commands have no target), and
+//!   the episode's own picture (`null` when the task's stands).
+//! - `opened` `{view}`: a [`crate::task_view::TaskView`] (card, the four prompts, picture,
+//!   answer kind, starters, the built-in agent's name).
+//! - `composed` `{reply}`: the reply text of a `compose`.
+//! - `reply` `{reply}`: the built-in agent's reply text of a `baseline`.
+//! - `turn` `{turn, finished, panels, picture}`: the turn record, the finish (`null` while the
+//!   episode goes on), the emulator's panels after the turn and its own picture (`null` when
+//!   the task's picture stands).
 //! - `result` `{record, panels}`: the result record of the finished episode.
 //! - `checked` `{record, panels, check_ms}`: the record of a `check`, with `check_ms` the time
 //!   of the run, diff and scoring measured inside the worker.
@@ -62,8 +79,8 @@ use web_time::Instant;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
-use crate::app::{PromptVariant, Task};
-use crate::conversation::{AgentError, AgentInfo, AgentReply, Tokens};
+use crate::app::{App, PromptVariant, Task};
+use crate::conversation::{Agent, AgentError, AgentInfo, AgentReply, Tokens};
 use crate::id::QueryId;
 use crate::registry::Registry;
 use crate::run::{RunSettings, Runner};
@@ -104,6 +121,17 @@ pub enum Request {
         #[serde(default)]
         reason: Option<String>,
     },
+    Open {
+        id: String,
+        #[serde(default)]
+        limits: LimitOverrides,
+    },
+    Compose {
+        #[serde(default)]
+        target: Option<String>,
+        line: String,
+    },
+    Baseline,
     Check {
         id: String,
         answer: String,
@@ -125,7 +153,17 @@ pub enum Request {
 /// The worker's state: the applications it serves and at most one episode in progress.
 pub struct Worker {
     registry: &'static Registry,
-    episode: Option<(Runner, AgentInfo)>,
+    episode: Option<Live>,
+}
+
+/// The episode in progress.
+struct Live {
+    runner: Runner,
+    /// The agent its record names.
+    agent: AgentInfo,
+    app: &'static dyn App,
+    /// The application's built-in agent, once a `baseline` request asked for it.
+    baseline: Option<Box<dyn Agent>>,
 }
 
 impl Default for Worker {
@@ -199,21 +237,52 @@ impl Worker {
             }
             Request::Stop { reason } => match self.episode.as_mut() {
                 None => vec![error("no episode in progress")],
-                Some((runner, _)) => {
-                    runner.stop(reason.unwrap_or_else(|| "stopped by the user".into()));
+                Some(live) => {
+                    live.runner.stop(reason.unwrap_or_else(|| "stopped by the user".into()));
                     vec![self.result()]
                 }
             },
+            Request::Open { id, limits } => vec![self.open(&id, limits)],
+            Request::Compose { target, line } => vec![self.compose(target.as_deref(), &line)],
+            Request::Baseline => vec![self.baseline()],
             Request::Check { id, answer, limits, agent } => vec![self.check(&id, answer, limits, agent)],
             Request::Bench { app, tasks } => vec![self.bench(app.as_deref(), tasks)],
         }
     }
 
-    /// The task `id` names, through its application, with the request's limits.
-    fn task(&self, id: &str, limits: LimitOverrides) -> Result<Arc<dyn Task>, String> {
+    /// The task `id` names and its application, with the request's limits.
+    fn task(&self, id: &str, limits: LimitOverrides) -> Result<(Arc<dyn Task>, &'static dyn App), String> {
         let id: QueryId = id.parse().map_err(|e: crate::Error| e.to_string())?;
         let app = self.registry.app(&id.app).map_err(|e| e.to_string())?;
-        app.generate_limited(&id, &limits.apply()).map_err(|e| e.to_string())
+        Ok((app.generate_limited(&id, &limits.apply()).map_err(|e| e.to_string())?, app))
+    }
+
+    fn open(&self, id: &str, limits: LimitOverrides) -> String {
+        match self.task(id, limits) {
+            Ok((task, app)) => {
+                let view = crate::task_view::TaskView::of(&*task, app.baseline().info());
+                message("opened", json!({"view": to_json(&view)}))
+            }
+            Err(e) => error(e),
+        }
+    }
+
+    fn compose(&self, target: Option<&str>, line: &str) -> String {
+        match &self.episode {
+            None => error("no episode in progress: send start first"),
+            Some(live) => message("composed", json!({"reply": live.runner.episode().compose(target, line)})),
+        }
+    }
+
+    fn baseline(&mut self) -> String {
+        let Some(live) = self.episode.as_mut() else {
+            return error("no episode in progress: send start first");
+        };
+        let agent = live.baseline.get_or_insert_with(|| live.app.baseline());
+        match agent.reply(live.runner.messages()) {
+            Ok(r) => message("reply", json!({"reply": r.text})),
+            Err(e) => error(format!("the built-in agent failed: {}", e.message)),
+        }
     }
 
     fn start(
@@ -223,7 +292,7 @@ impl Worker {
         limits: LimitOverrides,
         agent: Option<AgentInfo>,
     ) -> String {
-        let task = match self.task(id, limits) {
+        let (task, app) = match self.task(id, limits) {
             Ok(t) => t,
             Err(e) => return error(e),
         };
@@ -233,23 +302,27 @@ impl Worker {
         let started = message(
             "started",
             json!({"id": card.id, "content_hash": card.content_hash, "prompt": prompt,
-                   "max_turns": settings.max_turns.unwrap_or(card.max_turns), "question": card.question}),
+                   "max_turns": settings.max_turns.unwrap_or(card.max_turns), "question": card.question,
+                   "targets": runner.episode().targets(), "picture": to_json(&runner.episode().picture())}),
         );
-        self.episode = Some((runner, agent.unwrap_or_else(paste_agent)));
+        let agent = agent.unwrap_or_else(paste_agent);
+        self.episode = Some(Live { runner, agent, app, baseline: None });
         started
     }
 
     fn feed(&mut self, reply: Result<AgentReply, AgentError>) -> Vec<String> {
-        let Some((runner, _)) = self.episode.as_mut() else {
+        let Some(Live { runner, .. }) = self.episode.as_mut() else {
             return vec![error("no episode in progress: send start first")];
         };
         runner.submit(reply);
         let turn = runner.turns().last();
         let finished = runner.finished();
         let panels = runner.episode().panels();
+        let picture = runner.episode().picture();
         let mut out = vec![message(
             "turn",
-            json!({"turn": to_json(&turn), "finished": to_json(&finished), "panels": to_json(&panels)}),
+            json!({"turn": to_json(&turn), "finished": to_json(&finished), "panels": to_json(&panels),
+                   "picture": to_json(&picture)}),
         )];
         if finished.is_some() {
             out.push(self.result());
@@ -260,7 +333,7 @@ impl Worker {
     fn result(&self) -> String {
         match &self.episode {
             None => error("no episode in progress"),
-            Some((runner, agent)) => message(
+            Some(Live { runner, agent, .. }) => message(
                 "result",
                 json!({"record": to_json(&runner.record(agent)), "panels": to_json(&runner.episode().panels())}),
             ),
@@ -270,7 +343,7 @@ impl Worker {
     /// One answer against one task: the result record, panels and the in-worker check time.
     fn check(&self, id: &str, answer: String, limits: LimitOverrides, agent: Option<AgentInfo>) -> String {
         let task = match self.task(id, limits) {
-            Ok(t) => t,
+            Ok((t, _)) => t,
             Err(e) => return error(e),
         };
         let mut runner = Runner::new(task, RunSettings::default());

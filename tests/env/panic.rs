@@ -25,6 +25,7 @@ static INFO: AppInfo = AppInfo {
     knobs: &[],
     default_max_turns: 5,
     sandboxed: false,
+    glossary: &[],
 };
 
 struct Fragile;

@@ -84,6 +84,7 @@ static TOY_INFO: AppInfo = AppInfo {
     knobs: &[],
     default_max_turns: 3,
     sandboxed: false,
+    glossary: &[],
 };
 
 struct ToyTask(TaskCard);

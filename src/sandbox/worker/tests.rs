@@ -76,6 +76,61 @@ fn a_route_episode_runs_in_the_worker() {
     assert_eq!(result["record"]["turns"].as_array().unwrap().len(), 1);
 }
 
+/// `open` describes a task as the library's `TaskView` does, with no episode involved.
+#[test]
+fn open_describes_a_task() {
+    let mut w = Worker::default();
+    let id = "k8s-v1-L1-s2-i0";
+    let opened = parse(&w.handle(&json!({"op": "open", "id": id}).to_string())[0]);
+    assert_eq!(opened["op"], "opened", "{opened}");
+    let view: crate::task_view::TaskView = serde_json::from_value(opened["view"].clone()).unwrap();
+    let task = Registry::standard().generate(id).unwrap();
+    assert_eq!(view, crate::task_view::TaskView::of(&*task, crate::k8s::K8sApp.baseline().info()));
+    assert_eq!(op(&mut w, r#"{"op":"open","id":"k8s-v1-L9-s0-i0"}"#), "error");
+    assert_eq!(op(&mut w, r#"{"op":"compose","line":"ls"}"#), "error");
+    assert_eq!(op(&mut w, r#"{"op":"baseline"}"#), "error");
+}
+
+/// The built-in agent plays an episode inside the worker, one `baseline` then `submit` per
+/// turn, to the same record as the library's runner gives it natively; `compose` addresses
+/// the machines `started` lists.
+#[test]
+fn the_baseline_plays_in_the_worker() {
+    let registry: &'static Registry = Box::leak(Box::new(Registry::empty().with(&crate::route::RouteApp)));
+    let mut w = Worker::new(registry);
+    let id = "route-v1-L1-s1-i0";
+    let started = parse(
+        &w.handle(
+            &json!({"op": "start", "id": id, "agent": crate::route::RouteApp.baseline().info()}).to_string(),
+        )[0],
+    );
+    let targets: Vec<String> = serde_json::from_value(started["targets"].clone()).unwrap();
+    assert!(!targets.is_empty(), "{started}");
+    let composed =
+        parse(&w.handle(&json!({"op": "compose", "target": targets[0], "line": "ip addr"}).to_string())[0]);
+    let task = Registry::standard().generate(id).unwrap();
+    assert_eq!(composed["reply"], task.start(None).compose(Some(&targets[0]), "ip addr"));
+    let record = loop {
+        let reply = parse(&w.handle(r#"{"op":"baseline"}"#)[0]);
+        assert_eq!(reply["op"], "reply", "{reply}");
+        let out = w.handle(&json!({"op": "submit", "reply": reply["reply"]}).to_string());
+        if out.len() == 2 {
+            break parse(&out[1])["record"].clone();
+        }
+    };
+    let mut runner = Runner::new(task, RunSettings::default());
+    let mut agent = crate::route::RouteApp.baseline();
+    while runner.finished().is_none() {
+        let reply = agent.reply(runner.messages());
+        runner.submit(reply);
+    }
+    let native = to_json(&runner.record(&agent.info()));
+    assert_eq!(record["score"], native["score"]);
+    assert_eq!(record["turns"].as_array().map(Vec::len), native["turns"].as_array().map(Vec::len));
+    // A worker of one application refuses the others' ids.
+    assert_eq!(op(&mut w, r#"{"op":"open","id":"malt-v1-L1-s0-i0"}"#), "error");
+}
+
 /// A toy application of the test's own, sandboxed: its one-turn episode reports the time
 /// limit it was built with, so a test sees both the registry and the limits reach it.
 mod toy {
@@ -100,6 +155,7 @@ mod toy {
         knobs: &[],
         default_max_turns: 1,
         sandboxed: true,
+        glossary: &[],
     };
 
     struct ToyTask(TaskCard, u128);

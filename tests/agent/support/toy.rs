@@ -184,6 +184,7 @@ static INFO: AppInfo = AppInfo {
     default_max_turns: 4,
     // As MALT's: the surfaces that run sandboxed episodes elsewhere must take any application.
     sandboxed: true,
+    glossary: &[],
 };
 
 impl App for ToyApp {
