@@ -17,29 +17,44 @@ pub struct EnvArgs {
     /// Speak the protocol over standard input and output (one JSON object per line).
     #[arg(long, required = true)]
     pub stdio: bool,
+    #[command(flatten)]
+    pub sessions: SessionArgs,
+}
+
+/// The flags `env --stdio` and `serve` share: reset defaults and session limits.
+#[derive(Args, Debug)]
+pub struct SessionArgs {
     /// The application of resets that name none (`{"seed": 42}`).
     #[arg(long)]
     pub app: Option<String>,
     /// The level of resets of `--app` that name none.
     #[arg(long)]
     pub level: Option<u8>,
-    /// Sessions open at once.
+    /// Sessions open at once (over every transport of this process).
     #[arg(long, default_value_t = 4096)]
     pub max_sessions: usize,
-    /// Longest line, in bytes.
+    /// Largest message (a stdio line, an HTTP body or a WebSocket message), in bytes.
     #[arg(long, default_value_t = 1024 * 1024)]
     pub max_body: usize,
 }
 
-pub fn env(cx: &mut Context, args: EnvArgs) -> CliResult {
-    if let Some(app) = &args.app {
-        cx.registry.app(app)?;
+impl SessionArgs {
+    /// The reset defaults and limits these flags set, once `--app` is known to the registry.
+    pub fn resolve(&self, cx: &Context) -> CliResult<(Defaults, Limits)> {
+        if let Some(app) = &self.app {
+            cx.registry.app(app)?;
+        }
+        let defaults = Defaults { app: self.app.clone(), level: self.level };
+        let limits =
+            Limits { max_sessions: self.max_sessions.max(1), max_body: self.max_body, ..Limits::default() };
+        Ok((defaults, limits))
     }
+}
+
+pub fn env(cx: &mut Context, args: EnvArgs) -> CliResult {
+    let (defaults, limits) = args.sessions.resolve(cx)?;
     // The dispatcher holds the registry for as long as it lives; the process's is 'static.
     let registry: &'static crate::registry::Registry = Box::leak(Box::new(cx.registry.clone()));
-    let defaults = Defaults { app: args.app.clone(), level: args.level };
-    let limits =
-        Limits { max_sessions: args.max_sessions.max(1), max_body: args.max_body, ..Limits::default() };
     let mut dispatcher = Dispatcher::new(registry, defaults, limits, Box::new(random_id));
     let mut input = BufReader::new(&mut cx.console.stdin);
     let out = &mut cx.console.stdout;

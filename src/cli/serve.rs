@@ -5,8 +5,8 @@ use std::time::Duration;
 
 use clap::Args;
 
+use super::env_cmd::SessionArgs;
 use super::{CliResult, Context, Fail};
-use crate::env::{Defaults, Limits};
 use crate::server::{Config, Server};
 
 #[derive(Args, Debug)]
@@ -17,21 +17,11 @@ pub struct ServeArgs {
     /// Listen on a non-loopback address (anyone who reaches it can run episodes; use --token-file).
     #[arg(long)]
     pub allow_remote: bool,
-    /// The application of resets that name none (`{"seed": 42}`).
-    #[arg(long)]
-    pub app: Option<String>,
-    /// The level of resets of `--app` that name none.
-    #[arg(long)]
-    pub level: Option<u8>,
-    /// Sessions open at once over HTTP and WebSocket.
-    #[arg(long, default_value_t = 4096)]
-    pub max_sessions: usize,
+    #[command(flatten)]
+    pub sessions: SessionArgs,
     /// Seconds after which an unused session is closed.
     #[arg(long, default_value_t = 300)]
     pub idle_timeout: u64,
-    /// Largest HTTP body or WebSocket message, in bytes.
-    #[arg(long, default_value_t = 1024 * 1024)]
-    pub max_body: usize,
     /// A file holding the token every request must send as `Authorization: Bearer <token>`.
     #[arg(long)]
     pub token_file: Option<String>,
@@ -71,9 +61,7 @@ fn config(cx: &mut Context, args: &ServeArgs) -> CliResult<Config> {
             code: 2,
         });
     }
-    if let Some(app) = &args.app {
-        cx.registry.app(app)?;
-    }
+    let (defaults, limits) = args.sessions.resolve(cx)?;
     let token = match &args.token_file {
         None => None,
         Some(path) => {
@@ -87,12 +75,8 @@ fn config(cx: &mut Context, args: &ServeArgs) -> CliResult<Config> {
     };
     Ok(Config {
         bind: args.bind,
-        defaults: Defaults { app: args.app.clone(), level: args.level },
-        limits: Limits {
-            max_sessions: args.max_sessions.max(1),
-            max_body: args.max_body,
-            ..Limits::default()
-        },
+        defaults,
+        limits,
         idle_timeout: Duration::from_secs(args.idle_timeout.max(1)),
         token,
         allow_origins: args.allow_origins.clone(),

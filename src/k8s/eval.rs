@@ -245,20 +245,6 @@ impl<'a> Compiled<'a> {
         !self.isolating[i][dir_index(dir)].is_empty()
     }
 
-    /// Whether the NetworkPolicies of `subject` admit the connection in `dir` (`remote` is
-    /// the other end, `dst` the destination for named ports).
-    pub fn direction_ok(
-        &self,
-        dir: Direction,
-        subject: End,
-        remote: End,
-        dst: End,
-        port: u16,
-        proto: Protocol,
-    ) -> bool {
-        self.side_ok(dir, subject, remote, dst, port, proto)
-    }
-
     /// The ports the NetworkPolicies of `subject` admit in `dir`.
     pub fn direction_ports(&self, dir: Direction, subject: End, remote: End, dst: End) -> PortSet {
         self.side_ports(dir, subject, remote, dst)
