@@ -159,6 +159,13 @@ pub trait App: Sync {
     /// The deterministic built-in agent (no language model).
     fn baseline(&self) -> Box<dyn crate::conversation::Agent>;
 
+    /// An agent answering `id` with its reference solution, where the application has one (MALT:
+    /// its adaptive reference is the oracle, so a fake agent that should match the reference
+    /// plays it); `None` by default.
+    fn oracle(&self, _id: &QueryId) -> Option<Box<dyn crate::conversation::Agent>> {
+        None
+    }
+
     /// The id of `(level, seed, index)` with the app's default knobs.
     fn default_id(&self, level: u8, seed: u64, index: u64) -> QueryId {
         self.info().default_id(level, seed, index)

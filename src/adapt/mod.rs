@@ -15,6 +15,7 @@
 //! - `search`: the round logic (random points, GP-UCB batch, promotion, confirmation).
 //! - `map`: the weakness map (posterior mean over two dimensions) and table.
 //! - `curriculum`: the mixture file and the task stream trainers read.
+//! - `fake`: the `fake:PRED` agent whose weak region is known, for tests and demos.
 //! - `drive` (native): runs the episodes through [`crate::run::run_threads`].
 //!
 //! Everything but `drive` is pure and builds for wasm32.
@@ -22,6 +23,7 @@
 mod curriculum;
 #[cfg(not(target_arch = "wasm32"))]
 mod drive;
+mod fake;
 mod gp;
 mod map;
 mod search;
@@ -31,6 +33,7 @@ mod state;
 pub use curriculum::{MIXTURE_SCHEMA, STREAM_SEEDS, StreamTask, curriculum, mixture_json};
 #[cfg(not(target_arch = "wasm32"))]
 pub use drive::{Observer, Quiet, drive};
+pub use fake::{Fake, Noop, noop_reply};
 pub use gp::{Candidate, Gp, LENGTHSCALES, Obs, matern52};
 pub use map::{MapCell, WeakRow, WeaknessMap, default_dims, weakness_map, weakness_table};
 pub use search::{CONFIRM_SEEDS, MAX_CANDIDATES, Next, Point, SEARCH_SEEDS, Search, normal_quantile};

@@ -84,6 +84,12 @@ pub fn agent_factory(
     if spec == "baseline" {
         return Ok(Box::new(move |_id: &str| -> Box<dyn Agent> { Box::new(Timed(app.baseline())) }));
     }
+    // Hidden from the list below: test support and demos, not a way to evaluate (docs/adapt.md).
+    if let Some(pred) = spec.strip_prefix("fake:") {
+        let fake =
+            crate::adapt::Fake::parse(app, pred).map_err(|e| Fail { message: e.to_string(), code: 2 })?;
+        return Ok(Box::new(move |id: &str| -> Box<dyn Agent> { fake.agent(app, id) }));
+    }
     if let Some(path) = spec.strip_prefix("replay:") {
         let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {path}: {e}"))?;
         let source = ReplaySource::parse(&text, app.info().answer)?;

@@ -133,6 +133,10 @@ impl App for Malt {
         Box::new(baseline::Baseline)
     }
 
+    fn oracle(&self, id: &QueryId) -> Option<Box<dyn Agent>> {
+        oracle::OracleAgent::for_id(&id.to_string()).ok().map(|a| Box::new(a) as Box<dyn Agent>)
+    }
+
     fn labels(&self, level: u8) -> Vec<String> {
         Family::of_level(level).into_iter().map(|f| f.id().to_string()).collect()
     }
