@@ -130,7 +130,9 @@ fn serve(slot: &mut Slot, request: Request) -> Result<(Map<String, Value>, Closi
             }
         }
         Request::Step(_) => Err(EnvError::new(Reason::UnknownType, "steps are served by `step`")),
-        Request::State => Ok((env::state(&lock(slot.session.as_ref().ok_or_else(no_session)?).state()), None)),
+        Request::State => {
+            Ok((env::state(&lock(slot.session.as_ref().ok_or_else(no_session)?).state()), None))
+        }
         Request::Close => {
             let id = lock(slot.session.as_ref().ok_or_else(no_session)?).episode_id().to_string();
             slot.clear();
@@ -148,11 +150,10 @@ fn serve(slot: &mut Slot, request: Request) -> Result<(Map<String, Value>, Closi
 async fn step(slot: &mut Slot<'_>, action: env::Action) -> Result<(Map<String, Value>, Closing), EnvError> {
     let turn = action.into_turn()?;
     let session = slot.session.clone().ok_or_else(no_session)?;
-    let result = deadline::within(slot.state.config.step_deadline, move || {
-        guarded(|| lock(&session).step(turn))
-    })
-    .await
-    .and_then(|r| r);
+    let result =
+        deadline::within(slot.state.config.step_deadline, move || guarded(|| lock(&session).step(turn)))
+            .await
+            .and_then(|r| r);
     match result {
         Ok(result) => Ok((env::observation(&result), None)),
         Err(e) => {

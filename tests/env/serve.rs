@@ -14,7 +14,7 @@ use netpress::server::{Config, Server};
 use serde_json::{Value, json};
 use tungstenite::Message;
 
-fn start(config: Config) -> Server {
+pub(crate) fn start(config: Config) -> Server {
     start_with(Registry::standard(), config)
 }
 
@@ -22,14 +22,20 @@ fn start_with(registry: &'static Registry, config: Config) -> Server {
     Server::start(registry, Config { bind: "127.0.0.1:0".parse().unwrap(), ..config }).unwrap()
 }
 
-struct Answer {
-    status: u16,
-    head: String,
-    body: Value,
+pub(crate) struct Answer {
+    pub status: u16,
+    pub head: String,
+    pub body: Value,
 }
 
 /// One request on a fresh connection; `headers` replace the default Host when they hold one.
-fn http(addr: SocketAddr, method: &str, path: &str, headers: &[(&str, &str)], body: &str) -> Answer {
+pub(crate) fn http(
+    addr: SocketAddr,
+    method: &str,
+    path: &str,
+    headers: &[(&str, &str)],
+    body: &str,
+) -> Answer {
     let mut stream = TcpStream::connect(addr).unwrap();
     stream.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
     let mut request =
@@ -55,7 +61,7 @@ fn http(addr: SocketAddr, method: &str, path: &str, headers: &[(&str, &str)], bo
     }
 }
 
-fn post(addr: SocketAddr, path: &str, body: Value) -> Answer {
+pub(crate) fn post(addr: SocketAddr, path: &str, body: Value) -> Answer {
     http(addr, "POST", path, &[], &body.to_string())
 }
 
@@ -276,7 +282,8 @@ fn a_panicking_step_over_http_closes_that_session_only() {
 #[test]
 fn a_step_past_its_deadline_is_answered_and_closes_its_session() {
     let deadline = Duration::from_millis(300);
-    let server = start_with(crate::panic::registry(), Config { step_deadline: deadline, ..Config::default() });
+    let server =
+        start_with(crate::panic::registry(), Config { step_deadline: deadline, ..Config::default() });
     let addr = server.addr();
     for ep in ["a", "b"] {
         post(addr, "/reset", json!({"task_id": "fragile-v1-L1-s0-i0", "episode_id": ep}));
