@@ -14,7 +14,9 @@ use std::panic::AssertUnwindSafe;
 use std::sync::{Mutex, MutexGuard};
 
 use netpress::conversation::{Agent, Message, Role};
-use netpress::env::{Action, Defaults, EnvError as CoreError, Reason, ResetParams, Session as CoreSession, guarded};
+use netpress::env::{
+    Action, Defaults, EnvError as CoreError, Reason, ResetParams, Session as CoreSession, guarded,
+};
 use netpress::registry::Registry;
 use netpress::run::{RunSettings, run_episode};
 use pyo3::create_exception;
@@ -200,7 +202,8 @@ fn run_baseline(py: Python<'_>, task_ids: Vec<String>, max_turns: Option<u32>) -
             .iter()
             .map(|id| {
                 let task = Registry::standard().generate(id).map_err(|e| CoreError::from_library(&e))?;
-                let app = Registry::standard().app(&task.card().app).map_err(|e| CoreError::from_library(&e))?;
+                let app =
+                    Registry::standard().app(&task.card().app).map_err(|e| CoreError::from_library(&e))?;
                 let settings = RunSettings { max_turns, ..RunSettings::default() };
                 guarded(AssertUnwindSafe(|| to_json(&run_episode(task, app.baseline().as_mut(), settings))))
             })
