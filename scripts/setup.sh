@@ -80,6 +80,20 @@ if [ "${1:-}" = "--test" ]; then
   fi
 fi
 
+if [ "${1:-}" = "--test" ]; then
+  # The Python package's build and tests (scripts/python-test.sh, docs/env.md).
+  step "Python package tools (.venv-py with python/requirements-test.txt; the extension's crates)"
+  want=$(grep -v '^#' python/requirements-test.txt)
+  if [ -x .venv-py/bin/pip ] && [ "$(.venv-py/bin/pip freeze | grep -cxF "$want")" = "$(grep -c . <<<"$want")" ]; then
+    echo "already installed"
+  else
+    rm -rf .venv-py
+    python3 -m venv .venv-py
+    .venv-py/bin/pip install -q -r python/requirements-test.txt
+  fi
+  cargo fetch --locked --manifest-path python/Cargo.toml
+fi
+
 if [ "${1:-}" = "--fuzz" ]; then
   step "Nightly toolchain and cargo-fuzz (for scripts/fuzz.sh)"
   rustup toolchain list | grep '^nightly' >/dev/null || rustup toolchain install nightly --profile minimal

@@ -76,4 +76,7 @@ step "Browser tests (playwright-core + Chromium against dist/ on loopback)"
 cargo build --bin netpress
 (cd tests/e2e && npm test)
 
+step "Python package (maturin wheel into .venv-py, pytest)"
+bash scripts/python-test.sh
+
 printf '\nAll tests passed.\n'

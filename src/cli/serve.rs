@@ -80,5 +80,6 @@ fn config(cx: &mut Context, args: &ServeArgs) -> CliResult<Config> {
         idle_timeout: Duration::from_secs(args.idle_timeout.max(1)),
         token,
         allow_origins: args.allow_origins.clone(),
+        ..Config::default()
     })
 }

@@ -1,4 +1,4 @@
-//! The HTTP routes and the guard in front of every route (Host, Origin, token).
+//! The HTTP routes and the guard in front of every route (header size, Host, Origin, token).
 
 use std::time::Instant;
 
@@ -12,6 +12,7 @@ use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
 use super::Shared;
+use super::deadline;
 use super::sessions::lock;
 use crate::env::{Action, EnvError, Reason, ResetParams, Session, guarded};
 
@@ -87,7 +88,7 @@ async fn reset_inner(state: &Shared, b: Body) -> Result<Value, EnvError> {
 struct StepBody {
     action: Option<Value>,
     episode_id: Option<String>,
-    #[allow(dead_code)]
+    /// Shortens the step deadline (OpenEnv's field).
     timeout_s: Option<f64>,
     #[allow(dead_code)]
     request_id: Option<Value>,
@@ -113,11 +114,14 @@ async fn step_inner(state: &Shared, b: Body) -> Result<Value, EnvError> {
     let turn = Action::from_value(request.action)?.into_turn()?;
     let id = request.episode_id.ok_or_else(no_episode_id)?;
     let entry = state.sessions.get(&id).ok_or_else(|| unknown(&id))?;
-    let result = {
+    let limit = deadline::effective(state.config.step_deadline, request.timeout_s);
+    let result = deadline::within(limit, move || {
         let mut entry = lock(&entry);
         entry.last_used = Instant::now();
         guarded(|| entry.session.step(turn))
-    };
+    })
+    .await
+    .and_then(|r| r);
     match result {
         Ok(r) => Ok(to_value(&r)),
         Err(e) => {
@@ -217,7 +221,11 @@ pub(super) async fn schema() -> Response {
     .into_response()
 }
 
-/// The checks in front of every route: Host (DNS rebinding), Origin (browser pages), token.
+/// The most header bytes a request may send (names and values, as on the wire).
+pub const MAX_HEADER_BYTES: usize = 16 * 1024;
+
+/// The checks in front of every route: header size, Host (DNS rebinding), Origin (browser
+/// pages), token.
 pub(super) async fn guard(Axum(state): Axum<Shared>, request: Request, next: Next) -> Response {
     if let Err((status, detail)) = check(&state, request.headers()) {
         return (status, Json(json!({ "detail": detail }))).into_response();
@@ -225,7 +233,19 @@ pub(super) async fn guard(Axum(state): Axum<Shared>, request: Request, next: Nex
     next.run(request).await
 }
 
+/// The bytes `headers` take on the wire: `name: value\r\n` each.
+fn header_bytes(headers: &HeaderMap) -> usize {
+    headers.iter().map(|(k, v)| k.as_str().len() + v.len() + 4).sum()
+}
+
 fn check(state: &Shared, headers: &HeaderMap) -> Result<(), (StatusCode, String)> {
+    let size = header_bytes(headers);
+    if size > MAX_HEADER_BYTES {
+        return Err((
+            StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE,
+            format!("the headers take {size} bytes; the limit is {MAX_HEADER_BYTES}"),
+        ));
+    }
     let forbidden = |m: String| (StatusCode::FORBIDDEN, m);
     let host = headers.get(header::HOST).and_then(|h| h.to_str().ok()).unwrap_or("");
     if !host_allowed(host, state.addr) {

@@ -3,14 +3,16 @@
 //! The protocol itself is [`crate::env`] (no I/O); this module moves its messages over
 //! axum on a tokio runtime and keeps the sessions: HTTP sessions by `episode_id` in
 //! `sessions`, one WebSocket session per connection, one count over both. Steps are short
-//! (a fraction of a millisecond for Route and K8s) and run inline on the runtime's workers,
-//! each under `catch_unwind`: a panic closes its session and the server goes on.
+//! (a fraction of a millisecond for Route and K8s); each runs on the blocking pool under a
+//! deadline (`deadline`) and under `catch_unwind`: a panic or an overrun closes its session
+//! and the server goes on.
 //!
-//! Security (`http::guard`): loopback by default; the `Host` header must name this server (no
-//! DNS rebinding); requests from a browser page (`Origin`) are refused unless allowed; an
+//! Security (`http::guard`): loopback by default; headers at most 16 KiB; the `Host` header
+//! must name this server (no DNS rebinding); requests from a browser page (`Origin`) are refused unless allowed; an
 //! optional bearer token. Nothing a request says is opened, run or connected to: the
 //! emulators are pure functions of the task and the replies. docs/env.md says more.
 
+mod deadline;
 mod http;
 mod sessions;
 mod ws;
@@ -26,6 +28,8 @@ use tokio::sync::watch;
 use crate::env::{Defaults, Limits};
 use crate::registry::Registry;
 
+pub use deadline::STEP_DEADLINE;
+pub use http::MAX_HEADER_BYTES;
 pub use sessions::Sessions;
 
 /// How a server runs.
@@ -40,6 +44,8 @@ pub struct Config {
     pub token: Option<String>,
     /// Browser origins allowed to call (exact `Origin` values).
     pub allow_origins: Vec<String>,
+    /// A step that takes longer is answered `TIMEOUT` and its session closed.
+    pub step_deadline: Duration,
 }
 
 impl Default for Config {
@@ -51,6 +57,7 @@ impl Default for Config {
             idle_timeout: Duration::from_secs(300),
             token: None,
             allow_origins: Vec::new(),
+            step_deadline: STEP_DEADLINE,
         }
     }
 }

@@ -1,11 +1,15 @@
 //! WebSocket sessions: one per connection, messages `{type, data}` answered in order.
 
+use std::sync::{Arc, Mutex};
+
 use axum::extract::State as Axum;
 use axum::extract::ws::{CloseFrame, Message, WebSocket, WebSocketUpgrade};
 use axum::response::Response;
 use serde_json::{Map, Value};
 
 use super::Shared;
+use super::deadline;
+use super::sessions::lock;
 use crate::env::{self, EnvError, Reason, Request, Session, guarded};
 
 /// Close codes: going away (idle, shutdown), try again later (capacity).
@@ -19,10 +23,11 @@ pub(super) async fn upgrade(Axum(state): Axum<Shared>, ws: WebSocketUpgrade) -> 
     ws.max_message_size(max).max_frame_size(max).on_upgrade(move |socket| connection(socket, state))
 }
 
-/// The connection's one session, counted while it lives.
+/// The connection's one session, counted while it lives. Shared with the blocking thread of
+/// a step in flight, which may outlive its deadline (the slot is then cleared).
 struct Slot<'a> {
     state: &'a Shared,
-    session: Option<Session>,
+    session: Option<Arc<Mutex<Session>>>,
 }
 
 impl Slot<'_> {
@@ -63,7 +68,7 @@ async fn connection(mut socket: WebSocket, state: Shared) {
                 _ => continue,
             },
         };
-        let (reply, then_close) = handle(&mut slot, &bytes);
+        let (reply, then_close) = handle(&mut slot, &bytes).await;
         if socket.send(Message::Text(Value::Object(reply).to_string().into())).await.is_err() {
             return;
         }
@@ -87,9 +92,14 @@ async fn close(socket: &mut WebSocket, code: u16, reason: &'static str) {
 type Closing = Option<(u16, &'static str)>;
 
 /// One message: the reply, and the close to send after it (capacity, `close`).
-fn handle(slot: &mut Slot, bytes: &[u8]) -> (Map<String, Value>, Closing) {
+async fn handle(slot: &mut Slot<'_>, bytes: &[u8]) -> (Map<String, Value>, Closing) {
     let parsed = env::parse(bytes, slot.state.config.limits.max_body, false);
-    match parsed.request.and_then(|r| serve(slot, r)) {
+    let served = match parsed.request {
+        Ok(Request::Step(action)) => step(slot, action).await,
+        Ok(request) => serve(slot, request),
+        Err(e) => Err(e),
+    };
+    match served {
         Ok(reply) => reply,
         Err(e) if e.reason == Reason::Sessions => {
             (env::error_message(&e), Some((TRY_AGAIN_LATER, "capacity reached")))
@@ -108,7 +118,7 @@ fn serve(slot: &mut Slot, request: Request) -> Result<(Map<String, Value>, Closi
             }
             match guarded(|| Session::start(resolved, crate::cli::random_id)) {
                 Ok((session, result)) => {
-                    slot.session = Some(session);
+                    slot.session = Some(Arc::new(Mutex::new(session)));
                     Ok((env::observation(&result), None))
                 }
                 Err(e) => {
@@ -119,26 +129,36 @@ fn serve(slot: &mut Slot, request: Request) -> Result<(Map<String, Value>, Closi
                 }
             }
         }
-        Request::Step(action) => {
-            let turn = action.into_turn()?;
-            let session = slot.session.as_mut().ok_or_else(no_session)?;
-            match guarded(|| session.step(turn)) {
-                Ok(result) => Ok((env::observation(&result), None)),
-                Err(e) => {
-                    slot.clear();
-                    Err(e)
-                }
-            }
+        Request::Step(_) => Err(EnvError::new(Reason::UnknownType, "steps are served by `step`")),
+        Request::State => {
+            Ok((env::state(&lock(slot.session.as_ref().ok_or_else(no_session)?).state()), None))
         }
-        Request::State => Ok((env::state(&slot.session.as_ref().ok_or_else(no_session)?.state()), None)),
         Request::Close => {
-            let id = slot.session.as_ref().ok_or_else(no_session)?.episode_id().to_string();
+            let id = lock(slot.session.as_ref().ok_or_else(no_session)?).episode_id().to_string();
             slot.clear();
             Ok((env::closed(&id), Some((1000, "closed"))))
         }
         // Refused when parsing (stdio only); answered the same way should one get here.
         Request::Info | Request::Ping => {
             Err(EnvError::new(Reason::UnknownType, "info and ping are stdio only"))
+        }
+    }
+}
+
+/// One step on the blocking pool, within the step deadline; a panic or an overrun closes the
+/// session.
+async fn step(slot: &mut Slot<'_>, action: env::Action) -> Result<(Map<String, Value>, Closing), EnvError> {
+    let turn = action.into_turn()?;
+    let session = slot.session.clone().ok_or_else(no_session)?;
+    let result =
+        deadline::within(slot.state.config.step_deadline, move || guarded(|| lock(&session).step(turn)))
+            .await
+            .and_then(|r| r);
+    match result {
+        Ok(result) => Ok((env::observation(&result), None)),
+        Err(e) => {
+            slot.clear();
+            Err(e)
         }
     }
 }

@@ -1,5 +1,6 @@
 //! A step that panics closes its session only: an application whose episode panics on the
-//! reply `boom`, next to the shipped ones.
+//! reply `boom` (and takes two seconds over the reply `slow`, for the server's step deadline),
+//! next to the shipped ones.
 
 use std::sync::Arc;
 
@@ -17,7 +18,7 @@ use serde_json::Value;
 static INFO: AppInfo = AppInfo {
     name: "fragile",
     title: "Fragile",
-    summary: "Panics on `boom`.",
+    summary: "Panics on `boom`, dawdles on `slow`.",
     version: 1,
     kind: AppKind::Reactive,
     answer: AnswerKind::Commands,
@@ -86,6 +87,9 @@ impl Task for FragileTask {
 impl Episode for FragileEpisode {
     fn step(&mut self, reply: &str) -> StepOutcome {
         assert!(reply != "boom", "the fragile application broke");
+        if reply == "slow" {
+            std::thread::sleep(std::time::Duration::from_secs(2));
+        }
         self.0 += 1;
         StepOutcome { action: reply.into(), observation: "fine".into(), ..Default::default() }
     }

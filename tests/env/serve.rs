@@ -14,7 +14,7 @@ use netpress::server::{Config, Server};
 use serde_json::{Value, json};
 use tungstenite::Message;
 
-fn start(config: Config) -> Server {
+pub(crate) fn start(config: Config) -> Server {
     start_with(Registry::standard(), config)
 }
 
@@ -22,14 +22,20 @@ fn start_with(registry: &'static Registry, config: Config) -> Server {
     Server::start(registry, Config { bind: "127.0.0.1:0".parse().unwrap(), ..config }).unwrap()
 }
 
-struct Answer {
-    status: u16,
-    head: String,
-    body: Value,
+pub(crate) struct Answer {
+    pub status: u16,
+    pub head: String,
+    pub body: Value,
 }
 
 /// One request on a fresh connection; `headers` replace the default Host when they hold one.
-fn http(addr: SocketAddr, method: &str, path: &str, headers: &[(&str, &str)], body: &str) -> Answer {
+pub(crate) fn http(
+    addr: SocketAddr,
+    method: &str,
+    path: &str,
+    headers: &[(&str, &str)],
+    body: &str,
+) -> Answer {
     let mut stream = TcpStream::connect(addr).unwrap();
     stream.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
     let mut request =
@@ -55,7 +61,7 @@ fn http(addr: SocketAddr, method: &str, path: &str, headers: &[(&str, &str)], bo
     }
 }
 
-fn post(addr: SocketAddr, path: &str, body: Value) -> Answer {
+pub(crate) fn post(addr: SocketAddr, path: &str, body: Value) -> Answer {
     http(addr, "POST", path, &[], &body.to_string())
 }
 
@@ -270,5 +276,59 @@ fn a_panicking_step_over_http_closes_that_session_only() {
     assert_eq!(reason(&http(addr, "GET", "/state?episode_id=a", &[], "")), "UNKNOWN_SESSION");
     assert_eq!(post(addr, "/step", json!({"action": {"reply": "hi"}, "episode_id": "b"})).status, 200);
     assert_eq!(http(addr, "GET", "/health", &[], "").status, 200);
+    server.shutdown().unwrap();
+}
+
+#[test]
+fn a_step_past_its_deadline_is_answered_and_closes_its_session() {
+    let deadline = Duration::from_millis(300);
+    let server =
+        start_with(crate::panic::registry(), Config { step_deadline: deadline, ..Config::default() });
+    let addr = server.addr();
+    for ep in ["a", "b"] {
+        post(addr, "/reset", json!({"task_id": "fragile-v1-L1-s0-i0", "episode_id": ep}));
+    }
+    let slow = post(addr, "/step", json!({"action": {"reply": "slow"}, "episode_id": "a"}));
+    assert_eq!((slow.status, reason(&slow)), (504, "TIMEOUT"), "{}", slow.body);
+    assert_eq!(slow.body["detail"]["code"], "EXECUTION_ERROR");
+    assert_eq!(reason(&http(addr, "GET", "/state?episode_id=a", &[], "")), "UNKNOWN_SESSION");
+    assert_eq!(post(addr, "/step", json!({"action": {"reply": "hi"}, "episode_id": "b"})).status, 200);
+
+    let (mut ws, _) = tungstenite::connect(format!("ws://{addr}/ws")).unwrap();
+    let mut ask = |m: Value| -> Value {
+        ws.send(Message::text(m.to_string())).unwrap();
+        serde_json::from_str(ws.read().unwrap().to_text().unwrap()).unwrap()
+    };
+    ask(json!({"type": "reset", "data": {"task_id": "fragile-v1-L1-s0-i0"}}));
+    let slow = ask(json!({"type": "step", "data": {"reply": "slow"}}));
+    assert_eq!((&slow["type"], &slow["data"]["reason"]), (&json!("error"), &json!("TIMEOUT")));
+    assert_eq!(ask(json!({"type": "state"}))["data"]["reason"], "UNKNOWN_SESSION");
+    assert_eq!(server.active_sessions(), 1);
+    server.shutdown().unwrap();
+}
+
+#[test]
+fn a_client_s_timeout_shortens_the_deadline() {
+    let server = start_with(crate::panic::registry(), Config::default());
+    let addr = server.addr();
+    post(addr, "/reset", json!({"task_id": "fragile-v1-L1-s0-i0", "episode_id": "a"}));
+    let slow = post(addr, "/step", json!({"action": {"reply": "slow"}, "episode_id": "a", "timeout_s": 0.3}));
+    assert_eq!((slow.status, reason(&slow)), (504, "TIMEOUT"), "{}", slow.body);
+    server.shutdown().unwrap();
+}
+
+#[test]
+fn headers_past_their_limit_are_refused() {
+    let server = start(Config::default());
+    let addr = server.addr();
+    let fits = "x".repeat(netpress::server::MAX_HEADER_BYTES - 1024);
+    assert_eq!(http(addr, "GET", "/health", &[("X-Pad", &fits)], "").status, 200);
+    let big = "x".repeat(netpress::server::MAX_HEADER_BYTES);
+    let refused = http(addr, "GET", "/health", &[("X-Pad", &big)], "");
+    assert_eq!(refused.status, 431);
+    assert!(refused.body["detail"].as_str().unwrap().contains("limit"), "{}", refused.body);
+    let many: Vec<(String, String)> = (0..40).map(|i| (format!("X-Pad-{i}"), "y".repeat(500))).collect();
+    let many: Vec<(&str, &str)> = many.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+    assert_eq!(http(addr, "GET", "/health", &many, "").status, 431);
     server.shutdown().unwrap();
 }

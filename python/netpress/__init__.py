@@ -1,0 +1,189 @@
+"""NetPress tasks as environments: reset, step, reward, record.
+
+Every episode runs in process in the Rust core (``netpress._core``), the same session core as
+``netpress env --stdio`` and ``netpress serve``; observations, states, records and errors are the
+protocol's JSON (``netpress.env.v1``) read into dicts. docs/env.md describes the protocol.
+"""
+
+from __future__ import annotations
+
+import json
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, Callable, Iterable, Iterator, Sequence
+
+from . import _core
+from ._core import PROTOCOL, EnvError, __version__
+
+__all__ = [
+    "PROTOCOL",
+    "Env",
+    "EnvError",
+    "TaskStream",
+    "__version__",
+    "agents",
+    "evaluate",
+    "info",
+    "make",
+    "step_many",
+]
+
+# Finishes that end an episode by the agent's doing (gymnasium's `terminated`); the others
+# (`turn_limit`, `stopped`) cut it short (`truncated`).
+TERMINAL = ("solved", "answered")
+
+
+def info() -> dict:
+    """The protocol's ``info``: applications with their levels and knobs, and the limits."""
+    return json.loads(_core.info())
+
+
+def _action(reply: str | dict) -> str:
+    if isinstance(reply, str):
+        return json.dumps({"reply": reply})
+    return json.dumps(reply)
+
+
+class TaskStream:
+    """An endless, deterministic sequence of task ids of one application.
+
+    Seeds count up from ``start``; each seed gives one task per level of ``levels`` (every level
+    of the application when ``None``), at index 0.
+    """
+
+    def __init__(self, app: str, levels: Sequence[int] | None = None, start: int = 0):
+        apps = {a["name"]: a for a in info()["apps"]}
+        if app not in apps:
+            raise EnvError("VALIDATION_ERROR", "UNKNOWN_APP", f"unknown application {app!r}")
+        self.app = app
+        self.levels = list(levels) if levels else [lv["level"] for lv in apps[app]["levels"]]
+        self.seed = start
+        self._pending: list[dict] = []
+
+    def __iter__(self) -> Iterator[dict]:
+        return self
+
+    def __next__(self) -> dict:
+        """The next task's reset parameters."""
+        if not self._pending:
+            self._pending = [{"app": self.app, "level": lv, "seed": self.seed} for lv in self.levels]
+            self.seed += 1
+        return self._pending.pop(0)
+
+
+class Env:
+    """One environment session. ``reset`` starts an episode, ``step`` plays one turn.
+
+    The constructor's parameters are the reset parameters every ``reset`` starts from (docs/env.md,
+    "Reset parameters"); a ``stream`` supplies the task of each reset that names none.
+    """
+
+    def __init__(self, task_id: str | None = None, *, stream: TaskStream | None = None, **params: Any):
+        if task_id is not None:
+            params["task_id"] = task_id
+        self._params = params
+        self._stream = stream
+        self._session = _core.Session()
+        self.last: dict | None = None
+
+    def _names_task(self, params: dict) -> bool:
+        return any(k in params for k in ("task_id", "app", "seed"))
+
+    def reset(self, **overrides: Any) -> tuple[str, dict]:
+        """Starts an episode; returns the prompt and the observation's fields."""
+        params = {**self._params, **overrides}
+        if self._stream is not None and not self._names_task(overrides):
+            params = {**{k: v for k, v in params.items() if k != "task_id"}, **next(self._stream)}
+        result = json.loads(self._session.reset(json.dumps(params)))
+        self.last = result["observation"]
+        return self.last["text"], self.last
+
+    def step(self, reply: str | dict) -> tuple[str, float, bool, dict]:
+        """One turn: a reply text (or an action dict, e.g. ``{"error": "timeout"}``)."""
+        result = json.loads(self._session.step(_action(reply)))
+        return self._unpack(result)
+
+    def _unpack(self, result: dict) -> tuple[str, float, bool, dict]:
+        if "error" in result:
+            e = result["error"]
+            raise EnvError(e["code"], e["reason"], e["message"])
+        self.last = result["observation"]
+        return self.last["text"], result["reward"], result["done"], self.last
+
+    def state(self) -> dict:
+        """``episode_id``, ``step_count``, the task, ``finish`` and, once done, ``score``."""
+        return json.loads(self._session.state())
+
+    def record(self) -> dict:
+        """The episode's result record (``netpress.result.v1``) as it stands."""
+        return json.loads(self._session.record())
+
+    def messages(self) -> list[dict]:
+        """The conversation so far, as chat messages (what an agent replies to)."""
+        return [{"role": r, "content": c} for r, c in self._session.messages()]
+
+    def close(self) -> None:
+        self._session.close()
+
+    def __enter__(self) -> "Env":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def make(task_id: str | None = None, **params: Any) -> Env:
+    """An environment for one task (``make("route-v1-L2-s42-i7")``), for an application's
+    parts (``make(app="k8s", level=3, seed=7)``) or for a ``stream=TaskStream(...)``."""
+    return Env(task_id, **params)
+
+
+def step_many(envs: Sequence[Env], replies: Sequence[str | dict]) -> list[tuple[str, float, bool, dict]]:
+    """Steps ``envs[i]`` with ``replies[i]`` in one call, without the GIL."""
+    answers = _core.step_many([e._session for e in envs], [_action(r) for r in replies])
+    return [env._unpack(json.loads(a)) for env, a in zip(envs, answers)]
+
+
+def _play(task_id: str, agent: Callable[[list[dict]], str], max_turns: int | None) -> dict:
+    params: dict[str, Any] = {"task_id": task_id}
+    if max_turns is not None:
+        params["max_turns"] = max_turns
+    with make(**params) as env:
+        env.reset()
+        done = False
+        while not done:
+            try:
+                action: str | dict = agent(env.messages())
+            except Exception as e:  # the agent's failure is a failed turn, as in `netpress run`
+                action = {"error": f"{type(e).__name__}: {e}"}
+            _, _, done, _ = env.step(action)
+        return env.record()
+
+
+def evaluate(
+    task_ids: Iterable[str],
+    agent: str | Callable[[list[dict]], str] = "baseline",
+    threads: int = 1,
+    max_turns: int | None = None,
+) -> list[dict]:
+    """Result records of ``agent`` on ``task_ids``, in their order.
+
+    ``"baseline"`` runs each application's scripted baseline wholly in Rust (the records equal
+    ``netpress run --agent baseline``'s); a callable ``messages -> reply`` is driven turn by turn.
+    ``threads`` episodes run at once (the core releases the GIL).
+    """
+    ids = list(task_ids)
+    if agent == "baseline":
+        def work(chunk: list[str]) -> list[str]:
+            return _core.run_baseline(chunk, max_turns)
+
+        size = max(1, -(-len(ids) // max(1, threads)))
+        chunks = [ids[i : i + size] for i in range(0, len(ids), size)]
+        with ThreadPoolExecutor(max_workers=max(1, threads)) as pool:
+            return [json.loads(r) for part in pool.map(work, chunks) for r in part]
+    if not callable(agent):
+        raise ValueError(f"agent must be 'baseline' or a callable, not {agent!r}")
+    with ThreadPoolExecutor(max_workers=max(1, threads)) as pool:
+        return list(pool.map(lambda i: _play(i, agent, max_turns), ids))
+
+
+from . import agents  # noqa: E402  (after Env: agents may use it)

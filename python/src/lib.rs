@@ -1,0 +1,232 @@
+//! `netpress._core`: the environment protocol's session core, in process, for Python.
+//!
+//! The Python package (`python/netpress/`) is a thin layer over this module; docs/env.md
+//! ("Python package") says why it is an extension rather than a client of `netpress env
+//! --stdio`: an episode step costs microseconds, a pipe round trip as much again. Every value
+//! crosses the boundary as the protocol's JSON (the same bytes as stdio and the server send),
+//! so Python sees exactly the messages of the other transports and this file stays a shim.
+//!
+//! Resets, steps and whole baseline episodes run with the GIL released (`Python::detach`), so
+//! environments in several Python threads step in parallel. A panic in the core is caught,
+//! closes that session and raises `EnvError` with reason `PANIC`, as the server does.
+
+use std::panic::AssertUnwindSafe;
+use std::sync::{Mutex, MutexGuard};
+
+use netpress::conversation::{Agent, Message, Role};
+use netpress::env::{
+    Action, Defaults, EnvError as CoreError, Reason, ResetParams, Session as CoreSession, guarded,
+};
+use netpress::registry::Registry;
+use netpress::run::{RunSettings, run_episode};
+use pyo3::create_exception;
+use pyo3::prelude::*;
+use serde_json::Value;
+
+create_exception!(
+    _core,
+    EnvError,
+    pyo3::exceptions::PyValueError,
+    "A refused request: args are (code, reason, message), the protocol's error fields."
+);
+
+/// The Python exception for a protocol error.
+fn raise(e: CoreError) -> PyErr {
+    let v = serde_json::to_value(&e).unwrap_or(Value::Null);
+    let field = |k: &str| v.get(k).and_then(Value::as_str).unwrap_or_default().to_string();
+    EnvError::new_err((field("code"), field("reason"), e.message))
+}
+
+fn to_json<T: serde::Serialize>(v: &T) -> String {
+    serde_json::to_string(v).unwrap_or_else(|_| "null".into())
+}
+
+/// A JSON text from Python, as the stdio dispatcher would read it.
+fn parse(text: &str) -> Result<Value, CoreError> {
+    serde_json::from_str(text).map_err(|e| CoreError::new(Reason::NotJson, format!("not JSON: {e}")))
+}
+
+/// 128 random bits in hex, the `episode_id` of a reset that names none.
+fn random_id() -> String {
+    let mut bytes = [0u8; 16];
+    // Without OS randomness (never expected natively) ids repeat across processes only; a
+    // Python session is keyed by its object, not its id.
+    let _ = getrandom::fill(&mut bytes);
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// One environment session: at most one episode at a time, replaced by each reset.
+#[pyclass(frozen, module = "netpress._core")]
+struct Session {
+    episode: Mutex<Option<CoreSession>>,
+    defaults: Defaults,
+}
+
+impl Session {
+    fn lock(&self) -> MutexGuard<'_, Option<CoreSession>> {
+        // A panic is caught inside the lock and closes the episode, so a poisoned lock holds
+        // nothing half-changed.
+        self.episode.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn reset_json(&self, params: &str) -> Result<String, CoreError> {
+        let params = ResetParams::from_value(Some(parse(params)?))?;
+        let resolved = guarded(|| params.resolve(Registry::standard(), &self.defaults))??;
+        let (session, result) = guarded(|| CoreSession::start(resolved, random_id))?;
+        *self.lock() = Some(session);
+        Ok(to_json(&result))
+    }
+
+    fn step_json(&self, action: &str) -> Result<String, CoreError> {
+        let turn = Action::from_value(Some(parse(action)?))?.into_turn()?;
+        let mut guard = self.lock();
+        let session = guard.as_mut().ok_or_else(no_episode)?;
+        match guarded(AssertUnwindSafe(|| session.step(turn))) {
+            Ok(result) => Ok(to_json(&result)),
+            Err(e) => {
+                *guard = None;
+                Err(e)
+            }
+        }
+    }
+
+    fn with<T>(&self, f: impl FnOnce(&CoreSession) -> T) -> Result<T, CoreError> {
+        self.lock().as_ref().map(f).ok_or_else(no_episode)
+    }
+}
+
+fn no_episode() -> CoreError {
+    CoreError::new(Reason::UnknownSession, "no episode: reset first (or the session was closed)")
+}
+
+#[pymethods]
+impl Session {
+    /// `app` and `level` are reset defaults, as `--app`/`--level` on the server.
+    #[new]
+    #[pyo3(signature = (app=None, level=None))]
+    fn new(app: Option<String>, level: Option<u8>) -> Self {
+        Session { episode: Mutex::new(None), defaults: Defaults { app, level } }
+    }
+
+    /// Starts an episode from reset parameters (JSON); returns `{observation, reward, done}`.
+    fn reset(&self, py: Python<'_>, params: &str) -> PyResult<String> {
+        py.detach(|| self.reset_json(params)).map_err(raise)
+    }
+
+    /// One turn from an action (JSON); returns `{observation, reward, done}`.
+    fn step(&self, py: Python<'_>, action: &str) -> PyResult<String> {
+        py.detach(|| self.step_json(action)).map_err(raise)
+    }
+
+    /// The state (JSON).
+    fn state(&self) -> PyResult<String> {
+        self.with(|s| to_json(&s.state())).map_err(raise)
+    }
+
+    /// The result record of the episode as it stands (`netpress.result.v1`, JSON).
+    fn record(&self) -> PyResult<String> {
+        self.with(|s| to_json(&s.record())).map_err(raise)
+    }
+
+    /// The conversation so far as `(role, content)` pairs (what an agent replies to).
+    fn messages(&self) -> PyResult<Vec<(String, String)>> {
+        self.with(|s| s.runner().messages().iter().map(|m| (role_name(m.role), m.content.clone())).collect())
+            .map_err(raise)
+    }
+
+    /// Ends the episode; later steps raise `UNKNOWN_SESSION`.
+    fn close(&self) {
+        *self.lock() = None;
+    }
+}
+
+fn role_name(role: Role) -> String {
+    serde_json::to_value(role).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default()
+}
+
+/// Steps `sessions[i]` with `actions[i]` in one call without the GIL; each answer is the step's
+/// JSON or `{"error": {code, reason, message}}`.
+#[pyfunction]
+fn step_many(py: Python<'_>, sessions: Vec<Py<Session>>, actions: Vec<String>) -> PyResult<Vec<String>> {
+    if sessions.len() != actions.len() {
+        return Err(pyo3::exceptions::PyValueError::new_err(format!(
+            "{} sessions and {} actions",
+            sessions.len(),
+            actions.len()
+        )));
+    }
+    Ok(py.detach(|| {
+        sessions
+            .iter()
+            .zip(&actions)
+            .map(|(s, a)| s.get().step_json(a).unwrap_or_else(|e| to_json(&serde_json::json!({"error": e}))))
+            .collect()
+    }))
+}
+
+/// An application's scripted baseline agent as a callable `[(role, content)] -> reply`.
+#[pyclass(frozen, module = "netpress._core")]
+struct Baseline {
+    agent: Mutex<Box<dyn Agent>>,
+}
+
+#[pymethods]
+impl Baseline {
+    #[new]
+    fn new(app: &str) -> PyResult<Self> {
+        let app = Registry::standard().app(app).map_err(|e| raise(CoreError::from_library(&e)))?;
+        Ok(Baseline { agent: Mutex::new(app.baseline()) })
+    }
+
+    fn __call__(&self, py: Python<'_>, messages: Vec<(String, String)>) -> PyResult<String> {
+        let messages = messages
+            .into_iter()
+            .map(|(role, content)| {
+                let role: Role = serde_json::from_value(Value::String(role.clone()))
+                    .map_err(|_| pyo3::exceptions::PyValueError::new_err(format!("unknown role {role:?}")))?;
+                Ok(Message { role, content })
+            })
+            .collect::<PyResult<Vec<_>>>()?;
+        let reply = py.detach(|| self.agent.lock().unwrap_or_else(|p| p.into_inner()).reply(&messages));
+        reply.map(|r| r.text).map_err(|e| pyo3::exceptions::PyRuntimeError::new_err(e.message))
+    }
+}
+
+/// The result records (JSON) of the application's baseline on `task_ids`, as `netpress run
+/// --agent baseline` writes them; runs without the GIL.
+#[pyfunction]
+#[pyo3(signature = (task_ids, max_turns=None))]
+fn run_baseline(py: Python<'_>, task_ids: Vec<String>, max_turns: Option<u32>) -> PyResult<Vec<String>> {
+    py.detach(|| {
+        task_ids
+            .iter()
+            .map(|id| {
+                let task = Registry::standard().generate(id).map_err(|e| CoreError::from_library(&e))?;
+                let app =
+                    Registry::standard().app(&task.card().app).map_err(|e| CoreError::from_library(&e))?;
+                let settings = RunSettings { max_turns, ..RunSettings::default() };
+                guarded(AssertUnwindSafe(|| to_json(&run_episode(task, app.baseline().as_mut(), settings))))
+            })
+            .collect::<Result<Vec<_>, _>>()
+    })
+    .map_err(raise)
+}
+
+/// The protocol's `info`: apps, levels, knobs, limits (JSON).
+#[pyfunction]
+fn info() -> String {
+    to_json(&netpress::env::info(Registry::standard(), &netpress::env::Limits::default()))
+}
+
+#[pymodule]
+fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("__version__", netpress::VERSION)?;
+    m.add("PROTOCOL", netpress::env::PROTOCOL)?;
+    m.add("EnvError", m.py().get_type::<EnvError>())?;
+    m.add_class::<Session>()?;
+    m.add_class::<Baseline>()?;
+    m.add_function(wrap_pyfunction!(step_many, m)?)?;
+    m.add_function(wrap_pyfunction!(run_baseline, m)?)?;
+    m.add_function(wrap_pyfunction!(info, m)?)?;
+    Ok(())
+}
