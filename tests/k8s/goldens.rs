@@ -62,7 +62,7 @@ fn golden_set() -> PolicySet {
     set
 }
 
-fn golden_env() -> Env {
+pub(super) fn golden_env() -> Env {
     Env::new(inject_cluster(&golden_set()), VerbPolicy::parse("acd").unwrap())
 }
 
@@ -75,7 +75,7 @@ fn policies_yaml() -> String {
 }
 
 /// `(command, expected output)` pairs.
-fn parse(text: &str) -> Vec<(String, String)> {
+pub(super) fn parse(text: &str) -> Vec<(String, String)> {
     let mut out: Vec<(String, String)> = Vec::new();
     let mut in_command = false;
     for line in text.split_inclusive('\n') {
@@ -94,7 +94,7 @@ fn parse(text: &str) -> Vec<(String, String)> {
     out
 }
 
-fn render(pairs: &[(String, String)]) -> String {
+pub(super) fn render(pairs: &[(String, String)]) -> String {
     let mut s = String::new();
     for (cmd, out) in pairs {
         let mut lines = cmd.lines();

@@ -1,6 +1,7 @@
 //! K8s's integration tests, one binary (one link of the library for the whole area; see
 //! `tests/route/main.rs`). Filter by module: `cargo test --test k8s goldens::`.
 
+mod admin_goldens;
 #[path = "../support/bless.rs"]
 mod bless;
 mod determinism;

@@ -15,6 +15,7 @@ pub mod get;
 pub mod jsonpath;
 pub mod patch;
 pub mod printers;
+pub mod stored;
 pub mod tabwriter;
 pub mod target;
 pub mod write;
