@@ -633,4 +633,20 @@ Spec:
 ";
         assert_eq!(tabwriter::describe(&text), want);
     }
+
+    #[test]
+    fn labels_fields_as_kubectl_does() {
+        for (field, label) in [
+            ("creationTimestamp", "Creation Timestamp"),
+            ("uid", "UID"),
+            ("apiVersion", "API Version"),
+            ("HTTPServer", "HTTP Server"),
+            ("conformance-house", "Conformance - House"),
+            ("kubernetes.io/metadata.name", "kubernetes.io/metadata.name"),
+            ("port2", "port2"),
+            ("", ""),
+        ] {
+            assert_eq!(smart_label(field), label, "{field}");
+        }
+    }
 }
