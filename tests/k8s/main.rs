@@ -7,5 +7,6 @@ mod bless;
 mod determinism;
 mod generation;
 mod goldens;
+mod level4;
 mod netpol_cases;
 mod properties;
