@@ -284,9 +284,10 @@ fn egress_step(
             |t: &String| wanted.iter().filter(|(_, dst)| dst == t).all(|probe| failing.contains(probe));
         if layered {
             // Under the admin layer DNS still works when a pod's egress is cut, so the pod's
-            // own failures need not be all of its calls, only its own.
+            // failing calls need not be all of them (two suffice), but they must be its own.
             let own_failing: Vec<&&(String, String)> = own.iter().filter(|p| failing.contains(**p)).collect();
-            if own_failing.len() < 2 || own_failing.iter().any(|(_, t)| shared_by_callers(t)) {
+            let enough = !own_failing.is_empty() && (own_failing.len() == own.len() || own_failing.len() >= 2);
+            if !enough || own_failing.iter().any(|(_, t)| shared_by_callers(t)) {
                 continue;
             }
         } else {
