@@ -6,6 +6,8 @@ use netpress::k8s::K8sApp;
 use netpress::k8s::generate::{expected, generate, inject, matrix_with_admin};
 use netpress::k8s::probe::{ProbeKind, Verdict, probes};
 use netpress::k8s::tenancy::intended_admin;
+use crate::bless::golden;
+use netpress::k8s::conformance::task_hashes;
 use netpress::{QueryId, app::App};
 
 fn id(seed: u64) -> QueryId {
@@ -57,4 +59,41 @@ fn every_type_pair_is_a_label() {
     assert!(labels.contains(&"L4:CP+SHD".to_string()));
     let task = K8sApp.generate(&id(0)).unwrap();
     assert!(labels.contains(&task.card().label));
+}
+
+const HASHES: &str = "tests/data/k8s/task_hashes_l4.tsv";
+const CARDS: &str = "tests/data/k8s/level4-tasks.json";
+
+/// Level 4's content hashes for seeds 0..49 × indexes 0..1, kept apart from the L1–L3 file
+/// (which the browser check counts).
+#[test]
+fn recorded_level4_hashes_reproduce() {
+    let data = golden(HASHES, || {
+        let mut out = String::from("# id\tcontent_hash (k8s v1 level 4)\n");
+        for seed in 0..50 {
+            for index in 0..2 {
+                let task = K8sApp.generate(&QueryId::new("k8s", 1, 4, seed, index)).unwrap();
+                out.push_str(&format!("{}\t{}\n", task.card().id, task.card().content_hash));
+            }
+        }
+        out
+    });
+    assert_eq!(task_hashes(&data), Ok(100));
+}
+
+/// Three whole task cards (every drawn value, the injected objects, the report and the fix),
+/// for review of what a level-4 task is.
+#[test]
+fn seeded_level4_cards() {
+    let render = || {
+        let cards: Vec<serde_json::Value> = (0..3)
+            .map(|seed| {
+                let task = K8sApp.generate(&id(seed)).unwrap();
+                let c = task.card();
+                serde_json::json!({"id": c.id, "label": c.label, "content_hash": c.content_hash, "params": c.params, "expected": c.expected})
+            })
+            .collect();
+        format!("{}\n", serde_json::to_string_pretty(&cards).unwrap())
+    };
+    assert_eq!(golden(CARDS, render), render());
 }
