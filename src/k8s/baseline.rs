@@ -51,8 +51,7 @@ struct Intent {
 
 impl Intent {
     fn parse(prompt: &str) -> Intent {
-        let mut it = Intent::default();
-        it.admin = admin_intent(prompt);
+        let mut it = Intent { admin: admin_intent(prompt), ..Intent::default() };
         for line in prompt.lines() {
             if let Some(verbs) = line.strip_prefix("- Allowed kubectl verbs: ") {
                 let list = verbs.split(". Refused").next().unwrap_or("");
@@ -286,7 +285,8 @@ fn egress_step(
             // Under the admin layer DNS still works when a pod's egress is cut, so the pod's
             // failing calls need not be all of them (two suffice), but they must be its own.
             let own_failing: Vec<&&(String, String)> = own.iter().filter(|p| failing.contains(**p)).collect();
-            let enough = !own_failing.is_empty() && (own_failing.len() == own.len() || own_failing.len() >= 2);
+            let enough =
+                !own_failing.is_empty() && (own_failing.len() == own.len() || own_failing.len() >= 2);
             if !enough || own_failing.iter().any(|(_, t)| shared_by_callers(t)) {
                 continue;
             }

@@ -408,7 +408,7 @@ mod tests {
         for level in 1..=3u8 {
             for seed in 0..40 {
                 let g = generate(&QueryId::new("k8s", 1, level, seed, 0)).unwrap();
-                let policies: Vec<&NetworkPolicy> = g.policies.values().map(|p| &**p).collect();
+                let policies = policy_refs(&g.policies);
                 assert_eq!(matrix_of(&g.policies), crate::k8s::probe::evaluate(pristine(), &policies));
             }
         }

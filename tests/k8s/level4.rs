@@ -2,12 +2,12 @@
 //! seeds 0..299 breaks something in both layers, neither fault is masked, its stored fix
 //! clears the report, and no seed up to 1999 exhausts the generator.
 
+use crate::bless::golden;
 use netpress::k8s::K8sApp;
+use netpress::k8s::conformance::task_hashes;
 use netpress::k8s::generate::{expected, generate, inject, matrix_with_admin};
 use netpress::k8s::probe::{ProbeKind, Verdict, probes};
 use netpress::k8s::tenancy::intended_admin;
-use crate::bless::golden;
-use netpress::k8s::conformance::task_hashes;
 use netpress::{QueryId, app::App};
 
 fn id(seed: u64) -> QueryId {

@@ -245,10 +245,11 @@ fn split_camel(s: &str) -> Vec<String> {
         }
     }
     for i in 0..runs.len().saturating_sub(1) {
-        if class(runs[i][0]) == 1 && class(runs[i + 1][0]) == 0 {
-            if let Some(last) = runs[i].pop() {
-                runs[i + 1].insert(0, last);
-            }
+        if class(runs[i][0]) == 1
+            && class(runs[i + 1][0]) == 0
+            && let Some(last) = runs[i].pop()
+        {
+            runs[i + 1].insert(0, last);
         }
     }
     runs.into_iter().filter(|r| !r.is_empty()).map(|r| r.into_iter().collect()).collect()
