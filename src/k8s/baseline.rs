@@ -282,12 +282,11 @@ fn egress_step(
         let shared_by_callers =
             |t: &String| wanted.iter().filter(|(_, dst)| dst == t).all(|probe| failing.contains(probe));
         if layered {
-            // Under the admin layer DNS still works when a pod's egress is cut, so the pod's
-            // failing calls need not be all of them (two suffice), but they must be its own.
+            // Under the admin layer DNS still works when a pod's egress is cut, so any of the
+            // pod's calls may be the ones failing, as long as not every one of them is a
+            // failure its target's other callers share.
             let own_failing: Vec<&&(String, String)> = own.iter().filter(|p| failing.contains(**p)).collect();
-            let enough =
-                !own_failing.is_empty() && (own_failing.len() == own.len() || own_failing.len() >= 2);
-            if !enough || own_failing.iter().any(|(_, t)| shared_by_callers(t)) {
+            if own_failing.is_empty() || own_failing.iter().all(|(_, t)| shared_by_callers(t)) {
                 continue;
             }
         } else {

@@ -97,3 +97,15 @@ fn seeded_level4_cards() {
     };
     assert_eq!(golden(CARDS, render), render());
 }
+
+/// The scripted baseline solves level 4 (docs/k8s.md, "Level 4", has the rate over 300
+/// seeds; this is a CI-sized sample of it).
+#[test]
+fn the_baseline_solves_seeds_0_to_29() {
+    use netpress::run::{RunSettings, run_episode};
+    for seed in 0..30 {
+        let task = K8sApp.generate(&id(seed)).unwrap();
+        let record = run_episode(task, K8sApp.baseline().as_mut(), RunSettings::default());
+        assert!(record.score.correct, "{}: {:?}", record.id, record.finish);
+    }
+}
