@@ -16,7 +16,8 @@ pub fn fuzz(data: &[u8]) {
     }
     let mut env = Env::new(CLUSTER.with(Cluster::clone), VerbPolicy::parse("acd").expect("valid"));
     let ty = ["json", "merge", "strategic"][usize::from(kind % 3)];
-    let (resource, name) = [("networkpolicy", "adservice"), ("anp", "tenants"), ("banp", "default")][usize::from(kind / 3 % 3)];
+    let (resource, name) =
+        [("networkpolicy", "adservice"), ("anp", "tenants"), ("banp", "default")][usize::from(kind / 3 % 3)];
     let argv: Vec<String> =
         ["patch", resource, name, "--type", ty, "-p", payload].iter().map(|s| s.to_string()).collect();
     let _ = run(&argv, "", &mut env);
