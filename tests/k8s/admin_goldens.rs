@@ -3,8 +3,7 @@
 //! [`super::goldens`]. Same file format and `NETPRESS_BLESS=1` as there; kept in a file of
 //! its own so that the NetworkPolicy goldens stay as they were captured.
 
-use super::goldens::{golden_env, parse, render};
-use crate::bless::golden;
+use super::goldens::{check_goldens, golden_env};
 use netpress::k8s::probe::{Verdict, evaluate_cluster};
 use netpress::k8s::shell;
 
@@ -12,21 +11,7 @@ const GOLDENS: &str = "tests/data/k8s/goldens/kubectl-admin.txt";
 
 #[test]
 fn kubectl_admin_goldens() {
-    let text = std::fs::read_to_string(GOLDENS).expect("goldens file");
-    let pairs = parse(&text);
-    assert!(pairs.len() >= 30, "expected at least 30 golden commands, found {}", pairs.len());
-    let mut env = golden_env();
-    let mut actual = Vec::new();
-    for (cmd, _) in &pairs {
-        let run = shell::run(cmd, &mut env);
-        env.cluster.now += 20;
-        actual.push((cmd.clone(), run.output));
-    }
-    let pairs = parse(&golden(GOLDENS, || render(&actual)));
-    assert_eq!(pairs.len(), actual.len());
-    for ((cmd, want), (_, got)) in pairs.iter().zip(&actual) {
-        assert_eq!(got, want, "output of `{cmd}` differs from the golden");
-    }
+    check_goldens(GOLDENS, 30);
 }
 
 /// The checker's matrix reads the admin policies: a baseline deny changes nothing where a

@@ -75,7 +75,7 @@ fn policies_yaml() -> String {
 }
 
 /// `(command, expected output)` pairs.
-pub(super) fn parse(text: &str) -> Vec<(String, String)> {
+fn parse(text: &str) -> Vec<(String, String)> {
     let mut out: Vec<(String, String)> = Vec::new();
     let mut in_command = false;
     for line in text.split_inclusive('\n') {
@@ -94,7 +94,7 @@ pub(super) fn parse(text: &str) -> Vec<(String, String)> {
     out
 }
 
-pub(super) fn render(pairs: &[(String, String)]) -> String {
+fn render(pairs: &[(String, String)]) -> String {
     let mut s = String::new();
     for (cmd, out) in pairs {
         let mut lines = cmd.lines();
@@ -109,9 +109,15 @@ pub(super) fn render(pairs: &[(String, String)]) -> String {
 
 #[test]
 fn kubectl_goldens() {
-    let text = std::fs::read_to_string(GOLDENS).expect("goldens file");
+    check_goldens(GOLDENS, 60);
+}
+
+/// Runs the commands of the golden file at `path` in order on the golden cluster (+20 s each)
+/// and compares every output; at least `min` commands.
+pub(super) fn check_goldens(path: &str, min: usize) {
+    let text = std::fs::read_to_string(path).expect("goldens file");
     let pairs = parse(&text);
-    assert!(pairs.len() >= 60, "expected at least 60 golden commands, found {}", pairs.len());
+    assert!(pairs.len() >= min, "expected at least {min} golden commands, found {}", pairs.len());
     let mut env = golden_env();
     let mut actual = Vec::new();
     for (cmd, _) in &pairs {
@@ -119,7 +125,7 @@ fn kubectl_goldens() {
         env.cluster.now += 20;
         actual.push((cmd.clone(), run.output));
     }
-    let pairs = parse(&golden(GOLDENS, || render(&actual)));
+    let pairs = parse(&golden(path, || render(&actual)));
     assert_eq!(pairs.len(), actual.len());
     for ((cmd, want), (_, got)) in pairs.iter().zip(&actual) {
         assert_eq!(got, want, "output of `{cmd}` differs from the golden");
