@@ -1,6 +1,7 @@
 //! K8s performance targets (docs/k8s.md, "Speed"): the full probe matrix under 200 µs, one agent step
 //! with a patch (parse, `kubectl patch`, re-evaluation) under 1 ms, and 10,000 tasks of mixed
-//! levels, visibility checks included, under 1 s.
+//! levels, visibility checks included, under 1 s. Level 4 (admin network policies around the
+//! NetworkPolicies) has its own matrix, step and generation entries against the same targets.
 //!
 //!     cargo bench --bench k8s
 
@@ -20,6 +21,31 @@ fn matrix(c: &mut Criterion) {
     c.bench_function("k8s full probe matrix (385 probes)", |b| {
         b.iter(|| evaluate_cluster(black_box(&cluster)))
     });
+}
+
+/// Level 4: the matrix of a task's injected cluster (ANPs and the BANP around the
+/// NetworkPolicies) and one step that patches an admin policy.
+fn level4(c: &mut Criterion) {
+    let id = "k8s-v1-L4-s0-i0".parse().expect("id");
+    let built = netpress::k8s::task::build(&id).expect("task");
+    c.bench_function("k8s L4 full probe matrix (385 probes, 4 ANPs and the BANP)", |b| {
+        b.iter(|| evaluate_cluster(black_box(&built.0.cluster)))
+    });
+    let task = K8sApp.generate(&id).expect("task");
+    let reply = "```bash\nkubectl patch adminnetworkpolicy redis-deny-others --type=merge -p '{\"spec\":{\"priority\":8}}'\n```";
+    c.bench_function("k8s L4 one step (kubectl patch anp + layered re-evaluation)", |b| {
+        b.iter_batched(|| task.start(None), |mut ep| ep.step(black_box(reply)), BatchSize::SmallInput)
+    });
+    let mut group = c.benchmark_group("k8s L4 generation");
+    group.sample_size(10);
+    group.bench_function("1,000 level-4 tasks", |b| {
+        b.iter(|| {
+            for i in 0..quick::scaled(1_000) {
+                black_box(K8sApp.generate(&K8sApp.default_id(4, i, 0)).expect("task"));
+            }
+        })
+    });
+    group.finish();
 }
 
 fn step(c: &mut Criterion) {
@@ -45,5 +71,5 @@ fn generate(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, matrix, step, generate);
+criterion_group!(benches, matrix, step, generate, level4);
 criterion_main!(benches);

@@ -45,11 +45,13 @@ struct Intent {
     /// Workloads that accept anything from anywhere.
     open: BTreeSet<String>,
     delete_allowed: bool,
+    /// Level 4: the intended admin policies, `(resource, name)` → spec.
+    admin: BTreeMap<(String, String), Value>,
 }
 
 impl Intent {
     fn parse(prompt: &str) -> Intent {
-        let mut it = Intent::default();
+        let mut it = Intent { admin: admin_intent(prompt), ..Intent::default() };
         for line in prompt.lines() {
             if let Some(verbs) = line.strip_prefix("- Allowed kubectl verbs: ") {
                 let list = verbs.split(". Refused").next().unwrap_or("");
@@ -91,6 +93,27 @@ impl Intent {
         }
         set
     }
+}
+
+/// The intended admin policies of a level-4 prompt: the YAML block after the sentence that
+/// introduces them.
+fn admin_intent(prompt: &str) -> BTreeMap<(String, String), Value> {
+    let Some((_, rest)) =
+        prompt.split_once("The intended admin policies (kubectl get anp,banp) are exactly:\n```yaml\n")
+    else {
+        return BTreeMap::new();
+    };
+    let text = rest.split("```").next().unwrap_or("");
+    let docs = crate::k8s::yaml::parse_documents(text).unwrap_or_default();
+    docs.into_iter()
+        .filter_map(|d| {
+            let resource = match d.get("kind").and_then(Value::as_str)? {
+                "AdminNetworkPolicy" => "adminnetworkpolicy",
+                _ => "baselineadminnetworkpolicy",
+            };
+            Some(((resource.to_string(), name_of(&d).to_string()), d.get("spec")?.clone()))
+        })
+        .collect()
 }
 
 /// One report line.
@@ -168,6 +191,7 @@ fn issued(hist: &[(String, String)], cmd: &str) -> bool {
 const LIST_SYSTEM: &str = "kubectl get networkpolicies -n kube-system -o json";
 const LIST_POLICIES: &str = "kubectl get networkpolicies -o json";
 const LIST_SERVICES: &str = "kubectl get services -o json";
+const LIST_ADMIN: &str = "kubectl get adminnetworkpolicies,baselineadminnetworkpolicies -o json";
 
 fn items(v: &Value) -> Vec<&Value> {
     v.get("items").and_then(Value::as_array).map(|a| a.iter().collect()).unwrap_or_default()
@@ -188,16 +212,42 @@ fn decide(messages: &[Message]) -> String {
         .map(|l| (l.src.clone(), l.target.clone()))
         .collect();
     let wanted = intent.true_name_probes();
+    if !intent.admin.is_empty()
+        && !lines.is_empty()
+        && let Some(cmd) = admin_step(&hist, &intent)
+    {
+        return cmd;
+    }
     if !wanted.is_empty()
         && wanted.is_subset(&failing)
         && let Some(cmd) = dns_step(&hist, intent.delete_allowed)
     {
         return cmd;
     }
-    if let Some(cmd) = egress_step(&hist, &lines, &wanted, &failing) {
+    if let Some(cmd) = egress_step(&hist, &lines, &wanted, &failing, !intent.admin.is_empty()) {
         return cmd;
     }
     target_step(&hist, &lines, &intent).unwrap_or_else(|| "kubectl get networkpolicies".to_string())
+}
+
+/// (0, level 4): list the admin policies, then put back the spec of each one that differs
+/// from the intent.
+fn admin_step(hist: &[(String, String)], intent: &Intent) -> Option<String> {
+    let Some(list) = json_of(hist, LIST_ADMIN) else { return Some(LIST_ADMIN.into()) };
+    items(&list).into_iter().find_map(|item| {
+        let resource = match item.get("kind").and_then(Value::as_str)? {
+            "AdminNetworkPolicy" => "adminnetworkpolicy",
+            _ => "baselineadminnetworkpolicy",
+        };
+        let want = intent.admin.get(&(resource.to_string(), name_of(item).to_string()))?;
+        if item.get("spec") == Some(want) {
+            return None;
+        }
+        let ops = json!([{"op": "replace", "path": "/spec", "value": want}]);
+        let cmd =
+            format!("kubectl patch {resource} {} --type=json -p '{}'", name_of(item), to_json_compact(&ops));
+        (!issued(hist, &cmd)).then_some(cmd)
+    })
 }
 
 /// (1): list kube-system policies, then neutralise each one not yet handled.
@@ -219,6 +269,7 @@ fn egress_step(
     lines: &[Line],
     wanted: &BTreeSet<(String, String)>,
     failing: &BTreeSet<(String, String)>,
+    layered: bool,
 ) -> Option<String> {
     let mut seen = BTreeSet::new();
     for l in lines {
@@ -227,22 +278,36 @@ fn egress_step(
             continue;
         }
         let own: Vec<&(String, String)> = wanted.iter().filter(|(src, _)| src == s).collect();
-        if own.is_empty() || !own.iter().all(|p| failing.contains(*p)) {
-            continue;
-        }
         // A failure shared by every caller of a target is the target's, not the source's.
-        let shared = own
-            .iter()
-            .all(|(_, t)| wanted.iter().filter(|(_, dst)| dst == t).all(|probe| failing.contains(probe)));
-        if shared {
-            continue;
+        let shared_by_callers =
+            |t: &String| wanted.iter().filter(|(_, dst)| dst == t).all(|probe| failing.contains(probe));
+        if layered {
+            // Under the admin layer DNS still works when a pod's egress is cut, so any of the
+            // pod's calls may be the ones failing, as long as not every one of them is a
+            // failure its target's other callers share.
+            let own_failing: Vec<&&(String, String)> = own.iter().filter(|p| failing.contains(**p)).collect();
+            if own_failing.is_empty() || own_failing.iter().all(|(_, t)| shared_by_callers(t)) {
+                continue;
+            }
+        } else {
+            if own.is_empty() || !own.iter().all(|p| failing.contains(*p)) {
+                continue;
+            }
+            if own.iter().all(|(_, t)| shared_by_callers(t)) {
+                continue;
+            }
         }
         let read = format!("kubectl get networkpolicy {s} -o json");
         if !issued(hist, &read) {
             return Some(read);
         }
-        let patch =
-            format!("kubectl patch networkpolicy {s} --type=merge -p '{{\"spec\":{{\"egress\":[{{}}]}}}}'");
+        let patch = if layered {
+            format!(
+                "kubectl patch networkpolicy {s} --type=merge -p '{{\"spec\":{{\"policyTypes\":[\"Ingress\",\"Egress\"],\"egress\":[{{}}]}}}}'"
+            )
+        } else {
+            format!("kubectl patch networkpolicy {s} --type=merge -p '{{\"spec\":{{\"egress\":[{{}}]}}}}'")
+        };
         if !issued(hist, &patch) {
             return Some(patch);
         }

@@ -10,6 +10,7 @@ use std::collections::BTreeMap;
 use std::net::Ipv4Addr;
 use std::sync::Arc;
 
+use super::admin::{AdminKind, AdminObject, AdminPolicy};
 use super::labels::Labels;
 use super::meta::{self, CLUSTER_EPOCH, FIRST_RESOURCE_VERSION, Meta, OwnerRef, WORKLOADS_AT};
 use super::policy::{IntOrString, NetworkPolicy};
@@ -185,6 +186,9 @@ pub struct Cluster {
     /// Metadata of the Endpoints objects (one per Service); their addresses are derived.
     pub endpoint_meta: Arc<Vec<Meta>>,
     pub policies: BTreeMap<(String, String), NetworkPolicy>,
+    /// The cluster-scoped AdminNetworkPolicies and the BaselineAdminNetworkPolicy, by kind
+    /// and name (so ANPs come first, in name order).
+    pub admin: BTreeMap<(AdminKind, String), AdminObject>,
 }
 
 /// FNV-1a, 64 bit.
@@ -263,6 +267,7 @@ impl Cluster {
             services: Arc::default(),
             endpoint_meta: Arc::default(),
             policies: BTreeMap::new(),
+            admin: BTreeMap::new(),
         };
         c.node.meta = c.new_meta("Node", "", NODE_NAME, CLUSTER_EPOCH, node_labels());
         for ns in ["default", "kube-system"] {
@@ -508,6 +513,21 @@ impl Cluster {
     /// The first pod of a workload deployment in `default`.
     pub fn workload_pod(&self, deploy: &str) -> Option<&Pod> {
         self.pods.iter().find(|p| p.meta.namespace == "default" && p.deployment == deploy)
+    }
+
+    /// The stored admin policy of `kind` called `name`.
+    pub fn admin_object(&self, kind: AdminKind, name: &str) -> Option<&AdminObject> {
+        self.admin.get(&(kind, name.to_string()))
+    }
+
+    /// Every admin policy (ANPs in name order, then the BANP).
+    pub fn admin_policies(&self) -> Vec<&AdminPolicy> {
+        self.admin.values().map(|o| &o.policy).collect()
+    }
+
+    /// Inserts or replaces an admin policy.
+    pub fn put_admin(&mut self, o: AdminObject) {
+        self.admin.insert((o.policy.kind, o.meta.name.clone()), o);
     }
 
     /// Inserts or replaces a policy.

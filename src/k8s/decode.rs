@@ -173,6 +173,16 @@ pub fn decode_policy(v: &Value) -> R<Decoded> {
     Ok(Decoded { policy: NetworkPolicy { meta, spec }, unknown: w.unknown })
 }
 
+/// The name, namespace, labels and annotations of any written object, as `ObjectMeta`
+/// decodes them (type errors in `encoding/json`'s words).
+pub fn decode_object_meta(v: &Value) -> Result<Meta, String> {
+    let mut w = Walk { unknown: Vec::new() };
+    match v.get("metadata") {
+        Some(m) => decode_meta(&mut w, m).map_err(|e| e.0),
+        None => Ok(Meta::default()),
+    }
+}
+
 fn decode_meta(w: &mut Walk, v: &Value) -> R<Meta> {
     let Some(m) = w.object(v, "metadata", META_FIELDS, "NetworkPolicy", "metadata", "v1.ObjectMeta")? else {
         return Ok(Meta::default());

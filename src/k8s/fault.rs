@@ -416,6 +416,24 @@ pub const GLOSSARY: &[crate::app::Term] = &[
         abbr: "PTC",
         meaning: "policy_types: policyTypes set to Egress only, so the ingress rules no longer apply",
     },
+    // Level 4's admin-layer types (src/k8s/tenancy.rs).
+    crate::app::Term {
+        abbr: "SHD",
+        meaning: "deny_shadows_allow: an admin Deny now has a higher priority than the Allow it shadows",
+    },
+    crate::app::Term {
+        abbr: "PSA",
+        meaning: "pass_instead_of_allow: an admin rule passes traffic it should allow, and no NetworkPolicy admits it",
+    },
+    crate::app::Term {
+        abbr: "BOV",
+        meaning: "baseline_over_namespace: a NetworkPolicy stops deciding egress, so the baseline's deny applies",
+    },
+    crate::app::Term {
+        abbr: "SSM",
+        meaning: "subject_selector_miss: an admin policy's subject selects the wrong namespace",
+    },
+    crate::app::Term { abbr: "PRO", meaning: "port_range_off_by_one: an admin port range ends one port off" },
 ];
 
 #[cfg(test)]

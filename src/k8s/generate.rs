@@ -16,14 +16,15 @@
 
 use std::sync::OnceLock;
 
+use super::admin::AdminPolicy;
 use super::cluster::{Cluster, WORKLOADS, workload};
 use super::fault::{
     Fault, FaultType, NpVariant, PolicySet, RiScope, WnsVariant, WpsSite, intended, intended_set, non_sources,
 };
 use super::intent::{callees, callers, target_port};
 use super::labels::validate_value;
-use super::policy::NetworkPolicy;
 use super::probe::{Matrix, Prepared};
+use super::tenancy::{self, AdminFault, AdminSet, intended_admin, policy_refs};
 use super::validate::validate_policy;
 use crate::error::{Error, Result};
 use crate::id::QueryId;
@@ -43,6 +44,10 @@ pub struct Generated {
     pub policies: PolicySet,
     /// The probe matrix after injection.
     pub matrix: Matrix,
+    /// Level 4: the admin-layer fault (empty below level 4).
+    pub admin_faults: Vec<AdminFault>,
+    /// Level 4: the admin policies after injection (empty below level 4).
+    pub admin: AdminSet,
 }
 
 /// The pristine cluster (no policies), shared by every generation.
@@ -59,9 +64,21 @@ pub fn expected() -> &'static Matrix {
 
 /// The matrix of the pristine workloads under a policy set.
 pub fn matrix_of(set: &PolicySet) -> Matrix {
+    prepared().matrix(&policy_refs(set))
+}
+
+/// The matrix of the pristine workloads under a policy set and admin policies.
+pub fn matrix_with_admin(set: &PolicySet, admin: &AdminSet) -> Matrix {
+    if admin.is_empty() {
+        return matrix_of(set);
+    }
+    let admin: Vec<&AdminPolicy> = admin.values().collect();
+    prepared().matrix_with(&policy_refs(set), &admin)
+}
+
+fn prepared() -> &'static Prepared<'static> {
     static PREPARED: OnceLock<Prepared<'static>> = OnceLock::new();
-    let policies: Vec<&NetworkPolicy> = set.values().map(|p| &**p).collect();
-    PREPARED.get_or_init(|| Prepared::new(pristine()).knowing(intended().values().cloned())).matrix(&policies)
+    PREPARED.get_or_init(|| Prepared::new(pristine()).knowing(intended().values().cloned()))
 }
 
 /// The label of a type set: `L2:AI+CPR`.
@@ -106,15 +123,78 @@ fn subsets(items: &[FaultType], k: usize) -> Vec<Vec<FaultType>> {
 /// Generates the faults of `(level, seed, index)`.
 pub fn generate(id: &QueryId) -> Result<Generated> {
     let mut s = Stream::new(&id.seed_material(false), Width::W32);
+    if id.level == 4 {
+        return generate_level4(id, &mut s);
+    }
     let sets = type_sets(id.level);
     let types = sets[s.index(sets.len())].clone();
     for attempt in 1..=MAX_ATTEMPTS {
         let faults: Vec<Fault> = types.iter().map(|t| draw(&mut s, *t)).collect();
         if let Some((policies, matrix)) = check(&faults) {
-            return Ok(Generated { types, faults, attempts: attempt, policies, matrix });
+            let (admin_faults, admin) = (Vec::new(), AdminSet::new());
+            return Ok(Generated { types, faults, attempts: attempt, policies, matrix, admin_faults, admin });
         }
     }
     Err(Error::GenerationExhausted(id.to_string()))
+}
+
+/// Level 4: one reference NetworkPolicy fault and one admin-layer fault, each visible on its
+/// own terms (the matrix with both differs from the matrix with either alone).
+fn generate_level4(id: &QueryId, s: &mut Stream) -> Result<Generated> {
+    let sets = tenancy::type_sets();
+    let (np_type, admin_type) = sets[s.index(sets.len())];
+    for attempt in 1..=MAX_ATTEMPTS {
+        let np_fault = draw(s, np_type);
+        let admin_fault = tenancy::draw(s, admin_type, typo);
+        if let Some((policies, admin, matrix)) = check_level4(&np_fault, &admin_fault) {
+            return Ok(Generated {
+                types: vec![np_type],
+                faults: vec![np_fault],
+                attempts: attempt,
+                policies,
+                matrix,
+                admin_faults: vec![admin_fault],
+                admin,
+            });
+        }
+    }
+    Err(Error::GenerationExhausted(id.to_string()))
+}
+
+/// The state after both level-4 faults, when it is valid and neither fault is masked.
+fn check_level4(np_fault: &Fault, admin_fault: &AdminFault) -> Option<(PolicySet, AdminSet, Matrix)> {
+    let mut set = inject(&[np_fault])?;
+    let mut admin = intended_admin().clone();
+    admin_fault.apply(&mut set, &mut admin).ok()?;
+    if let AdminFault::SubjectSelectorMiss { namespace, .. } = admin_fault
+        && (validate_value(namespace).is_err() || pristine().namespace(namespace).is_some())
+    {
+        return None;
+    }
+    let mut touched = vec![np_fault.target()];
+    if let AdminFault::BaselineOverNamespace { policy } = admin_fault {
+        touched.push(("default".to_string(), policy.clone()));
+    }
+    if touched.iter().any(|key| !validate_policy(&set[key], true).is_empty()) {
+        return None;
+    }
+    let matrix = matrix_with_admin(&set, &admin);
+    let np_only = matrix_with_admin(&inject(&[np_fault])?, intended_admin());
+    let mut admin_only_np = intended_set();
+    let mut admin_only = intended_admin().clone();
+    admin_fault.apply(&mut admin_only_np, &mut admin_only).ok()?;
+    let admin_only = matrix_with_admin(&admin_only_np, &admin_only);
+    // As with ADA below level 4: behind an admin fault that cuts DNS for every pod, a
+    // NetworkPolicy fault counts as visible when it shows once DNS is back, i.e. on its own.
+    let np_visible = matrix != admin_only || (dns_blackout(&admin_only) && &np_only != expected());
+    let visible = &matrix != expected() && matrix != np_only && np_visible;
+    visible.then_some((set, admin, matrix))
+}
+
+/// Whether every name probe fails (no pod resolves a Service name).
+fn dns_blackout(m: &Matrix) -> bool {
+    use super::probe::{ProbeKind, Verdict, probes};
+    probes().iter().zip(m).filter(|(p, _)| p.kind == ProbeKind::Name).all(|(_, v)| *v == Verdict::False)
 }
 
 /// Applies faults in order to the intended policies.
@@ -328,7 +408,7 @@ mod tests {
         for level in 1..=3u8 {
             for seed in 0..40 {
                 let g = generate(&QueryId::new("k8s", 1, level, seed, 0)).unwrap();
-                let policies: Vec<&NetworkPolicy> = g.policies.values().map(|p| &**p).collect();
+                let policies = policy_refs(&g.policies);
                 assert_eq!(matrix_of(&g.policies), crate::k8s::probe::evaluate(pristine(), &policies));
             }
         }

@@ -36,6 +36,7 @@ mod prompt;
 pub mod shell;
 mod space;
 pub mod task;
+pub mod tenancy;
 pub mod tiers;
 pub mod validate;
 mod view;
@@ -61,6 +62,10 @@ pub const INFO: AppInfo = AppInfo {
         LevelInfo {
             level: 3,
             summary: "three faults of distinct types, at least one of WPS, ADA, WNS, NP, EDNS, PTC",
+        },
+        LevelInfo {
+            level: 4,
+            summary: "under admin network policies: one reference fault and one of SHD, PSA, BOV, SSM, PRO",
         },
     ],
     knobs: &[
@@ -96,6 +101,9 @@ impl App for K8sApp {
     }
 
     fn labels(&self, level: u8) -> Vec<String> {
+        if level == 4 {
+            return tenancy::type_sets().into_iter().map(|(np, a)| tenancy::label(np, a)).collect();
+        }
         generate::type_sets(level).iter().map(|s| generate::label(level, s)).collect()
     }
 

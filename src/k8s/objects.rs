@@ -6,6 +6,7 @@
 
 use serde_json::{Map, Value, json};
 
+use super::admin::{AdminKind, AdminObject};
 use super::cluster::{Cluster, Container, Deployment, Namespace, Pod, ReplicaSet, Service};
 use super::meta::{Meta, rfc3339};
 use super::policy::{IntOrString, NetworkPolicy};
@@ -21,10 +22,12 @@ pub enum Kind {
     Namespace,
     Node,
     NetworkPolicy,
+    AdminNetworkPolicy,
+    BaselineAdminNetworkPolicy,
 }
 
 impl Kind {
-    pub const ALL: [Kind; 8] = [
+    pub const ALL: [Kind; 10] = [
         Kind::Pod,
         Kind::Service,
         Kind::Endpoints,
@@ -33,6 +36,8 @@ impl Kind {
         Kind::Namespace,
         Kind::Node,
         Kind::NetworkPolicy,
+        Kind::AdminNetworkPolicy,
+        Kind::BaselineAdminNetworkPolicy,
     ];
 
     /// The `Kind` field.
@@ -46,6 +51,8 @@ impl Kind {
             Kind::Namespace => "Namespace",
             Kind::Node => "Node",
             Kind::NetworkPolicy => "NetworkPolicy",
+            Kind::AdminNetworkPolicy => "AdminNetworkPolicy",
+            Kind::BaselineAdminNetworkPolicy => "BaselineAdminNetworkPolicy",
         }
     }
 
@@ -59,6 +66,8 @@ impl Kind {
             Kind::Namespace => "namespaces",
             Kind::Node => "nodes",
             Kind::NetworkPolicy => "networkpolicies",
+            Kind::AdminNetworkPolicy => "adminnetworkpolicies",
+            Kind::BaselineAdminNetworkPolicy => "baselineadminnetworkpolicies",
         }
     }
 
@@ -66,6 +75,7 @@ impl Kind {
         match self {
             Kind::Deployment | Kind::ReplicaSet => "apps",
             Kind::NetworkPolicy => "networking.k8s.io",
+            Kind::AdminNetworkPolicy | Kind::BaselineAdminNetworkPolicy => "policy.networking.k8s.io",
             _ => "",
         }
     }
@@ -74,6 +84,7 @@ impl Kind {
         match self {
             Kind::Deployment | Kind::ReplicaSet => "apps/v1",
             Kind::NetworkPolicy => "networking.k8s.io/v1",
+            Kind::AdminNetworkPolicy | Kind::BaselineAdminNetworkPolicy => super::admin::API_VERSION,
             _ => "v1",
         }
     }
@@ -99,7 +110,19 @@ impl Kind {
     }
 
     pub fn namespaced(self) -> bool {
-        !matches!(self, Kind::Namespace | Kind::Node)
+        !matches!(
+            self,
+            Kind::Namespace | Kind::Node | Kind::AdminNetworkPolicy | Kind::BaselineAdminNetworkPolicy
+        )
+    }
+
+    /// The admin-policy kind this resource stores, if it is one.
+    pub fn admin(self) -> Option<AdminKind> {
+        match self {
+            Kind::AdminNetworkPolicy => Some(AdminKind::Admin),
+            Kind::BaselineAdminNetworkPolicy => Some(AdminKind::Baseline),
+            _ => None,
+        }
     }
 
     /// Resolves a resource type as typed on the command line (case-insensitive).
@@ -118,6 +141,10 @@ impl Kind {
             "namespaces" | "namespace" | "ns" => Kind::Namespace,
             "nodes" | "node" | "no" => Kind::Node,
             "networkpolicies" | "networkpolicy" | "netpol" => Kind::NetworkPolicy,
+            "adminnetworkpolicies" | "adminnetworkpolicy" | "anp" => Kind::AdminNetworkPolicy,
+            "baselineadminnetworkpolicies" | "baselineadminnetworkpolicy" | "banp" => {
+                Kind::BaselineAdminNetworkPolicy
+            }
             _ => return None,
         };
         match group.as_deref() {
@@ -125,6 +152,7 @@ impl Kind {
             Some(g) if g == kind.group() || (kind.group().is_empty() && g == "v1") => Some(kind),
             Some(g) if kind.group() == "apps" && g == "v1.apps" => Some(kind),
             Some(g) if kind == Kind::NetworkPolicy && g == "v1.networking.k8s.io" => Some(kind),
+            Some(g) if kind.admin().is_some() && g == "v1alpha1.policy.networking.k8s.io" => Some(kind),
             _ => None,
         }
     }
@@ -141,6 +169,7 @@ pub enum Obj<'a> {
     Namespace(&'a Namespace),
     Node(&'a Meta),
     NetworkPolicy(&'a NetworkPolicy),
+    Admin(&'a AdminObject),
 }
 
 impl<'a> Obj<'a> {
@@ -154,6 +183,10 @@ impl<'a> Obj<'a> {
             Obj::Namespace(_) => Kind::Namespace,
             Obj::Node(_) => Kind::Node,
             Obj::NetworkPolicy(_) => Kind::NetworkPolicy,
+            Obj::Admin(a) => match a.policy.kind {
+                AdminKind::Admin => Kind::AdminNetworkPolicy,
+                AdminKind::Baseline => Kind::BaselineAdminNetworkPolicy,
+            },
         }
     }
 
@@ -167,6 +200,7 @@ impl<'a> Obj<'a> {
             Obj::Namespace(n) => &n.meta,
             Obj::Node(m) => m,
             Obj::NetworkPolicy(p) => &p.meta,
+            Obj::Admin(a) => &a.meta,
         }
     }
 
@@ -188,6 +222,7 @@ impl<'a> Obj<'a> {
             }),
             Obj::Node(m) => node_json(m),
             Obj::NetworkPolicy(p) => return p.to_json(),
+            Obj::Admin(a) => return a.to_json(),
         };
         if let Value::Object(o) = &mut v {
             o.insert("apiVersion".into(), json!(self.kind().api_version()));
@@ -214,6 +249,9 @@ pub fn list<'a>(c: &'a Cluster, kind: Kind, ns: Option<&str>) -> Vec<Obj<'a>> {
         Kind::Namespace => c.namespaces.iter().map(Obj::Namespace).collect(),
         Kind::Node => vec![Obj::Node(&c.node.meta)],
         Kind::NetworkPolicy => c.policies.values().map(Obj::NetworkPolicy).collect(),
+        Kind::AdminNetworkPolicy | Kind::BaselineAdminNetworkPolicy => {
+            c.admin.values().map(Obj::Admin).filter(|o| o.kind() == kind).collect()
+        }
     };
     all.into_iter().filter(|o| in_ns(o.meta())).collect()
 }

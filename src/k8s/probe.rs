@@ -10,10 +10,12 @@
 use std::borrow::Cow;
 use std::sync::{Arc, OnceLock};
 
+use super::admin::AdminPolicy;
 use super::cluster::{Cluster, Protocol, WORKLOADS, pod_name};
 use super::eval::{Compiled, CompiledPolicy, End, NsRef, PodRef, namespace_labels};
 use super::labels::Labels;
 use super::policy::{IntOrString, NetworkPolicy};
+use super::tiers::Layered;
 
 /// What a probe exercises.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -123,10 +125,11 @@ pub fn pod_refs(c: &Cluster) -> (Vec<PodRef<'_>>, Vec<NsRef<'_>>) {
     (pods, nss)
 }
 
-/// The matrix of `c` with its own policies.
+/// The matrix of `c` with its own policies: its NetworkPolicies and, when it has any, its
+/// admin policies around them.
 pub fn evaluate_cluster(c: &Cluster) -> Matrix {
     let policies: Vec<&NetworkPolicy> = c.policies.values().collect();
-    evaluate(c, &policies)
+    Prepared::new(c).matrix_with(&policies, &c.admin_policies())
 }
 
 /// The matrix of `c`'s pods and Services under `policies`.
@@ -140,6 +143,7 @@ pub fn evaluate(c: &Cluster, policies: &[&NetworkPolicy]) -> Matrix {
 /// pristine cluster and evaluates many policy sets against it.
 pub struct Prepared<'a> {
     pods: Vec<PodRef<'a>>,
+    namespaces: Vec<NsRef<'a>>,
     ns_labels: Vec<Option<&'a Labels>>,
     workload_pod: Vec<Option<usize>>,
     endpoints: Vec<Vec<(usize, Option<u16>)>>,
@@ -167,7 +171,7 @@ impl<'a> Prepared<'a> {
             .service("kube-system", "kube-dns")
             .map_or_else(Vec::new, |s| service_endpoints(c, s, Protocol::Udp));
         let ns_labels = namespace_labels(&pods, &namespaces);
-        Prepared { pods, ns_labels, workload_pod, endpoints, dns, known: Vec::new() }
+        Prepared { pods, namespaces, ns_labels, workload_pod, endpoints, dns, known: Vec::new() }
     }
 
     /// Compiles `policies` now; [`Prepared::matrix`] reuses them when handed these same ones.
@@ -188,9 +192,25 @@ impl<'a> Prepared<'a> {
 
     /// The matrix under `policies`.
     pub fn matrix(&self, policies: &[&NetworkPolicy]) -> Matrix {
+        self.matrix_with(policies, &[])
+    }
+
+    /// The matrix under `policies` and the admin policies `admin` (ANPs before them, the
+    /// BANP after; see [`Layered`]).
+    pub fn matrix_with(&self, policies: &[&NetworkPolicy], admin: &[&AdminPolicy]) -> Matrix {
         let compiled = Compiled::assemble(&self.pods, policies.iter().map(|p| self.compile(p)).collect());
+        if admin.is_empty() {
+            return self.probe_all(|s, d, port, proto| compiled.allowed(s, d, port, proto));
+        }
+        let names = policies.iter().map(|p| format!("{}/{}", p.meta.namespace, p.meta.name)).collect();
+        let layered = Layered::new(compiled, names, &self.namespaces, admin);
+        self.probe_all(|s, d, port, proto| layered.allowed(s, d, port, proto))
+    }
+
+    /// Every probe's verdict, with `allowed` deciding each connection.
+    fn probe_all(&self, allowed: impl Fn(End, End, u16, Protocol) -> bool) -> Matrix {
         let reaches = |src: usize, ep: &(usize, Option<u16>), proto| {
-            ep.1.is_some_and(|tp| compiled.allowed(End::Pod(src), End::Pod(ep.0), tp, proto))
+            ep.1.is_some_and(|tp| allowed(End::Pod(src), End::Pod(ep.0), tp, proto))
         };
         let dns_ok: Vec<bool> = self
             .workload_pod
@@ -217,7 +237,7 @@ impl<'a> Prepared<'a> {
                     }
                     _ => Verdict::of(
                         self.workload_pod[p.dst_i]
-                            .is_some_and(|d| compiled.allowed(End::Pod(src), End::Pod(d), p.port, p.proto)),
+                            .is_some_and(|d| allowed(End::Pod(src), End::Pod(d), p.port, p.proto)),
                     ),
                 }
             })

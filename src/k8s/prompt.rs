@@ -34,13 +34,19 @@ Mismatch: cartservice → pod/adservice-<hash>:9555/UDP (Expected: False, Actual
 Actual is Partial when only some endpoints of a Service accept the connection. When everything is as intended the report is exactly: No mismatches found.
 ";
 
-fn rules(verbs: VerbPolicy, max_turns: u32) -> String {
+const ADMIN: &str = "\
+The cluster administrators' policies (cluster-scoped, policy.networking.k8s.io/v1alpha1) are part of the intent too. They are evaluated around the NetworkPolicies: AdminNetworkPolicies first, by ascending priority, where the first matching rule decides (Pass hands the connection to the NetworkPolicies); then the NetworkPolicies; then the BaselineAdminNetworkPolicy for what no NetworkPolicy decides. The intended admin policies (kubectl get anp,banp) are exactly:
+";
+
+fn rules(verbs: VerbPolicy, max_turns: u32, layered: bool) -> String {
     let stdin_hint = if verbs.apply || verbs.create {
         "There is no file system: give manifests on standard input (kubectl apply -f - <<'EOF' … EOF) and patches with -p."
     } else {
         "There is no file system: give patches with -p (a heredoc via \"$(cat <<'EOF' … EOF)\" also works)."
     };
-    let writes = if verbs.apply || verbs.create || verbs.delete {
+    let writes = if layered {
+        "You may change NetworkPolicies, AdminNetworkPolicies and the BaselineAdminNetworkPolicy (kubectl patch, and any write verb the task allows) and the labels of pods, namespaces, Services, deployments and NetworkPolicies; nothing else."
+    } else if verbs.apply || verbs.create || verbs.delete {
         "You may write NetworkPolicies and the labels of pods, namespaces, Services, deployments and NetworkPolicies; nothing else."
     } else {
         "You may change NetworkPolicies (kubectl patch) and the labels of pods, namespaces, Services, deployments and NetworkPolicies (kubectl label); nothing else."
@@ -79,18 +85,41 @@ kubectl patch networkpolicy web -n shop --type=merge -p '{\"spec\":{\"egress\":[
 
 const COT: &str = "Think step by step: read the report, inspect the policies involved, find the cause, then fix it without breaking anything that works. Write your reasoning first and put the command last, in one fenced code block.\n";
 
-/// The prompt in a variant, ending with the post-injection report.
+/// The prompt in a variant, ending with the post-injection report (levels 1–3).
+#[cfg(test)]
 pub fn render(variant: PromptVariant, verbs: VerbPolicy, max_turns: u32, report: &str) -> String {
-    let mut p = String::from(
-        "You are the operator of a Kubernetes 1.34 cluster running the Online Boutique demo in namespace `default`. Some NetworkPolicies in the cluster are misconfigured. Your goal is to restore the intended connectivity below without breaking any connection that currently works as intended.\n\n",
+    render_with(variant, verbs, max_turns, report, false)
+}
+
+/// [`render`]; `layered` (level 4) adds the intended admin policies.
+pub fn render_with(
+    variant: PromptVariant,
+    verbs: VerbPolicy,
+    max_turns: u32,
+    report: &str,
+    layered: bool,
+) -> String {
+    let what = if layered {
+        "Some NetworkPolicies or admin network policies in the cluster are misconfigured."
+    } else {
+        "Some NetworkPolicies in the cluster are misconfigured."
+    };
+    let mut p = format!(
+        "You are the operator of a Kubernetes 1.34 cluster running the Online Boutique demo in namespace `default`. {what} Your goal is to restore the intended connectivity below without breaking any connection that currently works as intended.\n\n",
     );
     p.push_str(INTENT);
     p.push('\n');
+    if layered {
+        p.push_str(ADMIN);
+        p.push_str("```yaml\n");
+        p.push_str(super::tenancy::intended_yaml());
+        p.push_str("```\n\n");
+    }
     p.push_str(PORTS);
     p.push('\n');
     p.push_str(PROBES);
     p.push('\n');
-    p.push_str(&rules(verbs, max_turns));
+    p.push_str(&rules(verbs, max_turns, layered));
     p.push('\n');
     if variant.few_shot() {
         p.push_str(FEW_SHOT);

@@ -5,6 +5,7 @@ use std::sync::Arc;
 
 use serde_json::{Value, json};
 
+use super::admin::AdminObject;
 use super::cluster::Cluster;
 use super::episode::K8sEpisode;
 use super::fault::{Fault, PolicySet};
@@ -17,6 +18,7 @@ use super::labels::Labels;
 use super::meta::{EPISODE_AT, POLICIES_AT};
 use super::policy::NetworkPolicy;
 use super::probe::{Matrix, Verdict, mismatch_lines, report, report_text};
+use super::tenancy::{self, AdminFault, AdminSet};
 use super::{INFO, view};
 use crate::app::{Episode, PromptVariant, Task, TaskCard};
 use crate::error::{Error, Result};
@@ -105,6 +107,26 @@ fn inject_noting(set: &PolicySet) -> (Cluster, Vec<Value>) {
     (c, injected)
 }
 
+/// Stores the admin policies as `kubectl apply` left them; returns the manifests of those
+/// that differ from the intended ones.
+fn inject_admin(c: &mut Cluster, admin: &AdminSet) -> Vec<Value> {
+    let now = c.now;
+    c.now = POLICIES_AT;
+    let mut injected = Vec::new();
+    for (key, p) in admin {
+        let mut meta = c.new_meta(p.kind.as_str(), "", &p.name, POLICIES_AT, Labels::new());
+        meta.generation = Some(1);
+        let manifest = tenancy::manifest(p);
+        meta.annotations.insert(LAST_APPLIED.into(), modified_config(&manifest));
+        if tenancy::intended_admin().get(key) != Some(p) {
+            injected.push(manifest);
+        }
+        c.put_admin(AdminObject { meta, policy: p.clone() });
+    }
+    c.now = now;
+    injected
+}
+
 /// The `last-applied-configuration` of an intended policy: the same in every task, so
 /// rendered once.
 fn intended_last_applied(name: &str) -> String {
@@ -138,20 +160,23 @@ fn expected_hash() -> &'static str {
 /// Builds the task an id names.
 pub fn build(id: &QueryId) -> Result<K8sTask> {
     let (max_turns, verbs) = knobs(id)?;
-    let Generated { types, faults, attempts, policies, matrix } = generate(id)?;
-    let (cluster, injected) = inject_noting(&policies);
+    let Generated { types, faults, attempts, policies, matrix, admin_faults, admin } = generate(id)?;
+    let (mut cluster, injected) = inject_noting(&policies);
+    let injected_admin = inject_admin(&mut cluster, &admin);
     let exp = expected();
     let mismatch_lines = mismatch_lines(exp, &matrix);
     let report0 = report_text(&mismatch_lines);
-    let fix = fix_commands(&faults, &policies, verbs);
-    let prompt = super::prompt::render(PromptVariant::ZeroshotBase, verbs, max_turns, &report0);
+    let mut fix = fix_commands(&faults, &policies, verbs);
+    fix.extend(admin_faults.iter().map(AdminFault::fix));
+    let layered = !admin.is_empty();
+    let prompt = super::prompt::render_with(PromptVariant::ZeroshotBase, verbs, max_turns, &report0, layered);
     let expected_json = json!({
         "matrix_hash": expected_hash(),
         "post_injection_mismatches": mismatch_lines,
         "post_injection_matrix_hash": matrix_hash(&matrix),
         "fix": fix,
     });
-    let params = json!({
+    let mut params = json!({
         "types": types.iter().map(|t| t.id()).collect::<Vec<_>>(),
         "faults": faults.iter().map(Fault::to_json).collect::<Vec<_>>(),
         "attempts": attempts,
@@ -159,12 +184,24 @@ pub fn build(id: &QueryId) -> Result<K8sTask> {
         "max_turns": max_turns,
         "injected": injected,
     });
+    if layered && let Value::Object(m) = &mut params {
+        let ids = admin_faults.iter().map(|f| f.kind().id());
+        m.insert("admin_types".into(), json!(ids.collect::<Vec<_>>()));
+        m.insert(
+            "admin_faults".into(),
+            json!(admin_faults.iter().map(AdminFault::to_json).collect::<Vec<_>>()),
+        );
+        m.insert("injected_admin".into(), json!(injected_admin));
+    }
     let card = TaskCard {
         id: id.to_string(),
         app: INFO.name.into(),
         version: INFO.version,
         level: id.level,
-        label: label(id.level, &types),
+        label: match admin_faults.first() {
+            Some(a) => tenancy::label(types[0], a.kind()),
+            None => label(id.level, &types),
+        },
         content_hash: content_hash(&prompt, &expected_json),
         prompt,
         params: params.into(),
@@ -182,7 +219,14 @@ impl Task for K8sTask {
 
     fn prompt(&self, variant: PromptVariant) -> String {
         let d = &self.0;
-        super::prompt::render(variant, d.verbs, d.card.max_turns, &report(expected(), &d.initial))
+        let layered = d.card.level == 4;
+        super::prompt::render_with(
+            variant,
+            d.verbs,
+            d.card.max_turns,
+            &report(expected(), &d.initial),
+            layered,
+        )
     }
 
     fn start(&self, max_turns: Option<u32>) -> Box<dyn Episode> {

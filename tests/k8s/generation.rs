@@ -16,28 +16,22 @@ fn id(level: u8, seed: u64) -> QueryId {
 fn fixes_clear_the_report_for_seeds_0_to_999() {
     for level in 1..=3 {
         for seed in 0..1000 {
-            let task = K8sApp.generate(&id(level, seed)).unwrap();
-            let card = task.card();
-            assert!(
-                !card.expected["post_injection_mismatches"].as_array().unwrap().is_empty(),
-                "{}",
-                card.id
-            );
-            let fix: Vec<&str> =
-                card.expected["fix"].as_array().unwrap().iter().map(|c| c.as_str().unwrap()).collect();
-            let mut ep = task.start(None);
-            let out = ep.step(&format!("```bash\n{}\n```", fix.join("\n")));
-            assert_eq!(
-                ep.finished(),
-                Some(Finish::Solved),
-                "{}: {}\n{}",
-                card.id,
-                fix.join("\n"),
-                out.observation
-            );
-            assert!(ep.score().safe, "{}: the fix broke something", card.id);
+            assert_fix_solves(&id(level, seed));
         }
     }
+}
+
+/// The task breaks something, and its stored fix, run as one script, solves it safely.
+pub(super) fn assert_fix_solves(id: &QueryId) {
+    let task = K8sApp.generate(id).unwrap();
+    let card = task.card();
+    assert!(!card.expected["post_injection_mismatches"].as_array().unwrap().is_empty(), "{}", card.id);
+    let fix: Vec<&str> =
+        card.expected["fix"].as_array().unwrap().iter().map(|c| c.as_str().unwrap()).collect();
+    let mut ep = task.start(None);
+    let out = ep.step(&format!("```bash\n{}\n```", fix.join("\n")));
+    assert_eq!(ep.finished(), Some(Finish::Solved), "{}: {}\n{}", card.id, fix.join("\n"), out.observation);
+    assert!(ep.score().safe, "{}: the fix broke something", card.id);
 }
 
 /// The matrix of the faults except those at `skip`.

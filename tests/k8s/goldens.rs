@@ -62,7 +62,7 @@ fn golden_set() -> PolicySet {
     set
 }
 
-fn golden_env() -> Env {
+pub(super) fn golden_env() -> Env {
     Env::new(inject_cluster(&golden_set()), VerbPolicy::parse("acd").unwrap())
 }
 
@@ -109,9 +109,15 @@ fn render(pairs: &[(String, String)]) -> String {
 
 #[test]
 fn kubectl_goldens() {
-    let text = std::fs::read_to_string(GOLDENS).expect("goldens file");
+    check_goldens(GOLDENS, 60);
+}
+
+/// Runs the commands of the golden file at `path` in order on the golden cluster (+20 s each)
+/// and compares every output; at least `min` commands.
+pub(super) fn check_goldens(path: &str, min: usize) {
+    let text = std::fs::read_to_string(path).expect("goldens file");
     let pairs = parse(&text);
-    assert!(pairs.len() >= 60, "expected at least 60 golden commands, found {}", pairs.len());
+    assert!(pairs.len() >= min, "expected at least {min} golden commands, found {}", pairs.len());
     let mut env = golden_env();
     let mut actual = Vec::new();
     for (cmd, _) in &pairs {
@@ -119,7 +125,7 @@ fn kubectl_goldens() {
         env.cluster.now += 20;
         actual.push((cmd.clone(), run.output));
     }
-    let pairs = parse(&golden(GOLDENS, || render(&actual)));
+    let pairs = parse(&golden(path, || render(&actual)));
     assert_eq!(pairs.len(), actual.len());
     for ((cmd, want), (_, got)) in pairs.iter().zip(&actual) {
         assert_eq!(got, want, "output of `{cmd}` differs from the golden");

@@ -352,9 +352,24 @@ fn name_errors(name: &str, errs: &mut Vec<FieldError>) {
 /// Decodes an `AdminNetworkPolicy` or `BaselineAdminNetworkPolicy` (by its `kind`); an
 /// invalid object is the message `kubectl` prints for the server's `Invalid` status.
 pub fn decode_admin(v: &Value) -> Result<DecodedAdmin, String> {
+    decode_admin_rejecting(v).map_err(|r| r.message)
+}
+
+/// Why an object was not admitted, with the unknown fields met on the way (a strict
+/// request reports those before any schema error).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Rejected {
+    pub message: String,
+    pub unknown: Vec<String>,
+}
+
+/// [`decode_admin`], keeping the unknown fields of a rejected object.
+pub fn decode_admin_rejecting(v: &Value) -> Result<DecodedAdmin, Rejected> {
     let kind_text = v.get("kind").and_then(Value::as_str).unwrap_or("");
-    let kind = AdminKind::parse(kind_text)
-        .ok_or_else(|| format!("not an admin network policy kind: {kind_text:?}"))?;
+    let kind = AdminKind::parse(kind_text).ok_or_else(|| Rejected {
+        message: format!("not an admin network policy kind: {kind_text:?}"),
+        unknown: Vec::new(),
+    })?;
     let name = v.pointer("/metadata/name").and_then(Value::as_str).unwrap_or("").to_string();
     let mut c = Check::default();
     name_errors(&name, &mut c.errs);
@@ -397,7 +412,7 @@ pub fn decode_admin(v: &Value) -> Result<DecodedAdmin, String> {
     }
     match policy {
         Some(policy) if c.errs.is_empty() => Ok(DecodedAdmin { policy, unknown: c.unknown }),
-        _ => Err(invalid_message(kind.as_str(), &name, &c.errs)),
+        _ => Err(Rejected { message: invalid_message(kind.as_str(), &name, &c.errs), unknown: c.unknown }),
     }
 }
 

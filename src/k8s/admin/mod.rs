@@ -10,8 +10,10 @@
 //! schema's defaults (`protocol: TCP`).
 
 mod decode;
+mod json;
 
-pub use decode::{DecodedAdmin, decode_admin};
+pub use decode::{DecodedAdmin, Rejected, decode_admin, decode_admin_rejecting};
+pub use json::AdminObject;
 
 use super::cluster::Protocol;
 use super::policy::LabelSelector;

@@ -96,6 +96,7 @@ pub fn describe(c: &Cluster, obj: &Obj<'_>) -> String {
         Obj::ReplicaSet(r) => replicaset(r),
         Obj::Namespace(n) => namespace_page(&n.meta.name, &n.meta.labels, &n.meta.annotations),
         Obj::Node(_) => node(c),
+        Obj::Admin(a) => generic(&a.to_json(), &a.meta),
     };
     tabwriter::describe(&text)
 }
@@ -134,6 +135,124 @@ fn annotations_block(w: &mut String, indent: &str, annotations: &BTreeMap<String
         };
         w.push_str(&format!("{k}: {v}\n"));
     }
+}
+
+/// kubectl's describer for a custom resource (`genericDescriber`): name, namespace, labels
+/// and annotations, then every other field of the object as nested `Label:\tvalue` lines.
+fn generic(obj: &serde_json::Value, meta: &crate::k8s::meta::Meta) -> String {
+    let mut w = format!("Name:\t{}\nNamespace:\t{}\n", meta.name, meta.namespace);
+    labels_block(&mut w, "", "Labels", &meta.labels);
+    annotations_block(&mut w, "", &meta.annotations);
+    if let serde_json::Value::Object(m) = obj {
+        const SKIP: [&str; 5] = [
+            ".metadata.managedFields",
+            ".metadata.name",
+            ".metadata.namespace",
+            ".metadata.labels",
+            ".metadata.annotations",
+        ];
+        unstructured(&mut w, 0, m, "", &SKIP);
+    }
+    w.push_str("Events:\t<none>\n");
+    w
+}
+
+/// `printUnstructuredContent`: keys in sorted order, maps and lists as indented blocks
+/// (list items follow each other with no separator, as kubectl prints them).
+fn unstructured(
+    w: &mut String,
+    level: usize,
+    m: &serde_json::Map<String, serde_json::Value>,
+    prefix: &str,
+    skip: &[&str],
+) {
+    use serde_json::Value;
+    let indent = |l: usize| "  ".repeat(l);
+    let mut keys: Vec<&String> = m.keys().collect();
+    keys.sort();
+    for key in keys {
+        let path = format!("{prefix}.{key}");
+        if skip.contains(&path.as_str()) {
+            continue;
+        }
+        match &m[key] {
+            Value::Object(child) => {
+                w.push_str(&format!("{}{}:\n", indent(level), smart_label(key)));
+                unstructured(w, level + 1, child, &path, skip);
+            }
+            Value::Array(items) => {
+                w.push_str(&format!("{}{}:\n", indent(level), smart_label(key)));
+                for item in items {
+                    match item {
+                        Value::Object(child) => unstructured(w, level + 1, child, &path, skip),
+                        other => w.push_str(&format!("{}{}\n", indent(level + 1), go_value(other))),
+                    }
+                }
+            }
+            other => w.push_str(&format!("{}{}:\t{}\n", indent(level), smart_label(key), go_value(other))),
+        }
+    }
+}
+
+/// A scalar as Go's `%v` prints the decoded JSON value.
+fn go_value(v: &serde_json::Value) -> String {
+    match v {
+        serde_json::Value::String(s) => s.clone(),
+        serde_json::Value::Null => "<nil>".into(),
+        other => other.to_string(),
+    }
+}
+
+/// kubectl's `smartLabelFor`: `creationTimestamp` → `Creation Timestamp`, `uid` → `UID`;
+/// a key with characters other than letters and `-` is printed as it is.
+fn smart_label(field: &str) -> String {
+    if field.chars().any(|c| !c.is_alphabetic() && c != '-') {
+        return field.to_string();
+    }
+    split_camel(field)
+        .into_iter()
+        .map(|part| {
+            let upper = part.to_uppercase();
+            if ["API", "URL", "UID", "OSB", "GUID"].contains(&upper.as_str()) {
+                upper
+            } else {
+                let mut cs = part.chars();
+                cs.next().map_or_else(String::new, |f| f.to_uppercase().chain(cs).collect())
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// Splits at changes between lower case, upper case and other characters; an upper-case
+/// run followed by lower case gives its last letter to the next word (`HTTPServer` →
+/// `HTTP`, `Server`), as the camelcase package Go's kubectl uses does.
+fn split_camel(s: &str) -> Vec<String> {
+    let class = |c: char| {
+        if c.is_lowercase() {
+            0
+        } else if c.is_uppercase() {
+            1
+        } else {
+            2
+        }
+    };
+    let mut runs: Vec<Vec<char>> = Vec::new();
+    for c in s.chars() {
+        match runs.last_mut() {
+            Some(r) if class(r[0]) == class(c) => r.push(c),
+            _ => runs.push(vec![c]),
+        }
+    }
+    for i in 0..runs.len().saturating_sub(1) {
+        if class(runs[i][0]) == 1
+            && class(runs[i + 1][0]) == 0
+            && let Some(last) = runs[i].pop()
+        {
+            runs[i + 1].insert(0, last);
+        }
+    }
+    runs.into_iter().filter(|r| !r.is_empty()).map(|r| r.into_iter().collect()).collect()
 }
 
 fn policy(p: &NetworkPolicy) -> String {
@@ -514,5 +633,21 @@ Spec:
   Policy Types: Ingress, Egress
 ";
         assert_eq!(tabwriter::describe(&text), want);
+    }
+
+    #[test]
+    fn labels_fields_as_kubectl_does() {
+        for (field, label) in [
+            ("creationTimestamp", "Creation Timestamp"),
+            ("uid", "UID"),
+            ("apiVersion", "API Version"),
+            ("HTTPServer", "HTTP Server"),
+            ("conformance-house", "Conformance - House"),
+            ("kubernetes.io/metadata.name", "kubernetes.io/metadata.name"),
+            ("port2", "port2"),
+            ("", ""),
+        ] {
+            assert_eq!(smart_label(field), label, "{field}");
+        }
     }
 }

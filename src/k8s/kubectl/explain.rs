@@ -244,6 +244,136 @@ const POLICY_FIELDS: [Field; 4] = [
     },
 ];
 
+// The admin-policy CRDs. Their descriptions are ours, shorter than the CRD's (docs/k8s.md,
+// "Admin network policies in kubectl"); the field names, types, enums and required marks
+// are the schema's.
+const ADMIN_SELECTOR: &str = "Object";
+const NAMESPACES_PEER: Field =
+    f("namespaces", ADMIN_SELECTOR, "Every pod of the namespaces this label selector matches.");
+const PODS_PEER: Field =
+    f("pods", "Object", "The pods matching podSelector in the namespaces matching namespaceSelector.");
+const INGRESS_PEERS: [Field; 2] = [NAMESPACES_PEER, PODS_PEER];
+const EGRESS_PEERS: [Field; 4] = [
+    NAMESPACES_PEER,
+    f("networks", "[]string", "Up to 25 CIDRs; pod-to-pod traffic matches them too."),
+    f("nodes", ADMIN_SELECTOR, "The nodes this label selector matches."),
+    PODS_PEER,
+];
+const ADMIN_PORT_FIELDS: [Field; 3] = [
+    f("namedPort", "string", "A container port of the destination pod, by name."),
+    f("portNumber", "Object", "One port: `port` (1-65535) and `protocol` (TCP, UDP or SCTP; default TCP)."),
+    f(
+        "portRange",
+        "Object",
+        "Ports `start` to `end` inclusive (start < end) and a `protocol` (default TCP).",
+    ),
+];
+const RULE_ACTION: Field = Field {
+    required: true,
+    ..f(
+        "action",
+        "string",
+        "What a connection this rule matches gets. Allow and Deny decide it; Pass (AdminNetworkPolicy only) hands it to the NetworkPolicies, then the baseline.",
+    )
+};
+const RULE_NAME: Field = f("name", "string", "An identifier for the rule, up to 100 characters.");
+const RULE_PORTS: Field = Field {
+    children: &ADMIN_PORT_FIELDS,
+    ..f("ports", "[]Object", "Destination ports the rule matches; every port when unset.")
+};
+// kubectl lists fields in name order.
+const ANP_INGRESS: [Field; 4] = [
+    RULE_ACTION,
+    Field {
+        required: true,
+        children: &INGRESS_PEERS,
+        ..f("from", "[]Object", "The sources the rule matches (1 to 100 peers; any one matching is enough).")
+    },
+    RULE_NAME,
+    RULE_PORTS,
+];
+const ANP_EGRESS: [Field; 4] = [
+    RULE_ACTION,
+    RULE_NAME,
+    RULE_PORTS,
+    Field {
+        required: true,
+        children: &EGRESS_PEERS,
+        ..f(
+            "to",
+            "[]Object",
+            "The destinations the rule matches (1 to 100 peers; any one matching is enough).",
+        )
+    },
+];
+const ADMIN_SUBJECT: Field = Field {
+    required: true,
+    ..f(
+        "subject",
+        "Object",
+        "The pods the policy applies to: `namespaces` (a namespace label selector) or `pods` (namespaceSelector and podSelector), exactly one.",
+    )
+};
+const ANP_SPEC: [Field; 4] = [
+    Field {
+        children: &ANP_EGRESS,
+        ..f("egress", "[]Object", "Rules on traffic the subject's pods send, first match first (up to 100).")
+    },
+    Field {
+        children: &ANP_INGRESS,
+        ..f(
+            "ingress",
+            "[]Object",
+            "Rules on traffic the subject's pods receive, first match first (up to 100).",
+        )
+    },
+    Field {
+        required: true,
+        ..f(
+            "priority",
+            "integer",
+            "0 to 1000; a lower number is evaluated first. Two policies of one priority have no defined order.",
+        )
+    },
+    ADMIN_SUBJECT,
+];
+const BANP_SPEC: [Field; 3] = [
+    Field {
+        children: &ANP_EGRESS,
+        ..f(
+            "egress",
+            "[]Object",
+            "Rules on traffic the subject's pods send, evaluated after every NetworkPolicy (Allow or Deny).",
+        )
+    },
+    Field {
+        children: &ANP_INGRESS,
+        ..f(
+            "ingress",
+            "[]Object",
+            "Rules on traffic the subject's pods receive, evaluated after every NetworkPolicy (Allow or Deny).",
+        )
+    },
+    ADMIN_SUBJECT,
+];
+
+fn admin_resource(kind: Kind) -> (&'static str, Vec<Field>) {
+    let spec: &'static [Field] = if kind == Kind::AdminNetworkPolicy { &ANP_SPEC } else { &BANP_SPEC };
+    let desc = if kind == Kind::AdminNetworkPolicy {
+        "A cluster-wide policy that administrators write; it is evaluated before any NetworkPolicy."
+    } else {
+        "The cluster's default policy (the one object named default); it is evaluated after every NetworkPolicy."
+    };
+    let meta = Field { type_desc: "", ..f("metadata", "ObjectMeta", METADATA.desc) };
+    let spec = Field {
+        required: true,
+        children: spec,
+        ..f("spec", "Object", "The desired behavior of the policy.")
+    };
+    let status = f("status", "Object", "Conditions that the network plugin reports about the policy.");
+    (desc, vec![API_VERSION, KIND, meta, spec, status])
+}
+
 /// Top-level description and fields of a kind.
 fn resource(kind: Kind) -> (&'static str, Vec<Field>) {
     let spec = |ty: &'static str, desc: &'static str| f("spec", ty, desc);
@@ -255,6 +385,7 @@ fn resource(kind: Kind) -> (&'static str, Vec<Field>) {
         v
     };
     match kind {
+        Kind::AdminNetworkPolicy | Kind::BaselineAdminNetworkPolicy => admin_resource(kind),
         Kind::NetworkPolicy => (
             "NetworkPolicy describes what network traffic is allowed for a set of Pods",
             POLICY_FIELDS.into_iter().collect(),
@@ -419,7 +550,8 @@ pub fn command(a: &Args) -> Output {
     if !kind.group().is_empty() {
         header.push_str(&format!("GROUP:      {}\n", kind.group()));
     }
-    header.push_str(&format!("KIND:       {}\nVERSION:    v1\n\n", kind.name()));
+    let version = kind.api_version().rsplit('/').next().unwrap_or("v1");
+    header.push_str(&format!("KIND:       {}\nVERSION:    {version}\n\n", kind.name()));
     let mut current: &[Field] = &fields;
     let mut chosen: Option<&Field> = None;
     for name in parts {

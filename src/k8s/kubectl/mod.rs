@@ -15,6 +15,7 @@ pub mod get;
 pub mod jsonpath;
 pub mod patch;
 pub mod printers;
+pub mod stored;
 pub mod tabwriter;
 pub mod target;
 pub mod write;
@@ -377,11 +378,38 @@ mod proptests {
             "get", "describe", "patch", "label", "explain", "version", "delete", "apply", "netpol", "pods", "svc",
             "all", "adservice", "-n", "kube-system", "-A", "-o", "yaml", "json", "wide", "name", "jsonpath={.items[0]}",
             "-l", "app=x", "--type", "json", "merge", "-p", "{}", "[]", "--dry-run=server", "a=b", "a-", "--overwrite",
-            "-f", "-", "--bogus", "ns/default", "netpol/frontend", "x,y", "",
-        ]), 0..10)) {
+            "-f", "-", "--bogus", "ns/default", "netpol/frontend", "x,y", "", "anp", "banp", "anp/a", "banp/default",
+            "adminnetworkpolicies", "default", "a",
+        ]), 0..10), admin in any::<bool>()) {
             let mut env = Env::new(Cluster::pristine(), VerbPolicy::parse("acd").unwrap());
             let argv: Vec<String> = argv.iter().map(|s| s.to_string()).collect();
-            let _ = run(&argv, "kind: NetworkPolicy\nmetadata: {name: x}\nspec: {podSelector: {}}", &mut env);
+            let stdin = if admin {
+                "apiVersion: policy.networking.k8s.io/v1alpha1\nkind: AdminNetworkPolicy\nmetadata: {name: a}\nspec: {priority: 1, subject: {namespaces: {}}}"
+            } else {
+                "kind: NetworkPolicy\nmetadata: {name: x}\nspec: {podSelector: {}}"
+            };
+            let _ = run(&argv, stdin, &mut env);
+            let _ = run(&argv, stdin, &mut env);
+        }
+
+        /// Whatever a patch does to an admin policy, the stored object stays one that the
+        /// server would admit again unchanged, and the matrix can be computed.
+        #[test]
+        fn admin_patches_keep_a_valid_state(
+            path in prop::sample::select(vec!["/spec/priority", "/spec/ingress/0/action", "/spec/ingress/0/ports/0/portRange/end", "/spec/subject", "/metadata/name", "/spec/ingress/0/from/0"]),
+            value in prop::sample::select(vec!["0", "1000", "1001", "-1", "\"Pass\"", "\"Deny\"", "65536", "{}", "{\"namespaces\":{}}", "null", "\"x\""]),
+        ) {
+            let mut env = Env::new(Cluster::pristine(), VerbPolicy::parse("acd").unwrap());
+            let anp = "apiVersion: policy.networking.k8s.io/v1alpha1\nkind: AdminNetworkPolicy\nmetadata: {name: a}\nspec:\n  priority: 3\n  subject: {namespaces: {}}\n  ingress:\n  - {action: Allow, from: [{namespaces: {}}], ports: [{portRange: {start: 80, end: 90}}]}\n";
+            let argv = |s: &str| s.split(' ').map(str::to_string).collect::<Vec<String>>();
+            prop_assert!(run(&argv("apply -f -"), anp, &mut env).stdout().contains("created"));
+            let patch = format!("[{{\"op\":\"replace\",\"path\":\"{path}\",\"value\":{value}}}]");
+            let mut cmd = argv("patch anp a --type json -p");
+            cmd.push(patch);
+            let _ = run(&cmd, "", &mut env);
+            let yaml = run(&argv("get anp a -o yaml"), "", &mut env).stdout();
+            prop_assert!(run(&argv("apply -f -"), &yaml, &mut env).stdout().contains("unchanged"));
+            let _ = crate::k8s::probe::evaluate_cluster(&env.cluster);
         }
     }
 }

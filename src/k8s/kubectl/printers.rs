@@ -1,5 +1,6 @@
 //! The column printers of `kubectl get` (kubectl's `printers/internalversion`), per kind.
 
+use crate::k8s::admin::AdminKind;
 use crate::k8s::cluster::{Cluster, Service};
 use crate::k8s::labels::format_labels;
 use crate::k8s::meta::human_duration;
@@ -26,6 +27,9 @@ pub fn headers(kind: Kind, wide: bool) -> Vec<&'static str> {
             &["INTERNAL-IP", "EXTERNAL-IP", "OS-IMAGE", "KERNEL-VERSION", "CONTAINER-RUNTIME"],
         ),
         Kind::NetworkPolicy => (&["NAME", "POD-SELECTOR", "AGE"], &[]),
+        // The CRDs' additionalPrinterColumns.
+        Kind::AdminNetworkPolicy => (&["NAME", "PRIORITY", "AGE"], &[]),
+        Kind::BaselineAdminNetworkPolicy => (&["NAME", "AGE"], &[]),
     };
     let mut h = base.to_vec();
     if wide {
@@ -101,6 +105,10 @@ pub fn row(obj: &Obj<'_>, c: &Cluster, wide: bool) -> Vec<String> {
             r
         }
         Obj::NetworkPolicy(p) => vec![name, p.spec.pod_selector.format(), age],
+        Obj::Admin(a) => match a.policy.kind {
+            AdminKind::Admin => vec![name, a.policy.priority.to_string(), age],
+            AdminKind::Baseline => vec![name, age],
+        },
     }
 }
 

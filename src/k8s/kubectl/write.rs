@@ -13,14 +13,15 @@ use super::Env;
 use super::args::Args;
 use super::get::{Format, namespace, not_found, parse_format, print_machine, selector};
 use super::patch::{PatchType, apply as apply_patch, three_way};
+use super::stored::{Stored, cannot_handle};
 use super::target::resolve;
-use crate::k8s::decode::decode_policy;
+use crate::k8s::admin::AdminObject;
+use crate::k8s::cluster::Cluster;
 use crate::k8s::labels::{Labels, validate_key, validate_value};
 use crate::k8s::meta::Meta;
-use crate::k8s::objects::{Kind, Obj, get as get_obj, list};
+use crate::k8s::objects::{Kind, get as get_obj, list};
 use crate::k8s::output::Output;
 use crate::k8s::policy::NetworkPolicy;
-use crate::k8s::validate::{invalid_message, validate_policy};
 use crate::k8s::yaml::{parse_documents, to_json_compact};
 
 pub const LAST_APPLIED: &str = "kubectl.kubernetes.io/last-applied-configuration";
@@ -74,96 +75,104 @@ fn forbidden(verb: &str, kind: Kind, name: &str, ns: &str) -> String {
 }
 
 /// What [`admit`] did.
-enum Admitted {
-    Changed(NetworkPolicy),
-    Unchanged(NetworkPolicy),
+enum Admitted<T> {
+    Changed(T),
+    Unchanged(T),
 }
 
-/// The API server's handling of a new NetworkPolicy object (`current` = the stored one).
+impl<T> Admitted<T> {
+    fn into_inner(self) -> T {
+        match self {
+            Admitted::Changed(p) | Admitted::Unchanged(p) => p,
+        }
+    }
+}
+
+/// The API server's handling of a written object of `kind` (`current` = the stored one).
 /// Returns the warnings to print and the outcome, or the error text.
-fn admit(
+fn admit<T: Stored>(
     env: &mut Env,
+    kind: Kind,
     doc: &Value,
-    current: Option<&NetworkPolicy>,
+    current: Option<&T>,
     strict: bool,
     dry_run: bool,
-) -> Result<(Vec<String>, Admitted), String> {
-    let decoded = decode_policy(doc).map_err(|e| {
-        format!("Error from server (BadRequest): NetworkPolicy in version \"v1\" cannot be handled as a NetworkPolicy: {}", e.0)
-    })?;
-    if strict && !decoded.unknown.is_empty() {
-        let list: Vec<String> = decoded.unknown.iter().map(|u| format!("unknown field \"{u}\"")).collect();
-        return Err(format!(
-            "Error from server (BadRequest): NetworkPolicy in version \"v1\" cannot be handled as a NetworkPolicy: strict decoding error: {}",
-            list.join(", ")
-        ));
+) -> Result<(Vec<String>, Admitted<T>), String> {
+    let strict_error = |unknown: &[String]| {
+        let list: Vec<String> = unknown.iter().map(|u| format!("unknown field \"{u}\"")).collect();
+        format!("{}strict decoding error: {}", cannot_handle(kind), list.join(", "))
+    };
+    let (mut new, unknown) = match T::decode(doc, kind) {
+        Ok(x) => x,
+        Err(r) if strict && !r.unknown.is_empty() => return Err(strict_error(&r.unknown)),
+        Err(r) => return Err(r.message),
+    };
+    if strict && !unknown.is_empty() {
+        return Err(strict_error(&unknown));
     }
-    let warnings: Vec<String> =
-        decoded.unknown.iter().map(|u| format!("Warning: unknown field \"{u}\"")).collect();
-    let mut new = decoded.policy;
+    let warnings: Vec<String> = unknown.iter().map(|u| format!("Warning: unknown field \"{u}\"")).collect();
     if let Some(cur) = current {
-        if new.meta.name != cur.meta.name {
+        let (m, c) = (new.meta(), cur.meta());
+        if m.name != c.name {
             return Err(format!(
                 "Error from server (BadRequest): the name of the object ({}) does not match the name on the URL ({})",
-                new.meta.name, cur.meta.name
+                m.name, c.name
             ));
         }
-        if new.meta.namespace != cur.meta.namespace {
+        if m.namespace != c.namespace {
             return Err(format!(
                 "Error from server (BadRequest): the namespace of the object ({}) does not match the namespace on the URL ({})",
-                new.meta.namespace, cur.meta.namespace
+                m.namespace, c.namespace
             ));
         }
         let rv = doc.pointer("/metadata/resourceVersion").and_then(Value::as_str);
-        if rv.is_some_and(|rv| rv != cur.meta.resource_version.to_string()) {
+        if rv.is_some_and(|rv| rv != c.resource_version.to_string()) {
             return Err(format!(
-                "Error from server (Conflict): Operation cannot be fulfilled on networkpolicies.networking.k8s.io \"{}\": the object has been modified; please apply your changes to the latest version and try again",
-                cur.meta.name
+                "Error from server (Conflict): Operation cannot be fulfilled on {} \"{}\": the object has been modified; please apply your changes to the latest version and try again",
+                kind.resource(),
+                c.name
             ));
         }
     }
-    new.spec.apply_defaults();
-    let has_selector = doc.pointer("/spec/podSelector").is_some_and(|v| !v.is_null());
-    let errors = validate_policy(&new, has_selector);
-    if !errors.is_empty() {
-        return Err(invalid_message("NetworkPolicy", &new.meta.name, &errors));
-    }
+    new.validate(doc)?;
     let c = &mut env.cluster;
     let outcome = match current {
         Some(cur)
-            if cur.spec == new.spec
-                && cur.meta.labels == new.meta.labels
-                && cur.meta.annotations == new.meta.annotations =>
+            if cur.same_spec(&new)
+                && cur.meta().labels == new.meta().labels
+                && cur.meta().annotations == new.meta().annotations =>
         {
             Admitted::Unchanged(cur.clone())
         }
         Some(cur) => {
-            let mut meta = cur.meta.clone();
-            meta.labels = new.meta.labels;
-            meta.annotations = new.meta.annotations;
+            let mut meta = cur.meta().clone();
+            meta.labels = std::mem::take(&mut new.meta_mut().labels);
+            meta.annotations = std::mem::take(&mut new.meta_mut().annotations);
             if !dry_run {
                 meta.resource_version = c.next_rv();
-                if cur.spec != new.spec {
+                if !cur.same_spec(&new) {
                     meta.generation = Some(meta.generation.unwrap_or(1) + 1);
                 }
             }
-            Admitted::Changed(NetworkPolicy { meta, spec: new.spec })
+            *new.meta_mut() = meta;
+            Admitted::Changed(new)
         }
         None => {
-            let (ns, name) = (new.meta.namespace.clone(), new.meta.name.clone());
+            let (ns, name) = (new.meta().namespace.clone(), new.meta().name.clone());
             let mut meta = if dry_run {
                 Meta { name: name.clone(), namespace: ns.clone(), created: c.now, ..Meta::default() }
             } else {
-                c.new_meta("NetworkPolicy", &ns, &name, c.now, Labels::new())
+                c.new_meta(kind.name(), &ns, &name, c.now, Labels::new())
             };
-            meta.labels = new.meta.labels;
-            meta.annotations = new.meta.annotations;
+            meta.labels = std::mem::take(&mut new.meta_mut().labels);
+            meta.annotations = std::mem::take(&mut new.meta_mut().annotations);
             meta.generation = Some(1);
-            Admitted::Changed(NetworkPolicy { meta, spec: new.spec })
+            *new.meta_mut() = meta;
+            Admitted::Changed(new)
         }
     };
     if !dry_run && let Admitted::Changed(p) = &outcome {
-        c.put_policy(p.clone());
+        p.clone().store(c);
     }
     Ok((warnings, outcome))
 }
@@ -218,21 +227,37 @@ pub fn patch(a: &Args, env: &mut Env) -> Output {
         Err(e) => return Output::error(e),
     };
     let ns = namespace(a);
-    if kind != Kind::NetworkPolicy {
-        return Output::error(format!(
-            "Error from server (Forbidden): {}",
-            forbidden("patch", kind, &name, &ns)
-        ));
+    let request = PatchRequest { kind, name: &name, ns: &ns, body: &body, ty, dry, fmt: &fmt };
+    match kind {
+        Kind::NetworkPolicy => patch_stored::<NetworkPolicy>(env, &request),
+        k if k.admin().is_some() => patch_stored::<AdminObject>(env, &request),
+        _ => {
+            Output::error(format!("Error from server (Forbidden): {}", forbidden("patch", kind, &name, &ns)))
+        }
     }
-    let Some(current) = env.cluster.policy(&ns, &name).cloned() else {
-        return Output::error(not_found(kind, &name));
+}
+
+/// One `kubectl patch` of a writable object.
+struct PatchRequest<'a> {
+    kind: Kind,
+    name: &'a str,
+    ns: &'a str,
+    body: &'a Value,
+    ty: PatchType,
+    dry: DryRun,
+    fmt: &'a Format,
+}
+
+fn patch_stored<T: Stored>(env: &mut Env, r: &PatchRequest<'_>) -> Output {
+    let Some(current) = T::stored(&env.cluster, r.kind, r.ns, r.name) else {
+        return Output::error(not_found(r.kind, r.name));
     };
-    let patched = match apply_patch(&current.to_json(), &body, ty) {
+    let patched = match apply_patch(&current.to_json(), r.body, r.ty) {
         Ok(v) => v,
         Err(e) => return Output::error(e.message()),
     };
     let mut o = Output::default();
-    match admit(env, &patched, Some(&current), false, dry.active()) {
+    match admit(env, r.kind, &patched, Some(&current), false, r.dry.active()) {
         Err(e) => o.fail(e),
         Ok((warnings, outcome)) => {
             for w in warnings {
@@ -242,17 +267,17 @@ pub fn patch(a: &Args, env: &mut Env) -> Output {
                 Admitted::Changed(p) => (p, "patched"),
                 Admitted::Unchanged(p) => (p, "patched (no change)"),
             };
-            print_result(&mut o, env, &fmt, &policy, &format!("{verb}{}", dry.suffix()));
+            print_result(&mut o, env, r.fmt, &policy, &format!("{verb}{}", r.dry.suffix()));
         }
     }
     o
 }
 
-/// Prints a written policy: the `kind/name verb` line, or the object in `-o` format.
-fn print_result(o: &mut Output, env: &Env, fmt: &Format, p: &NetworkPolicy, verb: &str) {
+/// Prints a written object: the `kind/name verb` line, or the object in `-o` format.
+fn print_result<T: Stored>(o: &mut Output, env: &Env, fmt: &Format, p: &T, verb: &str) {
     match fmt {
-        Format::Table { .. } => o.out(format!("{}/{} {verb}\n", Kind::NetworkPolicy.prefix(), p.meta.name)),
-        machine => print_machine(machine, &[Obj::NetworkPolicy(p)], &env.cluster, true, o),
+        Format::Table { .. } => o.out(format!("{}/{} {verb}\n", p.kind().prefix(), p.meta().name)),
+        machine => print_machine(machine, &[p.obj()], &env.cluster, true, o),
     }
 }
 
@@ -426,7 +451,11 @@ fn meta_mut<'a>(
             std::sync::Arc::make_mut(&mut c.namespaces).iter_mut().map(|p| &mut p.meta).find(|m| hit(m))
         }
         Kind::NetworkPolicy => c.policies.values_mut().map(|p| &mut p.meta).find(|m| hit(m)),
-        Kind::ReplicaSet | Kind::Endpoints | Kind::Node => None,
+        Kind::ReplicaSet
+        | Kind::Endpoints
+        | Kind::Node
+        | Kind::AdminNetworkPolicy
+        | Kind::BaselineAdminNetworkPolicy => None,
     }
 }
 
@@ -466,7 +495,11 @@ fn identify(doc: &Value, default_ns: &str, ns_flag: Option<&str>) -> Result<(Kin
         format!("error: resource mapping not found for name: \"{name}\" namespace: \"\" from \"STDIN\": no matches for kind \"{kind_s}\" in version \"{api}\"\nensure CRDs are installed first")
     })?;
     let name = doc.pointer("/metadata/name").and_then(Value::as_str).unwrap_or("").to_string();
-    let obj_ns = doc.pointer("/metadata/namespace").and_then(Value::as_str);
+    // A cluster-scoped object has no namespace: kubectl ignores one written on it.
+    let obj_ns = doc.pointer("/metadata/namespace").and_then(Value::as_str).filter(|_| kind.namespaced());
+    if !kind.namespaced() {
+        return if name.is_empty() { Err(empty_name(kind, "")) } else { Ok((kind, name, String::new())) };
+    }
     if let (Some(o), Some(f)) = (obj_ns, ns_flag)
         && o != f
     {
@@ -476,14 +509,18 @@ fn identify(doc: &Value, default_ns: &str, ns_flag: Option<&str>) -> Result<(Kin
     }
     let ns = obj_ns.unwrap_or(default_ns).to_string();
     if name.is_empty() {
-        return Err(format!(
-            "error: error when retrieving current configuration of:\nResource: \"{}\", GroupVersionKind: \"{}, Kind={}\"\nName: \"\", Namespace: \"{ns}\"\nfrom server for: \"STDIN\": resource name may not be empty",
-            kind.resource(),
-            kind.api_version(),
-            kind.name()
-        ));
+        return Err(empty_name(kind, &ns));
     }
     Ok((kind, name, ns))
+}
+
+fn empty_name(kind: Kind, ns: &str) -> String {
+    format!(
+        "error: error when retrieving current configuration of:\nResource: \"{}\", GroupVersionKind: \"{}, Kind={}\"\nName: \"\", Namespace: \"{ns}\"\nfrom server for: \"STDIN\": resource name may not be empty",
+        kind.resource(),
+        kind.api_version(),
+        kind.name()
+    )
 }
 
 /// `kubectl apply -f -` (`create` when `create_only`).
@@ -511,33 +548,53 @@ pub fn apply(a: &Args, stdin: &str, env: &mut Env, create_only: bool) -> Output 
             }
         };
         let exists = get_obj(&env.cluster, kind, &obj_ns, &name).is_some();
-        if kind != Kind::NetworkPolicy {
-            let (verb, when) =
-                if exists && !create_only { ("patch", "patching") } else { ("create", "creating") };
-            o.fail(format!(
-                "Error from server (Forbidden): error when {when} \"STDIN\": {}",
-                forbidden(verb, kind, &name, &obj_ns)
-            ));
-            continue;
-        }
         let mut doc = doc;
-        set_namespace(&mut doc, &obj_ns);
-        let result = if create_only {
-            create_policy(env, &doc, &name, exists, dry)
-        } else {
-            apply_policy(env, &doc, &obj_ns, &name, dry)
-        };
-        match result {
-            Ok((warnings, policy, verb)) => {
-                for w in warnings {
-                    o.err(format!("{w}\n"));
-                }
-                print_result(&mut o, env, &fmt, &policy, &format!("{verb}{}", dry.suffix()));
+        if kind.namespaced() {
+            set_namespace(&mut doc, &obj_ns);
+        }
+        let write = Write { kind, ns: &obj_ns, name: &name, exists, dry, fmt: &fmt, create_only };
+        match kind {
+            Kind::NetworkPolicy => write_stored::<NetworkPolicy>(env, &doc, &write, &mut o),
+            k if k.admin().is_some() => write_stored::<AdminObject>(env, &doc, &write, &mut o),
+            _ => {
+                let (verb, when) =
+                    if exists && !create_only { ("patch", "patching") } else { ("create", "creating") };
+                o.fail(format!(
+                    "Error from server (Forbidden): error when {when} \"STDIN\": {}",
+                    forbidden(verb, kind, &name, &obj_ns)
+                ));
             }
-            Err(e) => o.fail(e),
         }
     }
     o
+}
+
+/// One document of `kubectl apply` or `kubectl create`.
+struct Write<'a> {
+    kind: Kind,
+    ns: &'a str,
+    name: &'a str,
+    exists: bool,
+    dry: DryRun,
+    fmt: &'a Format,
+    create_only: bool,
+}
+
+fn write_stored<T: Stored>(env: &mut Env, doc: &Value, w: &Write<'_>, o: &mut Output) {
+    let result = if w.create_only {
+        create_policy::<T>(env, doc, w.kind, w.name, w.exists, w.dry)
+    } else {
+        apply_policy::<T>(env, doc, w.kind, w.ns, w.name, w.dry)
+    };
+    match result {
+        Ok((warnings, policy, verb)) => {
+            for line in warnings {
+                o.err(format!("{line}\n"));
+            }
+            print_result(o, env, w.fmt, &policy, &format!("{verb}{}", w.dry.suffix()));
+        }
+        Err(e) => o.fail(e),
+    }
 }
 
 fn set_namespace(doc: &mut Value, ns: &str) {
@@ -546,7 +603,7 @@ fn set_namespace(doc: &mut Value, ns: &str) {
     }
 }
 
-type WriteResult = Result<(Vec<String>, NetworkPolicy, &'static str), String>;
+type WriteResult<T> = Result<(Vec<String>, T, &'static str), String>;
 
 fn creating_error(e: String) -> String {
     e.replacen(
@@ -556,16 +613,22 @@ fn creating_error(e: String) -> String {
     )
 }
 
-fn create_policy(env: &mut Env, doc: &Value, name: &str, exists: bool, dry: DryRun) -> WriteResult {
+fn create_policy<T: Stored>(
+    env: &mut Env,
+    doc: &Value,
+    kind: Kind,
+    name: &str,
+    exists: bool,
+    dry: DryRun,
+) -> WriteResult<T> {
     if exists {
         return Err(format!(
-            "Error from server (AlreadyExists): error when creating \"STDIN\": networkpolicies.networking.k8s.io \"{name}\" already exists"
+            "Error from server (AlreadyExists): error when creating \"STDIN\": {} \"{name}\" already exists",
+            kind.resource()
         ));
     }
-    let (w, outcome) = admit(env, doc, None, true, dry.active()).map_err(creating_error)?;
-    match outcome {
-        Admitted::Changed(p) | Admitted::Unchanged(p) => Ok((w, p, "created")),
-    }
+    let (w, outcome) = admit::<T>(env, kind, doc, None, true, dry.active()).map_err(creating_error)?;
+    Ok((w, outcome.into_inner(), "created"))
 }
 
 /// The modified configuration kubectl records: the manifest without its own annotation,
@@ -594,17 +657,23 @@ fn with_annotation(doc: &Value, config: &str) -> Value {
     d
 }
 
-fn apply_policy(env: &mut Env, doc: &Value, ns: &str, name: &str, dry: DryRun) -> WriteResult {
+fn apply_policy<T: Stored>(
+    env: &mut Env,
+    doc: &Value,
+    kind: Kind,
+    ns: &str,
+    name: &str,
+    dry: DryRun,
+) -> WriteResult<T> {
     let config = modified_config(doc);
-    let Some(current) = env.cluster.policy(ns, name).cloned() else {
+    let Some(current) = T::stored(&env.cluster, kind, ns, name) else {
         let annotated = with_annotation(doc, &config);
-        let (w, outcome) = admit(env, &annotated, None, true, dry.active()).map_err(creating_error)?;
-        return match outcome {
-            Admitted::Changed(p) | Admitted::Unchanged(p) => Ok((w, p, "created")),
-        };
+        let (w, outcome) =
+            admit::<T>(env, kind, &annotated, None, true, dry.active()).map_err(creating_error)?;
+        return Ok((w, outcome.into_inner(), "created"));
     };
     let original: Value = current
-        .meta
+        .meta()
         .annotations
         .get(LAST_APPLIED)
         .and_then(|s| serde_json::from_str(s).ok())
@@ -622,7 +691,7 @@ fn apply_policy(env: &mut Env, doc: &Value, ns: &str, name: &str, dry: DryRun) -
     let patch = with_annotation(&Value::Object(patch), &config);
     let patched =
         apply_patch(&current.to_json(), &patch, PatchType::Strategic).map_err(|e| e.message().to_string())?;
-    let (w, outcome) = admit(env, &patched, Some(&current), false, dry.active()).map_err(|e| {
+    let (w, outcome) = admit(env, kind, &patched, Some(&current), false, dry.active()).map_err(|e| {
         e.replacen(
             "Error from server (BadRequest): ",
             "Error from server (BadRequest): error when applying patch to \"STDIN\": ",
@@ -701,22 +770,26 @@ pub fn delete(a: &Args, stdin: &str, env: &mut Env) -> Output {
         o.err(format!("No resources found in {ns} namespace.\n"));
     }
     for (kind, name, ns) in wanted {
-        if kind != Kind::NetworkPolicy {
-            o.fail(format!("Error from server (Forbidden): {}", forbidden("delete", kind, &name, &ns)));
-            continue;
-        }
-        let key = (ns.clone(), name.clone());
-        if !env.cluster.policies.contains_key(&key) {
+        let remove: fn(&mut Cluster, Kind, &str, &str) -> bool = match kind {
+            Kind::NetworkPolicy => <NetworkPolicy as Stored>::remove,
+            k if k.admin().is_some() => <AdminObject as Stored>::remove,
+            _ => {
+                o.fail(format!("Error from server (Forbidden): {}", forbidden("delete", kind, &name, &ns)));
+                continue;
+            }
+        };
+        if get_obj(&env.cluster, kind, &ns, &name).is_none() {
             if !a.is_set("ignore-not-found") {
                 o.fail(not_found(kind, &name));
             }
             continue;
         }
         if !dry.active() {
-            env.cluster.policies.remove(&key);
+            remove(&mut env.cluster, kind, &ns, &name);
             env.cluster.next_rv();
         }
-        o.out(format!("{} \"{name}\" deleted from {ns} namespace{}\n", kind.prefix(), dry.suffix()));
+        let from = if kind.namespaced() { format!(" from {ns} namespace") } else { String::new() };
+        o.out(format!("{} \"{name}\" deleted{from}{}\n", kind.prefix(), dry.suffix()));
     }
     o
 }
