@@ -26,6 +26,8 @@
 //! over MRT, RIPEstat, as-rel, VRPs, Atlas, the shell), the verdict, scoring, the baseline
 //! investigator, prompts, pictures and panels.
 
+mod app;
+mod baseline;
 pub mod clock;
 pub mod collectors;
 pub mod family;
@@ -38,16 +40,21 @@ pub mod names;
 pub mod numbering;
 pub mod orgs;
 pub mod prefixes;
+mod prompt;
 pub mod probes;
 pub mod region;
 pub mod routing;
 pub mod rpki;
+pub mod score;
 pub mod task;
 pub mod timeline;
+pub mod tools;
 pub mod topology;
 pub mod validity;
+pub mod verdict;
 pub mod world;
 
+pub use app::{BgpApp, Generated, INFO, action};
 pub use level::Level;
 pub use routing::{Graph, Leak, Origination, PrefixState, Seeds, stable_state, stable_states};
 pub use rpki::{Roa, Validity, Vrps};
