@@ -256,12 +256,17 @@ impl Evidence {
         None
     }
 
-    fn all_withdrawn(&self) -> bool {
-        let mut last: BTreeMap<&str, bool> = BTreeMap::new();
-        for u in &self.updates {
-            last.insert(&u.source, u.path.is_none());
+    /// Whether every vantage point withdrew at some time, and when the first did and (if the
+    /// prefix came back) when the first announcement after that came.
+    fn outage(&self) -> Option<(u64, Option<u64>)> {
+        let sources: BTreeSet<&str> = self.updates.iter().map(|u| u.source.as_str()).collect();
+        let withdrew: BTreeSet<&str> = self.updates.iter().filter(|u| u.path.is_none()).map(|u| u.source.as_str()).collect();
+        if sources.is_empty() || sources != withdrew {
+            return None;
         }
-        !last.is_empty() && last.values().all(|&w| w)
+        let first = self.updates.iter().find(|u| u.path.is_none())?.t;
+        let back = self.updates.iter().find(|u| u.t > first && u.path.is_some()).map(|u| u.t);
+        Some((first, back))
     }
 
     fn affected(&self) -> Vec<u32> {
@@ -299,10 +304,12 @@ impl Evidence {
         if let Some((x, t)) = self.forged() {
             return accuse("forged_origin_hijack", "offender_asn", x, Some(t));
         }
-        if self.all_withdrawn()
+        if let Some((from, back)) = self.outage()
             && let Some(&v) = old.iter().next()
         {
-            return accuse("outage", "offender_asn", v, start);
+            let mut verdict = accuse("outage", "offender_asn", v, Some(from));
+            verdict["end_ts"] = json!(back);
+            return verdict;
         }
         none
     }
