@@ -163,13 +163,13 @@ impl Evidence {
         }
         if let Some(d) = data(hist) {
             for o in d["by_origin"].as_array().into_iter().flatten() {
-                let Some(origin) = o["origin"].as_u64() else { continue };
+                let Some(origin) = o["origin"].as_str().and_then(|a| a.parse::<u32>().ok()) else { continue };
                 for p in o["prefixes"].as_array().into_iter().flatten() {
                     let before = p["timelines"].as_array().into_iter().flatten().any(|t| {
                         t["starttime"].as_str().and_then(time::parse).is_some_and(|s| s < ev.window_start)
                     });
                     if before {
-                        ev.historic.entry(p["prefix"].as_str().unwrap_or("").to_string()).or_default().insert(origin as u32);
+                        ev.historic.entry(p["prefix"].as_str().unwrap_or("").to_string()).or_default().insert(origin);
                     }
                 }
             }

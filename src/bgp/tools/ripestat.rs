@@ -58,7 +58,7 @@ const CALLS: &[(&str, &[&str])] = &[
     ("announced-prefixes", &["starttime", "endtime", "min_peers_seeing"]),
     ("as-overview", &[]),
     ("asn-neighbours", &["starttime", "endtime", "lod", "query_time"]),
-    ("bgp-updates", &["starttime", "endtime", "rrcs"]),
+    ("bgp-updates", &["starttime", "endtime", "rrcs", "unix_timestamps"]),
     ("looking-glass", &["look_back_limit"]),
     ("prefix-overview", &["min_peers_seeing"]),
     ("routing-history", &["starttime", "endtime", "min_peers"]),
@@ -287,6 +287,8 @@ fn bgp_updates(q: &Query<'_>) -> Result<Value, String> {
         Resource::Asn(a) => originated_by(task, a),
         _ => BTreeSet::new(),
     };
+    let unix = q.params.get("unix_timestamps").is_some_and(|v| v.eq_ignore_ascii_case("true"));
+    let stamp = |t: u64| if unix { json!(t) } else { json!(time::iso(t)) };
     let mut out = Vec::new();
     for u in task.timeline.updates_between(from, to + 1) {
         let hit = match res {
@@ -307,7 +309,7 @@ fn bgp_updates(q: &Query<'_>) -> Result<Value, String> {
             }
             out.push(json!({
                 "seq": out.len(),
-                "timestamp": time::iso(u.secs()),
+                "timestamp": stamp(u.secs()),
                 "type": if u.route.is_some() { "A" } else { "W" },
                 "attrs": attrs,
             }));
@@ -416,12 +418,17 @@ fn routing_history(q: &Query<'_>) -> Result<Value, String> {
                 })
                 .filter(|p| p["timelines"].as_array().is_some_and(|t| !t.is_empty()))
                 .collect();
-            json!({"origin": origin, "prefixes": prefixes})
+            json!({"origin": origin.to_string(), "prefixes": prefixes})
         })
         .filter(|o| o["prefixes"].as_array().is_some_and(|p| !p.is_empty()))
         .collect();
+    let full = |v6: bool| {
+        task.world.collectors.vps.iter().filter(|v| v.feed == Feed::Full && (!v6 || task.world.topology.prefixes.iter().any(|p| p.net.addr().is_ipv6()))).count()
+    };
     Ok(json!({
         "by_origin": by_origin,
+        "latest_max_ff_peers": {"v4": full(false), "v6": full(true)},
+        "time_granularity": 1,
         "resource": q.params["resource"],
         "query_starttime": time::iso(from),
         "query_endtime": time::iso(to),
