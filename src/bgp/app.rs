@@ -12,8 +12,8 @@ use super::verdict::{self, Verdict};
 use super::{baseline, prompt, score, tools};
 use crate::answer::{Field, FieldKind};
 use crate::app::{
-    AnswerKind, App, AppInfo, AppKind, Episode, Finish, KnobInfo, LevelInfo, PromptVariant, Score, StepOutcome, Task,
-    TaskCard, Term,
+    AnswerKind, App, AppInfo, AppKind, Episode, Finish, KnobInfo, LevelInfo, PromptVariant, Score,
+    StepOutcome, Task, TaskCard, Term,
 };
 use crate::conversation::Agent;
 use crate::error::Result;
@@ -26,7 +26,11 @@ use crate::view::Picture;
 /// The verdict's fields, for the surfaces' hints.
 const FIELDS: &[Field] = &[
     Field { name: "incident_type", kind: FieldKind::Text, about: "the incident type, or none" },
-    Field { name: "offender_asn", kind: FieldKind::Integer, about: "the hijacker, leaker or withdrawing origin" },
+    Field {
+        name: "offender_asn",
+        kind: FieldKind::Integer,
+        about: "the hijacker, leaker or withdrawing origin",
+    },
     Field { name: "link", kind: FieldKind::TextList, about: "a failed link [A, B]" },
     Field { name: "victim_prefix", kind: FieldKind::Text, about: "the victim prefix" },
     Field { name: "victim_asn", kind: FieldKind::Integer, about: "the victim origin" },
@@ -44,9 +48,18 @@ pub const INFO: AppInfo = AppInfo {
     kind: AppKind::Reactive,
     answer: AnswerKind::Investigation { final_answer: FIELDS },
     levels: &[
-        LevelInfo { level: 1, summary: "20-50 ASes, one collector; the report names the prefix, origin and time (EH, SH, RL1, OW, BM)" },
-        LevelInfo { level: 2, summary: "50-150 ASes, two collectors; the report names the prefix (adds FO, RL2-RL4, LF, RM, BA, BP)" },
-        LevelInfo { level: 3, summary: "150-600 ASes; the report names the operator and a service address (adds MS)" },
+        LevelInfo {
+            level: 1,
+            summary: "20-50 ASes, one collector; the report names the prefix, origin and time (EH, SH, RL1, OW, BM)",
+        },
+        LevelInfo {
+            level: 2,
+            summary: "50-150 ASes, two collectors; the report names the prefix (adds FO, RL2-RL4, LF, RM, BA, BP)",
+        },
+        LevelInfo {
+            level: 3,
+            summary: "150-600 ASes; the report names the operator and a service address (adds MS)",
+        },
         LevelInfo { level: 4, summary: "600-3000 ASes; the report names only the organisation" },
     ],
     knobs: &[
@@ -176,8 +189,10 @@ struct Investigation {
 }
 
 /// The tools a reply may start with when it is neither fenced nor JSON.
-const TOOLS: &[&str] =
-    &["help", "ls", "bgpdump", "ripestat", "curl", "asrel", "vrps", "atlas", "grep", "head", "tail", "wc", "cat", "echo"];
+const TOOLS: &[&str] = &[
+    "help", "ls", "bgpdump", "ripestat", "curl", "asrel", "vrps", "atlas", "grep", "head", "tail", "wc",
+    "cat", "echo",
+];
 
 /// The command line of a reply: the first fenced block's first line (`$ ` dropped), else a JSON
 /// reply's `command`, else the reply's first line if it starts with a tool.
@@ -187,7 +202,10 @@ pub fn action(reply: &str) -> Option<String> {
         return Some(line.strip_prefix("$ ").unwrap_or(line).to_string());
     }
     let (text, _) = crate::reply::bounded(reply);
-    if let Some(cmd) = crate::reply::json_objects(text).into_iter().find_map(|o| o.get("command").and_then(|c| c.as_str().map(str::to_string))) {
+    if let Some(cmd) = crate::reply::json_objects(text)
+        .into_iter()
+        .find_map(|o| o.get("command").and_then(|c| c.as_str().map(str::to_string)))
+    {
         return Some(cmd);
     }
     let line = reply.lines().map(str::trim).find(|l| !l.is_empty())?;
@@ -204,11 +222,22 @@ impl Investigation {
             Ok(v) => {
                 self.verdict = Some(v);
                 let observation = "Verdict recorded; the investigation is closed.".to_string();
-                StepOutcome { action: format!("submit {text}"), output: observation.clone(), observation, ..Default::default() }
+                StepOutcome {
+                    action: format!("submit {text}"),
+                    output: observation.clone(),
+                    observation,
+                    ..Default::default()
+                }
             }
             Err(e) => {
                 let observation = verdict::rejection(&e);
-                StepOutcome { action: format!("submit {text}"), output: observation.clone(), observation, exit_status: Some(2), ..Default::default() }
+                StepOutcome {
+                    action: format!("submit {text}"),
+                    output: observation.clone(),
+                    observation,
+                    exit_status: Some(2),
+                    ..Default::default()
+                }
             }
         })
     }
@@ -230,11 +259,23 @@ impl Episode for Investigation {
         };
         if line == "submit" || line.starts_with("submit ") {
             let observation = verdict::rejection("incident_type: missing");
-            return StepOutcome { action: line, output: observation.clone(), observation, exit_status: Some(2), ..Default::default() };
+            return StepOutcome {
+                action: line,
+                output: observation.clone(),
+                observation,
+                exit_status: Some(2),
+                ..Default::default()
+            };
         }
         let out = tools::run(&self.task, self.turns, &line);
         let observation = tools::observe(&out.output);
-        StepOutcome { action: line, output: observation.clone(), exit_status: Some(out.status), observation, ..Default::default() }
+        StepOutcome {
+            action: line,
+            output: observation.clone(),
+            exit_status: Some(out.status),
+            observation,
+            ..Default::default()
+        }
     }
 
     fn finished(&self) -> Option<Finish> {

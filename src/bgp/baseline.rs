@@ -75,10 +75,15 @@ fn history(messages: &[Message]) -> Vec<(String, String)> {
         if m.role != Role::Assistant {
             continue;
         }
-        let Some(cmd) = fenced_blocks(&m.content).into_iter().next().map(|f| f.body.trim().to_string()) else {
+        let Some(cmd) = fenced_blocks(&m.content).into_iter().next().map(|f| f.body.trim().to_string())
+        else {
             continue;
         };
-        let obs = messages.get(i + 1).filter(|n| n.role == Role::User).map(|n| n.content.clone()).unwrap_or_default();
+        let obs = messages
+            .get(i + 1)
+            .filter(|n| n.role == Role::User)
+            .map(|n| n.content.clone())
+            .unwrap_or_default();
         out.push((cmd, obs));
     }
     out
@@ -152,7 +157,9 @@ impl Evidence {
         if let Some(d) = data(updates) {
             ev.window_start = d["query_starttime"].as_str().and_then(time::parse).unwrap_or(0);
             for u in d["updates"].as_array().into_iter().flatten() {
-                let path = u["attrs"]["path"].as_array().map(|p| p.iter().filter_map(|a| a.as_u64().map(|a| a as u32)).collect());
+                let path = u["attrs"]["path"]
+                    .as_array()
+                    .map(|p| p.iter().filter_map(|a| a.as_u64().map(|a| a as u32)).collect());
                 ev.updates.push(Upd {
                     t: u["timestamp"].as_str().and_then(time::parse).unwrap_or(0),
                     source: u["attrs"]["source_id"].as_str().unwrap_or("").to_string(),
@@ -169,14 +176,19 @@ impl Evidence {
                         t["starttime"].as_str().and_then(time::parse).is_some_and(|s| s < ev.window_start)
                     });
                     if before {
-                        ev.historic.entry(p["prefix"].as_str().unwrap_or("").to_string()).or_default().insert(origin);
+                        ev.historic
+                            .entry(p["prefix"].as_str().unwrap_or("").to_string())
+                            .or_default()
+                            .insert(origin);
                     }
                 }
             }
         }
         for line in rels.lines().filter(|l| !l.starts_with('#')) {
             let f: Vec<&str> = line.split('|').collect();
-            let (Some(a), Some(b)) = (f.first().and_then(|x| x.parse().ok()), f.get(1).and_then(|x| x.parse().ok())) else {
+            let (Some(a), Some(b)) =
+                (f.first().and_then(|x| x.parse().ok()), f.get(1).and_then(|x| x.parse().ok()))
+            else {
                 continue;
             };
             match f.get(2) {
@@ -199,7 +211,11 @@ impl Evidence {
     /// A new origin and its prefix, if some announcement has one.
     fn suspect(&self) -> Option<(u32, String)> {
         let old = self.all_historic();
-        if let Some(u) = self.updates.iter().find(|u| u.path.as_ref().and_then(|p| p.last()).is_some_and(|o| !old.contains(o))) {
+        if let Some(u) = self
+            .updates
+            .iter()
+            .find(|u| u.path.as_ref().and_then(|p| p.last()).is_some_and(|o| !old.contains(o)))
+        {
             return Some((*u.path.as_ref()?.last()?, u.prefix.clone()));
         }
         let v = *old.iter().next()?;
@@ -260,7 +276,8 @@ impl Evidence {
     /// prefix came back) when the first announcement after that came.
     fn outage(&self) -> Option<(u64, Option<u64>)> {
         let sources: BTreeSet<&str> = self.updates.iter().map(|u| u.source.as_str()).collect();
-        let withdrew: BTreeSet<&str> = self.updates.iter().filter(|u| u.path.is_none()).map(|u| u.source.as_str()).collect();
+        let withdrew: BTreeSet<&str> =
+            self.updates.iter().filter(|u| u.path.is_none()).map(|u| u.source.as_str()).collect();
         if sources.is_empty() || sources != withdrew {
             return None;
         }
@@ -270,7 +287,8 @@ impl Evidence {
     }
 
     fn affected(&self) -> Vec<u32> {
-        let set: BTreeSet<u32> = self.updates.iter().filter_map(|u| u.path.as_ref()?.first().copied()).collect();
+        let set: BTreeSet<u32> =
+            self.updates.iter().filter_map(|u| u.path.as_ref()?.first().copied()).collect();
         set.into_iter().collect()
     }
 
@@ -321,10 +339,14 @@ mod tests {
 
     #[test]
     fn the_report_is_read_from_the_prompt() {
-        let r = report("x\nReported: users cannot reliably reach 198.18.4.0/22 (originated by AS64541) since about 2025-06-01T10:00:00 (Unix 1).\n");
+        let r = report(
+            "x\nReported: users cannot reliably reach 198.18.4.0/22 (originated by AS64541) since about 2025-06-01T10:00:00 (Unix 1).\n",
+        );
         assert_eq!(r.prefix, Some("198.18.4.0/22".parse().unwrap()));
         assert_eq!(r.asns, [64541]);
-        let r = report("Reported: the operator KORVEX-AS (AS64512) reports trouble reaching its service at 198.18.0.10.");
+        let r = report(
+            "Reported: the operator KORVEX-AS (AS64512) reports trouble reaching its service at 198.18.0.10.",
+        );
         assert_eq!(r.address.as_deref(), Some("198.18.0.10"));
     }
 }

@@ -21,7 +21,10 @@ pub fn report(trigger: &Trigger) -> String {
         ),
         (Some(p), _, _, None) => format!("users report trouble reaching {p} during the window."),
         (None, Some(name), Some(addr), _) => {
-            format!("the operator {name} ({}) reports trouble reaching its service at {addr}.", asns.join(", "))
+            format!(
+                "the operator {name} ({}) reports trouble reaching its service at {addr}.",
+                asns.join(", ")
+            )
         }
         (None, Some(name), None, _) => format!(
             "the organisation {name} ({}) asks whether anything happened to its routes during the window.",
@@ -101,7 +104,9 @@ pub fn prompt(task: &Task, variant: PromptVariant) -> String {
         p.push_str(EXAMPLE);
     }
     if variant.chain_of_thought() {
-        p.push_str("\nReason step by step: say which hypothesis each command tests, then give the command last.\n");
+        p.push_str(
+            "\nReason step by step: say which hypothesis each command tests, then give the command last.\n",
+        );
     }
     p
 }

@@ -31,7 +31,8 @@ pub const TYPES: &[&str] = &[
 ];
 
 /// Mitigation actions.
-pub const ACTIONS: &[&str] = &["none", "contact", "filter", "depeer", "roa", "announce_more_specific", "withdraw"];
+pub const ACTIONS: &[&str] =
+    &["none", "contact", "filter", "depeer", "roa", "announce_more_specific", "withdraw"];
 
 const ALIASES: &[(&str, &str)] = &[
     ("prefix_hijack", "exact_prefix_hijack"),
@@ -123,7 +124,8 @@ fn read(o: &Map<String, Value>) -> Field<Verdict> {
 
 /// The canonical type of `text`, `None` for a vague one.
 pub fn incident_type(text: &str) -> Field<Option<&'static str>> {
-    let norm: String = text.trim().to_lowercase().chars().map(|c| if c == '-' || c == ' ' { '_' } else { c }).collect();
+    let norm: String =
+        text.trim().to_lowercase().chars().map(|c| if c == '-' || c == ' ' { '_' } else { c }).collect();
     if let Some(t) = TYPES.iter().find(|t| **t == norm) {
         return Ok(Some(t));
     }
@@ -178,8 +180,12 @@ fn when(o: &Map<String, Value>, key: &str) -> Field<When> {
     match o.get(key) {
         None => Ok(When::Absent),
         Some(Value::Null) => Ok(When::Null),
-        Some(Value::Number(n)) => n.as_u64().map(When::At).map_or_else(|| bad(key, "must be Unix seconds"), Ok),
-        Some(Value::String(s)) => time::parse(s.trim()).map(When::At).map_or_else(|| bad(key, format!("not a time: {s}")), Ok),
+        Some(Value::Number(n)) => {
+            n.as_u64().map(When::At).map_or_else(|| bad(key, "must be Unix seconds"), Ok)
+        }
+        Some(Value::String(s)) => {
+            time::parse(s.trim()).map(When::At).map_or_else(|| bad(key, format!("not a time: {s}")), Ok)
+        }
         Some(other) => bad(key, format!("not a time: {}", short(other))),
     }
 }
@@ -196,7 +202,10 @@ fn mitigation(key: &str, v: &Value) -> Field<Mitigation> {
         None => return bad("mitigation.action", "missing"),
     };
     if !ACTIONS.contains(&action.as_str()) {
-        return bad("mitigation.action", format!("unknown action {action:?} (one of {})", ACTIONS.join(", ")));
+        return bad(
+            "mitigation.action",
+            format!("unknown action {action:?} (one of {})", ACTIONS.join(", ")),
+        );
     }
     let max_length = match m.get("max_length") {
         None | Some(Value::Null) => None,

@@ -49,7 +49,11 @@ fn bad_verdicts_cost_a_turn_and_end_nothing() {
     let task = registry::generate("bgp-v1-L1-s0-i0").unwrap();
     let mut ep = task.start(None);
     let out = ep.step("submit {\"incident_type\": \"outage\", \"offender_asn\": \"ASx\"}");
-    assert!(out.observation.starts_with("Error: verdict rejected: offender_asn: not an AS number"), "{}", out.observation);
+    assert!(
+        out.observation.starts_with("Error: verdict rejected: offender_asn: not an AS number"),
+        "{}",
+        out.observation
+    );
     assert!(ep.finished().is_none());
     let out = ep.step("I think it is fine.");
     assert!(out.observation.starts_with("Error: no command found"), "{}", out.observation);

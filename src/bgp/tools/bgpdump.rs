@@ -32,7 +32,8 @@ fn update_times(task: &Task) -> impl Iterator<Item = u64> {
 
 /// The files of every collector (they all dump at the same times), in `ls` order.
 fn files(task: &Task) -> Vec<String> {
-    let mut names: Vec<String> = task.world.clock.dump_times().map(|t| format!("bview.{}", time::stamp(t))).collect();
+    let mut names: Vec<String> =
+        task.world.clock.dump_times().map(|t| format!("bview.{}", time::stamp(t))).collect();
     names.extend(update_times(task).map(|t| format!("updates.{}", time::stamp(t))));
     names.sort();
     names
@@ -144,7 +145,9 @@ pub fn dump(task: &Task, file: File, change: bool) -> String {
         }
         File::Updates { collector, t } => {
             let feeding: Vec<usize> = task.world.collectors.feeding(collector).collect();
-            for u in task.timeline.updates_between(t, t + UPDATES_SPAN).iter().filter(|u| feeding.contains(&u.vp)) {
+            for u in
+                task.timeline.updates_between(t, t + UPDATES_SPAN).iter().filter(|u| feeding.contains(&u.vp))
+            {
                 let secs = u.secs();
                 match &u.route {
                     Some(r) => {

@@ -58,7 +58,9 @@ fn plain(out: &mut String, value: &Value, depth: usize) {
             out.push_str(&parts.join(", "));
             out.push(']');
         }
-        Value::Array(items) => block(out, '[', ']', depth, items.len(), |out, i| plain(out, &items[i], depth + 1)),
+        Value::Array(items) => {
+            block(out, '[', ']', depth, items.len(), |out, i| plain(out, &items[i], depth + 1))
+        }
         Value::Object(map) => {
             let keys: Vec<&String> = map.keys().collect();
             block(out, '{', '}', depth, keys.len(), |out, i| {
@@ -71,7 +73,14 @@ fn plain(out: &mut String, value: &Value, depth: usize) {
     }
 }
 
-fn block(out: &mut String, open: char, close: char, depth: usize, n: usize, mut item: impl FnMut(&mut String, usize)) {
+fn block(
+    out: &mut String,
+    open: char,
+    close: char,
+    depth: usize,
+    n: usize,
+    mut item: impl FnMut(&mut String, usize),
+) {
     out.push(open);
     if n == 0 {
         out.push(close);

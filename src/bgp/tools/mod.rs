@@ -113,7 +113,9 @@ impl Commands for Lab<'_> {
             "asrel" => registry::asrel(task, args, io),
             "vrps" => registry::vrps(task, args, io),
             "atlas" => registry::atlas(task, args, io),
-            "submit" => io.fail(2, "submit: give the verdict as JSON: submit {\"incident_type\": \"...\", ...}"),
+            "submit" => {
+                io.fail(2, "submit: give the verdict as JSON: submit {\"incident_type\": \"...\", ...}")
+            }
             _ => return None,
         })
     }

@@ -159,7 +159,13 @@ fn decode(s: &str) -> String {
 }
 
 /// The answer's text and whether it is a success.
-pub fn respond(task: &Task, turn: u32, call: &str, params: &[(String, String)], query: &str) -> (String, bool) {
+pub fn respond(
+    task: &Task,
+    turn: u32,
+    call: &str,
+    params: &[(String, String)],
+    query: &str,
+) -> (String, bool) {
     let result = data(task, call, params);
     let ok = result.is_ok();
     let (data, messages) = match result {
@@ -337,7 +343,8 @@ fn looking_glass(q: &Query<'_>) -> Result<Value, String> {
             .filter(|e| feeding.contains(&e.vp) && res.covers(e.prefix))
             .map(|e| {
                 let path: Vec<String> = e.route.path.iter().map(u32::to_string).collect();
-                let comm = community(task, e.vp, e.route).map(|(a, b)| format!("{a}:{b}")).unwrap_or_default();
+                let comm =
+                    community(task, e.vp, e.route).map(|(a, b)| format!("{a}:{b}")).unwrap_or_default();
                 json!({
                     "asn_origin": e.route.path.last(),
                     "as_path": path.join(" "),
@@ -351,7 +358,9 @@ fn looking_glass(q: &Query<'_>) -> Result<Value, String> {
                 })
             })
             .collect();
-        rrcs.push(json!({"rrc": collectors::name(k).to_uppercase(), "location": "NetPress lab", "peers": peers}));
+        rrcs.push(
+            json!({"rrc": collectors::name(k).to_uppercase(), "location": "NetPress lab", "peers": peers}),
+        );
     }
     Ok(json!({"rrcs": rrcs, "query_time": time::iso(end), "latest_time": time::iso(end)}))
 }
@@ -423,7 +432,15 @@ fn routing_history(q: &Query<'_>) -> Result<Value, String> {
         .filter(|o| o["prefixes"].as_array().is_some_and(|p| !p.is_empty()))
         .collect();
     let full = |v6: bool| {
-        task.world.collectors.vps.iter().filter(|v| v.feed == Feed::Full && (!v6 || task.world.topology.prefixes.iter().any(|p| p.net.addr().is_ipv6()))).count()
+        task.world
+            .collectors
+            .vps
+            .iter()
+            .filter(|v| {
+                v.feed == Feed::Full
+                    && (!v6 || task.world.topology.prefixes.iter().any(|p| p.net.addr().is_ipv6()))
+            })
+            .count()
     };
     Ok(json!({
         "by_origin": by_origin,
@@ -439,7 +456,9 @@ impl Query<'_> {
     /// `starttime`/`endtime` defaulting to the whole history (routing-history, announced-prefixes).
     fn window_or_history(&self) -> (u64, u64) {
         let c = self.task.world.clock;
-        let get = |key: &str, default: u64| self.params.get(key).and_then(|t| time::parse(t)).map_or(default, |t| c.clamp(t));
+        let get = |key: &str, default: u64| {
+            self.params.get(key).and_then(|t| time::parse(t)).map_or(default, |t| c.clamp(t))
+        };
         let (a, b) = (get("starttime", c.history_start()), get("endtime", c.end()));
         (a.min(b), b)
     }
@@ -464,8 +483,10 @@ fn announced_prefixes(q: &Query<'_>) -> Result<Value, String> {
                     _ => spans.push((a, b)),
                 }
             }
-            let tl: Vec<Value> =
-                spans.iter().map(|&(a, b)| json!({"starttime": time::iso(a), "endtime": time::iso(b)})).collect();
+            let tl: Vec<Value> = spans
+                .iter()
+                .map(|&(a, b)| json!({"starttime": time::iso(a), "endtime": time::iso(b)}))
+                .collect();
             json!({"prefix": p.to_string(), "timelines": tl})
         })
         .filter(|p| p["timelines"].as_array().is_some_and(|t| !t.is_empty()))
@@ -499,12 +520,22 @@ fn prefix_overview(q: &Query<'_>) -> Result<Value, String> {
     let known = known_prefixes(task);
     let target = match res {
         Resource::Prefix(p) => p,
-        Resource::Ip(a) => known.iter().filter(|p| p.contains(&a)).max_by_key(|p| p.prefix_len()).copied().unwrap_or_else(|| IpNet::from(a)),
+        Resource::Ip(a) => known
+            .iter()
+            .filter(|p| p.contains(&a))
+            .max_by_key(|p| p.prefix_len())
+            .copied()
+            .unwrap_or_else(|| IpNet::from(a)),
         Resource::Asn(_) => unreachable!("prefix_like refuses ASNs"),
     };
     let end = task.world.clock.end();
-    let origins: BTreeSet<u32> =
-        task.timeline.rib_at(end).iter().filter(|e| e.prefix == target).filter_map(|e| e.route.path.last().copied()).collect();
+    let origins: BTreeSet<u32> = task
+        .timeline
+        .rib_at(end)
+        .iter()
+        .filter(|e| e.prefix == target)
+        .filter_map(|e| e.route.path.last().copied())
+        .collect();
     let t = &task.world.topology;
     let asns: Vec<Value> = origins
         .iter()
@@ -576,7 +607,11 @@ fn asn_neighbours(q: &Query<'_>) -> Result<Value, String> {
             }
             let mut add = |n: u32, left: bool| {
                 let e = seen.entry((n, left)).or_default();
-                if s.prefix.addr().is_ipv4() { e.0.insert(s.vp) } else { e.1.insert(s.vp) };
+                if s.prefix.addr().is_ipv4() {
+                    e.0.insert(s.vp)
+                } else {
+                    e.1.insert(s.vp)
+                };
             };
             if i > 0 {
                 add(path[i - 1], true);
@@ -652,7 +687,11 @@ fn whois(q: &Query<'_>) -> Result<Value, String> {
     let end = task.world.clock.end();
     let (records, irr) = match res {
         Resource::Asn(a) => {
-            let Some(i) = t.index_of(a) else { return Ok(json!({"records": [], "irr_records": [], "authorities": ["netpress"], "resource": a.to_string(), "query_time": time::iso(end)})) };
+            let Some(i) = t.index_of(a) else {
+                return Ok(
+                    json!({"records": [], "irr_records": [], "authorities": ["netpress"], "resource": a.to_string(), "query_time": time::iso(end)}),
+                );
+            };
             let org = &t.orgs[t.ases[i].org];
             let rec = record(&[
                 ("aut-num", format!("AS{a}")),
@@ -664,10 +703,13 @@ fn whois(q: &Query<'_>) -> Result<Value, String> {
             (vec![rec], Vec::new())
         }
         r => {
-            let found = t.prefixes.iter().filter(|p| r.covers(p.net) || match r {
-                Resource::Prefix(q) => p.net.contains(&q),
-                Resource::Ip(a) => p.net.contains(&a),
-                Resource::Asn(_) => false,
+            let found = t.prefixes.iter().filter(|p| {
+                r.covers(p.net)
+                    || match r {
+                        Resource::Prefix(q) => p.net.contains(&q),
+                        Resource::Ip(a) => p.net.contains(&a),
+                        Resource::Asn(_) => false,
+                    }
             });
             let best = found.max_by_key(|p| p.net.prefix_len());
             match best {

@@ -41,7 +41,10 @@ fn ls_and_bgpdump_read_the_collectors_files() {
 #[test]
 fn bgpdump_errors_are_bgpdumps() {
     let t = task("bgp-v1-L1-s0-i0");
-    assert_eq!(out(&t, "bgpdump -m rc00/nothing"), ("can't open dumpfile: No such file or directory\n".into(), 1));
+    assert_eq!(
+        out(&t, "bgpdump -m rc00/nothing"),
+        ("can't open dumpfile: No such file or directory\n".into(), 1)
+    );
     let (text, st) = out(&t, "bgpdump -m");
     assert!(text.starts_with("you must supply exactly one file to process\nUsage: bgpdump"), "{text}");
     assert_eq!(st, 1);
@@ -67,7 +70,10 @@ fn ripestat_answers_in_its_envelope() {
     let v: serde_json::Value = serde_json::from_str(&bad).unwrap();
     assert_eq!(v["messages"][0][1], "The given resource is not valid: 10.0.0.1/8");
     assert_eq!(v["status_code"], 400);
-    assert_eq!(out(&t, "curl -s https://example.com/x"), ("curl: (6) Could not resolve host: example.com\n".into(), 6));
+    assert_eq!(
+        out(&t, "curl -s https://example.com/x"),
+        ("curl: (6) Could not resolve host: example.com\n".into(), 6)
+    );
     let (nope, _) = out(&t, "ripestat nosuch resource=AS1");
     assert!(nope.contains("Unknown data call: nosuch"));
     let (miss, _) = out(&t, "ripestat whois");

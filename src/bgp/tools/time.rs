@@ -20,7 +20,9 @@ pub fn parse(text: &str) -> Option<u64> {
     }
     let text = text.strip_suffix('Z').unwrap_or(text);
     let (date, clock) = text.split_once('T').unwrap_or((text, "00:00:00"));
-    let num = |s: &str, len: usize| (s.len() == len && s.bytes().all(|b| b.is_ascii_digit())).then(|| s.parse::<u64>().ok()).flatten();
+    let num = |s: &str, len: usize| {
+        (s.len() == len && s.bytes().all(|b| b.is_ascii_digit())).then(|| s.parse::<u64>().ok()).flatten()
+    };
     let mut d = date.split('-');
     let (y, m, day) = (num(d.next()?, 4)?, num(d.next()?, 2)?, num(d.next()?, 2)?);
     if d.next().is_some() || !(1..=12).contains(&m) || !(1..=31).contains(&day) || y < 1970 {

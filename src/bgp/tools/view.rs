@@ -51,7 +51,13 @@ pub fn spans(task: &Task, want: impl Fn(IpNet) -> bool) -> Vec<Span<'_>> {
             open.insert((u.prefix, u.vp), (r, u.secs()));
         }
     }
-    out.extend(open.into_iter().map(|((prefix, vp), (route, from))| Span { vp, prefix, route, from, to: end }));
+    out.extend(open.into_iter().map(|((prefix, vp), (route, from))| Span {
+        vp,
+        prefix,
+        route,
+        from,
+        to: end,
+    }));
     out.sort_by_key(|s| (s.prefix, s.vp, s.from));
     out
 }

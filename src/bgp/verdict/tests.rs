@@ -25,17 +25,32 @@ fn aliases_and_vague_types() {
     assert_eq!(t("TYPE6-LEAK"), Some("more_specific_leak"));
     assert_eq!(t("no incident"), Some("none"));
     assert_eq!(t("route_leak"), None);
-    assert_eq!(v(json!({"incident_type": "start_ts", "start_ts": "2025-06-01T00:00:00"})).unwrap_err(), "incident_type: unknown type \"start_ts\"");
+    assert_eq!(
+        v(json!({"incident_type": "start_ts", "start_ts": "2025-06-01T00:00:00"})).unwrap_err(),
+        "incident_type: unknown type \"start_ts\""
+    );
 }
 
 #[test]
 fn errors_name_the_field() {
     let e = |x: Value| v(x).unwrap_err();
     assert_eq!(e(json!({})), "incident_type: missing");
-    assert_eq!(e(json!({"incident_type": "outage", "offender_asn": "ASx"})), "offender_asn: not an AS number: \"ASx\"");
-    assert_eq!(e(json!({"incident_type": "outage", "victim_prefix": "198.18.4.1/22"})), "victim_prefix: 198.18.4.1/22 has host bits set");
-    assert_eq!(e(json!({"incident_type": "outage", "link": [1]})), "link: must be a pair of AS numbers [A, B]");
-    assert!(e(json!({"incident_type": "outage", "mitigation": {"action": "nuke"}})).starts_with("mitigation.action: unknown action"));
+    assert_eq!(
+        e(json!({"incident_type": "outage", "offender_asn": "ASx"})),
+        "offender_asn: not an AS number: \"ASx\""
+    );
+    assert_eq!(
+        e(json!({"incident_type": "outage", "victim_prefix": "198.18.4.1/22"})),
+        "victim_prefix: 198.18.4.1/22 has host bits set"
+    );
+    assert_eq!(
+        e(json!({"incident_type": "outage", "link": [1]})),
+        "link: must be a pair of AS numbers [A, B]"
+    );
+    assert!(
+        e(json!({"incident_type": "outage", "mitigation": {"action": "nuke"}}))
+            .starts_with("mitigation.action: unknown action")
+    );
     assert!(rejection("x: y").starts_with("Error: verdict rejected: x: y; expected {\"incident_type\""));
 }
 
