@@ -23,7 +23,7 @@ pub enum File {
 }
 
 /// Seconds an updates file covers.
-const UPDATES_SPAN: u64 = 900;
+pub(super) const UPDATES_SPAN: u64 = 900;
 
 fn update_times(task: &Task) -> impl Iterator<Item = u64> {
     let c = task.world.clock;
@@ -63,7 +63,7 @@ pub fn lookup(task: &Task, path: &str) -> Option<File> {
 }
 
 /// `ls [DIR…]`.
-pub fn ls(task: &Task, args: &[String], io: &mut Io) -> i32 {
+pub(crate) fn ls(task: &Task, args: &[String], io: &mut Io) -> i32 {
     if let Some(opt) = args.iter().find(|a| a.starts_with('-') && a.as_str() != "-1") {
         return unknown_option(io, "ls", opt);
     }
@@ -97,7 +97,7 @@ pub fn ls(task: &Task, args: &[String], io: &mut Io) -> i32 {
 const USAGE: &str = "Usage: bgpdump [-m] [-M] [-H] [-O <file>] [-s] [-v] [-t dump|change] <input>";
 
 /// `bgpdump -m [-t dump|change] FILE`.
-pub fn run(task: &Task, args: &[String], io: &mut Io) -> i32 {
+pub(crate) fn run(task: &Task, args: &[String], io: &mut Io) -> i32 {
     let mut change = false;
     let mut one_line = false;
     let mut inputs = Vec::new();

@@ -9,8 +9,9 @@
 //! with a note that says how to page; pipes in between carry up to [`PIPE_LIMIT`] bytes, so a
 //! whole RIB dump can be grepped.
 
-mod bgpdump;
+pub mod bgpdump;
 mod json;
+pub mod mrt;
 mod registry;
 mod ripestat;
 pub mod time;
