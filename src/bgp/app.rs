@@ -108,6 +108,10 @@ impl App for BgpApp {
         Box::new(baseline::Investigator)
     }
 
+    fn tools(&self) -> &'static [crate::app::Tool] {
+        &[super::cli::MRT]
+    }
+
     fn labels(&self, level: u8) -> Vec<String> {
         let Some(l) = Level::from_number(level) else { return Vec::new() };
         family::offered(l).into_iter().map(|f: Family| format!("L{level}:{}", f.code())).collect()

@@ -28,6 +28,7 @@
 
 mod app;
 mod baseline;
+mod cli;
 pub mod clock;
 pub mod collectors;
 pub mod family;

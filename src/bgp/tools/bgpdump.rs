@@ -31,7 +31,7 @@ fn update_times(task: &Task) -> impl Iterator<Item = u64> {
 }
 
 /// The files of every collector (they all dump at the same times), in `ls` order.
-fn files(task: &Task) -> Vec<String> {
+pub fn file_names(task: &Task) -> Vec<String> {
     let mut names: Vec<String> =
         task.world.clock.dump_times().map(|t| format!("bview.{}", time::stamp(t))).collect();
     names.extend(update_times(task).map(|t| format!("updates.{}", time::stamp(t))));
@@ -87,7 +87,7 @@ pub(crate) fn ls(task: &Task, args: &[String], io: &mut Io) -> i32 {
         if dirs.len() > 1 {
             io.outln(&format!("{}{d}:", if i > 0 { "\n" } else { "" }));
         }
-        for f in files(task) {
+        for f in file_names(task) {
             io.outln(&f);
         }
     }
