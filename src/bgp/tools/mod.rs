@@ -2,8 +2,8 @@
 //!
 //! Everything the agent can look at is computed on demand from the task: the collectors'
 //! files read through `bgpdump -m` ([`bgpdump`]), RIPEstat-shaped JSON through `ripestat` or an
-//! offline `curl` ([`ripestat`]), the AS relationships, the VRPs and the probe list
-//! ([`registry`]). Pipes, `grep`, `head`, `tail`, `wc` and the rest come from the shell.
+//! offline `curl` (`ripestat`), the AS relationships, the VRPs and the probe list
+//! (`registry`). Pipes, `grep`, `head`, `tail`, `wc` and the rest come from the shell.
 //!
 //! The agent sees at most [`OBSERVATION`] characters of a command's output, cut at a line end
 //! with a note that says how to page; pipes in between carry up to [`PIPE_LIMIT`] bytes, so a

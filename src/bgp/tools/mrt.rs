@@ -124,8 +124,7 @@ fn rib(task: &Task, collector: usize, t: u64, out: &mut Vec<u8>) {
     record(out, t, TABLE_DUMP_V2, PEER_INDEX_TABLE, &table);
     let rib = task.timeline.rib_at(t);
     let entries: Vec<_> = rib.iter().filter(|e| feeding.contains(&e.vp)).collect();
-    let mut seq: u32 = 0;
-    for group in entries.chunk_by(|a, b| a.prefix == b.prefix) {
+    for (seq, group) in (0u32..).zip(entries.chunk_by(|a, b| a.prefix == b.prefix)) {
         let prefix = group[0].prefix;
         let mut body = seq.to_be_bytes().to_vec();
         body.extend_from_slice(&nlri(prefix));
@@ -147,7 +146,6 @@ fn rib(task: &Task, collector: usize, t: u64, out: &mut Vec<u8>) {
         }
         let subtype = if prefix.addr().is_ipv4() { RIB_IPV4_UNICAST } else { RIB_IPV6_UNICAST };
         record(out, t, TABLE_DUMP_V2, subtype, &body);
-        seq += 1;
     }
 }
 
