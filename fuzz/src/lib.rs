@@ -3,6 +3,7 @@
 
 pub mod adapt_state;
 pub mod agent_replies;
+pub mod bgp_episode;
 pub mod env_protocol;
 pub mod flows_api;
 pub mod flows_logs;
@@ -22,6 +23,7 @@ pub mod worker_protocol;
 pub const TARGETS: &[(&str, fn(&[u8]))] = &[
     ("adapt_state", adapt_state::fuzz),
     ("agent_replies", agent_replies::fuzz),
+    ("bgp_episode", bgp_episode::fuzz),
     ("env_protocol", env_protocol::fuzz),
     ("flows_api", flows_api::fuzz),
     ("flows_logs", flows_logs::fuzz),

@@ -1,9 +1,8 @@
 //! BGP: investigating Internet incidents in a seeded, emulated AS-level Internet
 //! (docs/bgp.md).
 //!
-//! This is the foundation of the application and its tasks, not yet an application: nothing
-//! registers it.
-//! What exists:
+//! The application (registered as `bgp`): the agent investigates with tools over the task's
+//! data and submits one verdict. What exists:
 //! - [`level`], [`region`], [`numbering`]: the size table per level, the six regions, the
 //!   private ASN pools.
 //! - [`topology`]: the [`Topology`] value (ASes, relationships, exchange points, organisations,
@@ -21,11 +20,17 @@
 //! - [`family`], [`incident`], [`validity`], [`task`]: the incident families and benign
 //!   controls, their injection as timeline changes, the rules a task must pass, and the task an
 //!   id names (world, incident, timeline, truth, trigger).
+//! - [`tools`]: the agent's commands (bgpdump over the collectors' files, which also exist as
+//!   real MRT, RIPEstat-shaped calls, as-rel, VRPs, Atlas probes) in the crate's shell;
+//!   [`verdict`] and [`score`]: the answer and its scoring; `prompt`, `baseline` and `app`: the
+//!   prompts, the rule-based investigator and the application's roles; `cli`: `netpress bgp mrt`.
 //!
-//! To come: the data plane and re-origination, churn and the L4 distractor, the tools (bgpdump
-//! over MRT, RIPEstat, as-rel, VRPs, Atlas, the shell), the verdict, scoring, the baseline
-//! investigator, prompts, pictures and panels.
+//! To come: the data plane, traceroutes and re-origination, churn and the L4 distractor,
+//! pictures and panels.
 
+mod app;
+mod baseline;
+mod cli;
 pub mod clock;
 pub mod collectors;
 pub mod family;
@@ -39,15 +44,20 @@ pub mod numbering;
 pub mod orgs;
 pub mod prefixes;
 pub mod probes;
+mod prompt;
 pub mod region;
 pub mod routing;
 pub mod rpki;
+pub mod score;
 pub mod task;
 pub mod timeline;
+pub mod tools;
 pub mod topology;
 pub mod validity;
+pub mod verdict;
 pub mod world;
 
+pub use app::{BgpApp, Generated, INFO, action};
 pub use level::Level;
 pub use routing::{Graph, Leak, Origination, PrefixState, Seeds, stable_state, stable_states};
 pub use rpki::{Roa, Validity, Vrps};

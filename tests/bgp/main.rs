@@ -5,8 +5,12 @@
 //! - [`oracle`]: finding BGPy's Python and asking it the same question.
 //! - [`bgpy`]: the differential test, with its case generator and shrinker.
 //! - [`families`]: the same test on every incident family's post-state, from generated tasks.
+//! - [`app`]: golden ids, and the baseline playing episodes through the runner.
+//! - [`mrt`]: our MRT files read back by bgpkit-parser.
 
+mod app;
 mod bgpy;
 mod case;
 mod families;
+mod mrt;
 mod oracle;

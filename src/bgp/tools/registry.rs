@@ -1,0 +1,145 @@
+//! The registries and measurement network: `asrel` (CAIDA serial-1 relationships),
+//! `vrps` (Routinator-style CSV of the VRPs at the window's end) and `atlas probes`.
+
+use ipnet::IpNet;
+
+use super::view::vrps_at;
+use super::{Io, unknown_option};
+use crate::bgp::region::Region;
+use crate::bgp::task::Task;
+use crate::bgp::topology::LinkKind;
+
+/// The as-rel file's header.
+pub const ASREL_HEADER: &str = "# netpress as-rel serial-1, inferred before the window";
+
+/// Every relationship row, sorted: `provider|customer|-1`, `lower|higher|0`.
+pub fn asrel_rows(task: &Task) -> Vec<(u32, u32, i8)> {
+    let t = &task.world.topology;
+    let mut rows: Vec<(u32, u32, i8)> = t
+        .links
+        .iter()
+        .map(|l| {
+            let (a, b) = (t.ases[l.a].asn, t.ases[l.b].asn);
+            match l.kind {
+                LinkKind::CustomerProvider => (b, a, -1),
+                _ => (a.min(b), a.max(b), 0),
+            }
+        })
+        .collect();
+    rows.sort_unstable();
+    rows
+}
+
+fn asn_arg(text: &str) -> Option<u32> {
+    let digits = text.strip_prefix("AS").or_else(|| text.strip_prefix("as")).unwrap_or(text);
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    digits.parse().ok()
+}
+
+/// `asrel ASN [ASN]` or `asrel --all`.
+pub fn asrel(task: &Task, args: &[String], io: &mut Io) -> i32 {
+    let mut asns = Vec::new();
+    let mut all = false;
+    for a in args {
+        match a.as_str() {
+            "--all" | "-a" => all = true,
+            opt if opt.starts_with('-') => return unknown_option(io, "asrel", opt),
+            text => match asn_arg(text) {
+                Some(n) => asns.push(n),
+                None => return io.fail(2, &format!("asrel: not an AS number: {text}")),
+            },
+        }
+    }
+    if !all && !(1..=2).contains(&asns.len()) {
+        return io.fail(2, "asrel: usage: asrel ASN [ASN] | asrel --all\nTry 'help'.");
+    }
+    io.outln(ASREL_HEADER);
+    for (a, b, r) in asrel_rows(task) {
+        let keep = all || asns.iter().all(|&n| n == a || n == b);
+        if keep {
+            io.outln(&format!("{a}|{b}|{r}"));
+        }
+    }
+    0
+}
+
+/// `vrps [--asn N] [--prefix P]`.
+pub fn vrps(task: &Task, args: &[String], io: &mut Io) -> i32 {
+    let mut asn = None;
+    let mut prefix: Option<IpNet> = None;
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        match a.as_str() {
+            "--asn" | "-a" => match it.next().and_then(|v| asn_arg(v)) {
+                Some(n) => asn = Some(n),
+                None => return io.fail(2, "vrps: --asn takes an AS number"),
+            },
+            "--prefix" | "-p" => {
+                let Some(text) = it.next() else { return io.fail(2, "vrps: --prefix takes a prefix") };
+                match text.parse::<IpNet>() {
+                    Ok(p) if p.trunc() == p => prefix = Some(p),
+                    _ => return io.fail(2, &format!("vrps: invalid prefix: {text}")),
+                }
+            }
+            opt => return unknown_option(io, "vrps", opt),
+        }
+    }
+    io.outln("ASN,IP Prefix,Max Length,Trust Anchor");
+    for r in vrps_at(task, task.world.clock.end()).roas() {
+        if asn.is_some_and(|n| n != r.origin) {
+            continue;
+        }
+        if prefix.is_some_and(|p| !(p == r.prefix || p.contains(&r.prefix) || r.prefix.contains(&p))) {
+            continue;
+        }
+        io.outln(&format!("AS{},{},{},netpress", r.origin, r.prefix, r.max_len));
+    }
+    0
+}
+
+/// `atlas probes [--asn N] [--region R]`; traceroutes are not served yet.
+pub fn atlas(task: &Task, args: &[String], io: &mut Io) -> i32 {
+    match args.first().map(String::as_str) {
+        Some("probes") => probes(task, &args[1..], io),
+        Some("traceroute") => io.fail(2, "atlas: traceroute measurements are not available in this lab yet"),
+        _ => io.fail(2, "atlas: usage: atlas probes [--asn N] [--region R]\nTry 'help'."),
+    }
+}
+
+fn probes(task: &Task, args: &[String], io: &mut Io) -> i32 {
+    let mut asn = None;
+    let mut region: Option<Region> = None;
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        match a.as_str() {
+            "--asn" => match it.next().and_then(|v| asn_arg(v)) {
+                Some(n) => asn = Some(n),
+                None => return io.fail(2, "atlas: --asn takes an AS number"),
+            },
+            "--region" => {
+                let name = it.next().map(String::as_str).unwrap_or("");
+                match Region::ALL.iter().find(|r| r.name() == name) {
+                    Some(r) => region = Some(*r),
+                    None => return io.fail(2, &format!("atlas: unknown region {name}")),
+                }
+            }
+            opt => return unknown_option(io, "atlas", opt),
+        }
+    }
+    let t = &task.world.topology;
+    io.outln("prb_id asn_v4 asn_v6 address_v4 address_v6 country region");
+    for p in &task.world.probes {
+        let a = t.ases[p.asx].asn;
+        if asn.is_some_and(|n| n != a) || region.is_some_and(|r| r != p.region) {
+            continue;
+        }
+        let (asn6, v6) = match p.v6 {
+            Some(v6) => (a.to_string(), v6.to_string()),
+            None => ("-".to_string(), "-".to_string()),
+        };
+        io.outln(&format!("{} {a} {asn6} {} {v6} {} {}", p.id, p.v4, p.country, p.region.name()));
+    }
+    0
+}
