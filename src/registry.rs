@@ -32,7 +32,7 @@ impl Registry {
     pub fn standard() -> &'static Registry {
         static STANDARD: OnceLock<Registry> = OnceLock::new();
         STANDARD.get_or_init(|| Registry {
-            apps: vec![&crate::malt::MALT, &crate::route::RouteApp, &crate::k8s::K8sApp],
+            apps: vec![&crate::malt::MALT, &crate::route::RouteApp, &crate::k8s::K8sApp, &crate::traffic::TRAFFIC],
         })
     }
 
@@ -81,7 +81,8 @@ impl std::fmt::Debug for Registry {
 /// The description of every shipped application, in display order: what the page shows and
 /// checks without an engine. The same values as `Registry::standard()`'s `info()`s.
 pub fn catalog() -> &'static [&'static AppInfo] {
-    static CATALOG: [&AppInfo; 3] = [&crate::malt::MALT_INFO, &crate::route::INFO, &crate::k8s::INFO];
+    static CATALOG: [&AppInfo; 4] =
+        [&crate::malt::MALT_INFO, &crate::route::INFO, &crate::k8s::INFO, &crate::traffic::INFO];
     &CATALOG
 }
 

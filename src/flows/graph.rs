@@ -126,6 +126,28 @@ impl Graph {
         g
     }
 
+    /// A graph of the given nodes (id = address, with their labels) and weighted edges
+    /// (`[byte, connection, packet]`), default colour and size; a mock graph that comes
+    /// from no trace. Edges naming an unknown node add it; self-loops are skipped.
+    pub fn from_parts(nodes: &[(String, Vec<String>)], edges: &[(String, String, [i64; 3])]) -> Graph {
+        let mut g = Graph::default();
+        for (id, labels) in nodes {
+            let k = g.ensure(id);
+            let n = g.nodes.get_mut(&k).expect("node");
+            n.labels = labels.iter().cloned().collect::<BTreeSet<_>>().into_iter().collect();
+        }
+        for (u, v, w) in edges {
+            if u == v {
+                continue;
+            }
+            let (ku, kv) = (g.ensure(u), g.ensure(v));
+            g.adj.get_mut(&ku).expect("node").insert(kv.clone());
+            g.adj.get_mut(&kv).expect("node").insert(ku.clone());
+            g.edges.insert(if ku <= kv { (ku, kv) } else { (kv, ku) }, w.map(Py::Int));
+        }
+        g
+    }
+
     pub fn number_of_nodes(&self) -> usize {
         self.nodes.len()
     }
