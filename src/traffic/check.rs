@@ -262,4 +262,21 @@ mod tests {
         b["nodes"][0]["labels"] = json!(["b"]);
         assert_eq!(diff(&a, &b)[0].key, "labels");
     }
+
+    proptest::proptest! {
+        /// Whatever an answer returns as text, checking it yields a verdict, never a panic.
+        #[test]
+        fn arbitrary_returns_get_a_verdict(text in ".{0,80}", json_like in "[\\[\\]{}\",:0-9a-z. ]{0,60}") {
+            let _ = colour(&text);
+            for s in [&text, &json_like] {
+                if let Ok((ty, data)) = parse(&Py::Str(s.clone())) {
+                    let t = Truth { ty: "table", data: json!([["h"], [1]]), ordered: false, header: 1 };
+                    let _ = value_ok(&t, &ty, &data);
+                }
+                if let Ok(doc) = serde_json::from_str::<Value>(s) {
+                    let _ = diff(&doc, &json!({"nodes": [], "links": []}));
+                }
+            }
+        }
+    }
 }

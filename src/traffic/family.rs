@@ -115,7 +115,8 @@ impl View {
             adj[v].insert(u);
             edges.insert((u.min(v), u.max(v)), w);
         }
-        let labels = mock.nodes.iter().map(|(_, l)| l.clone()).collect();
+        // As the graph keeps them: a sorted set.
+        let labels = mock.nodes.iter().map(|(_, l)| l.iter().cloned().collect::<BTreeSet<_>>().into_iter().collect()).collect();
         View { ips: mock.nodes.iter().map(|(ip, _)| ip.clone()).collect(), labels, adj, edges }
     }
 

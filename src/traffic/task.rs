@@ -106,7 +106,7 @@ fn cached_mock(material: &str, k: MockKnobs) -> Result<Arc<(Mock, View, Graph)>>
 /// Generates the task of an id (already checked against the app's description).
 pub fn generate(id: &QueryId) -> Result<Generated> {
     let k = knobs(id)?;
-    let material = format!("netpress|traffic-graph|v{}|L{}|s{}|{}", id.version, id.level, id.seed, id.knob_suffix());
+    let material = format!("netpress|traffic-graph|v{}|L{}|s{}|{}", id.version, id.level, id.seed, id.knob_suffix().trim_start_matches('-'));
     let shared = cached_mock(&material, k)?;
     let (_, view, graph) = &*shared;
     let families = Family::of_level(id.level);

@@ -17,12 +17,12 @@ pub const EXPORT: Tool = Tool {
     name: "export",
     about: "write tasks with their graphs and expected outcomes as JSON lines",
     usage: "usage: netpress traffic export --task ID
-       netpress traffic export --seeds A..B [--level L]
+       netpress traffic export --seeds A..B [--level L] [--knobs -nN-pP-eE]
 
 Writes one JSON line per task: id, family, query (the resolved parameters), truth (a question's
 expected value, or null), graph (the base graph as node-link data) and expected_graph (the graph
 an exact answer leaves). --seeds takes every index of levels 1 and 2 (or of --level L) for
-seeds A to B-1.
+seeds A to B-1, each with the knob suffix --knobs when given.
 ",
     run,
 };
@@ -39,7 +39,7 @@ fn line(id: &QueryId) -> Result<String, String> {
 
 fn ids(argv: &[String]) -> Result<Vec<QueryId>, String> {
     use lexopt::Arg::Long;
-    let (mut task, mut seeds, mut level) = (None, None, None);
+    let (mut task, mut seeds, mut level, mut knobs) = (None, None, None, None);
     let mut p = tool_args::parser(argv);
     while let Some(arg) = tool_args::next(&mut p)? {
         let flag = tool_args::shown(&arg);
@@ -47,6 +47,7 @@ fn ids(argv: &[String]) -> Result<Vec<QueryId>, String> {
             Long("task") => &mut task,
             Long("seeds") => &mut seeds,
             Long("level") => &mut level,
+            Long("knobs") => &mut knobs,
             _ => return Err(format!("unknown argument {flag:?}; see netpress traffic export --help")),
         };
         *slot = Some(tool_args::value(&mut p, &flag)?);
@@ -68,7 +69,8 @@ fn ids(argv: &[String]) -> Result<Vec<QueryId>, String> {
     for seed in a..b {
         for &l in &levels {
             for index in 0..Family::of_level(l).len() as u64 {
-                out.push(QueryId::new("traffic", 1, l, seed, index));
+                let id = format!("traffic-v1-L{l}-s{seed}-i{index}{}", knobs.as_deref().unwrap_or(""));
+                out.push(id.parse().map_err(|e: crate::Error| e.to_string())?);
             }
         }
     }
