@@ -130,7 +130,7 @@ mod tests {
     fn with_adds_last_or_replaces_by_name() {
         let twice = Registry::standard().clone().with(&crate::route::RouteApp);
         let names: Vec<&str> = twice.apps().iter().map(|a| a.info().name).collect();
-        assert_eq!(names, ["malt", "route", "k8s"]);
+        assert_eq!(names, ["malt", "route", "k8s", "traffic"]);
         let err = twice.app("toy").err().expect("unknown").to_string();
         assert!(err.contains("malt, route, k8s"), "{err}");
     }
