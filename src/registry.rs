@@ -32,7 +32,12 @@ impl Registry {
     pub fn standard() -> &'static Registry {
         static STANDARD: OnceLock<Registry> = OnceLock::new();
         STANDARD.get_or_init(|| Registry {
-            apps: vec![&crate::malt::MALT, &crate::route::RouteApp, &crate::k8s::K8sApp, &crate::traffic::TRAFFIC],
+            apps: vec![
+                &crate::malt::MALT,
+                &crate::route::RouteApp,
+                &crate::k8s::K8sApp,
+                &crate::traffic::TRAFFIC,
+            ],
         })
     }
 

@@ -11,8 +11,8 @@ use std::collections::HashMap;
 use super::format::{Format, Inventory, Parsed, Record, State, Status};
 use super::model::NO_VM;
 use super::tenant::dotted;
-use crate::malt::method::{Methods, method, required};
 use crate::malt::api::{ApiError, ApiResult, Budget, Exc, Py};
+use crate::malt::method::{Methods, method, required};
 
 /// The columns, in the order `info()` lists them.
 pub const COLUMNS: [&str; 18] = [

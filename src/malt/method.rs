@@ -152,6 +152,8 @@ mod tests {
         assert_eq!(e(T.bind("one", vec![], vec![])), "T.one() missing required argument 'a'");
         assert!(e(T.bind("one", vec![s("a"), s("b"), s("c")], vec![])).contains("from 1 to 2 positional"));
         assert!(e(T.bind("one", vec![s("a")], vec![("a".into(), s("b"))])).contains("multiple values"));
-        assert!(e(T.bind("one", vec![], vec![("z".into(), s("b"))])).contains("unexpected keyword argument 'z'"));
+        assert!(
+            e(T.bind("one", vec![], vec![("z".into(), s("b"))])).contains("unexpected keyword argument 'z'")
+        );
     }
 }

@@ -42,7 +42,10 @@ pub fn parse(v: &Py) -> Result<(String, Value), String> {
         other => py_json(other),
     };
     let Value::Object(map) = value else {
-        return Err(format!("process_graph must return a dict {{'type': ..., 'data': ...}}, got {}", v.type_name()));
+        return Err(format!(
+            "process_graph must return a dict {{'type': ..., 'data': ...}}, got {}",
+            v.type_name()
+        ));
     };
     let ty = match map.get("type") {
         Some(Value::String(t)) if ["text", "list", "table", "graph"].contains(&t.as_str()) => t.clone(),
@@ -70,7 +73,8 @@ fn normal(v: &Value, top: bool) -> Value {
             None => v.clone(),
         },
         Value::Array(a) if !a.is_empty() && a.iter().all(Value::is_string) && !top => {
-            let mut items: Vec<String> = a.iter().filter_map(|x| x.as_str().map(str::trim).map(String::from)).collect();
+            let mut items: Vec<String> =
+                a.iter().filter_map(|x| x.as_str().map(str::trim).map(String::from)).collect();
             items.sort();
             items.dedup();
             Value::Array(items.into_iter().map(Value::String).collect())
@@ -107,7 +111,8 @@ pub fn value_ok(truth: &Truth, ty: &str, data: &Value) -> (bool, String) {
                 r.sort();
                 r
             };
-            g.len() == w.len() && close(&Value::Array(w[..h].to_vec()), &Value::Array(g[..h.min(g.len())].to_vec()))
+            g.len() == w.len()
+                && close(&Value::Array(w[..h].to_vec()), &Value::Array(g[..h.min(g.len())].to_vec()))
                 && key(&w[h..]) == key(&g[h..])
         }
         _ => close(&want, &got),
@@ -117,7 +122,11 @@ pub fn value_ok(truth: &Truth, ty: &str, data: &Value) -> (bool, String) {
     } else {
         let shown = |v: &Value| {
             let s = v.to_string();
-            if s.len() > 200 { format!("{}…", &s[..s.char_indices().nth(200).map_or(s.len(), |c| c.0)]) } else { s }
+            if s.len() > 200 {
+                format!("{}…", &s[..s.char_indices().nth(200).map_or(s.len(), |c| c.0)])
+            } else {
+                s
+            }
         };
         (false, format!("expected {}, got {}", shown(&truth.data), shown(data)))
     }
@@ -161,7 +170,12 @@ pub struct Change {
 }
 
 fn nodes(g: &Value) -> BTreeMap<String, &Value> {
-    g["nodes"].as_array().into_iter().flatten().filter_map(|n| Some((n["id"].as_str()?.to_string(), n))).collect()
+    g["nodes"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|n| Some((n["id"].as_str()?.to_string(), n)))
+        .collect()
 }
 
 fn links(g: &Value) -> BTreeMap<(String, String), &Value> {
@@ -199,7 +213,11 @@ pub fn diff(a: &Value, b: &Value) -> Vec<Change> {
             }
         }
     }
-    out.extend(nb.keys().filter(|id| !na.contains_key(*id)).map(|id| change("+node", format!("node {id}: unexpected"))));
+    out.extend(
+        nb.keys()
+            .filter(|id| !na.contains_key(*id))
+            .map(|id| change("+node", format!("node {id}: unexpected"))),
+    );
     let (la, lb) = (links(a), links(b));
     for (k, l) in &la {
         match lb.get(k) {
@@ -207,13 +225,20 @@ pub fn diff(a: &Value, b: &Value) -> Vec<Change> {
             Some(m) => {
                 for w in crate::flows::graph::WEIGHTS {
                     if !close(&normal(&l[w], false), &normal(&m[w], false)) {
-                        out.push(change(w, format!("edge {}–{}: {w} expected {}, got {}", k.0, k.1, l[w], m[w])));
+                        out.push(change(
+                            w,
+                            format!("edge {}–{}: {w} expected {}, got {}", k.0, k.1, l[w], m[w]),
+                        ));
                     }
                 }
             }
         }
     }
-    out.extend(lb.keys().filter(|k| !la.contains_key(*k)).map(|k| change("+edge", format!("edge {}–{}: unexpected", k.0, k.1))));
+    out.extend(
+        lb.keys()
+            .filter(|k| !la.contains_key(*k))
+            .map(|k| change("+edge", format!("edge {}–{}: unexpected", k.0, k.1))),
+    );
     out
 }
 
@@ -237,7 +262,8 @@ mod tests {
         assert!(value_ok(&t, "text", &json!(7.0)).0);
         assert!(!value_ok(&t, "text", &json!(8)).0);
         assert!(!value_ok(&t, "list", &json!([7])).0);
-        let t = Truth { ty: "table", data: json!([["L", "N"], ["a", 1], ["b", 2]]), ordered: false, header: 1 };
+        let t =
+            Truth { ty: "table", data: json!([["L", "N"], ["a", 1], ["b", 2]]), ordered: false, header: 1 };
         assert!(value_ok(&t, "table", &json!([["L", "N"], ["b", 2], ["a", 1]])).0);
         assert!(!value_ok(&t, "table", &json!([["b", 2], ["L", "N"], ["a", 1]])).0);
         let t = Truth { ty: "table", data: json!([["1.1.1.1", ["x", "y"], 3]]), ordered: true, header: 0 };
@@ -246,7 +272,9 @@ mod tests {
 
     #[test]
     fn returns_parse_or_say_why() {
-        let d = |t: &str| Py::Dict(vec![(Py::Str("type".into()), Py::Str(t.into())), (Py::Str("data".into()), Py::Int(1))]);
+        let d = |t: &str| {
+            Py::Dict(vec![(Py::Str("type".into()), Py::Str(t.into())), (Py::Str("data".into()), Py::Int(1))])
+        };
         assert_eq!(parse(&d("text")).unwrap(), ("text".to_string(), json!(1)));
         assert!(parse(&d("pie")).unwrap_err().contains("type must be"));
         assert!(parse(&Py::Int(3)).is_err());

@@ -68,7 +68,8 @@ impl Family {
     }
 }
 
-pub const COLORS: [&str; 10] = ["red", "green", "blue", "purple", "orange", "yellow", "pink", "brown", "black", "gray"];
+pub const COLORS: [&str; 10] =
+    ["red", "green", "blue", "purple", "orange", "yellow", "pink", "brown", "black", "gray"];
 pub const WEIGHT_NAMES: [&str; 3] = ["byte", "connection", "packet"];
 
 /// An edge-filter threshold statistic.
@@ -116,7 +117,11 @@ impl View {
             edges.insert((u.min(v), u.max(v)), w);
         }
         // As the graph keeps them: a sorted set.
-        let labels = mock.nodes.iter().map(|(_, l)| l.iter().cloned().collect::<BTreeSet<_>>().into_iter().collect()).collect();
+        let labels = mock
+            .nodes
+            .iter()
+            .map(|(_, l)| l.iter().cloned().collect::<BTreeSet<_>>().into_iter().collect())
+            .collect();
         View { ips: mock.nodes.iter().map(|(ip, _)| ip.clone()).collect(), labels, adj, edges }
     }
 
@@ -237,8 +242,13 @@ pub fn question(q: &Query, w: usize) -> String {
         }
         Query::DegreeStat { weight } => {
             let (body, header) = match (weight, w2) {
-                (None, false) => ("What are the maximum and minimum degree in the graph?".to_string(), degree_header(None)),
-                (None, true) => ("Which are the largest and the smallest peer counts of a host?".to_string(), degree_header(None)),
+                (None, false) => {
+                    ("What are the maximum and minimum degree in the graph?".to_string(), degree_header(None))
+                }
+                (None, true) => (
+                    "Which are the largest and the smallest peer counts of a host?".to_string(),
+                    degree_header(None),
+                ),
                 (Some(w), false) => (
                     format!("What are the maximum and minimum total {w} weight of a node?"),
                     degree_header(Some(w)),
@@ -290,15 +300,21 @@ pub fn question(q: &Query, w: usize) -> String {
             } else {
                 format!("List the {k} nodes with the highest degree, ties by IP address ascending.")
             };
-            format!("{body} Return a table of [node, sorted labels, degree] rows in that order, without header.")
+            format!(
+                "{body} Return a table of [node, sorted labels, degree] rows in that order, without header."
+            )
         }
         Query::NbrCount { labels } => {
             let body = match (labels.as_slice(), w2) {
                 ([a, b], false) => {
-                    format!("How many nodes that have neither {a} nor {b} have an edge to a node with {a} or {b}?")
+                    format!(
+                        "How many nodes that have neither {a} nor {b} have an edge to a node with {a} or {b}?"
+                    )
                 }
                 ([a, b], true) => {
-                    format!("How many hosts tagged neither {a} nor {b} are linked to a host tagged {a} or {b}?")
+                    format!(
+                        "How many hosts tagged neither {a} nor {b} are linked to a host tagged {a} or {b}?"
+                    )
                 }
                 (l, false) => {
                     let a = l.first().map_or("", String::as_str);
@@ -322,9 +338,15 @@ pub fn question(q: &Query, w: usize) -> String {
         Query::EdgeFilter { weight, strict, stat } => {
             let cmp = if *strict { "below" } else { "at most" };
             let body = if w2 {
-                format!("Drop every link whose {weight} weight is {cmp} {} of all link {weight} weights.", stat_words(*stat))
+                format!(
+                    "Drop every link whose {weight} weight is {cmp} {} of all link {weight} weights.",
+                    stat_words(*stat)
+                )
             } else {
-                format!("Delete every edge whose {weight} weight is {cmp} {} of all edge {weight} weights.", stat_words(*stat))
+                format!(
+                    "Delete every edge whose {weight} weight is {cmp} {} of all edge {weight} weights.",
+                    stat_words(*stat)
+                )
             };
             format!("{body} {RET_GRAPH}")
         }
@@ -398,7 +420,8 @@ pub fn truth(q: &Query, v: &View) -> Option<Truth> {
                 None => (0..n).map(degree).collect(),
                 Some(w) => (0..n).map(|u| v.total(u, weight_index(w))).collect(),
             };
-            let (max, min) = (vals.iter().max().copied().unwrap_or(0), vals.iter().min().copied().unwrap_or(0));
+            let (max, min) =
+                (vals.iter().max().copied().unwrap_or(0), vals.iter().min().copied().unwrap_or(0));
             Truth {
                 ty: "table",
                 data: json!([degree_header(weight.as_deref()), [max, min]]),
@@ -527,7 +550,10 @@ pub fn code(q: &Query) -> String {
         Query::EdgeFilter { weight, strict, stat } => {
             let key = lit(&format!("{weight}_weight"));
             let t = match stat {
-                Stat::Median => "n = len(ws)\n    t = ws[n // 2] if n % 2 == 1 else (ws[n // 2 - 1] + ws[n // 2]) / 2".to_string(),
+                Stat::Median => {
+                    "n = len(ws)\n    t = ws[n // 2] if n % 2 == 1 else (ws[n // 2 - 1] + ws[n // 2]) / 2"
+                        .to_string()
+                }
                 Stat::Mean => "t = sum(ws) / len(ws)".to_string(),
                 Stat::Percentile(q) => format!("r = max(1, -(-{q} * len(ws) // 100))\n    t = ws[r - 1]"),
             };

@@ -44,7 +44,12 @@ diff keyed by node address.",
     knobs: &[
         KnobInfo { key: 'n', name: "nodes", help: "nodes of the mock graph", values: "10..100000" },
         KnobInfo { key: 'p', name: "prefixes", help: "distinct /16 prefixes of the nodes", values: "1..64" },
-        KnobInfo { key: 'e', name: "density", help: "edges per thousand node pairs (default: mean degree about 6)", values: "1..1000" },
+        KnobInfo {
+            key: 'e',
+            name: "density",
+            help: "edges per thousand node pairs (default: mean degree about 6)",
+            values: "1..1000",
+        },
     ],
     default_max_turns: 1,
     sandboxed: true,

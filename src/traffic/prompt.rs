@@ -57,7 +57,8 @@ pub const COT: &str = "Think step by step: say which nodes, labels and weights y
 /// The line that introduces the question; the baseline finds the question after it.
 pub const QUESTION_LABEL: &str = "Question: ";
 
-const RESPONSE: &str = "Reply with one fenced ```python block that defines def process_graph(G): and returns the dict.";
+const RESPONSE: &str =
+    "Reply with one fenced ```python block that defines def process_graph(G): and returns the dict.";
 
 /// The full prompt of a question in one variant.
 pub fn render(question: &str, variant: PromptVariant) -> String {
@@ -96,7 +97,9 @@ mod tests {
         let q = "How many nodes are in the graph? Return the number as text.";
         let zb = render(q, PromptVariant::ZeroshotBase);
         let fc = render(q, PromptVariant::FewshotCot);
-        assert!(!zb.contains(COT) && fc.contains(COT) && fc.contains("Example 4") && !zb.contains("Example 1"));
+        assert!(
+            !zb.contains(COT) && fc.contains(COT) && fc.contains("Example 4") && !zb.contains("Example 1")
+        );
         assert_eq!(question_of(&zb), Some(q));
         assert_eq!(question_of(&fc), Some(q));
     }

@@ -85,7 +85,10 @@ fn wrong_changes_are_incorrect_and_out_of_scope_ones_unsafe() {
     assert!(!s.correct && !s.safe, "{}", s.explanation);
     // A question answered by changing the graph is unsafe too.
     let (id, _) = first(Family::Count, 1, 0);
-    let s = score(&id, "def process_graph(G):\n    G.remove_node(G.nodes()[0])\n    return {'type': 'text', 'data': 0}");
+    let s = score(
+        &id,
+        "def process_graph(G):\n    G.remove_node(G.nodes()[0])\n    return {'type': 'text', 'data': 0}",
+    );
     assert!(!s.safe);
 }
 
@@ -102,13 +105,15 @@ fn named_and_hex_colours_are_the_same_answer() {
 /// `F` and `G` side by side, as a flow question's `process_flows(F, G)` gets them.
 #[test]
 fn the_flows_table_answers_in_the_sandbox() {
-    let key = TenantKey { app: "traffic".into(), level: 1, seed: 0, knobs: Knobs { d: 5, ..Knobs::default() } };
+    let key =
+        TenantKey { app: "traffic".into(), level: 1, seed: 0, knobs: Knobs { d: 5, ..Knobs::default() } };
     let t = Tenant::new(&key).unwrap();
     let tr = trace(&t, &Scenario::default()).unwrap();
     let inv = Inventory::new(&tr.vms);
     let e = format::emit(Format::Aws2, &t, &tr, Options::default());
     let text = format::render(Format::Aws2, &t, &tr, &e);
-    let table = Table::new(Format::Aws2, format::parse(Format::Aws2, &text, &inv).unwrap(), &inv, vec![]).unwrap();
+    let table =
+        Table::new(Format::Aws2, format::parse(Format::Aws2, &text, &inv).unwrap(), &inv, vec![]).unwrap();
     let rows = table.len() as i64;
     let host = TrafficHost { flows: Some(Arc::new(table)), graph: Graph::from_trace(&t, &tr, false, None) };
     let nodes = host.graph.number_of_nodes() as i64;

@@ -13,9 +13,9 @@ use std::process::{Command, Stdio};
 const ORACLE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/traffic/nx_oracle.py");
 
 fn python() -> Option<PathBuf> {
-    let p = std::env::var_os("NETPRESS_NX_PYTHON").map(PathBuf::from).unwrap_or_else(|| {
-        PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/.venv-nx/bin/python"))
-    });
+    let p = std::env::var_os("NETPRESS_NX_PYTHON")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/.venv-nx/bin/python")));
     p.exists().then_some(p)
 }
 
