@@ -22,8 +22,19 @@ G.set_edge(u, v, key, value), G.add_edge(u, v, **weights), G.remove_edge(u, v), 
 G.remove_node(n), G.nodes_with_label(l).
 A missing node raises KeyError; a bad argument TypeError or ValueError.";
 
-const PYTHON: &str = "Python: a sandboxed subset (no imports of files or network, no classes); \
-the usual builtins, comprehensions, sorted with key=, f-strings. Limits: 2 s, 64 MiB.";
+/// The Python the sandbox runs and its limits (the defaults; a worker may set tighter ones).
+fn python() -> String {
+    let l = crate::sandbox::Limits::default();
+    format!(
+        "Python: the sandbox's subset (functions, lambdas, comprehensions, sorted/min/max with key=, \
+f-strings, str/list/dict/set methods, collections, math, json, re; no other imports, no files or \
+network). Limits: {} s, {} MiB, {} calls to G, recursion depth {}; each is a Python error you see.",
+        l.time.as_secs_f64(),
+        l.memory / (1024 * 1024),
+        l.host_calls,
+        l.recursion
+    )
+}
 
 const OUTPUT: &str = "Define def process_graph(G): and return a dict {'type': T, 'data': D}:
 - 'text': a number or a str; 'list': a list; 'table': a list of rows (lists), with a header row first \
@@ -62,7 +73,7 @@ const RESPONSE: &str =
 
 /// The full prompt of a question in one variant.
 pub fn render(question: &str, variant: PromptVariant) -> String {
-    let mut sections = vec![ROLE.to_string(), SCHEMA.to_string(), API.to_string(), PYTHON.to_string()];
+    let mut sections = vec![ROLE.to_string(), SCHEMA.to_string(), API.to_string(), python()];
     sections.push(OUTPUT.to_string());
     if variant.few_shot() {
         let mut ex = String::from("Examples.");
