@@ -92,12 +92,8 @@ pub fn render(question: &str, variant: PromptVariant) -> String {
     sections.join("\n\n")
 }
 
-/// The question inside a rendered prompt.
-pub fn question_of(prompt: &str) -> Option<&str> {
-    let start = prompt.rfind(&format!("\n{QUESTION_LABEL}"))? + 1 + QUESTION_LABEL.len();
-    let rest = &prompt[start..];
-    Some(rest.split('\n').next().unwrap_or(rest).trim())
-}
+/// The question inside a rendered prompt: the line after the last `Question: `, as MALT's.
+pub use crate::malt::prompt::question_of;
 
 #[cfg(test)]
 mod tests {
