@@ -78,6 +78,15 @@ if [ "${1:-}" = "--test" ]; then
     python3 -m venv .venv-flows
     .venv-flows/bin/pip install -q flowlogs-reader==5.0.1
   fi
+  # The traffic application's truths are recomputed with networkx (tests/traffic/nx.rs, docs/traffic.md).
+  step "networkx for the traffic differential test (.venv-nx with networkx 3.6.1)"
+  if [ -x .venv-nx/bin/python ] && .venv-nx/bin/python -c "import importlib.metadata as m; assert m.version('networkx') == '3.6.1'" 2>/dev/null; then
+    echo "already installed"
+  else
+    rm -rf .venv-nx
+    python3 -m venv .venv-nx
+    .venv-nx/bin/pip install -q networkx==3.6.1
+  fi
 fi
 
 if [ "${1:-}" = "--test" ]; then

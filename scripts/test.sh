@@ -14,6 +14,8 @@ export CARGO_INCREMENTAL=0 CARGO_PROFILE_DEV_DEBUG=line-tables-only
 export NETPRESS_BGPY_PYTHON="$PWD/.venv-bgpy/bin/python"
 # The flows round trip through flowlogs-reader (same setup step).
 export NETPRESS_FLOWLOGS_PYTHON="$PWD/.venv-flows/bin/python"
+# The traffic truths against networkx (same setup step).
+export NETPRESS_NX_PYTHON="$PWD/.venv-nx/bin/python"
 step() { printf '\n== %s\n' "$*"; }
 
 step "Fresh machine: the serve path's setup fills an empty cargo cache for the offline web build"

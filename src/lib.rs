@@ -75,6 +75,7 @@ mod shell;
 pub mod stats;
 pub mod task_view;
 mod tool_args;
+pub mod traffic;
 pub mod view;
 
 #[cfg(feature = "web")]

@@ -32,7 +32,13 @@ impl Registry {
     pub fn standard() -> &'static Registry {
         static STANDARD: OnceLock<Registry> = OnceLock::new();
         STANDARD.get_or_init(|| Registry {
-            apps: vec![&crate::malt::MALT, &crate::route::RouteApp, &crate::k8s::K8sApp, &crate::bgp::BgpApp],
+            apps: vec![
+                &crate::malt::MALT,
+                &crate::route::RouteApp,
+                &crate::k8s::K8sApp,
+                &crate::bgp::BgpApp,
+                &crate::traffic::TRAFFIC,
+            ],
         })
     }
 
@@ -81,8 +87,8 @@ impl std::fmt::Debug for Registry {
 /// The description of every shipped application, in display order: what the page shows and
 /// checks without an engine. The same values as `Registry::standard()`'s `info()`s.
 pub fn catalog() -> &'static [&'static AppInfo] {
-    static CATALOG: [&AppInfo; 4] =
-        [&crate::malt::MALT_INFO, &crate::route::INFO, &crate::k8s::INFO, &crate::bgp::INFO];
+    static CATALOG: [&AppInfo; 5] =
+        [&crate::malt::MALT_INFO, &crate::route::INFO, &crate::k8s::INFO, &crate::bgp::INFO, &crate::traffic::INFO];
     &CATALOG
 }
 
@@ -130,9 +136,9 @@ mod tests {
     fn with_adds_last_or_replaces_by_name() {
         let twice = Registry::standard().clone().with(&crate::route::RouteApp);
         let names: Vec<&str> = twice.apps().iter().map(|a| a.info().name).collect();
-        assert_eq!(names, ["malt", "route", "k8s", "bgp"]);
+        assert_eq!(names, ["malt", "route", "k8s", "bgp", "traffic"]);
         let err = twice.app("toy").err().expect("unknown").to_string();
-        assert!(err.contains("malt, route, k8s, bgp"), "{err}");
+        assert!(err.contains("malt, route, k8s, bgp, traffic"), "{err}");
     }
 
     /// The catalog is the standard registry's descriptions, in its order, field for field.
@@ -143,7 +149,7 @@ mod tests {
         assert_eq!(engines, catalog);
         assert_eq!(info("route").expect("route").name, "route");
         let err = info("toy").expect_err("unknown").to_string();
-        assert!(err.contains("malt, route, k8s, bgp"), "{err}");
+        assert!(err.contains("malt, route, k8s, bgp, traffic"), "{err}");
     }
 
     /// Every abbreviation a task label or level summary shows is one the application's

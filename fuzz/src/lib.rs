@@ -16,6 +16,7 @@ pub mod malt_api;
 pub mod route_reply;
 pub mod route_shell;
 pub mod shell_tools;
+pub mod traffic_check;
 pub mod ui_link;
 pub mod worker_protocol;
 
@@ -36,6 +37,7 @@ pub const TARGETS: &[(&str, fn(&[u8]))] = &[
     ("route_reply", route_reply::fuzz),
     ("route_shell", route_shell::fuzz),
     ("shell_tools", shell_tools::fuzz),
+    ("traffic_check", traffic_check::fuzz),
     ("ui_link", ui_link::fuzz),
     ("worker_protocol", worker_protocol::fuzz),
 ];

@@ -13,9 +13,9 @@ use serde_json::{Value, json};
 
 use super::model::Trace;
 use super::patterns::{platform, private};
-use super::table::bind;
 use super::tenant::{Tenant, dotted};
 use crate::malt::api::{ApiError, ApiResult, Budget, Exc, Py};
+use crate::malt::method::{Methods, method, method_kw, required};
 
 /// The weights every edge has.
 pub const WEIGHTS: [&str; 3] = ["byte_weight", "connection_weight", "packet_weight"];
@@ -122,6 +122,28 @@ impl Graph {
             g.adj.get_mut(&ka).expect("node").insert(kb.clone());
             g.adj.get_mut(&kb).expect("node").insert(ka.clone());
             g.edges.insert((ka, kb), w.map(|x| Py::Int(x as i64)));
+        }
+        g
+    }
+
+    /// A graph of the given nodes (id = address, with their labels) and weighted edges
+    /// (`[byte, connection, packet]`), default colour and size; a mock graph that comes
+    /// from no trace. Edges naming an unknown node add it; self-loops are skipped.
+    pub fn from_parts(nodes: &[(String, Vec<String>)], edges: &[(String, String, [i64; 3])]) -> Graph {
+        let mut g = Graph::default();
+        for (id, labels) in nodes {
+            let k = g.ensure(id);
+            let n = g.nodes.get_mut(&k).expect("node");
+            n.labels = labels.iter().cloned().collect::<BTreeSet<_>>().into_iter().collect();
+        }
+        for (u, v, w) in edges {
+            if u == v {
+                continue;
+            }
+            let (ku, kv) = (g.ensure(u), g.ensure(v));
+            g.adj.get_mut(&ku).expect("node").insert(kv.clone());
+            g.adj.get_mut(&kv).expect("node").insert(ku.clone());
+            g.edges.insert(if ku <= kv { (ku, kv) } else { (kv, ku) }, w.map(Py::Int));
         }
         g
     }
@@ -302,33 +324,38 @@ fn truthy(v: Option<&Py>) -> bool {
 /// The attribute message of a non-call read such as `G.nodes[...]`.
 pub const ATTRIBUTE_MESSAGE: &str = "G has only methods, e.g. G.node(n)";
 
-const METHODS: [(&str, &[&str], usize); 21] = [
-    ("has_node", &["n"], 1),
-    ("node", &["n"], 1),
-    ("nodes", &["data"], 0),
-    ("number_of_nodes", &[], 0),
-    ("number_of_edges", &[], 0),
-    ("get", &["n", "key", "default"], 2),
-    ("set", &["n", "key", "value"], 3),
-    ("labels", &["n"], 1),
-    ("add_label", &["n", "l"], 2),
-    ("remove_label", &["n", "l"], 2),
-    ("neighbors", &["n"], 1),
-    ("degree", &["n", "weight"], 0),
-    ("edges", &["n", "data"], 0),
-    ("has_edge", &["u", "v"], 2),
-    ("edge", &["u", "v"], 2),
-    ("set_edge", &["u", "v", "key", "value"], 4),
-    ("add_edge", &["u", "v"], 2),
-    ("remove_edge", &["u", "v"], 2),
-    ("add_node", &["n"], 1),
-    ("remove_node", &["n"], 1),
-    ("nodes_with_label", &["l"], 1),
-];
+/// The methods of `G`; `add_edge` and `add_node` take their attributes as keyword arguments.
+const METHODS: Methods = Methods {
+    object: "G",
+    prefix: "G.",
+    list: &[
+        method("has_node", &["n"], 1),
+        method("node", &["n"], 1),
+        method("nodes", &["data"], 0),
+        method("number_of_nodes", &[], 0),
+        method("number_of_edges", &[], 0),
+        method("get", &["n", "key", "default"], 2),
+        method("set", &["n", "key", "value"], 3),
+        method("labels", &["n"], 1),
+        method("add_label", &["n", "l"], 2),
+        method("remove_label", &["n", "l"], 2),
+        method("neighbors", &["n"], 1),
+        method("degree", &["n", "weight"], 0),
+        method("edges", &["n", "data"], 0),
+        method("has_edge", &["u", "v"], 2),
+        method("edge", &["u", "v"], 2),
+        method("set_edge", &["u", "v", "key", "value"], 4),
+        method_kw("add_edge", &["u", "v"], 2),
+        method("remove_edge", &["u", "v"], 2),
+        method_kw("add_node", &["n"], 1),
+        method("remove_node", &["n"], 1),
+        method("nodes_with_label", &["l"], 1),
+    ],
+};
 
 /// The method names of `G`.
 pub fn method_names() -> Vec<&'static str> {
-    METHODS.iter().map(|m| m.0).collect()
+    METHODS.names()
 }
 
 /// Calls `G.method(*args, **kwargs)` on a working graph.
@@ -339,19 +366,9 @@ pub fn call(
     kwargs: Vec<(String, Py)>,
     budget: Budget<'_>,
 ) -> ApiResult<Py> {
-    let Some(&(name, params, required)) = METHODS.iter().find(|m| m.0 == method) else {
-        return Err(err(
-            Exc::AttributeError,
-            format!("G has no method {method:?}; methods: {}", method_names().join(", ")),
-        ));
-    };
-    // add_edge and add_node take their attributes as keyword arguments.
-    let (kwargs, extra): (Vec<_>, Vec<_>) = if matches!(name, "add_edge" | "add_node") {
-        kwargs.into_iter().partition(|(k, _)| params.contains(&k.as_str()))
-    } else {
-        (kwargs, Vec::new())
-    };
-    let a = bind("G", name, params, required, args, kwargs)?;
+    let mut b = METHODS.bind(method, args, kwargs)?;
+    let (name, extra) = (b.method, std::mem::take(&mut b.extra));
+    let a = b.given();
     let nodes = g.nodes.len();
     match name {
         "has_node" => Ok(Py::Bool(g.nodes.contains_key(&key(&want_str(a[0].as_ref(), "n")?)))),
@@ -386,7 +403,7 @@ pub fn call(
         "set" => {
             let k = g.require(a[0].as_ref(), "n")?;
             let attr = want_str(a[1].as_ref(), "key")?;
-            g.set_attr(&k, &attr, a[2].clone().expect("required"))?;
+            g.set_attr(&k, &attr, required(&a[2], "value")?.clone())?;
             Ok(Py::None)
         }
         "labels" => {
@@ -461,7 +478,7 @@ pub fn call(
         "set_edge" => {
             let k = g.edge_key(&a)?;
             let attr = want_str(a[2].as_ref(), "key")?;
-            g.set_weight(&k, &attr, a[3].clone().expect("required"))?;
+            g.set_weight(&k, &attr, required(&a[3], "value")?.clone())?;
             Ok(Py::None)
         }
         "add_edge" => {

@@ -12,6 +12,7 @@ use super::format::{Format, Inventory, Parsed, Record, State, Status};
 use super::model::NO_VM;
 use super::tenant::dotted;
 use crate::malt::api::{ApiError, ApiResult, Budget, Exc, Py};
+use crate::malt::method::{Methods, method, required};
 
 /// The columns, in the order `info()` lists them.
 pub const COLUMNS: [&str; 18] = [
@@ -443,63 +444,24 @@ impl Table {
 
 // ---- methods ----
 
-struct Sig {
-    name: &'static str,
-    params: &'static [&'static str],
-    required: usize,
-}
-
-const METHODS: [Sig; 7] = [
-    Sig { name: "info", params: &[], required: 0 },
-    Sig { name: "count", params: &["where"], required: 0 },
-    Sig { name: "rows", params: &["where", "columns", "order", "offset", "limit"], required: 0 },
-    Sig { name: "distinct", params: &["columns", "where"], required: 1 },
-    Sig { name: "group", params: &["by", "aggs", "where", "order", "limit"], required: 2 },
-    Sig { name: "series", params: &["bucket_s", "aggs", "where", "by"], required: 2 },
-    Sig { name: "raw", params: &["i"], required: 1 },
-];
+/// The methods of `F`.
+const METHODS: Methods = Methods {
+    object: "F",
+    prefix: "F.",
+    list: &[
+        method("info", &[], 0),
+        method("count", &["where"], 0),
+        method("rows", &["where", "columns", "order", "offset", "limit"], 0),
+        method("distinct", &["columns", "where"], 1),
+        method("group", &["by", "aggs", "where", "order", "limit"], 2),
+        method("series", &["bucket_s", "aggs", "where", "by"], 2),
+        method("raw", &["i"], 1),
+    ],
+};
 
 /// The method names of `F`.
 pub fn method_names() -> Vec<&'static str> {
-    METHODS.iter().map(|m| m.name).collect()
-}
-
-/// Binds positional and keyword arguments to a method's parameters (`None` = not given).
-pub(super) fn bind(
-    object: &str,
-    name: &'static str,
-    params: &[&str],
-    required: usize,
-    args: Vec<Py>,
-    kwargs: Vec<(String, Py)>,
-) -> ApiResult<Vec<Option<Py>>> {
-    if args.len() > params.len() {
-        return Err(type_error(format!(
-            "{object}.{name}() takes {} positional arguments but {} were given",
-            params.len(),
-            args.len()
-        )));
-    }
-    let mut slots: Vec<Option<Py>> = args.into_iter().map(Some).collect();
-    slots.resize(params.len(), None);
-    for (k, v) in kwargs {
-        let i = params.iter().position(|p| *p == k).ok_or_else(|| {
-            type_error(format!("{object}.{name}() got an unexpected keyword argument '{k}'"))
-        })?;
-        if slots[i].is_some() {
-            return Err(type_error(format!("{object}.{name}() got multiple values for argument '{k}'")));
-        }
-        slots[i] = Some(v);
-    }
-    for s in slots.iter_mut() {
-        if *s == Some(Py::None) {
-            *s = None;
-        }
-    }
-    if let Some(i) = (0..required).find(|&i| slots[i].is_none()) {
-        return Err(type_error(format!("{object}.{name}() missing required argument '{}'", params[i])));
-    }
-    Ok(slots)
+    METHODS.names()
 }
 
 fn int_arg(name: &str, v: Option<&Py>, default: i64) -> ApiResult<i64> {
@@ -688,19 +650,15 @@ pub fn call(
     kwargs: Vec<(String, Py)>,
     budget: Budget<'_>,
 ) -> ApiResult<Py> {
-    let Some(sig) = METHODS.iter().find(|m| m.name == method) else {
-        return Err(ApiError {
-            exc: Exc::AttributeError,
-            message: format!("F has no method {method:?}; methods: {}", method_names().join(", ")),
-        });
-    };
-    let a = bind("F", sig.name, sig.params, sig.required, args, kwargs)?;
-    match sig.name {
+    let b = METHODS.bind(method, args, kwargs)?;
+    let name = b.method;
+    let a = b.given();
+    match name {
         "info" => Ok(tb.info()),
         "count" => Ok(Py::Int(tb.matching(&conditions(tb, a[0].as_ref())?).len() as i64)),
         "rows" => tb.rows(&a, budget),
         "distinct" => {
-            let cols = columns(a[0].as_ref().expect("required"))?;
+            let cols = columns(required(&a[0], "columns")?)?;
             let rows = tb.matching(&conditions(tb, a[1].as_ref())?);
             let groups = grouped(tb, &rows, &cols, None, &[])?;
             budget(groups.len() * ROW_BYTES / 4)?;
@@ -715,8 +673,8 @@ pub fn call(
             ))
         }
         "group" => {
-            let by = columns(a[0].as_ref().expect("required"))?;
-            let ag = aggs(a[1].as_ref().expect("required"))?;
+            let by = columns(required(&a[0], "by")?)?;
+            let ag = aggs(required(&a[1], "aggs")?)?;
             let rows = tb.matching(&conditions(tb, a[2].as_ref())?);
             let groups = grouped(tb, &rows, &by, None, &ag)?;
             budget(groups.len() * ROW_BYTES / 2)?;
@@ -752,7 +710,7 @@ pub fn call(
             if bucket <= 0 {
                 return Err(value_error("bucket_s must be a positive int"));
             }
-            let ag = aggs(a[1].as_ref().expect("required"))?;
+            let ag = aggs(required(&a[1], "aggs")?)?;
             let rows = tb.matching(&conditions(tb, a[2].as_ref())?);
             let by = a[3].as_ref().map(columns).transpose()?.unwrap_or_default();
             let groups = grouped(tb, &rows, &by, Some(bucket as u64), &ag)?;

@@ -13,6 +13,7 @@ use std::fmt;
 
 use super::graph::{Capacity, GraphError, Id, Working, quote};
 use super::kind::{AttrValue, Kind, Rel};
+use super::method::{Bound, Methods, method, method_kw};
 
 /// A Python value crossing the host boundary.
 #[derive(Debug, Clone, PartialEq)]
@@ -108,106 +109,46 @@ pub type ApiResult<T> = Result<T, ApiError>;
 /// The message of `AttributeError` for a non-call attribute read such as `G.nodes[...]`.
 pub const ATTRIBUTE_MESSAGE: &str = "G has only methods, e.g. G.node(name)";
 
-/// One method: its name, parameters (required first) and whether it takes `**attrs`.
-struct Sig {
-    name: &'static str,
-    params: &'static [&'static str],
-    required: usize,
-    var_kw: bool,
-}
-
-const fn sig(name: &'static str, params: &'static [&'static str], required: usize) -> Sig {
-    Sig { name, params, required, var_kw: false }
-}
-
 /// Every method of `G`, in the order the prompt lists them.
-const METHODS: &[Sig] = &[
-    sig("has_node", &["n"], 1),
-    sig("node", &["n"], 1),
-    sig("kind", &["n"], 1),
-    sig("get_attr", &["n", "key", "default"], 2),
-    sig("nodes", &["kind", "data"], 0),
-    sig("number_of_nodes", &["kind"], 0),
-    sig("number_of_edges", &["rel"], 0),
-    sig("successors", &["n", "rel", "kind"], 1),
-    sig("predecessors", &["n", "rel", "kind"], 1),
-    sig("children", &["n", "kind"], 1),
-    sig("parents", &["n", "kind"], 1),
-    sig("descendants", &["n", "kind"], 1),
-    sig("ancestors", &["n", "kind"], 1),
-    sig("edges", &["n", "rel"], 0),
-    sig("in_edges", &["n", "rel"], 1),
-    sig("has_edge", &["u", "v", "rel"], 2),
-    sig("count", &["kind", "under"], 1),
-    sig("capacity", &["n"], 1),
-    Sig { name: "add_node", params: &["n", "kind"], required: 2, var_kw: true },
-    sig("add_edge", &["u", "v", "rel"], 3),
-    sig("remove_edge", &["u", "v"], 2),
-    sig("remove_node", &["n"], 1),
-    sig("set_attr", &["n", "key", "value"], 3),
-];
+const METHODS: Methods = Methods {
+    object: "G",
+    prefix: "",
+    list: &[
+        method("has_node", &["n"], 1),
+        method("node", &["n"], 1),
+        method("kind", &["n"], 1),
+        method("get_attr", &["n", "key", "default"], 2),
+        method("nodes", &["kind", "data"], 0),
+        method("number_of_nodes", &["kind"], 0),
+        method("number_of_edges", &["rel"], 0),
+        method("successors", &["n", "rel", "kind"], 1),
+        method("predecessors", &["n", "rel", "kind"], 1),
+        method("children", &["n", "kind"], 1),
+        method("parents", &["n", "kind"], 1),
+        method("descendants", &["n", "kind"], 1),
+        method("ancestors", &["n", "kind"], 1),
+        method("edges", &["n", "rel"], 0),
+        method("in_edges", &["n", "rel"], 1),
+        method("has_edge", &["u", "v", "rel"], 2),
+        method("count", &["kind", "under"], 1),
+        method("capacity", &["n"], 1),
+        method_kw("add_node", &["n", "kind"], 2),
+        method("add_edge", &["u", "v", "rel"], 3),
+        method("remove_edge", &["u", "v"], 2),
+        method("remove_node", &["n"], 1),
+        method("set_attr", &["n", "key", "value"], 3),
+    ],
+};
 
 /// The method names, for messages and the prompt.
 pub fn method_names() -> Vec<&'static str> {
-    METHODS.iter().map(|m| m.name).collect()
+    METHODS.names()
 }
 
 /// Estimated bytes a result of `n` names (or rows) takes once in the interpreter; checked
 /// against the memory budget before a large result is built.
 const NAME_BYTES: usize = 160;
 const ROW_BYTES: usize = 640;
-
-/// Bound arguments: one slot per parameter, plus the extra keyword arguments.
-struct Bound {
-    slots: Vec<Option<Py>>,
-    extra: Vec<(String, Py)>,
-}
-
-impl Bound {
-    fn take(&mut self, i: usize) -> Option<Py> {
-        self.slots[i].take().filter(|v| *v != Py::None)
-    }
-}
-
-fn bind(sig: &Sig, args: Vec<Py>, kwargs: Vec<(String, Py)>) -> ApiResult<Bound> {
-    let n = sig.params.len();
-    if args.len() > n {
-        let range = if sig.required == n { format!("{n}") } else { format!("from {} to {n}", sig.required) };
-        return Err(ApiError::type_error(format!(
-            "{}() takes {range} positional arguments but {} were given",
-            sig.name,
-            args.len()
-        )));
-    }
-    let mut slots: Vec<Option<Py>> = args.into_iter().map(Some).collect();
-    slots.resize(n, None);
-    let mut extra = Vec::new();
-    for (key, value) in kwargs {
-        match sig.params.iter().position(|p| *p == key) {
-            Some(i) if slots[i].is_some() => {
-                return Err(ApiError::type_error(format!(
-                    "{}() got multiple values for argument '{key}'",
-                    sig.name
-                )));
-            }
-            Some(i) => slots[i] = Some(value),
-            None if sig.var_kw => extra.push((key, value)),
-            None => {
-                return Err(ApiError::type_error(format!(
-                    "{}() got an unexpected keyword argument '{key}'",
-                    sig.name
-                )));
-            }
-        }
-    }
-    if let Some(i) = (0..sig.required).find(|&i| slots[i].is_none()) {
-        return Err(ApiError::type_error(format!(
-            "{}() missing required argument '{}'",
-            sig.name, sig.params[i]
-        )));
-    }
-    Ok(Bound { slots, extra })
-}
 
 fn want_str(method: &str, what: &str, v: Option<Py>) -> ApiResult<String> {
     match v {
@@ -273,27 +214,22 @@ pub fn call(
     kwargs: Vec<(String, Py)>,
     budget: Budget<'_>,
 ) -> ApiResult<Py> {
-    let Some(sig) = METHODS.iter().find(|m| m.name == method) else {
-        return Err(ApiError::new(
-            Exc::AttributeError,
-            format!("G has no method {}; methods: {}", quote(method), method_names().join(", ")),
-        ));
-    };
-    let mut b = bind(sig, args, kwargs)?;
-    let name = sig.name;
-    let node = |b: &mut Bound, i: usize, g: &Working| -> ApiResult<Id> {
-        let n = want_str(name, sig.params[i], b.slots[i].take())?;
+    let mut b = METHODS.bind(method, args, kwargs)?;
+    let name = b.method;
+    // The first parameter of every reading method that names a node.
+    let node = |b: &mut Bound, g: &Working| -> ApiResult<Id> {
+        let n = want_str(name, "n", b.slots[0].take())?;
         Ok(g.require(&n)?)
     };
     match name {
         "has_node" => Ok(Py::Bool(g.lookup(&want_str(name, "n", b.take(0))?).is_some())),
         "node" => {
-            let id = node(&mut b, 0, g)?;
+            let id = node(&mut b, g)?;
             Ok(node_dict(g, id))
         }
-        "kind" => Ok(Py::Str(g.kind(node(&mut b, 0, g)?).to_string())),
+        "kind" => Ok(Py::Str(g.kind(node(&mut b, g)?).to_string())),
         "get_attr" => {
-            let id = node(&mut b, 0, g)?;
+            let id = node(&mut b, g)?;
             let key = want_str(name, "key", b.take(1))?;
             let default = b.slots[2].take().unwrap_or(Py::None);
             Ok(get_attr(g, id, &key).unwrap_or(default))
@@ -311,7 +247,7 @@ pub fn call(
         "number_of_nodes" => Ok(Py::Int(g.node_count(opt_kind(name, b.take(0))?) as i64)),
         "number_of_edges" => Ok(Py::Int(g.edge_count(opt_rel(name, b.take(0))?) as i64)),
         "successors" | "predecessors" => {
-            let id = node(&mut b, 0, g)?;
+            let id = node(&mut b, g)?;
             let rel = opt_rel(name, b.take(1))?;
             let kind = opt_kind(name, b.take(2))?;
             let list = if name == "successors" { g.out(id) } else { g.inn(id) };
@@ -319,7 +255,7 @@ pub fn call(
             names(g, ids.collect(), kind, budget)
         }
         "children" | "parents" | "descendants" | "ancestors" => {
-            let id = node(&mut b, 0, g)?;
+            let id = node(&mut b, g)?;
             let kind = opt_kind(name, b.take(1))?;
             let ids = match name {
                 "children" => g.children(id),
@@ -366,7 +302,7 @@ pub fn call(
             };
             Ok(Py::Int(count as i64))
         }
-        "capacity" => Ok(Py::from_capacity(g.capacity(node(&mut b, 0, g)?))),
+        "capacity" => Ok(Py::from_capacity(g.capacity(node(&mut b, g)?))),
         _ => mutate(g, name, b),
     }
 }

@@ -31,6 +31,7 @@ mod family;
 pub mod generate;
 pub mod graph;
 pub mod kind;
+pub mod method;
 pub mod oracle;
 mod picture;
 pub mod plan;

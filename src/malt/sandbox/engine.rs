@@ -32,24 +32,33 @@ use std::time::Instant;
 #[cfg(target_arch = "wasm32")]
 use web_time::Instant;
 
-use super::{Failure, Limits, Outcome};
-use crate::malt::api::{self, ApiError, Exc, Py};
-use crate::malt::graph::Working;
+use super::{Failure, Host, Limits, Outcome};
+use crate::malt::api::{ApiError, Exc, Py};
 
-/// The class and instance ids of `G`: fixed, so runs are reproducible.
-const CLASS_ID: MontyUuid = MontyUuid::from_u128(0x6d61_6c74_0000_4000_8000_0000_0000_0001);
-const G_ID: MontyUuid = MontyUuid::from_u128(0x6d61_6c74_0000_4000_8000_0000_0000_0002);
+/// The class and instance ids of the first input (MALT's `G`): fixed, so runs are
+/// reproducible. Input i has these plus 2·i.
+const CLASS_ID: u128 = 0x6d61_6c74_0000_4000_8000_0000_0000_0001;
+const G_ID: u128 = 0x6d61_6c74_0000_4000_8000_0000_0000_0002;
 
-fn graph_object() -> MontyObject {
+fn instance_id(object: usize) -> MontyUuid {
+    MontyUuid::from_u128(G_ID + 2 * object as u128)
+}
+
+/// The input an instance id names.
+fn object_of(id: Option<MontyUuid>, inputs: usize) -> Option<usize> {
+    (0..inputs).find(|&i| id == Some(instance_id(i)))
+}
+
+fn host_object(class: &str, object: usize) -> MontyObject {
     MontyObject::ClassInstance(Box::new(MontyClassInstance {
         class_type: MontyClassType {
-            name: "Graph".into(),
-            id: CLASS_ID,
+            name: class.into(),
+            id: MontyUuid::from_u128(CLASS_ID + 2 * object as u128),
             host_defined: true,
             is_dataclass: false,
             attrs: DictPairs::default(),
         },
-        instance_id: G_ID,
+        instance_id: instance_id(object),
         attrs: DictPairs::default(),
     }))
 }
@@ -204,8 +213,9 @@ fn from_py(v: Py) -> MontyObject {
 }
 
 /// One host call: converts the arguments, runs the method, converts the result.
-fn host_call(
-    graph: &mut Working,
+fn host_call<H: Host>(
+    graph: &mut H,
+    object: usize,
     name: &str,
     args: Vec<MontyObject>,
     kwargs: Vec<(MontyObject, MontyObject)>,
@@ -228,21 +238,21 @@ fn host_call(
             .check_allocation(bytes)
             .map_err(|e| ApiError { exc: Exc::MemoryError, message: e.to_string() })
     };
-    match api::call(graph, name, args, kw, &budget) {
+    match graph.call(object, name, args, kw, &budget) {
         Ok(v) => from_py(v).into(),
         Err(e) => api_exc(e).into(),
     }
 }
 
 /// Runs `program` (the agent's code with the call appended) against `graph`.
-pub(super) fn run(program: &str, graph: Working, limits: &Limits) -> Outcome {
+pub(super) fn run<H: Host>(program: &str, graph: H, limits: &Limits) -> Outcome<H> {
     let start = Instant::now();
     let mut out = Output { text: String::new(), max: limits.stdout_bytes, truncated: false };
     let mut graph = graph;
     let mut calls = 0u64;
     let mut failure = None;
     let result =
-        match MontyRun::new(program.to_string(), "answer.py", vec!["G".into()], CompileOptions::default()) {
+        match MontyRun::new(program.to_string(), "answer.py", inputs(&graph), CompileOptions::default()) {
             Err(e) => {
                 failure = Some(Failure::Syntax);
                 Err(e)
@@ -306,10 +316,21 @@ fn explain(e: &MontyException, limits: &Limits) -> String {
     }
 }
 
+/// The message of an attribute read on an object that is no input (none exists today).
+const ATTRIBUTE: &str = "host objects have only methods";
+
+fn objects<H: Host>(graph: &H) -> Vec<MontyObject> {
+    (0..graph.names().len()).map(|i| host_object(graph.class(i), i)).collect()
+}
+
 /// The suspend–resume loop.
-fn drive(
+fn inputs<H: Host>(graph: &H) -> Vec<String> {
+    graph.names().iter().map(|n| n.to_string()).collect()
+}
+
+fn drive<H: Host>(
     runner: MontyRun,
-    graph: &mut Working,
+    graph: &mut H,
     limits: &Limits,
     out: &mut Output,
     calls: &mut u64,
@@ -324,7 +345,8 @@ fn drive(
         max_suspensions: usize::try_from(limits.host_calls).unwrap_or(usize::MAX).saturating_add(1),
     };
     let mut progress =
-        runner.start(vec![graph_object()], ResourceTracker::new(resource), PrintWriter::Callback(out))?;
+        runner.start(objects(graph), ResourceTracker::new(resource), PrintWriter::Callback(out))?;
+    let n = graph.names().len();
     loop {
         let late = start.elapsed() > limits.time;
         let timeout =
@@ -343,18 +365,19 @@ fn drive(
                         format!("host call budget {} exhausted", limits.host_calls),
                     );
                     call.abort(e, PrintWriter::Callback(out))?
-                } else if call.object_id != Some(G_ID) {
+                } else if let Some(object) = object_of(call.object_id, n) {
+                    let (args, kwargs) = (std::mem::take(&mut call.args), std::mem::take(&mut call.kwargs));
+                    let result = host_call(graph, object, &call.function_name, args, kwargs, call.tracker());
+                    call.resume(result, PrintWriter::Callback(out))?
+                } else {
                     let name = call.function_name.clone();
                     call.resume(ExtFunctionResult::NotFound(name), PrintWriter::Callback(out))?
-                } else {
-                    let (args, kwargs) = (std::mem::take(&mut call.args), std::mem::take(&mut call.kwargs));
-                    let result = host_call(graph, &call.function_name, args, kwargs, call.tracker());
-                    call.resume(result, PrintWriter::Callback(out))?
                 }
             }
             RunProgress::NameLookup(lookup) => {
-                let result = if lookup.object_id().is_some() {
-                    NameLookupResult::Error(exc(ExcType::AttributeError, api::ATTRIBUTE_MESSAGE))
+                let result = if let Some(id) = lookup.object_id() {
+                    let message = object_of(Some(id), n).map_or(ATTRIBUTE, |i| graph.attribute_message(i));
+                    NameLookupResult::Error(exc(ExcType::AttributeError, message))
                 } else {
                     NameLookupResult::Undefined
                 };

@@ -8,8 +8,52 @@
 #[cfg(feature = "sandbox")]
 mod engine;
 
-use super::api::Py;
+use super::api::{ApiResult, Budget, Py};
 use super::graph::Working;
+
+/// The host objects a program receives as its inputs (MALT's `G`; the traffic application's
+/// `F` and `G`). Each is methods only: a call arrives here with the object's index in
+/// [`Host::names`], and nothing else about the objects reaches the interpreter.
+pub trait Host {
+    /// The input names, in the order the program's entry point takes them.
+    fn names(&self) -> &'static [&'static str];
+    /// The Python class name of input `object` (shown in the interpreter's own errors).
+    fn class(&self, object: usize) -> &'static str;
+    /// Calls `method` on input `object`.
+    fn call(
+        &mut self,
+        object: usize,
+        method: &str,
+        args: Vec<Py>,
+        kwargs: Vec<(String, Py)>,
+        budget: Budget<'_>,
+    ) -> ApiResult<Py>;
+    /// The `AttributeError` message of a non-call attribute read on input `object`.
+    fn attribute_message(&self, object: usize) -> &'static str;
+}
+
+/// MALT's one input, the working graph `G`.
+impl Host for Working {
+    fn names(&self) -> &'static [&'static str] {
+        &["G"]
+    }
+    fn class(&self, _: usize) -> &'static str {
+        "Graph"
+    }
+    fn call(
+        &mut self,
+        _: usize,
+        method: &str,
+        args: Vec<Py>,
+        kwargs: Vec<(String, Py)>,
+        budget: Budget<'_>,
+    ) -> ApiResult<Py> {
+        super::api::call(self, method, args, kwargs, budget)
+    }
+    fn attribute_message(&self, _: usize) -> &'static str {
+        super::api::ATTRIBUTE_MESSAGE
+    }
+}
 
 /// The limits of a run (docs/malt.md, "Answering and checking", gives the defaults the agent
 /// is told).
@@ -31,7 +75,7 @@ pub enum Failure {
 
 /// What one run did.
 #[derive(Debug, Clone)]
-pub struct Outcome {
+pub struct Outcome<H = Working> {
     /// The returned value, or the traceback the agent sees.
     pub value: Result<Py, String>,
     pub failure: Option<Failure>,
@@ -39,8 +83,8 @@ pub struct Outcome {
     pub stdout_truncated: bool,
     pub host_calls: u64,
     pub elapsed_ms: f64,
-    /// The working graph as the run left it (also after an error).
-    pub graph: Working,
+    /// The host objects (MALT's working graph) as the run left them (also after an error).
+    pub graph: H,
 }
 
 /// The message of a build without the interpreter.
@@ -60,8 +104,9 @@ pub fn memory_limit_enforced() -> bool {
     false
 }
 
-/// Runs `program` (the agent's code with the call appended) against `graph`.
-pub fn run(program: &str, graph: Working, limits: &Limits) -> Outcome {
+/// Runs `program` (the agent's code with the call appended) against `graph`, whose inputs
+/// the program sees under [`Host::names`].
+pub fn run<H: Host>(program: &str, graph: H, limits: &Limits) -> Outcome<H> {
     #[cfg(feature = "sandbox")]
     return engine::run(program, graph, limits);
     #[cfg(not(feature = "sandbox"))]

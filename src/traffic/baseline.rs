@@ -1,0 +1,96 @@
+//! The `baseline` agent (docs/traffic.md, "Baseline"): a deterministic template compiler. It
+//! finds the question in the prompt, matches it against one pattern per family in the first
+//! wording only, and submits the reference code for the parameters it read. The second
+//! wording gets code returning 'unsupported', so its rate measures how much of the benchmark
+//! is template matching.
+
+use std::sync::OnceLock;
+
+use regex_lite::{Captures, Regex};
+
+use crate::conversation::{Agent, AgentError, AgentInfo, AgentReply, Message, Role};
+
+use super::family::{self, Query, Stat};
+use super::prompt;
+
+/// The answer for questions the compiler does not know.
+pub const UNSUPPORTED: &str = "def process_graph(G):\n    return {'type': 'text', 'data': 'unsupported'}\n";
+
+type Build = fn(&Captures<'_>) -> Option<Query>;
+
+fn text(c: &Captures<'_>, i: usize) -> Option<String> {
+    c.get(i).map(|m| m.as_str().to_string())
+}
+
+fn num(c: &Captures<'_>, i: usize) -> Option<i64> {
+    c.get(i)?.as_str().parse().ok()
+}
+
+fn patterns() -> &'static [(Regex, Build)] {
+    static PATTERNS: OnceLock<Vec<(Regex, Build)>> = OnceLock::new();
+    PATTERNS.get_or_init(|| {
+        let table: Vec<(&str, Build)> = vec![
+            (r"^How many nodes are in the graph\?", |_| Some(Query::Count { case: 'a', label: None, k: None })),
+            (r"^How many edges are in the graph\?", |_| Some(Query::Count { case: 'b', label: None, k: None })),
+            (r"^How many nodes and edges are in the graph\?", |_| Some(Query::Count { case: 'c', label: None, k: None })),
+            (r"^How many nodes have the label (\S+)\?", |c| Some(Query::Count { case: 'd', label: text(c, 1), k: None })),
+            (r"^How many nodes have degree (\d+)\?", |c| Some(Query::Count { case: 'e', label: None, k: num(c, 1) })),
+            (r"^What are the maximum and minimum degree in the graph\?", |_| Some(Query::DegreeStat { weight: None })),
+            (r"^What are the maximum and minimum total (\w+) weight of a node\?", |c| {
+                Some(Query::DegreeStat { weight: text(c, 1) })
+            }),
+            (r"^List every distinct label and the number of nodes", |_| Some(Query::LabelTable)),
+            (r"^Remove the label (\S+) from every node\.", |c| Some(Query::LabelRemove { label: text(c, 1)? })),
+            (r"^Color every node that has the label (\S+) (\w+)\.", |c| {
+                Some(Query::ColorLabel { label: text(c, 1)?, color: text(c, 2)? })
+            }),
+            (r"^Count the nodes in each /(\d+) prefix", |c| Some(Query::PrefixCount { bits: num(c, 1)? as u8 })),
+            (r"^List the (\d+) nodes with the highest degree", |c| Some(Query::TopDegree { k: num(c, 1)? })),
+            (r"^How many nodes that have neither (\S+) nor (\S+) have an edge to a node with", |c| {
+                Some(Query::NbrCount { labels: vec![text(c, 1)?, text(c, 2)?] })
+            }),
+            (r"^How many nodes that do not have (\S+) have an edge to a node with", |c| {
+                Some(Query::NbrCount { labels: vec![text(c, 1)?] })
+            }),
+            (r"^Color (\w+) every node that has an edge to a node with the label (\S+)\.", |c| {
+                Some(Query::NbrColor { label: text(c, 2)?, color: text(c, 1)? })
+            }),
+            (r"^Delete every edge whose (\w+) weight is (below|at most) the (median|mean|(\d+)th percentile)", |c| {
+                let stat = match c.get(3)?.as_str() {
+                    "median" => Stat::Median,
+                    "mean" => Stat::Mean,
+                    _ => Stat::Percentile(num(c, 4)? as u8),
+                };
+                Some(Query::EdgeFilter { weight: text(c, 1)?, strict: c.get(2)?.as_str() == "below", stat })
+            }),
+        ];
+        table.into_iter().map(|(p, b)| (Regex::new(p).expect("a valid pattern"), b)).collect()
+    })
+}
+
+/// The parameters of a first-wording question, if it is one.
+pub fn parse(question: &str) -> Option<Query> {
+    patterns().iter().find_map(|(re, build)| re.captures(question).and_then(|c| build(&c)))
+}
+
+/// The code the compiler submits for a question.
+pub fn compile(question: &str) -> String {
+    parse(question).map_or_else(|| UNSUPPORTED.to_string(), |q| family::code(&q))
+}
+
+pub struct Baseline;
+
+impl Agent for Baseline {
+    fn info(&self) -> AgentInfo {
+        AgentInfo::new("baseline", "traffic-template-compiler")
+    }
+
+    fn reply(&mut self, messages: &[Message]) -> Result<AgentReply, AgentError> {
+        let question = messages
+            .iter()
+            .filter(|m| m.role == Role::User)
+            .find_map(|m| prompt::question_of(&m.content))
+            .unwrap_or("");
+        Ok(AgentReply { text: format!("```python\n{}```", compile(question)), ..Default::default() })
+    }
+}

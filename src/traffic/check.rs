@@ -1,0 +1,310 @@
+//! Checking an answer (docs/traffic.md, "Checking"): the returned `{type, data}` against the
+//! truth for questions, and the working graph against the expected one, by a diff keyed by
+//! node id and edge endpoints, for changes. Colours are compared as `#rrggbb`, labels as sets,
+//! numbers with a relative tolerance of 10⁻⁹.
+
+use std::collections::BTreeMap;
+
+use serde_json::Value;
+
+use super::family::Truth;
+use crate::malt::api::Py;
+
+/// A Python value as JSON (tuples and sets as arrays; other objects as their type name).
+pub fn py_json(v: &Py) -> Value {
+    match v {
+        Py::None => Value::Null,
+        Py::Bool(b) => Value::Bool(*b),
+        Py::Int(i) => Value::from(*i),
+        Py::Float(f) => serde_json::Number::from_f64(*f).map_or(Value::Null, Value::Number),
+        Py::Str(s) => Value::String(s.clone()),
+        Py::List(l) | Py::Tuple(l) => Value::Array(l.iter().map(py_json).collect()),
+        Py::Dict(d) => Value::Object(
+            d.iter()
+                .map(|(k, v)| {
+                    let key = match k {
+                        Py::Str(s) => s.clone(),
+                        other => py_json(other).to_string(),
+                    };
+                    (key, py_json(v))
+                })
+                .collect(),
+        ),
+        Py::Other(t) => Value::String(format!("<{t}>")),
+    }
+}
+
+/// The answer's `type` and `data`, or why the return value is not one.
+pub fn parse(v: &Py) -> Result<(String, Value), String> {
+    let value = match v {
+        Py::Str(s) => serde_json::from_str::<Value>(s)
+            .map_err(|_| "process_graph returned a str that is not a JSON dict".to_string())?,
+        other => py_json(other),
+    };
+    let Value::Object(map) = value else {
+        return Err(format!(
+            "process_graph must return a dict {{'type': ..., 'data': ...}}, got {}",
+            v.type_name()
+        ));
+    };
+    let ty = match map.get("type") {
+        Some(Value::String(t)) if ["text", "list", "table", "graph"].contains(&t.as_str()) => t.clone(),
+        Some(other) => return Err(format!("type must be 'text', 'list', 'table' or 'graph', got {other}")),
+        None => return Err("the dict has no 'type'".into()),
+    };
+    let data = map.get("data").cloned();
+    match data {
+        Some(d) => Ok((ty, d)),
+        None if ty == "graph" => Ok((ty, Value::Null)),
+        None => Err("the dict has no 'data'".into()),
+    }
+}
+
+/// Numbers and numeric strings, with integral floats made ints, and string lists sorted (so
+/// labels compare as sets), for comparison.
+fn normal(v: &Value, top: bool) -> Value {
+    match v {
+        Value::Number(n) => match n.as_f64() {
+            Some(f) if f.fract() == 0.0 && f.abs() < 9e15 => Value::from(f as i64),
+            _ => v.clone(),
+        },
+        Value::String(s) if top => match crate::malt::check::parse_number(s) {
+            Some(f) => normal(&serde_json::Number::from_f64(f).map_or(Value::Null, Value::Number), false),
+            None => v.clone(),
+        },
+        Value::Array(a) if !a.is_empty() && a.iter().all(Value::is_string) && !top => {
+            let mut items: Vec<String> =
+                a.iter().filter_map(|x| x.as_str().map(str::trim).map(String::from)).collect();
+            items.sort();
+            items.dedup();
+            Value::Array(items.into_iter().map(Value::String).collect())
+        }
+        Value::Array(a) => Value::Array(a.iter().map(|x| normal(x, false)).collect()),
+        Value::String(s) => Value::String(s.trim().to_string()),
+        _ => v.clone(),
+    }
+}
+
+fn close(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Number(x), Value::Number(y)) => {
+            let (x, y) = (x.as_f64().unwrap_or(f64::NAN), y.as_f64().unwrap_or(f64::NAN));
+            x == y || (x - y).abs() <= 1e-9 * x.abs().max(y.abs())
+        }
+        (Value::Array(x), Value::Array(y)) => x.len() == y.len() && x.iter().zip(y).all(|(a, b)| close(a, b)),
+        _ => a == b,
+    }
+}
+
+/// Whether the returned value is the truth, and a line saying why not.
+pub fn value_ok(truth: &Truth, ty: &str, data: &Value) -> (bool, String) {
+    if ty != truth.ty {
+        return (false, format!("expected an answer of type {}, got {ty}", truth.ty));
+    }
+    let want = normal(&truth.data, ty == "text");
+    let got = normal(data, ty == "text");
+    let ok = match (&want, &got) {
+        (Value::Array(w), Value::Array(g)) if ty == "table" && !truth.ordered => {
+            let h = truth.header;
+            let key = |rows: &[Value]| {
+                let mut r: Vec<String> = rows.iter().map(Value::to_string).collect();
+                r.sort();
+                r
+            };
+            g.len() == w.len()
+                && close(&Value::Array(w[..h].to_vec()), &Value::Array(g[..h.min(g.len())].to_vec()))
+                && key(&w[h..]) == key(&g[h..])
+        }
+        _ => close(&want, &got),
+    };
+    if ok {
+        (true, "the value is right".into())
+    } else {
+        let shown = |v: &Value| {
+            let s = v.to_string();
+            if s.len() > 200 {
+                format!("{}…", &s[..s.char_indices().nth(200).map_or(s.len(), |c| c.0)])
+            } else {
+                s
+            }
+        };
+        (false, format!("expected {}, got {}", shown(&truth.data), shown(data)))
+    }
+}
+
+/// A colour as `#rrggbb` where it is one: CSS names of the colours questions use, `#rgb`,
+/// `#rrggbb`, case-insensitive; anything else as lower-case text.
+pub fn colour(c: &str) -> String {
+    let c = c.trim().to_ascii_lowercase();
+    let named = [
+        ("red", "#ff0000"),
+        ("green", "#008000"),
+        ("blue", "#0000ff"),
+        ("purple", "#800080"),
+        ("orange", "#ffa500"),
+        ("yellow", "#ffff00"),
+        ("pink", "#ffc0cb"),
+        ("brown", "#a52a2a"),
+        ("black", "#000000"),
+        ("gray", "#808080"),
+        ("grey", "#808080"),
+        ("white", "#ffffff"),
+        ("steelblue", "#4682b4"),
+    ];
+    if let Some((_, hex)) = named.iter().find(|(n, _)| *n == c) {
+        return (*hex).to_string();
+    }
+    let hex = c.strip_prefix('#').unwrap_or("");
+    if hex.len() == 3 && hex.chars().all(|x| x.is_ascii_hexdigit()) {
+        return format!("#{}", hex.chars().flat_map(|x| [x, x]).collect::<String>());
+    }
+    c
+}
+
+/// One difference between two graphs: what changed (a node attribute, `+node`, `-node`,
+/// `+edge`, `-edge` or an edge weight) and the line that says it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Change {
+    pub key: String,
+    pub line: String,
+}
+
+fn nodes(g: &Value) -> BTreeMap<String, &Value> {
+    g["nodes"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|n| Some((n["id"].as_str()?.to_string(), n)))
+        .collect()
+}
+
+fn links(g: &Value) -> BTreeMap<(String, String), &Value> {
+    g["links"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|l| Some(((l["source"].as_str()?.to_string(), l["target"].as_str()?.to_string()), l)))
+        .collect()
+}
+
+fn node_attr(n: &Value, key: &str) -> Value {
+    match key {
+        "color" => Value::String(colour(n["color"].as_str().unwrap_or(""))),
+        "labels" => normal(&n["labels"], false),
+        _ => normal(&n[key], false),
+    }
+}
+
+/// The changes that turn graph `a` into graph `b` (node-link documents in canonical order).
+pub fn diff(a: &Value, b: &Value) -> Vec<Change> {
+    let (na, nb) = (nodes(a), nodes(b));
+    let mut out = Vec::new();
+    let change = |key: &str, line: String| Change { key: key.into(), line };
+    for (id, n) in &na {
+        match nb.get(id) {
+            None => out.push(change("-node", format!("node {id}: missing"))),
+            Some(m) => {
+                for key in ["ip_address", "color", "size", "labels"] {
+                    let (x, y) = (node_attr(n, key), node_attr(m, key));
+                    if !close(&x, &y) {
+                        out.push(change(key, format!("node {id}: {key} expected {x}, got {y}")));
+                    }
+                }
+            }
+        }
+    }
+    out.extend(
+        nb.keys()
+            .filter(|id| !na.contains_key(*id))
+            .map(|id| change("+node", format!("node {id}: unexpected"))),
+    );
+    let (la, lb) = (links(a), links(b));
+    for (k, l) in &la {
+        match lb.get(k) {
+            None => out.push(change("-edge", format!("edge {}–{}: missing", k.0, k.1))),
+            Some(m) => {
+                for w in crate::flows::graph::WEIGHTS {
+                    if !close(&normal(&l[w], false), &normal(&m[w], false)) {
+                        out.push(change(
+                            w,
+                            format!("edge {}–{}: {w} expected {}, got {}", k.0, k.1, l[w], m[w]),
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    out.extend(
+        lb.keys()
+            .filter(|k| !la.contains_key(*k))
+            .map(|k| change("+edge", format!("edge {}–{}: unexpected", k.0, k.1))),
+    );
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn colours_normalise() {
+        assert_eq!(colour("purple"), "#800080");
+        assert_eq!(colour("PURPLE"), colour("#800080"));
+        assert_eq!(colour("#f00"), colour("red"));
+        assert_eq!(colour("chartreuse-ish"), "chartreuse-ish");
+    }
+
+    #[test]
+    fn values_compare_as_specified() {
+        let t = Truth { ty: "text", data: json!(7), ordered: true, header: 0 };
+        assert!(value_ok(&t, "text", &json!("7")).0);
+        assert!(value_ok(&t, "text", &json!(7.0)).0);
+        assert!(!value_ok(&t, "text", &json!(8)).0);
+        assert!(!value_ok(&t, "list", &json!([7])).0);
+        let t =
+            Truth { ty: "table", data: json!([["L", "N"], ["a", 1], ["b", 2]]), ordered: false, header: 1 };
+        assert!(value_ok(&t, "table", &json!([["L", "N"], ["b", 2], ["a", 1]])).0);
+        assert!(!value_ok(&t, "table", &json!([["b", 2], ["L", "N"], ["a", 1]])).0);
+        let t = Truth { ty: "table", data: json!([["1.1.1.1", ["x", "y"], 3]]), ordered: true, header: 0 };
+        assert!(value_ok(&t, "table", &json!([["1.1.1.1", ["y", "x", "x"], 3]])).0);
+    }
+
+    #[test]
+    fn returns_parse_or_say_why() {
+        let d = |t: &str| {
+            Py::Dict(vec![(Py::Str("type".into()), Py::Str(t.into())), (Py::Str("data".into()), Py::Int(1))])
+        };
+        assert_eq!(parse(&d("text")).unwrap(), ("text".to_string(), json!(1)));
+        assert!(parse(&d("pie")).unwrap_err().contains("type must be"));
+        assert!(parse(&Py::Int(3)).is_err());
+        assert_eq!(parse(&Py::Str("{\"type\": \"list\", \"data\": [1]}".into())).unwrap().1, json!([1]));
+    }
+
+    #[test]
+    fn diffs_are_keyed_by_id() {
+        let a = json!({"nodes": [{"id": "1.1.1.1", "color": "steelblue", "size": 4, "labels": ["a"], "ip_address": "1.1.1.1"}], "links": []});
+        let mut b = a.clone();
+        b["nodes"][0]["color"] = json!("#4682B4");
+        assert!(diff(&a, &b).is_empty());
+        b["nodes"][0]["labels"] = json!(["b"]);
+        assert_eq!(diff(&a, &b)[0].key, "labels");
+    }
+
+    proptest::proptest! {
+        /// Whatever an answer returns as text, checking it yields a verdict, never a panic.
+        #[test]
+        fn arbitrary_returns_get_a_verdict(text in ".{0,80}", json_like in "[\\[\\]{}\",:0-9a-z. ]{0,60}") {
+            let _ = colour(&text);
+            for s in [&text, &json_like] {
+                if let Ok((ty, data)) = parse(&Py::Str(s.clone())) {
+                    let t = Truth { ty: "table", data: json!([["h"], [1]]), ordered: false, header: 1 };
+                    let _ = value_ok(&t, &ty, &data);
+                }
+                if let Ok(doc) = serde_json::from_str::<Value>(s) {
+                    let _ = diff(&doc, &json!({"nodes": [], "links": []}));
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,568 @@
+//! The query families (docs/traffic.md, "Families"): what each asks, its parameters drawn
+//! from the query's stream, its two wordings, the native truth and the reference Python.
+//!
+//! The reference code (`code`) is what the oracle submits and what the baseline emits once it
+//! has read a question's parameters back, so both go through the sandbox like any agent.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde::Serialize;
+use serde_json::{Value, json};
+
+use crate::seed::Stream;
+
+/// A family, by its label.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Family {
+    Count,
+    DegreeStat,
+    LabelTable,
+    LabelRemove,
+    ColorLabel,
+    PrefixCount,
+    TopDegree,
+    NbrCount,
+    NbrColor,
+    EdgeFilter,
+}
+
+const L1: [Family; 6] = [
+    Family::Count,
+    Family::DegreeStat,
+    Family::LabelTable,
+    Family::LabelRemove,
+    Family::ColorLabel,
+    Family::PrefixCount,
+];
+const L2: [Family; 4] = [Family::TopDegree, Family::NbrCount, Family::NbrColor, Family::EdgeFilter];
+
+impl Family {
+    pub fn of_level(level: u8) -> &'static [Family] {
+        if level == 1 { &L1 } else { &L2 }
+    }
+
+    pub fn id(self) -> &'static str {
+        match self {
+            Family::Count => "count",
+            Family::DegreeStat => "degree-stat",
+            Family::LabelTable => "label-table",
+            Family::LabelRemove => "label-remove",
+            Family::ColorLabel => "color-label",
+            Family::PrefixCount => "prefix-count",
+            Family::TopDegree => "top-degree",
+            Family::NbrCount => "nbr-count",
+            Family::NbrColor => "nbr-color",
+            Family::EdgeFilter => "edge-filter",
+        }
+    }
+
+    /// The node attributes (or `-edge`) an answer of this family may change.
+    pub fn scope(self) -> &'static [&'static str] {
+        match self {
+            Family::LabelRemove => &["labels"],
+            Family::ColorLabel | Family::NbrColor => &["color"],
+            Family::EdgeFilter => &["-edge"],
+            _ => &[],
+        }
+    }
+}
+
+pub const COLORS: [&str; 10] =
+    ["red", "green", "blue", "purple", "orange", "yellow", "pink", "brown", "black", "gray"];
+pub const WEIGHT_NAMES: [&str; 3] = ["byte", "connection", "packet"];
+
+/// An edge-filter threshold statistic.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Stat {
+    Median,
+    Mean,
+    Percentile(u8),
+}
+
+/// A resolved question: a family and its parameters.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "family", rename_all = "kebab-case")]
+pub enum Query {
+    Count { case: char, label: Option<String>, k: Option<i64> },
+    DegreeStat { weight: Option<String> },
+    LabelTable,
+    LabelRemove { label: String },
+    ColorLabel { label: String, color: String },
+    PrefixCount { bits: u8 },
+    TopDegree { k: i64 },
+    NbrCount { labels: Vec<String> },
+    NbrColor { label: String, color: String },
+    EdgeFilter { weight: String, strict: bool, stat: Stat },
+}
+
+/// What the truth of a question is computed on: the mock as adjacency and weights.
+pub struct View {
+    pub ips: Vec<String>,
+    pub labels: Vec<Vec<String>>,
+    pub adj: Vec<BTreeSet<usize>>,
+    /// (u, v) with u < v → `[byte, connection, packet]`.
+    pub edges: BTreeMap<(usize, usize), [i64; 3]>,
+}
+
+impl View {
+    pub fn new(mock: &super::mock::Mock) -> View {
+        let n = mock.nodes.len();
+        let mut adj = vec![BTreeSet::new(); n];
+        let mut edges = BTreeMap::new();
+        for &(u, v, w) in &mock.edges {
+            adj[u].insert(v);
+            adj[v].insert(u);
+            edges.insert((u.min(v), u.max(v)), w);
+        }
+        // As the graph keeps them: a sorted set.
+        let labels = mock
+            .nodes
+            .iter()
+            .map(|(_, l)| l.iter().cloned().collect::<BTreeSet<_>>().into_iter().collect())
+            .collect();
+        View { ips: mock.nodes.iter().map(|(ip, _)| ip.clone()).collect(), labels, adj, edges }
+    }
+
+    fn present_labels(&self) -> Vec<String> {
+        self.labels.iter().flatten().cloned().collect::<BTreeSet<_>>().into_iter().collect()
+    }
+
+    fn total(&self, u: usize, w: usize) -> i64 {
+        self.adj[u].iter().map(|&v| self.edges[&(u.min(v), u.max(v))][w]).sum()
+    }
+
+    /// Node indexes in address order.
+    fn by_ip(&self) -> Vec<usize> {
+        let mut order: Vec<usize> = (0..self.ips.len()).collect();
+        order.sort_by_key(|&i| ip_number(&self.ips[i]));
+        order
+    }
+}
+
+pub fn ip_number(ip: &str) -> u32 {
+    ip.parse::<std::net::Ipv4Addr>().map(u32::from).unwrap_or(u32::MAX)
+}
+
+fn weight_index(name: &str) -> usize {
+    WEIGHT_NAMES.iter().position(|w| *w == name).unwrap_or(0)
+}
+
+/// Draws the parameters of `family` on `view`.
+pub fn draw(family: Family, s: &mut Stream, view: &View) -> Query {
+    let labels = view.present_labels();
+    let tagged: Vec<String> = labels.iter().filter(|l| *l != "type=VM").cloned().collect();
+    let tagged = if tagged.is_empty() { labels.clone() } else { tagged };
+    let color = |s: &mut Stream| s.choose(&COLORS).to_string();
+    match family {
+        Family::Count => {
+            let case = *s.choose(&['a', 'b', 'c', 'd', 'e']);
+            let label = (case == 'd').then(|| s.choose(&labels).clone());
+            let k = (case == 'e').then(|| {
+                let degrees: Vec<i64> =
+                    view.adj.iter().map(|a| a.len() as i64).collect::<BTreeSet<_>>().into_iter().collect();
+                *s.choose(&degrees)
+            });
+            Query::Count { case, label, k }
+        }
+        Family::DegreeStat => {
+            let weighted = s.chance(1, 2);
+            Query::DegreeStat { weight: weighted.then(|| s.choose(&WEIGHT_NAMES).to_string()) }
+        }
+        Family::LabelTable => Query::LabelTable,
+        Family::LabelRemove => Query::LabelRemove { label: s.choose(&labels).clone() },
+        Family::ColorLabel => {
+            let label = s.choose(&labels).clone();
+            Query::ColorLabel { label, color: color(s) }
+        }
+        Family::PrefixCount => Query::PrefixCount { bits: *s.choose(&[8, 16, 24]) },
+        Family::TopDegree => Query::TopDegree { k: 3 + s.below(8) as i64 },
+        Family::NbrCount => {
+            let two = s.chance(1, 2) && tagged.len() >= 2;
+            let picked = if two { s.subset(tagged.len(), 2) } else { vec![s.index(tagged.len())] };
+            let mut labels: Vec<String> = picked.into_iter().map(|i| tagged[i].clone()).collect();
+            labels.sort();
+            Query::NbrCount { labels }
+        }
+        Family::NbrColor => {
+            let label = s.choose(&tagged).clone();
+            Query::NbrColor { label, color: color(s) }
+        }
+        Family::EdgeFilter => {
+            let weight = s.choose(&WEIGHT_NAMES).to_string();
+            let strict = s.chance(1, 2);
+            let stat = *s.choose(&[
+                Stat::Median,
+                Stat::Mean,
+                Stat::Percentile(10),
+                Stat::Percentile(25),
+                Stat::Percentile(75),
+                Stat::Percentile(90),
+            ]);
+            Query::EdgeFilter { weight, strict, stat }
+        }
+    }
+}
+
+fn stat_words(stat: Stat) -> String {
+    match stat {
+        Stat::Median => "the median (mean of the two middle values for an even count)".into(),
+        Stat::Mean => "the mean".into(),
+        Stat::Percentile(q) => format!("the {q}th percentile (nearest rank)"),
+    }
+}
+
+const RET_TEXT: &str = "Return the number as text.";
+const RET_GRAPH: &str = "Return the graph.";
+
+/// The question in wording `w` (0 = W1, the one the baseline reads; 1 = W2, synonyms).
+pub fn question(q: &Query, w: usize) -> String {
+    let w2 = w == 1;
+    match q {
+        Query::Count { case, label, k } => {
+            let body = match (case, w2) {
+                ('a', false) => "How many nodes are in the graph?".to_string(),
+                ('a', true) => "What is the number of hosts in the graph?".to_string(),
+                ('b', false) => "How many edges are in the graph?".to_string(),
+                ('b', true) => "What is the number of links in the graph?".to_string(),
+                ('c', false) => "How many nodes and edges are in the graph?".to_string(),
+                ('c', true) => "What are the numbers of hosts and of links in the graph?".to_string(),
+                ('d', false) => format!("How many nodes have the label {}?", label.as_deref().unwrap_or("")),
+                ('d', true) => format!("How many hosts are tagged {}?", label.as_deref().unwrap_or("")),
+                (_, false) => format!("How many nodes have degree {}?", k.unwrap_or(0)),
+                (_, true) => format!("How many hosts have exactly {} peers?", k.unwrap_or(0)),
+            };
+            let ret = if *case == 'c' {
+                "Return a list of the two numbers, nodes first.".to_string()
+            } else {
+                RET_TEXT.to_string()
+            };
+            format!("{body} {ret}")
+        }
+        Query::DegreeStat { weight } => {
+            let (body, header) = match (weight, w2) {
+                (None, false) => {
+                    ("What are the maximum and minimum degree in the graph?".to_string(), degree_header(None))
+                }
+                (None, true) => (
+                    "Which are the largest and the smallest peer counts of a host?".to_string(),
+                    degree_header(None),
+                ),
+                (Some(w), false) => (
+                    format!("What are the maximum and minimum total {w} weight of a node?"),
+                    degree_header(Some(w)),
+                ),
+                (Some(w), true) => (
+                    format!("Which are the largest and the smallest sums of {w} weight over a host's links?"),
+                    degree_header(Some(w)),
+                ),
+            };
+            format!("{body} Return a table with the header row {} first.", py_list(&header))
+        }
+        Query::LabelTable => {
+            let body = if w2 {
+                "Give every distinct tag and how many hosts carry it."
+            } else {
+                "List every distinct label and the number of nodes that carry it."
+            };
+            format!("{body} Return a table with the header row {} first.", py_list(&LABEL_HEADER))
+        }
+        Query::LabelRemove { label } => {
+            let body = if w2 {
+                format!("Strip the tag {label} from all hosts.")
+            } else {
+                format!("Remove the label {label} from every node.")
+            };
+            format!("{body} {RET_GRAPH}")
+        }
+        Query::ColorLabel { label, color } => {
+            let body = if w2 {
+                format!("Paint {color} all hosts tagged {label}.")
+            } else {
+                format!("Color every node that has the label {label} {color}.")
+            };
+            format!("{body} {RET_GRAPH}")
+        }
+        Query::PrefixCount { bits } => {
+            let body = if w2 {
+                format!("For each /{bits} subnet, how many hosts have an address in it?")
+            } else {
+                format!("Count the nodes in each /{bits} prefix of their IP addresses.")
+            };
+            format!(
+                "{body} Return a table of [prefix, count] rows in any order, without header, prefixes written like 10.0.0.0/{bits}."
+            )
+        }
+        Query::TopDegree { k } => {
+            let body = if w2 {
+                format!("Which {k} hosts have the most peers? Break ties by the lower IP address.")
+            } else {
+                format!("List the {k} nodes with the highest degree, ties by IP address ascending.")
+            };
+            format!(
+                "{body} Return a table of [node, sorted labels, degree] rows in that order, without header."
+            )
+        }
+        Query::NbrCount { labels } => {
+            let body = match (labels.as_slice(), w2) {
+                ([a, b], false) => {
+                    format!(
+                        "How many nodes that have neither {a} nor {b} have an edge to a node with {a} or {b}?"
+                    )
+                }
+                ([a, b], true) => {
+                    format!(
+                        "How many hosts tagged neither {a} nor {b} are linked to a host tagged {a} or {b}?"
+                    )
+                }
+                (l, false) => {
+                    let a = l.first().map_or("", String::as_str);
+                    format!("How many nodes that do not have {a} have an edge to a node with {a}?")
+                }
+                (l, true) => {
+                    let a = l.first().map_or("", String::as_str);
+                    format!("How many hosts not tagged {a} are linked to a host tagged {a}?")
+                }
+            };
+            format!("{body} {RET_TEXT}")
+        }
+        Query::NbrColor { label, color } => {
+            let body = if w2 {
+                format!("Paint {color} every host linked to a host tagged {label}.")
+            } else {
+                format!("Color {color} every node that has an edge to a node with the label {label}.")
+            };
+            format!("{body} {RET_GRAPH}")
+        }
+        Query::EdgeFilter { weight, strict, stat } => {
+            let cmp = if *strict { "below" } else { "at most" };
+            let body = if w2 {
+                format!(
+                    "Drop every link whose {weight} weight is {cmp} {} of all link {weight} weights.",
+                    stat_words(*stat)
+                )
+            } else {
+                format!(
+                    "Delete every edge whose {weight} weight is {cmp} {} of all edge {weight} weights.",
+                    stat_words(*stat)
+                )
+            };
+            format!("{body} {RET_GRAPH}")
+        }
+    }
+}
+
+pub const LABEL_HEADER: [&str; 2] = ["Label", "Number of Nodes"];
+
+pub fn degree_header(weight: Option<&str>) -> Vec<String> {
+    match weight {
+        None => vec!["Max degree".into(), "Min degree".into()],
+        Some(w) => vec![format!("Max total {w} weight"), format!("Min total {w} weight")],
+    }
+}
+
+fn py_list<S: AsRef<str>>(items: &[S]) -> String {
+    let quoted: Vec<String> = items.iter().map(|s| format!("'{}'", s.as_ref())).collect();
+    format!("[{}]", quoted.join(", "))
+}
+
+/// The expected value of a read-only question: answer type, data, and whether table rows
+/// (after a header) are ordered.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Truth {
+    #[serde(rename = "type")]
+    pub ty: &'static str,
+    pub data: Value,
+    pub ordered: bool,
+    /// Table rows that come first, in order, whatever `ordered` says.
+    pub header: usize,
+}
+
+fn text(v: i64) -> Truth {
+    Truth { ty: "text", data: json!(v), ordered: true, header: 0 }
+}
+
+/// The threshold of an edge filter on the sorted weights.
+pub fn threshold(sorted: &[i64], stat: Stat) -> f64 {
+    let n = sorted.len();
+    if n == 0 {
+        return 0.0;
+    }
+    match stat {
+        Stat::Median if n % 2 == 1 => sorted[n / 2] as f64,
+        Stat::Median => (sorted[n / 2 - 1] as f64 + sorted[n / 2] as f64) / 2.0,
+        Stat::Mean => sorted.iter().map(|&x| x as f64).sum::<f64>() / n as f64,
+        Stat::Percentile(q) => {
+            let rank = (usize::from(q) * n).div_ceil(100).max(1);
+            sorted[rank - 1] as f64
+        }
+    }
+}
+
+/// The truth of a read-only question, `None` for a family that changes the graph.
+pub fn truth(q: &Query, v: &View) -> Option<Truth> {
+    let degree = |u: usize| v.adj[u].len() as i64;
+    let n = v.ips.len();
+    Some(match q {
+        Query::Count { case: 'a', .. } => text(n as i64),
+        Query::Count { case: 'b', .. } => text(v.edges.len() as i64),
+        Query::Count { case: 'c', .. } => {
+            Truth { ty: "list", data: json!([n, v.edges.len()]), ordered: true, header: 0 }
+        }
+        Query::Count { case: 'd', label, .. } => {
+            let l = label.as_deref().unwrap_or("");
+            text(v.labels.iter().filter(|ls| ls.iter().any(|x| x == l)).count() as i64)
+        }
+        Query::Count { k, .. } => text((0..n).filter(|&u| Some(degree(u)) == *k).count() as i64),
+        Query::DegreeStat { weight } => {
+            let vals: Vec<i64> = match weight {
+                None => (0..n).map(degree).collect(),
+                Some(w) => (0..n).map(|u| v.total(u, weight_index(w))).collect(),
+            };
+            let (max, min) =
+                (vals.iter().max().copied().unwrap_or(0), vals.iter().min().copied().unwrap_or(0));
+            Truth {
+                ty: "table",
+                data: json!([degree_header(weight.as_deref()), [max, min]]),
+                ordered: true,
+                header: 1,
+            }
+        }
+        Query::LabelTable => {
+            let mut counts: BTreeMap<&str, i64> = BTreeMap::new();
+            for l in v.labels.iter().flatten() {
+                *counts.entry(l).or_default() += 1;
+            }
+            let mut rows = vec![json!(LABEL_HEADER)];
+            rows.extend(counts.into_iter().map(|(l, c)| json!([l, c])));
+            Truth { ty: "table", data: Value::Array(rows), ordered: false, header: 1 }
+        }
+        Query::PrefixCount { bits } => {
+            let mut counts: BTreeMap<(u32, String), i64> = BTreeMap::new();
+            for ip in &v.ips {
+                let p = prefix_of(ip, *bits);
+                *counts.entry((ip_number(&p), p)).or_default() += 1;
+            }
+            let rows: Vec<Value> = counts.into_iter().map(|((_, p), c)| json!([p, c])).collect();
+            Truth { ty: "table", data: Value::Array(rows), ordered: false, header: 0 }
+        }
+        Query::TopDegree { k } => {
+            let mut order = v.by_ip();
+            order.sort_by_key(|&u| std::cmp::Reverse(degree(u)));
+            let rows: Vec<Value> = order
+                .into_iter()
+                .take(*k as usize)
+                .map(|u| json!([v.ips[u], v.labels[u], degree(u)]))
+                .collect();
+            Truth { ty: "table", data: Value::Array(rows), ordered: true, header: 0 }
+        }
+        Query::NbrCount { labels } => {
+            let has = |u: usize| v.labels[u].iter().any(|l| labels.contains(l));
+            text((0..n).filter(|&u| !has(u) && v.adj[u].iter().any(|&w| has(w))).count() as i64)
+        }
+        _ => return None,
+    })
+}
+
+/// `ip` cut to its /`bits` prefix, written `a.b.c.d/bits`.
+pub fn prefix_of(ip: &str, bits: u8) -> String {
+    let mask = if bits == 0 { 0 } else { u32::MAX << (32 - u32::from(bits)) };
+    format!("{}/{bits}", std::net::Ipv4Addr::from(ip_number(ip) & mask))
+}
+
+/// The Python literal of a string.
+fn lit(s: &str) -> String {
+    format!("'{}'", s.replace('\\', "\\\\").replace('\'', "\\'"))
+}
+
+/// The reference answer: a `process_graph(G)` over the G API.
+pub fn code(q: &Query) -> String {
+    let body = match q {
+        Query::Count { case: 'a', .. } => "return {'type': 'text', 'data': G.number_of_nodes()}".to_string(),
+        Query::Count { case: 'b', .. } => "return {'type': 'text', 'data': G.number_of_edges()}".to_string(),
+        Query::Count { case: 'c', .. } => {
+            "return {'type': 'list', 'data': [G.number_of_nodes(), G.number_of_edges()]}".to_string()
+        }
+        Query::Count { case: 'd', label, .. } => format!(
+            "return {{'type': 'text', 'data': len(G.nodes_with_label({}))}}",
+            lit(label.as_deref().unwrap_or(""))
+        ),
+        Query::Count { k, .. } => format!(
+            "return {{'type': 'text', 'data': len([n for n, d in G.degree() if d == {}])}}",
+            k.unwrap_or(0)
+        ),
+        Query::DegreeStat { weight } => {
+            let call = match weight {
+                None => "G.degree()".to_string(),
+                Some(w) => format!("G.degree(weight={})", lit(&format!("{w}_weight"))),
+            };
+            format!(
+                "ds = [d for n, d in {call}]\n    return {{'type': 'table', 'data': [{}, [max(ds), min(ds)]]}}",
+                py_list(&degree_header(weight.as_deref()))
+            )
+        }
+        Query::LabelTable => format!(
+            "counts = {{}}\n    for n in G.nodes():\n        for l in G.labels(n):\n            counts[l] = counts.get(l, 0) + 1\n    \
+             rows = [{}] + [[l, c] for l, c in sorted(counts.items())]\n    return {{'type': 'table', 'data': rows}}",
+            py_list(&LABEL_HEADER)
+        ),
+        Query::LabelRemove { label } => format!(
+            "for n in G.nodes_with_label({}):\n        G.remove_label(n, {})\n    return {{'type': 'graph', 'data': G}}",
+            lit(label),
+            lit(label)
+        ),
+        Query::ColorLabel { label, color } => format!(
+            "for n in G.nodes_with_label({}):\n        G.set(n, 'color', {})\n    return {{'type': 'graph', 'data': G}}",
+            lit(label),
+            lit(color)
+        ),
+        Query::PrefixCount { bits } => {
+            let prefix = match bits {
+                8 => "f'{a}.0.0.0/8'",
+                16 => "f'{a}.{b}.0.0/16'",
+                _ => "f'{a}.{b}.{c}.0/24'",
+            };
+            format!(
+                "counts = {{}}\n    for n in G.nodes():\n        a, b, c, d = n.split('.')\n        p = {prefix}\n        \
+                 counts[p] = counts.get(p, 0) + 1\n    return {{'type': 'table', 'data': [[p, c] for p, c in counts.items()]}}"
+            )
+        }
+        Query::TopDegree { k } => format!(
+            "def ip(n):\n        return [int(x) for x in n.split('.')]\n    ranked = sorted(G.degree(), key=lambda x: (-x[1], ip(x[0])))\n    \
+             rows = [[n, sorted(G.labels(n)), d] for n, d in ranked[:{k}]]\n    return {{'type': 'table', 'data': rows}}"
+        ),
+        Query::NbrCount { labels } => {
+            let ls: Vec<String> = labels.iter().map(|l| lit(l)).collect();
+            format!(
+                "wanted = [{}]\n    def has(n):\n        return any(l in wanted for l in G.labels(n))\n    \
+                 count = len([n for n in G.nodes() if not has(n) and any(has(m) for m in G.neighbors(n))])\n    \
+                 return {{'type': 'text', 'data': count}}",
+                ls.join(", ")
+            )
+        }
+        Query::NbrColor { label, color } => format!(
+            "marked = set(G.nodes_with_label({}))\n    hits = [n for n in G.nodes() if any(m in marked for m in G.neighbors(n))]\n    \
+             for n in hits:\n        G.set(n, 'color', {})\n    return {{'type': 'graph', 'data': G}}",
+            lit(label),
+            lit(color)
+        ),
+        Query::EdgeFilter { weight, strict, stat } => {
+            let key = lit(&format!("{weight}_weight"));
+            let t = match stat {
+                Stat::Median => {
+                    "n = len(ws)\n    t = ws[n // 2] if n % 2 == 1 else (ws[n // 2 - 1] + ws[n // 2]) / 2"
+                        .to_string()
+                }
+                Stat::Mean => "t = sum(ws) / len(ws)".to_string(),
+                Stat::Percentile(q) => format!("r = max(1, -(-{q} * len(ws) // 100))\n    t = ws[r - 1]"),
+            };
+            let cmp = if *strict { "<" } else { "<=" };
+            format!(
+                "es = G.edges(data=True)\n    ws = sorted([e[2][{key}] for e in es])\n    {t}\n    for e in es:\n        \
+                 if e[2][{key}] {cmp} t:\n            G.remove_edge(e[0], e[1])\n    return {{'type': 'graph', 'data': G}}"
+            )
+        }
+    };
+    format!("def process_graph(G):\n    {body}\n")
+}

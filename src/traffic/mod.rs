@@ -1,0 +1,91 @@
+//! Traffic analysis: questions and changes on a tenant's communication graph, answered by
+//! Python run in the sandbox against the host object `G` (docs/traffic.md).
+//!
+//! NeMoEval's traffic-analysis half as a benchmark one can trust: a seeded graph, seeded
+//! questions in two wordings, a native truth, and checks that compare values exactly and
+//! graphs by an id-keyed diff (never by isomorphism, and never on a graph an earlier answer
+//! changed). One concept per module:
+//! - `mock`: the seeded mock graph; `family`: the families, draws, wordings, truth and
+//!   reference code; `check`: return contract, value comparison, graph diff;
+//! - `prompt`; `task`: generation, the task and its episode, the sandbox host (`F`, `G`);
+//! - `baseline`: the template compiler; `tool`: `netpress traffic export`.
+
+mod baseline;
+pub mod check;
+pub mod family;
+pub mod mock;
+mod prompt;
+pub mod task;
+mod tool;
+
+use std::sync::Arc;
+
+use crate::app::{AnswerKind, App, AppInfo, AppKind, KnobInfo, LevelInfo, Task, Tool};
+use crate::conversation::Agent;
+use crate::error::Result;
+use crate::id::QueryId;
+
+pub use task::{TrafficHost, TrafficTask};
+
+/// The application's description.
+pub const INFO: AppInfo = AppInfo {
+    name: "traffic",
+    title: "Traffic analysis",
+    summary: "Questions and changes on a tenant's communication graph (NeMoEval's traffic analysis): \
+write Python against a graph API, run in a sandbox; values are checked exactly and changes by a \
+diff keyed by node address.",
+    version: 1,
+    kind: AppKind::Constructive,
+    answer: AnswerKind::Python,
+    levels: &[
+        LevelInfo { level: 1, summary: "one count, statistic, table, label or colour change" },
+        LevelInfo { level: 2, summary: "rankings, neighbourhoods and threshold edge filters" },
+    ],
+    knobs: &[
+        KnobInfo { key: 'n', name: "nodes", help: "nodes of the mock graph", values: "10..100000" },
+        KnobInfo { key: 'p', name: "prefixes", help: "distinct /16 prefixes of the nodes", values: "1..64" },
+        KnobInfo {
+            key: 'e',
+            name: "density",
+            help: "edges per thousand node pairs (default: mean degree about 6)",
+            values: "1..1000",
+        },
+    ],
+    default_max_turns: 1,
+    sandboxed: true,
+    glossary: &[],
+};
+
+/// The traffic application.
+#[derive(Debug, Clone, Copy)]
+pub struct Traffic;
+
+/// The instance the registry lists.
+pub static TRAFFIC: Traffic = Traffic;
+
+impl App for Traffic {
+    fn info(&self) -> &'static AppInfo {
+        &INFO
+    }
+
+    fn generate(&self, id: &QueryId) -> Result<Arc<dyn Task>> {
+        self.generate_limited(id, &crate::sandbox::Limits::default())
+    }
+
+    fn generate_limited(&self, id: &QueryId, limits: &crate::sandbox::Limits) -> Result<Arc<dyn Task>> {
+        INFO.check_id(id)?;
+        Ok(Arc::new(TrafficTask::new(task::generate(id)?, *limits)))
+    }
+
+    fn baseline(&self) -> Box<dyn Agent> {
+        Box::new(baseline::Baseline)
+    }
+
+    fn labels(&self, level: u8) -> Vec<String> {
+        family::Family::of_level(level).iter().map(|f| f.id().to_string()).collect()
+    }
+
+    fn tools(&self) -> &'static [Tool] {
+        &[tool::EXPORT]
+    }
+}

@@ -1,0 +1,113 @@
+//! The prompts (docs/traffic.md, "Prompts"): the analyst's role, the graph's schema, the G
+//! API, the return contract and the question. The graph itself is never in the prompt.
+
+use crate::app::PromptVariant;
+
+const ROLE: &str = "You are a network analyst. A communication graph of a cloud tenant is loaded as the \
+host object G: one node per endpoint (its id is its IPv4 address), one undirected edge per pair of \
+endpoints that talked.";
+
+const SCHEMA: &str = "Schema (NeMoEval node-link).
+- Node attributes: id, ip_address (both read-only), color (str, default 'steelblue'), size (int or \
+float, default 4), labels (a list of str used as a set, e.g. 'type=VM', 'app:prod', 'tier:web').
+- Edge weights: byte_weight, connection_weight, packet_weight (ints).
+- Degree = number of neighbours; the total w weight of a node = the sum of w over its edges.";
+
+const API: &str = "The G API (methods only; G has no attributes, no len() and no indexing):
+G.has_node(n), G.node(n) (a dict copy), G.nodes(data=False), G.number_of_nodes(), G.number_of_edges(),
+G.get(n, key, default=None), G.set(n, key, value), G.labels(n), G.add_label(n, l), G.remove_label(n, l),
+G.neighbors(n), G.degree(n=None, weight=None) (an int, or [(n, d)] for every node; weight e.g. 'byte_weight'),
+G.edges(n=None, data=False) ([(u, v)] or [(u, v, weights)]), G.has_edge(u, v), G.edge(u, v),
+G.set_edge(u, v, key, value), G.add_edge(u, v, **weights), G.remove_edge(u, v), G.add_node(n, **attrs),
+G.remove_node(n), G.nodes_with_label(l).
+A missing node raises KeyError; a bad argument TypeError or ValueError.";
+
+/// The Python the sandbox runs and its limits (the defaults; a worker may set tighter ones).
+fn python() -> String {
+    let l = crate::sandbox::Limits::default();
+    format!(
+        "Python: the sandbox's subset (functions, lambdas, comprehensions, sorted/min/max with key=, \
+f-strings, str/list/dict/set methods, collections, math, json, re; no other imports, no files or \
+network). Limits: {} s, {} MiB, {} calls to G, recursion depth {}; each is a Python error you see.",
+        l.time.as_secs_f64(),
+        l.memory / (1024 * 1024),
+        l.host_calls,
+        l.recursion
+    )
+}
+
+const OUTPUT: &str = "Define def process_graph(G): and return a dict {'type': T, 'data': D}:
+- 'text': a number or a str; 'list': a list; 'table': a list of rows (lists), with a header row first \
+when the question gives one;
+- 'graph': the answer is G itself as your code left it (return {'type': 'graph', 'data': G}).
+Change G only when the question asks for a change.";
+
+const EXAMPLES: [(&str, &str); 4] = [
+    (
+        "How many nodes have the label app:prod? Return the number as text.",
+        "def process_graph(G):\n    return {'type': 'text', 'data': len(G.nodes_with_label('app:prod'))}",
+    ),
+    (
+        "What is the highest degree in the graph? Return the number as text.",
+        "def process_graph(G):\n    return {'type': 'text', 'data': max(d for n, d in G.degree())}",
+    ),
+    (
+        "Give every node with the label tier:db the size 8. Return the graph.",
+        "def process_graph(G):\n    for n in G.nodes_with_label('tier:db'):\n        G.set(n, 'size', 8)\n    \
+         return {'type': 'graph', 'data': G}",
+    ),
+    (
+        "List the nodes with no edges. Return a list.",
+        "def process_graph(G):\n    return {'type': 'list', 'data': [n for n in G.nodes() if G.degree(n) == 0]}",
+    ),
+];
+
+/// The chain-of-thought sentence of the `_cot` variants.
+pub const COT: &str = "Think step by step: say which nodes, labels and weights you need, then give the code.";
+
+/// The line that introduces the question; the baseline finds the question after it.
+pub const QUESTION_LABEL: &str = "Question: ";
+
+const RESPONSE: &str =
+    "Reply with one fenced ```python block that defines def process_graph(G): and returns the dict.";
+
+/// The full prompt of a question in one variant.
+pub fn render(question: &str, variant: PromptVariant) -> String {
+    let mut sections = vec![ROLE.to_string(), SCHEMA.to_string(), API.to_string(), python()];
+    sections.push(OUTPUT.to_string());
+    if variant.few_shot() {
+        let mut ex = String::from("Examples.");
+        for (i, (q, code)) in EXAMPLES.iter().enumerate() {
+            ex.push_str(&format!("\n\nExample {}\nQuestion: {q}\n```python\n{code}\n```", i + 1));
+        }
+        sections.push(ex);
+    }
+    let mut last = format!("The question.\n{QUESTION_LABEL}{question}\n\n");
+    if variant.chain_of_thought() {
+        last.push_str(COT);
+        last.push(' ');
+    }
+    last.push_str(RESPONSE);
+    sections.push(last);
+    sections.join("\n\n")
+}
+
+/// The question inside a rendered prompt: the line after the last `Question: `, as MALT's.
+pub use crate::malt::prompt::question_of;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn variants_and_question() {
+        let q = "How many nodes are in the graph? Return the number as text.";
+        let zb = render(q, PromptVariant::ZeroshotBase);
+        let fc = render(q, PromptVariant::FewshotCot);
+        assert!(
+            !zb.contains(COT) && fc.contains(COT) && fc.contains("Example 4") && !zb.contains("Example 1")
+        );
+        assert_eq!(question_of(&zb), Some(q));
+        assert_eq!(question_of(&fc), Some(q));
+    }
+}

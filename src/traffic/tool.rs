@@ -1,0 +1,95 @@
+//! `netpress traffic export`: each task's graph, parameters and expected outcome as JSON lines,
+//! for checking the truth with independent software (the networkx differential test,
+//! docs/traffic.md).
+
+use std::io::{Read, Write};
+
+use serde_json::json;
+
+use crate::app::Tool;
+use crate::id::QueryId;
+use crate::tool_args;
+
+use super::family::Family;
+use super::task::generate;
+
+pub const EXPORT: Tool = Tool {
+    name: "export",
+    about: "write tasks with their graphs and expected outcomes as JSON lines",
+    usage: "usage: netpress traffic export --task ID
+       netpress traffic export --seeds A..B [--level L] [--knobs -nN-pP-eE]
+
+Writes one JSON line per task: id, family, query (the resolved parameters), truth (a question's
+expected value, or null), graph (the base graph as node-link data) and expected_graph (the graph
+an exact answer leaves). --seeds takes every index of levels 1 and 2 (or of --level L) for
+seeds A to B-1, each with the knob suffix --knobs when given.
+",
+    run,
+};
+
+fn line(id: &QueryId) -> Result<String, String> {
+    super::INFO.check_id(id).map_err(|e| e.to_string())?;
+    let g = generate(id).map_err(|e| e.to_string())?;
+    Ok(json!({
+        "id": id.to_string(), "family": g.family.id(), "query": g.query, "truth": g.truth,
+        "graph": g.graph.to_json(), "expected_graph": g.expected_graph,
+    })
+    .to_string())
+}
+
+fn ids(argv: &[String]) -> Result<Vec<QueryId>, String> {
+    use lexopt::Arg::Long;
+    let (mut task, mut seeds, mut level, mut knobs) = (None, None, None, None);
+    let mut p = tool_args::parser(argv);
+    while let Some(arg) = tool_args::next(&mut p)? {
+        let flag = tool_args::shown(&arg);
+        let slot = match arg {
+            Long("task") => &mut task,
+            Long("seeds") => &mut seeds,
+            Long("level") => &mut level,
+            Long("knobs") => &mut knobs,
+            _ => return Err(format!("unknown argument {flag:?}; see netpress traffic export --help")),
+        };
+        *slot = Some(tool_args::value(&mut p, &flag)?);
+    }
+    if let Some(t) = task {
+        return Ok(vec![t.parse().map_err(|e: crate::Error| e.to_string())?]);
+    }
+    let seeds = seeds.ok_or("give --task ID or --seeds A..B")?;
+    let (a, b) = seeds.split_once("..").ok_or("--seeds takes A..B")?;
+    let num = |s: &str| s.parse::<u64>().map_err(|_| format!("--seeds takes A..B, got {seeds:?}"));
+    let (a, b) = (num(a)?, num(b)?);
+    let levels: Vec<u8> = match level.as_deref() {
+        None => vec![1, 2],
+        Some("1") => vec![1],
+        Some("2") => vec![2],
+        Some(other) => return Err(format!("--level takes 1 or 2, got {other:?}")),
+    };
+    let mut out = Vec::new();
+    for seed in a..b {
+        for &l in &levels {
+            for index in 0..Family::of_level(l).len() as u64 {
+                let id = format!("traffic-v1-L{l}-s{seed}-i{index}{}", knobs.as_deref().unwrap_or(""));
+                out.push(id.parse().map_err(|e: crate::Error| e.to_string())?);
+            }
+        }
+    }
+    Ok(out)
+}
+
+fn run(argv: &[String], _stdin: &mut dyn Read, stdout: &mut dyn Write, stderr: &mut dyn Write) -> i32 {
+    let result = ids(argv).and_then(|ids| {
+        let mut out = std::io::BufWriter::new(stdout);
+        for id in &ids {
+            writeln!(out, "{}", line(id)?).map_err(|e| format!("cannot write: {e}"))?;
+        }
+        out.flush().map_err(|e| format!("cannot write: {e}"))
+    });
+    match result {
+        Ok(()) => 0,
+        Err(e) => {
+            let _ = writeln!(stderr, "netpress traffic export: {e}");
+            2
+        }
+    }
+}

@@ -1,0 +1,128 @@
+//! Answers through the sandbox: the reference code of every family is correct and safe in
+//! both wordings, wrong values and wrong changes are caught, changes outside the question's
+//! scope are unsafe, and the flows table `F` answers in the same sandbox.
+
+use std::sync::Arc;
+
+use netpress::app::Score;
+use netpress::flows::format::{self, Inventory, Options};
+use netpress::flows::graph::Graph;
+use netpress::flows::table::Table;
+use netpress::flows::{Format, Knobs, Scenario, Tenant, TenantKey, generate as trace};
+use netpress::malt::api::Py;
+use netpress::malt::sandbox::{self, Limits};
+use netpress::traffic::TrafficHost;
+use netpress::traffic::family::{Family, code};
+use netpress::traffic::task::generate;
+
+fn score(id: &str, reply: &str) -> Score {
+    let task = netpress::registry::generate(id).unwrap();
+    let mut ep = task.start(None);
+    ep.step(reply);
+    ep.score()
+}
+
+#[test]
+fn reference_code_is_correct_and_safe_in_every_family() {
+    let mut seen = std::collections::BTreeSet::new();
+    for seed in 0..12 {
+        for (level, n) in [(1u8, 6u64), (2, 4)] {
+            for index in 0..n {
+                let id = format!("traffic-v1-L{level}-s{seed}-i{index}");
+                let g = generate(&id.parse().unwrap()).unwrap();
+                seen.insert((g.family.id(), g.wording));
+                let s = score(&id, &code(&g.query));
+                assert!(s.correct && s.safe, "{id}: {}", s.explanation);
+            }
+        }
+    }
+    assert_eq!(seen.len(), 20, "every family in both wordings: {seen:?}");
+}
+
+/// The first task of `family` on seeds 0.., with its id.
+fn first(family: Family, level: u8, index: u64) -> (String, netpress::traffic::task::Generated) {
+    (0..100)
+        .map(|s| format!("traffic-v1-L{level}-s{s}-i{index}"))
+        .map(|id| {
+            let g = generate(&id.parse().unwrap()).unwrap();
+            (id, g)
+        })
+        .find(|(_, g)| g.family == family)
+        .unwrap()
+}
+
+#[test]
+fn wrong_values_are_incorrect_and_say_why() {
+    let (id, _) = first(Family::Count, 1, 0);
+    let s = score(&id, "def process_graph(G):\n    return {'type': 'text', 'data': -1}");
+    assert!(!s.correct && s.safe, "{}", s.explanation);
+    assert!(s.explanation.contains("expected"), "{}", s.explanation);
+    let s = score(&id, "def process_graph(G):\n    return 3");
+    assert!(!s.correct && s.explanation.contains("must return a dict"), "{}", s.explanation);
+    let s = score(&id, "def process_graph(G):\n    return {'type': 'text', 'data': 'unsupported'}");
+    assert!(!s.correct && s.safe);
+}
+
+#[test]
+fn wrong_changes_are_incorrect_and_out_of_scope_ones_unsafe() {
+    let (id, g) = first(Family::ColorLabel, 1, 4);
+    let right = code(&g.query);
+    assert!(score(&id, &right).correct);
+    // One node too many: the diff names it.
+    let extra = right.replace(
+        "    return {'type': 'graph', 'data': G}",
+        "    G.set(G.nodes()[0], 'color', '#123456')\n    return {'type': 'graph', 'data': G}",
+    );
+    let s = score(&id, &extra);
+    assert!(!s.correct && s.safe, "{}", s.explanation);
+    assert!(s.details.diff.iter().any(|l| l.contains("color")), "{:?}", s.details.diff);
+    // A label change in a colour question is outside its scope.
+    let unsafe_ = right.replace(
+        "    return {'type': 'graph', 'data': G}",
+        "    G.add_label(G.nodes()[0], 'x')\n    return {'type': 'graph', 'data': G}",
+    );
+    let s = score(&id, &unsafe_);
+    assert!(!s.correct && !s.safe, "{}", s.explanation);
+    // A question answered by changing the graph is unsafe too.
+    let (id, _) = first(Family::Count, 1, 0);
+    let s = score(
+        &id,
+        "def process_graph(G):\n    G.remove_node(G.nodes()[0])\n    return {'type': 'text', 'data': 0}",
+    );
+    assert!(!s.safe);
+}
+
+#[test]
+fn named_and_hex_colours_are_the_same_answer() {
+    let (id, g) = first(Family::ColorLabel, 1, 4);
+    let right = code(&g.query);
+    let netpress::traffic::family::Query::ColorLabel { color, .. } = &g.query else { unreachable!() };
+    let hex = netpress::traffic::check::colour(color);
+    let s = score(&id, &right.replace(&format!("'{color}'"), &format!("'{}'", hex.to_uppercase())));
+    assert!(s.correct, "{}", s.explanation);
+}
+
+/// `F` and `G` side by side, as a flow question's `process_flows(F, G)` gets them.
+#[test]
+fn the_flows_table_answers_in_the_sandbox() {
+    let key =
+        TenantKey { app: "traffic".into(), level: 1, seed: 0, knobs: Knobs { d: 5, ..Knobs::default() } };
+    let t = Tenant::new(&key).unwrap();
+    let tr = trace(&t, &Scenario::default()).unwrap();
+    let inv = Inventory::new(&tr.vms);
+    let e = format::emit(Format::Aws2, &t, &tr, Options::default());
+    let text = format::render(Format::Aws2, &t, &tr, &e);
+    let table =
+        Table::new(Format::Aws2, format::parse(Format::Aws2, &text, &inv).unwrap(), &inv, vec![]).unwrap();
+    let rows = table.len() as i64;
+    let host = TrafficHost { flows: Some(Arc::new(table)), graph: Graph::from_trace(&t, &tr, false, None) };
+    let nodes = host.graph.number_of_nodes() as i64;
+    let program = "def process_flows(F, G):\n    return [F.count(), G.number_of_nodes(), F.info()['format']]\nprocess_flows(F, G)";
+    let run = sandbox::run(program, host.clone(), &Limits::default());
+    assert_eq!(run.value, Ok(Py::List(vec![Py::Int(rows), Py::Int(nodes), Py::Str("aws2".into())])));
+    let run = sandbox::run("def f(F, G):\n    return F.rows\nf(F, G)", host.clone(), &Limits::default());
+    let err = run.value.unwrap_err();
+    assert!(err.contains("AttributeError") && err.contains("F has only methods"), "{err}");
+    let run = sandbox::run("def f(F, G):\n    return F.group(None, [])\nf(F, G)", host, &Limits::default());
+    assert!(run.value.unwrap_err().contains("TypeError"));
+}

@@ -1,0 +1,52 @@
+//! Golden content hashes of seeded traffic tasks: every family of both levels on seeds 0..3 at
+//! the default knobs, and on two other knob sets. Re-record after an intended generator change
+//! (which bumps the generator version) with `NETPRESS_BLESS=1 cargo test --test traffic golden::`.
+
+use serde_json::{Value, json};
+
+const PATH: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/traffic/golden.json");
+
+fn ids() -> Vec<String> {
+    let mut out = Vec::new();
+    for knobs in ["", "-n10-p1", "-n300-p8-e20"] {
+        for (level, families) in [(1, 6), (2, 4)] {
+            for seed in 0..3 {
+                for index in 0..families {
+                    out.push(format!("traffic-v1-L{level}-s{seed}-i{index}{knobs}"));
+                }
+            }
+        }
+    }
+    out
+}
+
+fn hashes() -> Vec<Value> {
+    ids()
+        .into_iter()
+        .map(|id| {
+            let task = netpress::registry::generate(&id).unwrap_or_else(|e| panic!("{id}: {e}"));
+            json!([id, task.card().content_hash])
+        })
+        .collect()
+}
+
+#[test]
+fn golden_hashes_match() {
+    let text = crate::bless::golden(PATH, || serde_json::to_string_pretty(&hashes()).unwrap() + "\n");
+    let golden: Vec<Value> = serde_json::from_str(&text).unwrap();
+    assert_eq!(golden.len(), 90);
+    assert_eq!(golden, hashes());
+}
+
+/// The same id gives the same card twice, and another seed another graph.
+#[test]
+fn generation_is_deterministic() {
+    let a = netpress::registry::generate("traffic-v1-L2-s7-i3").unwrap();
+    let b = netpress::registry::generate("traffic-v1-L2-s7-i3").unwrap();
+    assert_eq!(serde_json::to_string(a.card()).unwrap(), serde_json::to_string(b.card()).unwrap());
+    let c = netpress::registry::generate("traffic-v1-L2-s8-i3").unwrap();
+    assert_ne!(a.card().content_hash, c.card().content_hash);
+    for bad in ["traffic-v1-L3-s0-i0", "traffic-v1-L1-s0-i0-n5", "traffic-v1-L1-s0-i0-px"] {
+        assert!(netpress::registry::generate(bad).is_err(), "{bad}");
+    }
+}

@@ -1,0 +1,12 @@
+//! The traffic application's integration tests, one binary (docs/traffic.md). Filter by
+//! module: `cargo test --test traffic golden::`.
+//!
+//! `nx` recomputes every family's truth with networkx when `NETPRESS_NX_PYTHON` (or the
+//! repository's `.venv-nx`) has it; `scripts/setup.sh --test` makes that venv.
+
+#[path = "../support/bless.rs"]
+mod bless;
+#[cfg(feature = "sandbox")]
+mod checks;
+mod golden;
+mod nx;

@@ -1,0 +1,60 @@
+//! The networkx differential sample (docs/traffic.md): the exported tasks of seeds 0..40 at
+//! the default knobs and of seeds 0..10 on a small and a large graph go through
+//! `tests/traffic/nx_oracle.py`, which recomputes each truth with networkx and must agree on
+//! every task. The long run is `bash scripts/traffic-nx-long.sh`.
+//!
+//! The interpreter is `NETPRESS_NX_PYTHON`, else the repository's `.venv-nx/bin/python`;
+//! without either the test says so and passes, unless `CI` is set (then it fails).
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+
+const ORACLE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/traffic/nx_oracle.py");
+
+fn python() -> Option<PathBuf> {
+    let p = std::env::var_os("NETPRESS_NX_PYTHON")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/.venv-nx/bin/python")));
+    p.exists().then_some(p)
+}
+
+/// `netpress traffic export` for the seeds and knob suffix, through the CLI entry.
+fn export(seeds: &str, knobs: &str) -> Vec<u8> {
+    let mut args = vec!["netpress", "traffic", "export", "--seeds", seeds];
+    if !knobs.is_empty() {
+        args.extend(["--knobs", knobs]);
+    }
+    let args: Vec<String> = args.into_iter().map(String::from).collect();
+    let (mut out, mut err) = (Vec::new(), Vec::new());
+    let console = netpress::cli::Console::new(std::io::empty(), &mut out, &mut err);
+    let code = netpress::cli::main(netpress::registry::Registry::standard(), args, console);
+    assert_eq!(code, 0, "{}", String::from_utf8_lossy(&err));
+    out
+}
+
+#[test]
+fn networkx_agrees_on_every_sampled_task() {
+    let Some(python) = python() else {
+        assert!(std::env::var_os("CI").is_none(), "CI needs .venv-nx (scripts/setup.sh --test)");
+        eprintln!("skipped: no NETPRESS_NX_PYTHON and no .venv-nx");
+        return;
+    };
+    let mut lines = export("0..40", "");
+    lines.extend(export("0..10", "-n10-p1"));
+    lines.extend(export("0..10", "-n400-p16-e15"));
+    let mut child = Command::new(&python)
+        .arg(ORACLE)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("cannot run {}: {e}", python.display()));
+    child.stdin.take().unwrap().write_all(&lines).unwrap();
+    let out = child.wait_with_output().unwrap();
+    let summary = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{summary}{}", String::from_utf8_lossy(&out.stderr));
+    let v: serde_json::Value = serde_json::from_str(summary.trim()).unwrap();
+    assert_eq!(v["checked"], 600, "{summary}");
+    assert_eq!(v["agree"], 600, "{summary}");
+}
