@@ -94,8 +94,9 @@ pub fn weakness_map(
     let mut sums = vec![vec![(0.0, 0usize); nc]; nr];
     let state = search.state();
     let gp = search.surrogate(state.rounds.len().max(1) as u32, true);
+    let encoder = space.encoder();
     for cell in search.cells().iter().filter(|c| filters.iter().all(|&(d, v)| c.0[d] == v)) {
-        let mean = gp.as_ref().map_or(0.0, |gp| gp.predict(&space.features(cell)).0);
+        let mean = gp.as_ref().map_or(0.0, |gp| gp.predict(&encoder.features(cell)).0);
         let s = &mut sums[cell.0[ri] as usize][cell.0[ci] as usize];
         s.0 += mean;
         s.1 += 1;

@@ -37,7 +37,7 @@ pub use fake::{Fake, Noop, noop_reply};
 pub use gp::{Candidate, Gp, LENGTHSCALES, Obs, matern52};
 pub use map::{MapCell, WeakRow, WeaknessMap, default_dims, weakness_map, weakness_table};
 pub use search::{CONFIRM_SEEDS, MAX_CANDIDATES, Next, Point, SEARCH_SEEDS, Search, normal_quantile};
-pub use space::{Cell, Dim, Enc, Reference, Space, Via, feasible_cells, realise_knobs, scan};
+pub use space::{Cell, Dim, Enc, Encoder, Reference, Space, Via, feasible_cells, realise_knobs, scan};
 pub use state::{
     Component, Confirmation, Evaluation, Mode, Phase, Pin, Promotion, RateCi, RoundNote, SCHEMA, ScoreKind,
     Select, Settings, State, Verdict, promote,

@@ -10,7 +10,7 @@
 use std::collections::BTreeMap;
 
 use super::gp::{Candidate, Gp, Obs};
-use super::space::{Cell, Space, feasible_cells};
+use super::space::{Cell, Encoder, Space, feasible_cells};
 use super::state::{
     Component, Confirmation, Evaluation, Mode, Phase, Promotion, RateCi, RoundNote, Select, Settings, State,
     Verdict, promote,
@@ -54,6 +54,8 @@ pub enum Next {
 pub struct Search<'a> {
     app: &'a dyn App,
     space: Space,
+    /// The space's features, tabled once (every round encodes thousands of cells).
+    encoder: Encoder,
     /// The feasible cells the pins allow, in index order.
     cells: Vec<Cell>,
     state: State,
@@ -102,7 +104,7 @@ impl<'a> Search<'a> {
         {
             *levels = levels_of(&space, &pinned);
         }
-        Ok(Search { app, space, cells: pinned, state, guided: None })
+        Ok(Search { app, encoder: space.encoder(), space, cells: pinned, state, guided: None })
     }
 
     /// Continues a saved search with `settings`, refusing any difference by naming the field.
@@ -276,7 +278,11 @@ impl<'a> Search<'a> {
             .filter(|e| if train { e.round == round } else { e.round <= round })
             .filter(|e| all || e.round < round || e.phase == Phase::Random)
             .filter(|e| !e.ids.is_empty())
-            .map(|e| Obs { x: self.space.features(&self.space.cell_at(e.index)), y: e.gap, noise: e.noise() })
+            .map(|e| Obs {
+                x: self.encoder.features(&self.space.cell_at(e.index)),
+                y: e.gap,
+                noise: e.noise(),
+            })
             .collect()
     }
 
@@ -306,7 +312,7 @@ impl<'a> Search<'a> {
         };
         let candidates = self.candidates(round, &gp, random);
         let mut cached: Vec<Candidate> =
-            candidates.iter().map(|c| gp.candidate(&self.space.features(c))).collect();
+            candidates.iter().map(|c| gp.candidate(&self.encoder.features(c))).collect();
         let mut noises: Vec<f64> =
             self.evaluations_for(round).filter(|e| !e.ids.is_empty()).map(Evaluation::noise).collect();
         noises.sort_by(f64::total_cmp);
@@ -387,7 +393,7 @@ impl<'a> Search<'a> {
             self.state.evaluations.iter().filter(|e| e.round == round && !e.ids.is_empty()).collect();
         let gp = (s.select == Select::Mean).then(|| self.surrogate(round, true)).flatten();
         let key = |e: &Evaluation| match &gp {
-            Some(gp) => round9(gp.predict(&self.space.features(&self.space.cell_at(e.index))).0),
+            Some(gp) => round9(gp.predict(&self.encoder.features(&self.space.cell_at(e.index))).0),
             None => e.gap,
         };
         let mut best: Option<&Evaluation> = None;
@@ -442,7 +448,7 @@ impl<'a> Search<'a> {
         evaluated.dedup();
         let mut out: Vec<(u64, f64)> = evaluated
             .into_iter()
-            .map(|i| (i, round9(gp.predict(&self.space.features(&self.space.cell_at(i))).0)))
+            .map(|i| (i, round9(gp.predict(&self.encoder.features(&self.space.cell_at(i))).0)))
             .collect();
         out.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
         out

@@ -186,6 +186,36 @@ impl Space {
         }
         out
     }
+
+    /// Every dimension's values encoded once, for encoding many cells (see [`Encoder`]).
+    pub fn encoder(&self) -> Encoder {
+        let table = self.dims.iter().map(|d| {
+            (0..d.values.len())
+                .map(|v| {
+                    let mut out = Vec::new();
+                    encode(d, v, &mut out);
+                    out
+                })
+                .collect()
+        });
+        Encoder(table.collect())
+    }
+}
+
+/// [`Space::features`] from a table: a round encodes thousands of candidate cells, and encoding
+/// one fault-family value scans every value of its dimension, which was a tenth of a round's
+/// search time. Same features, bit for bit.
+#[derive(Debug, Clone)]
+pub struct Encoder(Vec<Vec<Vec<f64>>>);
+
+impl Encoder {
+    pub fn features(&self, cell: &Cell) -> Vec<f64> {
+        let mut out = Vec::new();
+        for (values, &v) in self.0.iter().zip(&cell.0) {
+            out.extend_from_slice(values.get(v as usize).map_or(&[][..], Vec::as_slice));
+        }
+        out
+    }
 }
 
 fn encode(d: &Dim, v: usize, out: &mut Vec<f64>) {
@@ -300,6 +330,10 @@ mod tests {
     #[test]
     fn features_follow_the_encodings() {
         let s = space();
+        let e = s.encoder();
+        for cell in [Cell(vec![1, 3, 2, 1]), Cell(vec![0, 0, 1, 0])] {
+            assert_eq!(e.features(&cell), s.features(&cell));
+        }
         let f = s.features(&Cell(vec![1, 3, 2, 1]));
         let h = 1.0 / 2f64.sqrt();
         assert_eq!(f, vec![1.0, 1.0, 0.5, 0.5, 0.0, h]);
