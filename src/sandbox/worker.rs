@@ -8,10 +8,9 @@
 //! application is the first word of the task id (`malt-…`, `route-…`), the episode is the
 //! library's [`Runner`], and the only application-specific input is the sandbox limits, which
 //! reach the task through [`crate::app::App::generate_limited`] (applications without a
-//! sandbox ignore them). The page sends it only `sandboxed` applications' episodes today, but
-//! the protocol refuses none, so a new application runs in the worker with no change to it;
-//! `open`, `compose` and `baseline` are what the page needs to stop linking engines at all
-//! (docs/bundles.md).
+//! sandbox ignore them). The page links no engine, so every application's tasks open and run
+//! here, each application in a worker bundle of its own (docs/bundles.md); a new application
+//! runs in the worker with no change to it.
 //!
 //! # Requests, page → worker (tag `op`)
 //! - `{"op":"start","id":ID,"max_turns":N?,"variant":V?,"limits":L?,"agent":A?}` builds the
