@@ -52,9 +52,10 @@
 //!   answer kind, starters, the built-in agent's name).
 //! - `composed` `{reply}`: the reply text of a `compose`.
 //! - `reply` `{reply}`: the built-in agent's reply text of a `baseline`.
-//! - `turn` `{turn, finished, panels, picture}`: the turn record, the finish (`null` while the
-//!   episode goes on), the emulator's panels after the turn and its own picture (`null` when
-//!   the task's picture stands).
+//! - `turn` `{turn, finished, stop_reason, panels, picture}`: the turn record, the finish
+//!   (`null` while the episode goes on), why the episode stopped early (`null` unless it did,
+//!   such as a fatal agent failure), the emulator's panels after the turn and its own picture
+//!   (`null` when the task's picture stands).
 //! - `result` `{record, panels}`: the result record of the finished episode.
 //! - `checked` `{record, panels, check_ms}`: the record of a `check`, with `check_ms` the time
 //!   of the run, diff and scoring measured inside the worker.
@@ -320,7 +321,8 @@ impl Worker {
         let picture = runner.episode().picture();
         let mut out = vec![message(
             "turn",
-            json!({"turn": to_json(&turn), "finished": to_json(&finished), "panels": to_json(&panels),
+            json!({"turn": to_json(&turn), "finished": to_json(&finished),
+                   "stop_reason": runner.stop_reason(), "panels": to_json(&panels),
                    "picture": to_json(&picture)}),
         )];
         if finished.is_some() {

@@ -40,11 +40,10 @@ use crate::task_view::TaskView;
 use crate::view::{Panel, Picture};
 
 /// The entry script of the worker bundles (www/netpress-worker_loader.js, copied by Trunk),
-/// relative to the page so the site works from any path; the query names the application
-/// whose bundle it loads.
-fn worker_url(app: &str) -> String {
-    format!("./netpress-worker_loader.js?{app}")
-}
+/// relative to the page so the site works from any path. The worker's name is the application
+/// whose bundle it loads: one exact URL for every application, which the offline service
+/// worker serves from its cache (a query string would be lost there, docs/bundles.md).
+const WORKER_URL: &str = "./netpress-worker_loader.js";
 
 /// Deadline for a fresh worker to load and for a task to be built (large topologies).
 const START_DEADLINE_MS: u32 = 30_000;
@@ -333,6 +332,9 @@ impl WorkerEpisode {
             }
             s.turns.push(record);
             s.finished = finished;
+            if let Some(reason) = turn["stop_reason"].as_str() {
+                s.stop_reason = Some(reason.to_string());
+            }
             s.panels = from(&turn["panels"]).unwrap_or_default();
             s.picture = from(&turn["picture"]).unwrap_or_default();
         }
@@ -507,7 +509,9 @@ struct SandboxWorker {
 impl SandboxWorker {
     /// Starts a worker and waits for its `ready`.
     async fn spawn(app: &str) -> Result<Rc<Self>, String> {
-        let worker = web_sys::Worker::new(&worker_url(app))
+        let options = web_sys::WorkerOptions::new();
+        options.set_name(app);
+        let worker = web_sys::Worker::new_with_options(WORKER_URL, &options)
             .map_err(|_| format!("could not start the {app} worker"))?;
         let this = Rc::new_cyclic(|me: &Weak<SandboxWorker>| {
             let (me_msg, me_err) = (me.clone(), me.clone());
