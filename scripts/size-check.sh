@@ -3,16 +3,17 @@
 # --offline`) and fails if one is past its budget (issue 18, docs/bundles.md): the main page's
 # wasm, all the first paint needs, at most 600 kB gzip; each application's engine bundle
 # (netpress-worker-<app>, loaded when one of its tasks opens) at most 1 MB gzip
-# (1 MB = 1,000,000 bytes; gzip -9, what a static server would send). One exception, until the
-# Python interpreter shrinks: MALT's bundle carries monty and keeps the 2.5 MB the one sandbox
-# worker had (docs/bundles.md, "Budgets").
+# (1 MB = 1,000,000 bytes; gzip -9, what a static server would send). One named exception:
+# MALT's bundle carries monty, the Python interpreter, and is over 1 MB (1,757,000 B measured;
+# what is in it and why it does not fit: docs/bundles.md, "Budgets"). It is held just above its
+# measured size, so it cannot grow unnoticed; lower MALT_BUDGET whenever it shrinks.
 # Usage: scripts/size-check.sh [DIST]   (default: dist)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 DIST="${1:-dist}"
 MAIN_BUDGET=600000
 ENGINE_BUDGET=1000000
-MALT_BUDGET=2500000
+MALT_BUDGET=1800000
 
 # The one file matching a pattern in DIST, or a clear failure.
 one() {
@@ -34,17 +35,17 @@ if [ "${#engines[@]}" -eq 0 ]; then
 fi
 status=0
 check() {
-  local name=$1 file=$2 budget=$3 raw gz verdict=ok
+  local name=$1 file=$2 budget=$3 note=${4:-} raw gz verdict=ok
   raw=$(wc -c <"$file")
   gz=$(gzip -9 -c "$file" | wc -c)
   if [ "$gz" -gt "$budget" ]; then verdict="OVER BUDGET"; status=1; fi
-  printf '%-7s %-40s raw %9d B  gzip %9d B (%.2f MB)  budget %9d B  %s\n' \
-    "$name" "$(basename "$file")" "$raw" "$gz" "$(awk -v b="$gz" 'BEGIN { print b / 1000000 }')" "$budget" "$verdict"
+  printf '%-7s %-40s raw %9d B  gzip %9d B (%.2f MB)  budget %9d B  %s%s\n' \
+    "$name" "$(basename "$file")" "$raw" "$gz" "$(awk -v b="$gz" 'BEGIN { print b / 1000000 }')" "$budget" "$verdict" "$note"
 }
 check main "$main_wasm" "$MAIN_BUDGET"
 for f in "${engines[@]}"; do
   case "$(basename "$f")" in
-    netpress-worker-malt_bg.wasm) check engine "$f" "$MALT_BUDGET" ;;
+    netpress-worker-malt_bg.wasm) check engine "$f" "$MALT_BUDGET" " (the named exception to the $ENGINE_BUDGET B engine budget)" ;;
     *) check engine "$f" "$ENGINE_BUDGET" ;;
   esac
 done
