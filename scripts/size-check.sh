@@ -1,14 +1,19 @@
 #!/usr/bin/env bash
-# Prints the gzip sizes of the web app's two wasm bundles in dist/ (after `trunk build
-# --release --offline`) and fails if one is past its budget (issue 9): the main page's wasm
-# at most 1 MB gzip, the MALT sandbox worker's at most 2.5 MB gzip (1 MB = 1,000,000 bytes;
-# gzip -9, what a static server would send).
+# Prints the gzip sizes of the web app's wasm bundles in dist/ (after `trunk build --release
+# --offline`) and fails if one is past its budget (issue 18, docs/bundles.md): the main page's
+# wasm, all the first paint needs, at most 600 kB gzip; each application's engine bundle
+# (netpress-worker-<app>, loaded when one of its tasks opens) at most 1 MB gzip
+# (1 MB = 1,000,000 bytes; gzip -9, what a static server would send). One named exception:
+# MALT's bundle carries monty, the Python interpreter, and is over 1 MB (1,756,913 B measured;
+# what is in it and why it does not fit: docs/bundles.md, "Budgets"). It is held just above its
+# measured size, so it cannot grow unnoticed; lower MALT_BUDGET whenever it shrinks.
 # Usage: scripts/size-check.sh [DIST]   (default: dist)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 DIST="${1:-dist}"
-MAIN_BUDGET=1000000
-WORKER_BUDGET=2500000
+MAIN_BUDGET=600000
+ENGINE_BUDGET=1000000
+MALT_BUDGET=1800000
 
 # The one file matching a pattern in DIST, or a clear failure.
 one() {
@@ -22,16 +27,26 @@ one() {
 }
 
 main_wasm=$(one 'netpress-web-*_bg.wasm')
-worker_wasm=$(one 'netpress-worker_bg.wasm')
+engines=()
+for f in "$DIST"/netpress-worker-*_bg.wasm; do [ -f "$f" ] && engines+=("$f"); done
+if [ "${#engines[@]}" -eq 0 ]; then
+  echo "size-check: no engine bundle netpress-worker-*_bg.wasm in $DIST (run trunk build --release --offline)" >&2
+  exit 2
+fi
 status=0
 check() {
-  local name=$1 file=$2 budget=$3 raw gz verdict=ok
+  local name=$1 file=$2 budget=$3 note=${4:-} raw gz verdict=ok
   raw=$(wc -c <"$file")
   gz=$(gzip -9 -c "$file" | wc -c)
   if [ "$gz" -gt "$budget" ]; then verdict="OVER BUDGET"; status=1; fi
-  printf '%-7s %-40s raw %9d B  gzip %9d B (%.2f MB)  budget %9d B  %s\n' \
-    "$name" "$(basename "$file")" "$raw" "$gz" "$(awk -v b="$gz" 'BEGIN { print b / 1000000 }')" "$budget" "$verdict"
+  printf '%-7s %-40s raw %9d B  gzip %9d B (%.2f MB)  budget %9d B  %s%s\n' \
+    "$name" "$(basename "$file")" "$raw" "$gz" "$(awk -v b="$gz" 'BEGIN { print b / 1000000 }')" "$budget" "$verdict" "$note"
 }
 check main "$main_wasm" "$MAIN_BUDGET"
-check worker "$worker_wasm" "$WORKER_BUDGET"
+for f in "${engines[@]}"; do
+  case "$(basename "$f")" in
+    netpress-worker-malt_bg.wasm) check engine "$f" "$MALT_BUDGET" " (the named exception to the $ENGINE_BUDGET B engine budget)" ;;
+    *) check engine "$f" "$ENGINE_BUDGET" ;;
+  esac
+done
 exit "$status"

@@ -7,8 +7,8 @@
 //! surfaces that only ever show the shipped applications (the web page).
 //!
 //! The page needs what describes an application (its [`AppInfo`]: levels, knobs, answer kind,
-//! glossary) long before it needs an engine, and is to link no engine at all (each in a worker
-//! bundle of its own, docs/bundles.md). So the descriptions are listed a second
+//! glossary) long before it needs an engine, and must not link the engines at all (each runs
+//! in a worker bundle of its own, docs/bundles.md). So the descriptions are listed a second
 //! time, as data, in [`catalog`]: the same `AppInfo` values the applications return, in the
 //! same order (a test holds the two lists together), with no `&dyn App` that would pull an
 //! engine into the page.

@@ -1,12 +1,12 @@
 //! What a surface shows of a task before anyone answers it, as plain data.
 //!
-//! To stop linking engines, the page must draw a task (its card, the prompt in the chosen
-//! variant, the topology picture, the answer kind and the starters of the answer editor)
-//! without generating it: generation is the application's engine, which belongs in a worker
-//! bundle of its own (docs/bundles.md). The worker's `open` request
-//! ([`crate::sandbox::worker`]) answers with a [`TaskView`] made by [`TaskView::of`], the one
-//! place that reads a [`Task`] for display, so a task looks the same whichever side generated
-//! it.
+//! The page draws a task (its card, the prompt in the chosen variant, the topology picture,
+//! the answer kind and the starters of the answer editor) without generating it: generation
+//! is the application's engine, which runs in a worker bundle of its own (docs/bundles.md).
+//! The worker's `open` request ([`crate::sandbox::worker`]) answers with a [`TaskView`] made
+//! by [`TaskView::of`], the one place that reads a [`Task`] for display; the page's browser
+//! tests, which link engines in place, make theirs the same way. So a task looks the same
+//! whichever side generated it.
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;

@@ -96,8 +96,7 @@ async fn in_page(
     on_step: impl FnMut(&Snapshot),
 ) -> (Snapshot, ResultRecord) {
     let mut agent = PageAgent::Remote(page::adapt(client, cancel.clone()));
-    let (handle, snapshot) =
-        EpisodeHandle::start(&Workers::default(), task, settings, agent.info()).await.unwrap();
+    let (handle, snapshot) = EpisodeHandle::start_local(task, settings, agent.info());
     let stop = StopFlag::default();
     let last = page::drive(&handle, snapshot, &mut agent, &stop, Pace::Watch(0), on_step).await.unwrap();
     (last, handle.record().unwrap())
@@ -226,7 +225,8 @@ async fn batches_report_turns_and_records() {
     let agents = move || PageAgent::Remote(remote.clone());
     let crew =
         Crew { agents: &agents, client: None, cancel: StopFlag::default(), workers: Workers::default() };
-    let plan = Plan { app, ids, settings: RunSettings { max_turns: Some(2), ..Default::default() }, jobs: 2 };
+    let settings = RunSettings { max_turns: Some(2), ..Default::default() };
+    let plan = Plan { local: Some(netpress::registry::Registry::standard()), ids, settings, jobs: 2 };
     let finished = Rc::new(RefCell::new(Vec::new()));
     let sink = finished.clone();
     page::run_batch(plan, &crew, move |f| sink.borrow_mut().push(f)).await.unwrap();

@@ -1,9 +1,8 @@
 //! `netpress-worker`: the sandbox worker for every registered application (feature `worker`).
 //!
 //! Natively it is a JSON-lines filter (one request per line on stdin, responses on stdout),
-//! for tests and for comparing browser results with native ones; in the browser it is the
-//! sandbox worker the page loads (each application's own bundle, `netpress-worker-<app>`, is
-//! the next step, docs/bundles.md). The protocol,
+//! for tests and for comparing browser results with native ones. The browser loads each
+//! application's own bundle instead (`netpress-worker-<app>`, docs/bundles.md). The protocol,
 //! every op and field, is described once, in `netpress::sandbox::worker`; docs/sandbox.md says
 //! why the worker exists and when the page respawns one.
 

@@ -1,6 +1,6 @@
-//! `netpress-worker-k8s`: the browser's worker bundle for K8s's engine, to be loaded when a k8s
-//! task opens once the page links no engine (feature `worker`, docs/bundles.md). It serves the
-//! protocol of `netpress::sandbox::worker` for this one application, so it links no other engine.
+//! `netpress-worker-k8s`: the browser's worker bundle for K8s's engine, loaded when a k8s task
+//! opens (feature `worker`, docs/bundles.md). It serves the protocol of
+//! `netpress::sandbox::worker` for this one application, so it links no other engine.
 
 /// The memory limit of the sandbox works only with this allocator, armed during runs.
 #[global_allocator]

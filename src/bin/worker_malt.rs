@@ -1,7 +1,6 @@
-//! `netpress-worker-malt`: the browser's worker bundle for MALT's engine and its Python sandbox
-//! (monty), to be loaded when a malt task opens once the page links no engine (feature `worker`,
-//! docs/bundles.md). It serves the protocol of `netpress::sandbox::worker` for this one
-//! application, so it links no other engine.
+//! `netpress-worker-malt`: the browser's worker bundle for MALT's engine and its Python sandbox (monty), loaded when a malt task
+//! opens (feature `worker`, docs/bundles.md). It serves the protocol of
+//! `netpress::sandbox::worker` for this one application, so it links no other engine.
 
 /// The memory limit of the sandbox works only with this allocator, armed during runs.
 #[global_allocator]

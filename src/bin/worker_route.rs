@@ -1,7 +1,6 @@
-//! `netpress-worker-route`: the browser's worker bundle for Route's engine, to be loaded when a
-//! route task opens once the page links no engine (feature `worker`, docs/bundles.md). It serves
-//! the protocol of `netpress::sandbox::worker` for this one application, so it links no other
-//! engine.
+//! `netpress-worker-route`: the browser's worker bundle for Route's engine, loaded when a route task
+//! opens (feature `worker`, docs/bundles.md). It serves the protocol of
+//! `netpress::sandbox::worker` for this one application, so it links no other engine.
 
 /// The memory limit of the sandbox works only with this allocator, armed during runs.
 #[global_allocator]

@@ -8,10 +8,9 @@
 //! application is the first word of the task id (`malt-…`, `route-…`), the episode is the
 //! library's [`Runner`], and the only application-specific input is the sandbox limits, which
 //! reach the task through [`crate::app::App::generate_limited`] (applications without a
-//! sandbox ignore them). The page sends it only `sandboxed` applications' episodes today, but
-//! the protocol refuses none, so a new application runs in the worker with no change to it;
-//! `open`, `compose` and `baseline` are what the page needs to stop linking engines at all
-//! (docs/bundles.md).
+//! sandbox ignore them). The page links no engine, so every application's tasks open and run
+//! here, each application in a worker bundle of its own (docs/bundles.md); a new application
+//! runs in the worker with no change to it.
 //!
 //! # Requests, page → worker (tag `op`)
 //! - `{"op":"start","id":ID,"max_turns":N?,"variant":V?,"limits":L?,"agent":A?}` builds the
@@ -53,9 +52,10 @@
 //!   answer kind, starters, the built-in agent's name).
 //! - `composed` `{reply}`: the reply text of a `compose`.
 //! - `reply` `{reply}`: the built-in agent's reply text of a `baseline`.
-//! - `turn` `{turn, finished, panels, picture}`: the turn record, the finish (`null` while the
-//!   episode goes on), the emulator's panels after the turn and its own picture (`null` when
-//!   the task's picture stands).
+//! - `turn` `{turn, finished, stop_reason, panels, picture}`: the turn record, the finish
+//!   (`null` while the episode goes on), why the episode stopped early (`null` unless it did,
+//!   such as a fatal agent failure), the emulator's panels after the turn and its own picture
+//!   (`null` when the task's picture stands).
 //! - `result` `{record, panels}`: the result record of the finished episode.
 //! - `checked` `{record, panels, check_ms}`: the record of a `check`, with `check_ms` the time
 //!   of the run, diff and scoring measured inside the worker.
@@ -321,7 +321,8 @@ impl Worker {
         let picture = runner.episode().picture();
         let mut out = vec![message(
             "turn",
-            json!({"turn": to_json(&turn), "finished": to_json(&finished), "panels": to_json(&panels),
+            json!({"turn": to_json(&turn), "finished": to_json(&finished),
+                   "stop_reason": runner.stop_reason(), "panels": to_json(&panels),
                    "picture": to_json(&picture)}),
         )];
         if finished.is_some() {

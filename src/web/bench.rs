@@ -1,24 +1,21 @@
 //! The benchmark view: the library's fixed, seeded workload per application
 //! ([`crate::bench::BenchRun`], the code behind `netpress bench`), timed in this browser with
 //! `performance.now()`, so in-browser figures come from the same code as the native ones.
-//! Applications whose episodes run in the sandbox worker are timed inside a worker (where
-//! their episodes run in every other view too). The output of `netpress bench --json` can be
+//! Each application is timed inside its worker, where its engine runs in every other view
+//! too (the page links no engine, docs/bundles.md). The output of `netpress bench --json` can be
 //! loaded beside the browser's figures, stage by stage, with the browser/native ratio.
 
 use yew::prelude::*;
 
 use super::sandbox::{bench_in_worker, use_workers};
 use super::show::Wide;
-use super::util::{download, event_value, now_ms, read_file, yield_now};
-use crate::bench::{AppBench, BenchRun, Report};
-use crate::registry::apps;
+use super::util::{download, event_value, read_file, yield_now};
+use crate::bench::{AppBench, Report};
+use crate::registry::catalog;
 
 /// Tasks per application on offer; 200 is `netpress bench`'s default.
 const SIZES: [usize; 5] = [20, 100, 200, 500, 1000];
 const DEFAULT_SIZE: usize = 200;
-
-/// Milliseconds of work between yields to the browser.
-const SLICE_MS: f64 = 12.0;
 
 #[derive(Clone, PartialEq)]
 struct Progress {
@@ -45,39 +42,11 @@ pub fn bench_page() -> Html {
             results.set(Vec::new());
             wasm_bindgen_futures::spawn_local(async move {
                 let mut done = Vec::new();
-                for app in apps().iter().copied() {
-                    let info = app.info();
+                for info in catalog().iter().copied() {
                     progress.set(Some(Progress { app: info.name.to_string(), done: 0, tasks }));
                     yield_now().await;
-                    let result = if info.sandboxed {
-                        bench_in_worker(&workers, info.name, tasks).await
-                    } else {
-                        // Task by task, yielding every slice: the page keeps drawing.
-                        let mut run = BenchRun::new(app, tasks);
-                        let clock = now_ms;
-                        let mut outcome = Ok(());
-                        let mut slice = now_ms();
-                        loop {
-                            match run.step(&clock) {
-                                Ok(true) => {}
-                                Ok(false) => break,
-                                Err(e) => {
-                                    outcome = Err(e.to_string());
-                                    break;
-                                }
-                            }
-                            if now_ms() - slice > SLICE_MS {
-                                progress.set(Some(Progress {
-                                    app: info.name.to_string(),
-                                    done: run.done(),
-                                    tasks,
-                                }));
-                                yield_now().await;
-                                slice = now_ms();
-                            }
-                        }
-                        outcome.map(|()| run.finish())
-                    };
+                    // In the application's worker, where its engine runs: the page links none.
+                    let result = bench_in_worker(&workers, info.name, tasks).await;
                     done.push(result.map_err(|e| format!("{}: {e}", info.name)));
                     results.set(done.clone());
                 }

@@ -9,7 +9,7 @@ use super::store::{self, RunMeta};
 use super::task::{random_seed, random_task};
 use super::util::{date_time, pct};
 use crate::link::{TaskLink, View};
-use crate::registry::apps;
+use crate::registry::catalog;
 
 /// Runs listed under "recent runs".
 const RECENT: usize = 5;
@@ -29,10 +29,9 @@ pub fn home() -> Html {
             go(&View::Task(link));
         }
     });
-    let cards = apps().iter().map(|app| {
-        let info = app.info();
+    let cards = catalog().iter().map(|info| {
         let open = Callback::from(move |_| {
-            let mut link = TaskLink::new(app.default_id(info.levels[0].level, random_seed(), 0));
+            let mut link = TaskLink::new(info.default_id(info.levels[0].level, random_seed(), 0));
             link.variant = variant;
             go(&View::Task(link));
         });

@@ -32,7 +32,7 @@ mod util;
 pub use agents::remote::{RemoteClient, adapt};
 pub use agents::{Cancel as StopFlag, Pace, PageAgent, drive};
 pub use batch::job::{Crew, Plan, run_batch};
-pub use sandbox::{EpisodeHandle, Snapshot, Workers};
+pub use sandbox::{EpisodeHandle, Opened, Snapshot, Workers};
 
 use gloo::events::EventListener;
 use wasm_bindgen::JsValue;

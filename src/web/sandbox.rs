@@ -1,16 +1,18 @@
-//! Episodes as the page drives them: one async handle for every application.
+//! Tasks and episodes as the page drives them: one async handle for every application.
 //!
-//! Applications whose episodes run untrusted code (`AppInfo::sandboxed`, MALT's Python) are
-//! built into the page without the sandbox, so their episodes run in the sandbox Web Worker,
-//! a wasm bundle of its own (`netpress-worker`) that the page loads the first time such an
-//! episode starts. Every other application's episode runs here, in a library [`Runner`].
-//! Views do not care which: they hold an [`EpisodeHandle`] and await its methods, which
-//! return a [`Snapshot`] of the conversation and emulator state.
+//! The page links no application engine (docs/bundles.md). Each application's engine is a
+//! worker bundle of its own (`netpress-worker-<app>`), which the page loads the first time one
+//! of its tasks opens: [`Opened::open`] asks it for the task's [`TaskView`] (card, prompts,
+//! picture, starters), and [`EpisodeHandle::start`] runs an episode there. Views do not care
+//! where an engine runs: they hold an [`Opened`] task and an [`EpisodeHandle`] and await its
+//! methods, which return a [`Snapshot`] of the conversation and emulator state. Only a browser
+//! test that links engines itself makes a task in the page's thread ([`Opened::local`]), to
+//! drive the same handle, agents and batch loops the page ships.
 //!
 //! The worker speaks the protocol of [`crate::sandbox::worker`] (JSON text both ways, one
-//! episode per worker), for any application. Workers are pooled ([`Workers`], held in Yew
-//! context by a [`WorkersProvider`] above every view): an episode borrows one and returns it
-//! when dropped, so a batch reuses one worker while the task view can hold another.
+//! episode per worker). Workers are pooled per application ([`Workers`], held in Yew context
+//! by a [`WorkersProvider`] above every view): an episode borrows one and returns it when
+//! dropped, so a batch reuses one worker while the task view can hold another.
 //!
 //! A watchdog terminates a worker silent past a request's deadline (the sandbox's 2 s limit
 //! plus 3 s for a step), or one that crashed (a trap at the memory ceiling). The episode is
@@ -31,13 +33,16 @@ use wasm_bindgen_futures::JsFuture;
 use yew::prelude::*;
 
 use crate::agent::{AgentError, AgentInfo, AgentReply, Message};
-use crate::app::{Episode, Finish, Task};
+use crate::app::{Finish, Task};
 use crate::record::{ResultRecord, TurnRecord};
 use crate::run::{RunSettings, Runner};
+use crate::task_view::TaskView;
 use crate::view::{Panel, Picture};
 
-/// The entry script of the `netpress-worker` bundle (www/netpress-worker_loader.js, copied by
-/// Trunk), relative to the page so the site works from any path.
+/// The entry script of the worker bundles (www/netpress-worker_loader.js, copied by Trunk),
+/// relative to the page so the site works from any path. The worker's name is the application
+/// whose bundle it loads: one exact URL for every application, which the offline service
+/// worker serves from its cache (a query string would be lost there, docs/bundles.md).
 const WORKER_URL: &str = "./netpress-worker_loader.js";
 
 /// Deadline for a fresh worker to load and for a task to be built (large topologies).
@@ -82,7 +87,54 @@ impl Snapshot {
     }
 }
 
-/// A live episode, local or in the sandbox worker. Cheap to clone (shared).
+/// A task the page opened: what it shows, and where its episodes run. Cheap to clone; equal
+/// when it is the same opening.
+#[derive(Clone)]
+pub struct Opened {
+    pub view: Rc<TaskView>,
+    engine: Engine,
+}
+
+#[derive(Clone)]
+enum Engine {
+    /// The application's worker bundle (the page, which links no engine).
+    Worker,
+    /// The page's own thread: a task a browser test generated with an engine it links.
+    Local(Arc<dyn Task>),
+}
+
+impl PartialEq for Opened {
+    fn eq(&self, other: &Self) -> bool {
+        Rc::ptr_eq(&self.view, &other.view)
+    }
+}
+
+impl Opened {
+    /// Opens the task `id` in its application's worker (loaded on first use).
+    pub async fn open(workers: &Workers, id: &str) -> Result<Opened, String> {
+        let app = app_of(id)?;
+        let worker = workers.take(&app).await?;
+        let answer = worker.call(&json!({"op": "open", "id": id}), START_DEADLINE_MS).await;
+        workers.give_back(worker);
+        let opened = expect(answer?, "opened")?;
+        let view: TaskView = from(&opened["view"])?;
+        Ok(Opened { view: Rc::new(view), engine: Engine::Worker })
+    }
+
+    /// A task generated in the page's thread, whose application's built-in agent is
+    /// `baseline` (for browser tests, which link the engines they test).
+    pub fn local(task: Arc<dyn Task>, baseline: AgentInfo) -> Opened {
+        Opened { view: Rc::new(TaskView::of(&*task, baseline)), engine: Engine::Local(task) }
+    }
+}
+
+/// The application an id names (its first word), known to the page's catalog.
+fn app_of(id: &str) -> Result<String, String> {
+    let app = id.split('-').next().unwrap_or_default();
+    crate::registry::info(app).map(|info| info.name.to_string()).map_err(|e| e.to_string())
+}
+
+/// A live episode, local or in a worker. Cheap to clone (shared).
 #[derive(Clone)]
 pub struct EpisodeHandle(Rc<Backend>);
 
@@ -98,28 +150,37 @@ impl PartialEq for EpisodeHandle {
 }
 
 impl EpisodeHandle {
-    /// Starts an episode of `task` played by `agent`: in the worker if its application is
-    /// sandboxed.
+    /// Starts an episode of `task` played by `agent`, where the task's engine runs.
     pub async fn start(
         workers: &Workers,
-        task: Arc<dyn Task>,
+        task: &Opened,
         settings: RunSettings,
         agent: AgentInfo,
     ) -> Result<(Self, Snapshot), String> {
-        // A task of no registered application (a test's own) has no sandbox to ask for, and a
-        // build that links the sandbox itself (the wasm tests', `web,sandbox`) runs it in place;
-        // the shipped page has none and asks the worker.
-        let sandboxed = !cfg!(feature = "sandbox")
-            && crate::registry::app(&task.card().app).is_ok_and(|app| app.info().sandboxed);
-        if sandboxed {
-            let episode = WorkerEpisode::start(workers.clone(), task, settings, agent).await?;
-            let snapshot = episode.state.borrow().clone();
-            Ok((EpisodeHandle(Rc::new(Backend::Worker(Box::new(episode)))), snapshot))
-        } else {
-            let runner = Runner::new(task, settings);
-            let snapshot = Snapshot::of(&runner);
-            Ok((EpisodeHandle(Rc::new(Backend::Local(RefCell::new(runner), agent))), snapshot))
+        match &task.engine {
+            Engine::Worker => Self::start_in_worker(workers, &task.view.card.id, settings, agent).await,
+            Engine::Local(task) => Ok(Self::start_local(task.clone(), settings, agent)),
         }
+    }
+
+    /// Starts an episode of the task `id` in its application's worker, without opening the
+    /// task first (a batch needs no view of its tasks).
+    pub async fn start_in_worker(
+        workers: &Workers,
+        id: &str,
+        settings: RunSettings,
+        agent: AgentInfo,
+    ) -> Result<(Self, Snapshot), String> {
+        let episode = WorkerEpisode::start(workers.clone(), id, settings, agent).await?;
+        let snapshot = episode.state.borrow().clone();
+        Ok((EpisodeHandle(Rc::new(Backend::Worker(Box::new(episode)))), snapshot))
+    }
+
+    /// Starts an episode of a task generated in the page's thread (browser tests).
+    pub fn start_local(task: Arc<dyn Task>, settings: RunSettings, agent: AgentInfo) -> (Self, Snapshot) {
+        let runner = Runner::new(task, settings);
+        let snapshot = Snapshot::of(&runner);
+        (EpisodeHandle(Rc::new(Backend::Local(RefCell::new(runner), agent))), snapshot)
     }
 
     /// Feeds one reply (or failed call) to the episode.
@@ -134,11 +195,23 @@ impl EpisodeHandle {
     }
 
     /// Turns a typed command into a reply in the application's format.
-    pub fn compose(&self, target: Option<&str>, line: &str) -> String {
+    pub async fn compose(&self, target: Option<&str>, line: &str) -> Result<String, String> {
         match &*self.0 {
-            Backend::Local(runner, _) => runner.borrow().episode().compose(target, line),
-            Backend::Worker(w) => w.shadow.compose(target, line),
+            Backend::Local(runner, _) => Ok(runner.borrow().episode().compose(target, line)),
+            Backend::Worker(w) => {
+                let request = json!({"op": "compose", "target": target, "line": line});
+                w.ask(&request, "composed").await
+            }
         }
+    }
+
+    /// The next reply of the application's built-in agent, which runs beside the engine.
+    pub async fn builtin_reply(&self) -> Result<AgentReply, AgentError> {
+        let text = match &*self.0 {
+            Backend::Local(..) => Err("the built-in agent runs with the engine in its worker".to_string()),
+            Backend::Worker(w) => w.ask(&json!({"op": "baseline"}), "reply").await,
+        };
+        text.map(|text| AgentReply { text, latency_ms: None, tokens: None }).map_err(AgentError::fatal)
     }
 
     /// Ends the episode early with a reason.
@@ -165,13 +238,11 @@ impl EpisodeHandle {
 
 /// An episode held by a worker, with what the page needs to rebuild it after a restart.
 struct WorkerEpisode {
-    /// The pool the worker came from and goes back to.
+    /// The pool the worker came from and goes back to, and the application it serves.
     pool: Workers,
+    app: String,
     worker: RefCell<Option<Rc<SandboxWorker>>>,
     start: Value,
-    /// A page-side episode of the same task, never stepped: it composes typed commands and
-    /// lists targets, which need no sandbox.
-    shadow: Box<dyn Episode>,
     /// The `submit` and `fail` requests sent so far, for replay into a fresh worker.
     sent: RefCell<Vec<Value>>,
     state: RefCell<Snapshot>,
@@ -187,21 +258,16 @@ impl Drop for WorkerEpisode {
 }
 
 impl WorkerEpisode {
-    async fn start(
-        pool: Workers,
-        task: Arc<dyn Task>,
-        settings: RunSettings,
-        agent: AgentInfo,
-    ) -> Result<Self, String> {
+    async fn start(pool: Workers, id: &str, settings: RunSettings, agent: AgentInfo) -> Result<Self, String> {
         let start = json!({
-            "op": "start", "id": task.card().id, "max_turns": settings.max_turns,
+            "op": "start", "id": id, "max_turns": settings.max_turns,
             "variant": settings.variant, "agent": agent,
         });
         let episode = WorkerEpisode {
             pool,
+            app: app_of(id)?,
             worker: RefCell::new(None),
             start,
-            shadow: task.start(settings.max_turns),
             sent: RefCell::default(),
             state: RefCell::default(),
             record: RefCell::default(),
@@ -212,19 +278,26 @@ impl WorkerEpisode {
 
     /// Starts the episode in a worker from the pool and resets the page's copy of it.
     async fn begin(&self) -> Result<(), String> {
-        let worker = self.pool.take().await?;
+        let worker = self.pool.take(&self.app).await?;
         *self.worker.borrow_mut() = Some(worker.clone());
         let started = worker.call(&self.start, START_DEADLINE_MS).await?;
         let started = expect(started, "started")?;
         let messages = vec![Message::user(started["prompt"].as_str().unwrap_or_default())];
-        *self.state.borrow_mut() =
-            Snapshot { messages, targets: self.shadow.targets(), ..Snapshot::default() };
+        let targets = from(&started["targets"]).unwrap_or_default();
+        let picture = from(&started["picture"]).unwrap_or_default();
+        *self.state.borrow_mut() = Snapshot { messages, targets, picture, ..Snapshot::default() };
         *self.record.borrow_mut() = None;
         Ok(())
     }
 
     fn worker(&self) -> Result<Rc<SandboxWorker>, String> {
         self.worker.borrow().clone().ok_or_else(|| "the sandbox worker is gone".into())
+    }
+
+    /// A request that leaves the episode as it is, and the text field `reply` of its answer.
+    async fn ask(&self, request: &Value, op: &str) -> Result<String, String> {
+        let answer = self.worker()?.call(request, STEP_DEADLINE_MS).await.map_err(String::from)?;
+        Ok(expect(answer, op)?["reply"].as_str().unwrap_or_default().to_string())
     }
 
     async fn submit(&self, reply: Result<AgentReply, AgentError>) -> Result<Snapshot, String> {
@@ -259,7 +332,11 @@ impl WorkerEpisode {
             }
             s.turns.push(record);
             s.finished = finished;
+            if let Some(reason) = turn["stop_reason"].as_str() {
+                s.stop_reason = Some(reason.to_string());
+            }
             s.panels = from(&turn["panels"]).unwrap_or_default();
+            s.picture = from(&turn["picture"]).unwrap_or_default();
         }
         if finished.is_some() {
             self.take_result(worker.next(STEP_DEADLINE_MS).await?).map_err(Call::Failed)?;
@@ -303,14 +380,14 @@ impl WorkerEpisode {
     }
 }
 
-/// Runs the benchmark workload of the sandboxed application `app` ([`crate::bench::run_app`])
-/// inside a sandbox worker, where its episodes run, and returns the worker's figures.
+/// Runs the benchmark workload of application `app` ([`crate::bench::run_app`]) inside its
+/// worker, where its engine runs, and returns the worker's figures.
 pub async fn bench_in_worker(
     workers: &Workers,
     app: &str,
     tasks: usize,
 ) -> Result<crate::bench::AppBench, String> {
-    let worker = workers.take().await?;
+    let worker = workers.take(app).await?;
     // The worker stays silent while it works: allow for the slowest tasks.
     let deadline =
         START_DEADLINE_MS.saturating_add(u32::try_from(tasks).unwrap_or(u32::MAX).saturating_mul(500));
@@ -359,8 +436,8 @@ fn expect(message: Value, op: &str) -> Result<Value, String> {
     }
 }
 
-/// The page's pool of sandbox workers free for the next episode. Cheap to clone (shared);
-/// equal when it is the same pool.
+/// The page's pool of workers free for the next episode, each serving one application. Cheap
+/// to clone (shared); equal when it is the same pool.
 #[derive(Clone, Default)]
 pub struct Workers(Rc<RefCell<Vec<Rc<SandboxWorker>>>>);
 
@@ -371,12 +448,16 @@ impl PartialEq for Workers {
 }
 
 impl Workers {
-    /// A worker for an episode: an idle one, or a new one (loaded on first use only).
-    async fn take(&self) -> Result<Rc<SandboxWorker>, String> {
-        let idle = self.0.borrow_mut().pop();
+    /// A worker of application `app`: an idle one, or a new one (its bundle loaded on first
+    /// use only).
+    async fn take(&self, app: &str) -> Result<Rc<SandboxWorker>, String> {
+        let idle = {
+            let mut pool = self.0.borrow_mut();
+            pool.iter().rposition(|w| w.app == app).map(|i| pool.remove(i))
+        };
         match idle {
             Some(w) => Ok(w),
-            None => SandboxWorker::spawn().await,
+            None => SandboxWorker::spawn(app).await,
         }
     }
 
@@ -413,6 +494,8 @@ pub fn use_workers() -> Workers {
 /// One Web Worker and its inbox.
 struct SandboxWorker {
     worker: web_sys::Worker,
+    /// The application whose bundle it runs.
+    app: String,
     inbox: RefCell<VecDeque<String>>,
     /// The `(resolve, reject)` of the pending [`SandboxWorker::next`].
     waiting: RefCell<Option<(js_sys::Function, js_sys::Function)>>,
@@ -425,9 +508,11 @@ struct SandboxWorker {
 
 impl SandboxWorker {
     /// Starts a worker and waits for its `ready`.
-    async fn spawn() -> Result<Rc<Self>, String> {
-        let worker =
-            web_sys::Worker::new(WORKER_URL).map_err(|_| "could not start the sandbox worker".to_string())?;
+    async fn spawn(app: &str) -> Result<Rc<Self>, String> {
+        let options = web_sys::WorkerOptions::new();
+        options.set_name(app);
+        let worker = web_sys::Worker::new_with_options(WORKER_URL, &options)
+            .map_err(|_| format!("could not start the {app} worker"))?;
         let this = Rc::new_cyclic(|me: &Weak<SandboxWorker>| {
             let (me_msg, me_err) = (me.clone(), me.clone());
             let on_message =
@@ -446,6 +531,7 @@ impl SandboxWorker {
             worker.set_onerror(Some(on_error.as_ref().unchecked_ref()));
             SandboxWorker {
                 worker,
+                app: app.to_string(),
                 inbox: RefCell::default(),
                 waiting: RefCell::default(),
                 dead: Cell::new(false),

@@ -14,11 +14,23 @@ test('a MALT run shows its progress and survives a tab switch', async (t) => {
   if (!listedApps().includes('malt')) return t.skip('malt is not registered in this build');
   const record = solvedByBaseline('malt', { levels: '1', seeds: '0..19' });
   const page = await openPage(browser.context);
+  const workers = [];
+  page.on('worker', (w) => workers.push(w));
   await page.goto(`${site.url}#/task/${record.id}?mode=paste`);
   await page.waitForSelector('#paste-text');
+  // MALT's worker loaded with the task view, so a run takes milliseconds. To see it in
+  // progress, the worker holds the requests it gets for 2 s (well inside the page's deadlines),
+  // then serves them in order.
+  assert.equal(workers.length, 1);
+  await workers[0].evaluate(() => {
+    const serve = self.onmessage;
+    const held = [];
+    self.onmessage = (e) => {
+      if (held.push(e) === 1) setTimeout(() => { self.onmessage = serve; held.forEach((m) => serve(m)); }, 2000);
+    };
+  });
   await page.fill('#paste-text', record.turns.at(-1).reply);
   await page.click('#paste-run');
-  // The worker loads on this first run, so the run is in progress for a while.
   const running = await page.waitForSelector('#paste-running');
   assert.match(await running.textContent(), /Running in the sandbox worker… Switching tabs does not stop it\./);
   await page.click('#tab-baseline');

@@ -1,5 +1,5 @@
 // Speed (issue 9): time from navigation to an interactive task view on loopback, and time to
-// the first sandbox result (a MALT answer run in the sandbox worker, which loads only then).
+// the first sandbox result (a MALT answer run in MALT's worker, which loads with the task view).
 // Each figure is measured in a fresh browser profile (nothing cached), read from the page's own
 // clock (performance.now(), whose origin is the navigation), printed, and written to
 // tests/e2e/test-results/speed.json. The bounds asserted are loose: they catch a broken or
@@ -88,7 +88,7 @@ test('time to the first sandbox result', async (t) => {
     const rescored = await timeTo(page, () => /not correct/.test(document.querySelector('.score')?.textContent ?? ''), 30_000);
     const second = rescored - again;
     figures.first_sandbox_result = { id: record.id, from_navigation_ms: scored, from_click_ms: first, next_answer_ms: second };
-    console.log(`time to the first sandbox result (${record.id}): ${ms(first)} from Run (worker load + compile + task + run), ` +
+    console.log(`time to the first sandbox result (${record.id}): ${ms(first)} from Run (episode + run; the worker loaded with the view), ` +
       `${ms(scored)} from navigation; next answer ${ms(second)}`);
     await screenshot(page, 'speed-first-sandbox-result');
     assert.ok(first < 30_000, `first sandbox result after ${ms(first)}`);

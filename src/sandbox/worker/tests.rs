@@ -76,6 +76,22 @@ fn a_route_episode_runs_in_the_worker() {
     assert_eq!(result["record"]["turns"].as_array().unwrap().len(), 1);
 }
 
+/// A fatal agent failure ends the episode, and its `turn` says why, as the runner does; a
+/// retryable one leaves the episode going with no reason.
+#[test]
+fn a_fatal_failure_says_why_it_stopped() {
+    let mut w = Worker::default();
+    w.handle(&json!({"op": "start", "id": "route-v1-L1-s0-i0"}).to_string());
+    let out = w.handle(r#"{"op":"fail","message":"timed out"}"#);
+    assert_eq!(out.len(), 1, "{out:?}");
+    assert_eq!(parse(&out[0])["stop_reason"], Value::Null);
+    let out = w.handle(r#"{"op":"fail","message":"gave up after one retry","fatal":true}"#);
+    assert_eq!(out.len(), 2, "{out:?}");
+    let turn = parse(&out[0]);
+    assert_eq!(turn["finished"], "stopped");
+    assert!(turn["stop_reason"].as_str().unwrap().contains("gave up after one retry"), "{turn}");
+}
+
 /// `open` describes a task as the library's `TaskView` does, with no episode involved.
 #[test]
 fn open_describes_a_task() {

@@ -27,6 +27,9 @@ pub enum PageAgent {
     Local(Box<dyn Agent>),
     /// A network agent behind the endpoint adapter.
     Remote(Rc<dyn remote::RemoteClient>),
+    /// The application's built-in agent (its baseline), which runs beside the engine in the
+    /// application's worker; the info is the one the task view reports for it.
+    Builtin(AgentInfo),
 }
 
 impl PageAgent {
@@ -34,13 +37,15 @@ impl PageAgent {
         match self {
             PageAgent::Local(a) => a.info(),
             PageAgent::Remote(c) => c.info(),
+            PageAgent::Builtin(info) => info.clone(),
         }
     }
 
-    async fn reply(&mut self, snapshot: &Snapshot) -> Result<AgentReply, AgentError> {
+    async fn reply(&mut self, handle: &EpisodeHandle, snapshot: &Snapshot) -> Result<AgentReply, AgentError> {
         match self {
             PageAgent::Local(a) => a.reply(&snapshot.messages),
             PageAgent::Remote(c) => c.call(snapshot).await,
+            PageAgent::Builtin(_) => handle.builtin_reply().await,
         }
     }
 }
@@ -66,7 +71,7 @@ pub async fn drive(
         if cancel.get() {
             return handle.stop(CANCELLED).await;
         }
-        let reply = agent.reply(&snapshot).await;
+        let reply = agent.reply(handle, &snapshot).await;
         if cancel.get() {
             return handle.stop(CANCELLED).await;
         }

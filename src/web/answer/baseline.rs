@@ -5,14 +5,12 @@ use yew::prelude::*;
 
 use super::ModeProps;
 use super::session::{EpisodeView, SessionCtl, use_session};
-use crate::agent::Agent;
 
 use super::super::agents::{Pace, PageAgent, drive};
 use super::super::settings::use_settings;
 use super::super::util::{Slicer, event_value};
 
-async fn run(ctl: SessionCtl, agent: Box<dyn Agent>, pace_ms: u32) {
-    let mut agent = PageAgent::Local(agent);
+async fn run(ctl: SessionCtl, mut agent: PageAgent, pace_ms: u32) {
     let info = agent.info();
     let Some((handle, snapshot, cancel)) = ctl.start(&info, true).await else { return };
     let shown = ctl.clone();
@@ -35,14 +33,12 @@ pub fn baseline(props: &ModeProps) -> Html {
     let ctl = use_session(&props.task, props.link.variant, &props.on_picture);
     let settings = use_settings();
     let pace = settings.pace_ms;
-    let app = crate::registry::app(&props.task.0.card().app).ok();
-    let name = app.map(|a| a.baseline().info().name).unwrap_or_default();
+    let builtin = props.task.view.baseline.clone();
+    let name = builtin.name.clone();
     let onclick = {
         let ctl = ctl.clone();
         Callback::from(move |_| {
-            if let Some(app) = app {
-                wasm_bindgen_futures::spawn_local(run(ctl.clone(), app.baseline(), pace));
-            }
+            wasm_bindgen_futures::spawn_local(run(ctl.clone(), PageAgent::Builtin(builtin.clone()), pace));
         })
     };
     let stop = {

@@ -43,14 +43,14 @@ fn modes(answer: AnswerKind) -> Vec<(&'static str, &'static str)> {
 }
 
 /// How `task` is answered (its own kind, else its application's).
-pub fn answer_kind(task: &dyn crate::app::Task) -> AnswerKind {
-    crate::registry::app(&task.card().app).map_or(AnswerKind::Commands, |a| a.info().answer_of(task))
+pub fn answer_kind(task: &TaskRef) -> AnswerKind {
+    crate::registry::info(&task.view.card.app).map_or(AnswerKind::Commands, |i| task.view.answer_kind(i))
 }
 
 /// The tab a link to a task of `app` opens when it names none (the application's usual
 /// kind: a link may name a task that cannot be generated).
 pub fn default_mode(app: &str) -> &'static str {
-    modes(crate::registry::app(app).map_or(AnswerKind::Commands, |a| a.info().answer))[0].0
+    modes(crate::registry::info(app).map_or(AnswerKind::Commands, |i| i.answer))[0].0
 }
 
 #[derive(Properties, PartialEq)]
@@ -66,7 +66,7 @@ pub struct AnswerProps {
 /// tab's own answer into the URL, so Back returns to the tab as it was.
 #[function_component(AnswerPanel)]
 pub fn answer_panel(props: &AnswerProps) -> Html {
-    let modes = modes(answer_kind(&*props.task.0));
+    let modes = modes(answer_kind(&props.task));
     let current = props
         .link
         .mode

@@ -31,7 +31,10 @@ async fn run(ctl: SessionCtl, answer: AnswerKind, text: String, acted: bool) {
         }
         let reply = match piece {
             Piece::Reply(r) => r,
-            Piece::Command(line) => handle.compose(line.target.as_deref(), &line.command),
+            Piece::Command(line) => match handle.compose(line.target.as_deref(), &line.command).await {
+                Ok(c) => c,
+                Err(e) => return ctl.fail(e),
+            },
         };
         last = match handle.submit(Ok(AgentReply { text: reply, latency_ms: None, tokens: None })).await {
             Ok(s) => s,
@@ -97,13 +100,12 @@ fn start_from(props: &StartFromProps) -> Html {
 #[function_component(Paste)]
 pub fn paste(props: &ModeProps) -> Html {
     let ctl = use_session(&props.task, props.link.variant, &props.on_picture);
-    let starters = use_memo(props.task.clone(), |t| t.0.starters());
+    let starters = use_memo(props.task.clone(), |t| t.view.starters.clone());
     let text = use_state(|| opening_text(props, &starters));
     // The text a "Start from" choice replaced, for Undo.
     let replaced = use_state(|| None::<String>);
-    let app = crate::registry::app(&props.task.0.card().app).ok();
-    let answer = answer_kind(&*props.task.0);
-    let sandboxed = app.is_some_and(|a| a.info().sandboxed);
+    let answer = answer_kind(&props.task);
+    let sandboxed = crate::registry::info(&props.task.view.card.app).is_ok_and(|i| i.sandboxed);
     let start = {
         let (ctl, text, drafts) = (ctl.clone(), text.clone(), props.drafts.clone());
         move |acted: bool| {

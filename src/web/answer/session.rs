@@ -110,7 +110,7 @@ impl SessionCtl {
                 ..Session::default()
             };
         });
-        match EpisodeHandle::start(&self.workers, self.task.0.clone(), self.settings, agent.clone()).await {
+        match EpisodeHandle::start(&self.workers, &self.task, self.settings, agent.clone()).await {
             Ok((handle, snapshot)) => {
                 self.show(&snapshot);
                 self.update(|s| s.handle = Some(handle.clone()));

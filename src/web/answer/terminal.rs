@@ -38,7 +38,10 @@ async fn run_line(
     own: bool,
 ) {
     ctl.update(|s| s.running = true);
-    let composed = handle.compose(line.target.as_deref(), &line.command);
+    let composed = match handle.compose(line.target.as_deref(), &line.command).await {
+        Ok(c) => c,
+        Err(e) => return ctl.fail(e),
+    };
     let reply = AgentReply { text: composed, latency_ms: None, tokens: None };
     let snapshot = match handle.submit(Ok(reply)).await {
         Ok(s) => s,
@@ -137,7 +140,7 @@ pub fn terminal(props: &ModeProps) -> Html {
     let chosen = (*target).clone().filter(|t| targets.contains(t)).or_else(|| targets.first().cloned());
     let busy = s.running || s.handle.is_none();
     let over = s.snapshot.finished.is_some();
-    let max_turns = props.task.0.card().max_turns;
+    let max_turns = props.task.view.card.max_turns;
 
     let submit = {
         let (ctl, typed, input, drafts, chosen, recall, notice, target, targets) = (

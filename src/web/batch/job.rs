@@ -16,15 +16,15 @@ use std::rc::Rc;
 use yew::prelude::*;
 
 use super::super::agents::{CANCELLED, Cancel, Pace, PageAgent, drive, remote};
-use super::super::sandbox::{EpisodeHandle, Workers};
+use super::super::sandbox::{EpisodeHandle, Opened, Workers};
 use super::super::settings::EndpointSettings;
 use super::super::store::{self, RunMeta, Source};
 use super::super::util::{Slicer, now_ms};
 use crate::QueryId;
 use crate::agent::AgentInfo;
-use crate::app::App;
 use crate::link::BatchLink;
 use crate::record::ResultRecord;
+use crate::registry::Registry;
 use crate::run::{self, Batch, Ended, Finished, RunSettings};
 
 /// Where a job stands.
@@ -156,15 +156,16 @@ pub fn use_job() -> Option<Shared> {
 
 type Agents = Box<dyn Fn() -> PageAgent>;
 
-/// The agent a batch link asks for, made fresh per task (baselines keep per-task state), and
-/// the network client behind it if any (reached through `endpoint`).
+/// The agent a batch link asks for, made fresh per task (the built-in agent, `baseline`, is
+/// made anew in the worker for each episode), and the network client behind it if any
+/// (reached through `endpoint`).
 async fn make_agent(
-    app: &'static dyn App,
+    baseline: AgentInfo,
     link: &BatchLink,
     endpoint: &EndpointSettings,
 ) -> Result<(Agents, Option<Rc<dyn remote::RemoteClient>>), String> {
     match link.agent.as_str() {
-        "baseline" => Ok((Box::new(move || PageAgent::Local(app.baseline())), None)),
+        "baseline" => Ok((Box::new(move || PageAgent::Builtin(baseline.clone())), None)),
         "endpoint" => {
             let client = remote::connect(endpoint).await?;
             let shared = client.clone();
@@ -185,18 +186,19 @@ pub async fn start(
     if jobs.job.as_ref().is_some_and(|j| j.borrow().running()) {
         return Err("a batch is already running; cancel it first".into());
     }
-    let app = match &link.app {
-        Some(name) => crate::registry::app(name).map_err(|e| e.to_string())?,
-        None => *crate::registry::apps().first().ok_or("no application is registered")?,
+    let info = match &link.app {
+        Some(name) => crate::registry::info(name).map_err(|e| e.to_string())?,
+        None => *crate::registry::catalog().first().ok_or("no application is registered")?,
     };
-    let info = app.info();
     link.selection()?.check(info).map_err(|e| e.to_string())?;
     let ids = link.ids(info)?;
-    // Check the knob values once on the first id, so a typo fails here and not N times.
-    if let Some(first) = ids.first() {
-        app.generate(first).map_err(|e| e.to_string())?;
-    }
-    let (agents, client) = make_agent(app, &link, &endpoint).await?;
+    // Open the first task, in the application's worker: a knob typo fails here and not N
+    // times, and the view names the built-in agent.
+    let baseline = match ids.first() {
+        Some(first) => Opened::open(&workers, &first.to_string()).await?.view.baseline.clone(),
+        None => AgentInfo::new("baseline", info.name),
+    };
+    let (agents, client) = make_agent(baseline, &link, &endpoint).await?;
     let job = Rc::new(RefCell::new(Job {
         agent: agents().info(),
         app: info.name.to_string(),
@@ -216,7 +218,7 @@ pub async fn start(
     wasm_bindgen_futures::spawn_local(async move {
         let link = job.borrow().link.clone();
         let plan = Plan {
-            app,
+            local: None,
             ids,
             settings: RunSettings { variant: link.variant, max_turns: link.max_turns },
             jobs: link.jobs as usize,
@@ -246,7 +248,10 @@ const REDRAW_MS: f64 = 150.0;
 
 /// The tasks of a batch and how to run them.
 pub struct Plan<'a> {
-    pub app: &'a dyn App,
+    /// Where the tasks run: `None` in their applications' workers (the page, which links no
+    /// engine); a registry of engines the build links to run them in the page's thread
+    /// (browser tests).
+    pub local: Option<&'a Registry>,
     /// The tasks in run order ([`BatchLink::ids`]); each is generated when its turn comes.
     pub ids: Vec<QueryId>,
     pub settings: RunSettings,
@@ -285,7 +290,7 @@ pub async fn run_batch(
             stop_if_told(&batch.borrow(), crew);
             let next = batch.borrow_mut().start_next();
             let Some((index, id)) = next else { return };
-            match one(plan.app, &id, plan.settings, crew, &mut slicer).await {
+            match one(plan.local, &id, plan.settings, crew, &mut slicer).await {
                 Ok(ended) => {
                     let finished = {
                         let mut b = batch.borrow_mut();
@@ -330,15 +335,22 @@ fn stop_if_told<T>(batch: &Batch<T>, crew: &Crew<'_>) {
 
 /// Runs one task to its end (a cancel ends it early; the batch then leaves it out).
 async fn one(
-    app: &dyn App,
+    local: Option<&Registry>,
     id: &QueryId,
     settings: RunSettings,
     crew: &Crew<'_>,
     slicer: &mut Slicer,
 ) -> Result<Ended, String> {
-    let task = app.generate(id).map_err(|e| e.to_string())?;
     let mut agent = (crew.agents)();
-    let (handle, snapshot) = EpisodeHandle::start(&crew.workers, task, settings, agent.info()).await?;
+    let (handle, snapshot) = match local {
+        None => {
+            EpisodeHandle::start_in_worker(&crew.workers, &id.to_string(), settings, agent.info()).await?
+        }
+        Some(registry) => {
+            let task = registry.generate(&id.to_string()).map_err(|e| e.to_string())?;
+            EpisodeHandle::start_local(task, settings, agent.info())
+        }
+    };
     drive(&handle, snapshot, &mut agent, &crew.cancel, Pace::Slices(slicer), |_| {}).await?;
     Ok(Ended::from_record(handle.record()?))
 }

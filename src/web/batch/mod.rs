@@ -14,7 +14,7 @@ use super::show::Wide;
 use super::show::chart::chart;
 use super::util::{duration, event_checked, event_value, pct};
 use super::{go, show::tone_class};
-use crate::app::{App, PromptVariant};
+use crate::app::{AppInfo, PromptVariant};
 use crate::link::{BatchLink, TaskLink, View};
 use crate::provenance::Provenance;
 use crate::record::ResultRecord;
@@ -28,10 +28,10 @@ pub struct BatchProps {
 }
 
 /// The application a link names (the first one when it names none).
-fn app_of(link: &BatchLink) -> Option<&'static dyn App> {
+fn app_of(link: &BatchLink) -> Option<&'static AppInfo> {
     match &link.app {
-        Some(name) => crate::registry::app(name).ok(),
-        None => crate::registry::apps().first().copied(),
+        Some(name) => crate::registry::info(name).ok(),
+        None => crate::registry::catalog().first().copied(),
     }
 }
 
@@ -104,7 +104,7 @@ pub fn batch_page(props: &BatchProps) -> Html {
     // What the fields show, typed but not yet left included: the count and Run follow it.
     let shown = draft.as_ref().filter(|d| d.of == *link).map_or_else(|| link.clone(), |d| d.now.clone());
     let running = job.as_ref().is_some_and(|j| j.borrow().running());
-    let count = shown.task_count(app.info().levels.len());
+    let count = shown.task_count(app.levels.len());
     let start = {
         let (link, error, jobs, endpoint) =
             (shown.clone(), error.clone(), jobs.clone(), settings.endpoint.clone());
@@ -144,7 +144,7 @@ pub fn batch_page(props: &BatchProps) -> Html {
 }
 
 /// The CLI command that runs the same batch natively (an endpoint agent as `e` reaches it).
-fn cli_line(link: &BatchLink, app: &dyn App, e: &EndpointSettings) -> String {
+fn cli_line(link: &BatchLink, app: &AppInfo, e: &EndpointSettings) -> String {
     let agent = match link.agent.as_str() {
         "endpoint" => {
             if e.kind == "a2a" {
@@ -155,18 +155,14 @@ fn cli_line(link: &BatchLink, app: &dyn App, e: &EndpointSettings) -> String {
         }
         other => other.to_string(),
     };
-    let mut s = format!(
-        "netpress run --app {} --agent {agent} --seeds {}..{}",
-        app.info().name,
-        link.seeds.0,
-        link.seeds.1
-    );
+    let mut s =
+        format!("netpress run --app {} --agent {agent} --seeds {}..{}", app.name, link.seeds.0, link.seeds.1);
     if !link.levels.is_empty() {
         let levels: Vec<String> = link.levels.iter().map(u8::to_string).collect();
         s.push_str(&format!(" --levels {}", levels.join(",")));
     }
     // The page runs seed by seed (`BatchLink::ids`); the CLI does so when asked.
-    if link.levels.len() != 1 && app.info().levels.len() > 1 {
+    if link.levels.len() != 1 && app.levels.len() > 1 {
         s.push_str(" --interleave");
     }
     if link.per_seed != 1 {
@@ -188,10 +184,9 @@ fn form(
     link: &BatchLink,
     shown: &BatchLink,
     draft: &UseStateHandle<Option<Draft>>,
-    app: &'static dyn App,
+    info: &'static AppInfo,
     running: bool,
 ) -> Html {
-    let info = app.info();
     let (from_input, from_change) = counted(link, shown, draft, |b, s| b.seeds = (s, b.seeds.1.max(s)));
     let (to_input, to_change) = counted(link, shown, draft, |b, s| b.seeds = (b.seeds.0.min(s), s));
     let (per_input, per_change) = counted(link, shown, draft, |b, n| b.per_seed = n.max(1));
@@ -223,8 +218,8 @@ fn form(
                 <div class="field">
                     <label for="b-app">{ "Application" }</label>
                     <select id="b-app" onchange={edit(link, |b, v| { *b = BatchLink { app: Some(v), ..BatchLink::default() } })}>
-                    { for crate::registry::apps().iter().map(|a| html! {
-                        <option value={a.info().name} selected={a.info().name == info.name}>{ a.info().title }</option>
+                    { for crate::registry::catalog().iter().map(|a| html! {
+                        <option value={a.name} selected={a.name == info.name}>{ a.title }</option>
                     }) }
                     </select>
                 </div>

@@ -17,10 +17,10 @@ pub struct TermsProps {
 /// A definition list of the terms the texts use; nothing when they use none.
 #[function_component(Terms)]
 pub fn terms(props: &TermsProps) -> Html {
-    let Ok(app) = crate::registry::app(&props.app) else { return Html::default() };
+    let Ok(app) = crate::registry::info(&props.app) else { return Html::default() };
     let mut seen = Vec::new();
     for text in &props.texts {
-        for term in terms_in(app.glossary(), text) {
+        for term in terms_in(app.glossary, text) {
             if !seen.iter().any(|t: &&crate::app::Term| t.abbr == term.abbr) {
                 seen.push(term);
             }

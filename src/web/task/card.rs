@@ -101,10 +101,10 @@ fn copy_link(props: &IdProps) -> Html {
 
 #[function_component(IdCard)]
 pub fn id_card(props: &IdProps) -> Html {
-    let card = props.task.0.card();
-    let level = crate::registry::app(&card.app)
+    let card = &props.task.view.card;
+    let level = crate::registry::info(&card.app)
         .ok()
-        .and_then(|a| a.info().levels.iter().find(|l| l.level == card.level).map(|l| l.summary))
+        .and_then(|a| a.levels.iter().find(|l| l.level == card.level).map(|l| l.summary))
         .unwrap_or_default();
     html! {
         <div class="card ids">
@@ -123,14 +123,16 @@ pub fn id_card(props: &IdProps) -> Html {
 pub fn prompt_card(props: &CardProps) -> Html {
     let link = props.link.clone();
     let settings = use_settings();
-    let prompt = use_memo((props.task.clone(), link.variant), |(task, variant)| task.0.prompt(*variant));
+    let prompt = use_memo((props.task.clone(), link.variant), |(task, variant)| {
+        task.view.prompt(*variant).to_string()
+    });
     let on_variant = Callback::from(move |e: Event| {
         if let Ok(variant) = PromptVariant::parse(&util::event_value(&e)) {
             settings.update(move |s| s.variant = variant);
             go(&View::Task(TaskLink { variant, ..link.clone() }));
         }
     });
-    let card = props.task.0.card();
+    let card = &props.task.view.card;
     html! {
         <section class="card">
             <div class="row spread">

@@ -4,17 +4,15 @@
 mod card;
 mod picker;
 
-use std::sync::Arc;
-
 use gloo::events::{EventListener, EventListenerOptions};
 use wasm_bindgen::JsCast;
 use yew::prelude::*;
 
 use super::answer::{self, AnswerPanel, Drafts};
 use super::go;
+use super::sandbox::{Opened, use_workers};
 use super::show::picture::PictureView;
 use crate::QueryId;
-use crate::app::Task;
 use crate::link::{TaskLink, View};
 use crate::view::Picture;
 
@@ -50,7 +48,25 @@ fn shortcut(link: &TaskLink, e: &web_sys::KeyboardEvent) -> bool {
 #[function_component(TaskPage)]
 pub fn task_page(props: &TaskProps) -> Html {
     let link = props.link.clone();
-    let task = use_memo(link.id.clone(), |id| crate::registry::app(&id.app).and_then(|a| a.generate(id)));
+    // The task opens in its application's worker (loaded with the first task of the app):
+    // `None` until it answers.
+    let workers = use_workers();
+    let task = use_state(|| None::<(QueryId, Result<Opened, String>)>);
+    // The id asked for last: an opening that ends after a later one was asked for is dropped.
+    let latest = use_mut_ref(|| None::<QueryId>);
+    {
+        let task = task.clone();
+        use_effect_with(link.id.clone(), move |id| {
+            let id = id.clone();
+            *latest.borrow_mut() = Some(id.clone());
+            wasm_bindgen_futures::spawn_local(async move {
+                let opened = Opened::open(&workers, &id.to_string()).await;
+                if latest.borrow().as_ref() == Some(&id) {
+                    task.set(Some((id, opened)));
+                }
+            });
+        });
+    }
     // The episode's own picture (K8s: the call graph under the current policies), if any.
     let live_picture = use_state(|| None::<Picture>);
     {
@@ -78,14 +94,15 @@ pub fn task_page(props: &TaskProps) -> Html {
     }
     let drafts = use_memo(link.id.clone(), |id| Drafts::load(&id.to_string(), answer::default_mode(&id.app)));
     let body = match &*task {
-        Ok(task) => body(task.clone(), &link, &live_picture, &drafts),
-        Err(e) => html! {
+        Some((id, Ok(task))) if *id == link.id => body(task.clone(), &link, &live_picture, &drafts),
+        Some((id, Err(e))) if *id == link.id => html! {
             <section class="card notice" role="alert">
                 <h2>{ "This task cannot be generated" }</h2>
-                <p>{ e.to_string() }</p>
+                <p>{ e.clone() }</p>
                 <p>{ "Change the fields above, or " }<a href="#/">{ "go to the home page" }</a>{ "." }</p>
             </section>
         },
+        _ => html! { <section class="card muted" aria-busy="true"><p>{ "Opening the task…" }</p></section> },
     };
     html! {
         <section class="task">
@@ -96,18 +113,13 @@ pub fn task_page(props: &TaskProps) -> Html {
     }
 }
 
-fn body(
-    task: Arc<dyn Task>,
-    link: &TaskLink,
-    live: &UseStateHandle<Option<Picture>>,
-    drafts: &Drafts,
-) -> Html {
-    let picture = (**live).clone().unwrap_or_else(|| task.picture());
+fn body(task: Opened, link: &TaskLink, live: &UseStateHandle<Option<Picture>>, drafts: &Drafts) -> Html {
+    let picture = (**live).clone().unwrap_or_else(|| task.view.picture.clone());
     let on_picture = {
         let live = live.clone();
         Callback::from(move |p: Option<Picture>| live.set(p))
     };
-    let wrapper = TaskRef(task.clone());
+    let wrapper = task;
     html! {
         <>
             <card::IdCard task={wrapper.clone()} link={link.clone()} drafts={drafts.clone()} />
@@ -128,12 +140,5 @@ fn body(
     }
 }
 
-/// A task as a component property: equal when it is the same generated task.
-#[derive(Clone)]
-pub struct TaskRef(pub Arc<dyn Task>);
-
-impl PartialEq for TaskRef {
-    fn eq(&self, other: &Self) -> bool {
-        Arc::ptr_eq(&self.0, &other.0)
-    }
-}
+/// A task as a component property: equal when it is the same opening.
+pub type TaskRef = Opened;

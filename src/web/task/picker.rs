@@ -5,10 +5,9 @@ use yew::prelude::*;
 
 use super::super::{go, util};
 use crate::QueryId;
-use crate::app::App;
-use crate::app::PromptVariant;
+use crate::app::{AppInfo, PromptVariant};
 use crate::link::{TaskLink, View};
-use crate::registry::apps;
+use crate::registry::catalog;
 
 #[derive(Properties, PartialEq)]
 pub struct PickerProps {
@@ -21,8 +20,8 @@ fn open(link: &TaskLink, id: QueryId) {
 }
 
 /// The id of another application's task at the same seed, with its default knobs.
-fn switch_app(app: &dyn App, seed: u64) -> QueryId {
-    app.default_id(app.info().levels[0].level, seed, 0)
+fn switch_app(app: &AppInfo, seed: u64) -> QueryId {
+    app.default_id(app.levels[0].level, seed, 0)
 }
 
 /// A random seed for "random" buttons: below 2^32 so ids stay short.
@@ -32,9 +31,9 @@ pub fn random_seed() -> u64 {
 
 /// A random task of a random application, opening in `variant` (the user's preferred one).
 pub fn random_task(variant: PromptVariant) -> Option<TaskLink> {
-    let all = apps();
+    let all = catalog();
     let app = *all.get(util::random_below(all.len() as u64) as usize)?;
-    let levels = app.info().levels;
+    let levels = app.levels;
     let level = levels[util::random_below(levels.len() as u64) as usize].level;
     let mut link = TaskLink::new(app.default_id(level, random_seed(), 0));
     link.variant = variant;
@@ -45,7 +44,7 @@ pub fn random_task(variant: PromptVariant) -> Option<TaskLink> {
 pub fn picker(props: &PickerProps) -> Html {
     let link = &props.link;
     let id = &link.id;
-    let app = crate::registry::app(&id.app).ok();
+    let app = crate::registry::info(&id.app).ok();
     let numeric = |field: &'static str| {
         let link = link.clone();
         Callback::from(move |e: Event| {
@@ -64,7 +63,7 @@ pub fn picker(props: &PickerProps) -> Html {
     let on_app = {
         let link = link.clone();
         Callback::from(move |e: Event| {
-            if let Ok(app) = crate::registry::app(&util::event_value(&e)) {
+            if let Ok(app) = crate::registry::info(&util::event_value(&e)) {
                 open(&link, switch_app(app, link.id.seed));
             }
         })
@@ -77,8 +76,7 @@ pub fn picker(props: &PickerProps) -> Html {
             }
         })
     };
-    let knobs = app.map(|app| {
-        let info = app.info();
+    let knobs = app.map(|info| {
         let order = info.knob_order();
         info.knobs.iter().map(move |k| {
             let link = link.clone();
@@ -110,15 +108,15 @@ pub fn picker(props: &PickerProps) -> Html {
             <div class="field">
                 <label for="pick-app">{ "Application" }</label>
                 <select id="pick-app" onchange={on_app}>
-                { for apps().iter().map(|a| html! {
-                    <option value={a.info().name} selected={a.info().name == id.app}>{ a.info().title }</option>
+                { for catalog().iter().map(|a| html! {
+                    <option value={a.name} selected={a.name == id.app}>{ a.title }</option>
                 }) }
                 </select>
             </div>
             <div class="field">
                 <label for="pick-level">{ "Level" }</label>
                 <select id="pick-level" onchange={on_level}>
-                { for app.into_iter().flat_map(|a| a.info().levels).map(|l| html! {
+                { for app.into_iter().flat_map(|a| a.levels).map(|l| html! {
                     <option value={l.level.to_string()} selected={l.level == id.level} title={l.summary}>
                         { format!("L{} — {}", l.level, l.summary) }
                     </option>

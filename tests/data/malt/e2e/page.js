@@ -15,7 +15,7 @@ class SandboxClient {
   }
 
   spawn() {
-    this.worker = new Worker('loader.js');
+    this.worker = new Worker('loader.js', { name: 'malt' });
     this.pending = null;
     this.ready = new Promise((resolve) => {
       this.worker.onmessage = (event) => {
