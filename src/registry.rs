@@ -87,8 +87,13 @@ impl std::fmt::Debug for Registry {
 /// The description of every shipped application, in display order: what the page shows and
 /// checks without an engine. The same values as `Registry::standard()`'s `info()`s.
 pub fn catalog() -> &'static [&'static AppInfo] {
-    static CATALOG: [&AppInfo; 5] =
-        [&crate::malt::MALT_INFO, &crate::route::INFO, &crate::k8s::INFO, &crate::bgp::INFO, &crate::traffic::INFO];
+    static CATALOG: [&AppInfo; 5] = [
+        &crate::malt::MALT_INFO,
+        &crate::route::INFO,
+        &crate::k8s::INFO,
+        &crate::bgp::INFO,
+        &crate::traffic::INFO,
+    ];
     &CATALOG
 }
 
