@@ -38,19 +38,12 @@ pub fn parse(text: &str) -> Option<u64> {
     if c.next().is_some() || h > 23 || min > 59 || sec > 60 {
         return None;
     }
-    Some(days_from_civil(y as i64, m as i64, day as i64) as u64 * 86_400 + h * 3600 + min * 60 + sec)
-}
-
-/// Days since 1970-01-01 of a proleptic Gregorian date (the inverse of the civil-date split
-/// the RFC 3339 printer uses).
-fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
-    let y = if m <= 2 { y - 1 } else { y };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let mp = (m + 9) % 12;
-    let doy = (153 * mp + 2) / 5 + d - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    era * 146_097 + doe - 719_468
+    Some(
+        crate::k8s::meta::days_from_civil(y as i64, m as i64, day as i64) as u64 * 86_400
+            + h * 3600
+            + min * 60
+            + sec,
+    )
 }
 
 #[cfg(test)]

@@ -1,23 +1,13 @@
 //! RFC 3339 UTC timestamps with milliseconds, both ways (GCP's start and end times).
 //!
-//! Hand-written: two small conversions over Howard Hinnant's civil-date algorithms, cheaper
+//! Hand-written: two small conversions over Howard Hinnant's civil-date algorithms (in
+//! `k8s::meta`, shared with the K8s timestamps and the BGP tools), cheaper
 //! than a date crate in the wasm bundle.
 
 /// `2025-01-06T00:00:01.234Z` for Unix milliseconds.
 pub fn format_ms(ms: u64) -> String {
     let secs = crate::k8s::meta::rfc3339((ms / 1000) as i64);
     format!("{}.{:03}Z", secs.trim_end_matches('Z'), ms % 1000)
-}
-
-/// Days since 1970-01-01 of a civil date.
-fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
-    let y = if m <= 2 { y - 1 } else { y };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let mp = (m + 9) % 12;
-    let doy = (153 * mp + 2) / 5 + d - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    era * 146_097 + doe - 719_468
 }
 
 /// Unix milliseconds of `YYYY-MM-DDTHH:MM:SS[.fff…]Z` (fractions beyond ms are truncated).
@@ -48,7 +38,7 @@ pub fn parse_ms(s: &str) -> Result<u64, String> {
         None if rest.is_empty() => 0,
         _ => return Err(bad()),
     };
-    let secs = days_from_civil(y, mo, d) * 86_400 + h * 3600 + mi * 60 + se;
+    let secs = crate::k8s::meta::days_from_civil(y, mo, d) * 86_400 + h * 3600 + mi * 60 + se;
     u64::try_from(secs).map(|s| s * 1000 + frac).map_err(|_| bad())
 }
 
