@@ -179,14 +179,20 @@ pub fn render(question: &str, shape: Shape, variant: PromptVariant) -> String {
     if variant.few_shot() {
         sections.push(examples());
     }
+    sections.push(closing(question, variant, COT, RESPONSE));
+    sections.join("\n\n")
+}
+
+/// A Python-answered prompt's last section: the question, the variant's chain-of-thought request
+/// and the reply instruction (MALT's and traffic's prompts end alike, with their own texts).
+pub fn closing(question: &str, variant: PromptVariant, cot: &str, response: &str) -> String {
     let mut last = format!("The question.\n{QUESTION_LABEL}{question}\n\n");
     if variant.chain_of_thought() {
-        last.push_str(COT);
+        last.push_str(cot);
         last.push(' ');
     }
-    last.push_str(RESPONSE);
-    sections.push(last);
-    sections.join("\n\n")
+    last.push_str(response);
+    last
 }
 
 /// The question inside a rendered prompt (the baseline reads only messages).

@@ -65,9 +65,6 @@ const EXAMPLES: [(&str, &str); 4] = [
 /// The chain-of-thought sentence of the `_cot` variants.
 pub const COT: &str = "Think step by step: say which nodes, labels and weights you need, then give the code.";
 
-/// The line that introduces the question; the baseline finds the question after it.
-pub const QUESTION_LABEL: &str = "Question: ";
-
 const RESPONSE: &str =
     "Reply with one fenced ```python block that defines def process_graph(G): and returns the dict.";
 
@@ -82,13 +79,7 @@ pub fn render(question: &str, variant: PromptVariant) -> String {
         }
         sections.push(ex);
     }
-    let mut last = format!("The question.\n{QUESTION_LABEL}{question}\n\n");
-    if variant.chain_of_thought() {
-        last.push_str(COT);
-        last.push(' ');
-    }
-    last.push_str(RESPONSE);
-    sections.push(last);
+    sections.push(crate::malt::prompt::closing(question, variant, COT, RESPONSE));
     sections.join("\n\n")
 }
 
