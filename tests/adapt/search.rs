@@ -110,6 +110,7 @@ fn an_agent_equal_to_the_baseline_has_no_weakness() {
 #[test]
 fn a_random_failure_gap_shrinks_on_fresh_seeds() {
     let (mut covered, mut gaps, mut n) = (0, 0.0, 0);
+    let mut shrinkage = Vec::new();
     for seed in 0..runs() {
         let state = run(route(), route_settings(seed), "random=0.3", 2);
         for p in &state.promotions {
@@ -120,11 +121,21 @@ fn a_random_failure_gap_shrinks_on_fresh_seeds() {
         if promoted.iter().all(|c| c.agent.lo <= 0.7 && 0.7 <= c.agent.hi) {
             covered += 1;
         }
-        assert!(promoted.iter().all(|c| c.shrinkage > 0.0), "run {seed}: {promoted:?}");
+        shrinkage.extend(promoted.iter().map(|c| c.shrinkage));
     }
     let mean = gaps / n.max(1) as f64;
-    eprintln!("mean search gap of promotions {mean:.3}; confirmation covers 0.7 in {covered}/{}", runs());
+    // The gap shrinks on average; a single cell whose 50 fresh seeds happen to fail as often as
+    // its 5 search seeds did (seen once in 20 runs: 0.4 and 0.4) is chance, not a curse undone.
+    let shrunk = shrinkage.iter().filter(|s| **s > 0.0).count();
+    let mean_shrinkage = shrinkage.iter().sum::<f64>() / shrinkage.len().max(1) as f64;
+    eprintln!(
+        "mean search gap of promotions {mean:.3}; confirmation covers 0.7 in {covered}/{}; \
+         {shrunk}/{} promoted cells shrank, by {mean_shrinkage:.3} on average",
+        runs(),
+        shrinkage.len()
+    );
     assert!(mean >= 0.4, "mean search gap {mean}");
+    assert!(mean_shrinkage > 0.0, "mean shrinkage {mean_shrinkage}");
     assert!(covered >= share(18, 20, runs()), "{covered}/{}", runs());
 }
 
