@@ -25,8 +25,10 @@ pub struct StageStats {
     /// Mean; in the browser, where `performance.now()` is coarsened (to 0.1 ms or 5 µs), the
     /// mean of many samples is the more precise figure for sub-millisecond stages.
     pub mean_ms: f64,
-    /// Samples per second at the median.
-    pub per_second: f64,
+    /// Samples per second at the median; `None` (JSON `null`) when the median is 0, which a
+    /// coarsened browser clock gives a stage faster than its resolution. An infinity would be
+    /// written as `null` anyway and then fail to read back as a number.
+    pub per_second: Option<f64>,
 }
 
 /// The figures of one application.
@@ -164,7 +166,7 @@ pub fn stats(stage: &str, mut samples: Vec<f64>) -> StageStats {
         p95_ms: at(0.95),
         max_ms: samples.last().copied().unwrap_or(0.0),
         mean_ms: mean,
-        per_second: if median > 0.0 { 1000.0 / median } else { f64::INFINITY },
+        per_second: (median > 0.0).then(|| 1000.0 / median),
     }
 }
 
@@ -177,8 +179,15 @@ pub fn render(benches: &[AppBench]) -> String {
     for b in benches {
         for s in &b.stages {
             out.push_str(&format!(
-                "{:<8} {:<9} {:>7} {:>11.4} {:>11.4} {:>11.4} {:>11.4} {:>12.0}\n",
-                b.app, s.stage, s.samples, s.median_ms, s.mean_ms, s.p95_ms, s.max_ms, s.per_second
+                "{:<8} {:<9} {:>7} {:>11.4} {:>11.4} {:>11.4} {:>11.4} {:>12}\n",
+                b.app,
+                s.stage,
+                s.samples,
+                s.median_ms,
+                s.mean_ms,
+                s.p95_ms,
+                s.max_ms,
+                s.per_second.map_or("—".to_string(), |p| format!("{p:.0}"))
             ));
         }
     }
@@ -193,9 +202,19 @@ mod tests {
     fn percentiles_by_nearest_rank() {
         let s = stats("x", (1..=100).map(f64::from).collect());
         assert_eq!((s.median_ms, s.p95_ms, s.max_ms, s.samples), (50.0, 95.0, 100.0, 100));
-        assert_eq!((s.per_second, s.mean_ms), (20.0, 50.5));
+        assert_eq!((s.per_second, s.mean_ms), (Some(20.0), 50.5));
         let one = stats("y", vec![2.0]);
         assert_eq!((one.median_ms, one.p95_ms), (2.0, 2.0));
         assert_eq!(stats("z", vec![]).samples, 0);
+    }
+
+    /// A stage faster than a coarsened browser clock times as all zeros; its figures must still
+    /// cross the worker's JSON (an infinite rate was written as `null` and refused on reading).
+    #[test]
+    fn a_stage_too_fast_to_time_round_trips() {
+        let s = stats("score", vec![0.0; 20]);
+        assert_eq!(s.per_second, None);
+        let back: StageStats = serde_json::from_str(&serde_json::to_string(&s).unwrap()).unwrap();
+        assert_eq!(back, s);
     }
 }

@@ -153,7 +153,7 @@ fn rows(b: &AppBench, native: Option<&Report>) -> Html {
                 <td>{ &b.app }</td><td>{ &s.stage }</td><td>{ s.samples }</td>
                 <td>{ format!("{:.4}", s.median_ms) }</td><td>{ format!("{:.4}", s.mean_ms) }</td>
                 <td>{ format!("{:.4}", s.p95_ms) }</td><td>{ format!("{:.4}", s.max_ms) }</td>
-                <td>{ if s.per_second.is_finite() { format!("{:.0}", s.per_second) } else { "—".into() } }</td>
+                <td>{ s.per_second.map_or("—".into(), |p| format!("{p:.0}")) }</td>
                 <td class="solved">{ format!("{}/{}", b.solved, b.tasks) }</td>
                 if native.is_some() {
                     { match n {

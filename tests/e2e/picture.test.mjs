@@ -14,7 +14,9 @@ after(async () => { await browser?.close(); await site?.close(); });
 function taskIds() {
   const levels = { route: [1, 2, 3], k8s: [1, 2, 3], malt: [1, 2, 3, 4] };
   const ids = [];
-  for (const app of listedApps()) {
+  // The applications that draw a picture; bgp and traffic do not draw one yet (their docs say so),
+  // so they have no labels to check.
+  for (const app of listedApps().filter((a) => a in levels)) {
     for (const level of levels[app] ?? [1]) {
       for (const seed of [0, 7]) ids.push(`${app}-v1-L${level}-s${seed}-i0`);
     }

@@ -52,12 +52,18 @@ export async function localApp(page, site) {
 /** Runs the batch a batch link describes and waits until its progress bar is full. */
 export async function runBatch(page, site, query, timeout = 120_000) {
   await page.goto(`${site.url}#/batch?${query}`);
+  await page.waitForSelector('#batch-run');
+  // The previous job's card stays on the view, finished, until the new job replaces it: wait for
+  // a saved run other than the one shown before the click, or a fast page passes on the old one.
+  const saved = () => document.querySelector('.job a[href^="#/compare"]')?.getAttribute('href') ?? null;
+  const before = await page.evaluate(saved);
   await page.click('#batch-run');
-  await page.waitForFunction(() => {
+  await page.waitForFunction((before) => {
     const p = document.querySelector('#batch-progress');
-    return p && p.max > 0 && Number(p.value) === Number(p.max) && /done/.test(document.querySelector('#batch-status')?.textContent ?? '');
-  }, null, { timeout });
-  await page.waitForSelector('.job a[href^="#/compare"]');
+    const link = document.querySelector('.job a[href^="#/compare"]')?.getAttribute('href') ?? null;
+    return link && link !== before && p && p.max > 0 && Number(p.value) === Number(p.max)
+      && /done/.test(document.querySelector('#batch-status')?.textContent ?? '');
+  }, before, { timeout });
   return page.$eval('#batch-status', (e) => e.textContent);
 }
 
