@@ -10,14 +10,15 @@ import netpress
 
 from conftest import run_records, without_latency
 
-SEEDS = 100  # per level: 300 ids per application (every level of route and k8s)
+SEEDS = 100  # per level: every level of route and k8s (300 and 400 ids)
 
 
 @pytest.fixture(scope="module", params=["route", "k8s"])
 def native(request, netpress_bin, tmp_path_factory) -> tuple[str, list[dict]]:
     app = request.param
     records = run_records(netpress_bin, tmp_path_factory.mktemp(app), "--app", app, "--seeds", f"0..{SEEDS - 1}")
-    assert len(records) == 3 * SEEDS
+    levels = next(len(a["levels"]) for a in netpress.info()["apps"] if a["name"] == app)
+    assert len(records) == levels * SEEDS
     return app, records
 
 
