@@ -120,7 +120,7 @@ fn civil(days: i64) -> (i64, u32, u32) {
 }
 
 /// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's `days_from_civil`, the
-/// inverse of `civil` below); the BGP tools and the flow-log parsers read timestamps with it.
+/// inverse of `civil`); the BGP tools and the flow-log parsers read timestamps with it.
 pub fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
     let y = if m <= 2 { y - 1 } else { y };
     let era = y.div_euclid(400);
