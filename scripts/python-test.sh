@@ -11,6 +11,8 @@ rm -rf target/wheels-py
 .venv-py/bin/pip install -q --force-reinstall --no-deps target/wheels-py/netpress-*.whl
 cargo build --bin netpress
 # pytest, not `python -m pytest`: the latter puts the working folder (the package source,
-# without the built extension) first on the import path.
-cd python
-NETPRESS_BIN="$PWD/../target/debug/netpress" ../.venv-py/bin/pytest -q -p no:cacheprovider tests
+# without the built extension) first on the import path. From python/tests, not python/: Ray's
+# workers put the driver's working folder on their import path, where python/netpress (without
+# the extension) would shadow the installed package.
+cd python/tests
+NETPRESS_BIN="$PWD/../../target/debug/netpress" ../../.venv-py/bin/pytest -q -p no:cacheprovider .

@@ -18,12 +18,14 @@ __all__ = [
     "PROTOCOL",
     "Env",
     "EnvError",
+    "MixtureStream",
     "TaskStream",
     "__version__",
     "agents",
     "evaluate",
     "info",
     "make",
+    "mixture_ids",
     "step_many",
 ]
 
@@ -70,6 +72,37 @@ class TaskStream:
         return self._pending.pop(0)
 
 
+def mixture_ids(path: str, count: int, start: int = 0) -> list[str]:
+    """Task ids ``start..start + count`` of the curriculum stream of the adaptive mode's mixture
+    file (``netpress adapt export STATE --format mixture``): the same ids ``netpress adapt export
+    STATE --format ids`` lists, from the file alone."""
+    with open(path, encoding="utf-8") as f:
+        return _core.mixture_ids(f.read(), start, count)
+
+
+class MixtureStream:
+    """The curriculum stream of a mixture file as reset parameters (``{"task_id": ...}``), endless
+    and deterministic, from task ``start`` on."""
+
+    BLOCK = 256
+
+    def __init__(self, path: str, start: int = 0):
+        with open(path, encoding="utf-8") as f:
+            self._file = f.read()
+        _core.mixture_ids(self._file, 0, 0)  # refuses a bad file now, not at the first reset
+        self.position = start
+        self._pending: list[str] = []
+
+    def __iter__(self) -> Iterator[dict]:
+        return self
+
+    def __next__(self) -> dict:
+        if not self._pending:
+            self._pending = _core.mixture_ids(self._file, self.position, self.BLOCK)
+        self.position += 1
+        return {"task_id": self._pending.pop(0)}
+
+
 class Env:
     """One environment session. ``reset`` starts an episode, ``step`` plays one turn.
 
@@ -77,7 +110,18 @@ class Env:
     "Reset parameters"); a ``stream`` supplies the task of each reset that names none.
     """
 
-    def __init__(self, task_id: str | None = None, *, stream: TaskStream | None = None, **params: Any):
+    def __init__(
+        self,
+        task_id: str | None = None,
+        *,
+        stream: Iterator[dict] | None = None,
+        mixture: str | None = None,
+        **params: Any,
+    ):
+        if mixture is not None:
+            if stream is not None:
+                raise ValueError("give a stream or a mixture file, not both")
+            stream = MixtureStream(mixture)
         if task_id is not None:
             params["task_id"] = task_id
         self._params = params
@@ -133,7 +177,8 @@ class Env:
 
 def make(task_id: str | None = None, **params: Any) -> Env:
     """An environment for one task (``make("route-v1-L2-s42-i7")``), for an application's
-    parts (``make(app="k8s", level=3, seed=7)``) or for a ``stream=TaskStream(...)``."""
+    parts (``make(app="k8s", level=3, seed=7)``), for a ``stream=TaskStream(...)`` or for the
+    curriculum of an adaptive mixture file (``mixture="mixture.json"``)."""
     return Env(task_id, **params)
 
 
@@ -143,8 +188,8 @@ def step_many(envs: Sequence[Env], replies: Sequence[str | dict]) -> list[tuple[
     return [env._unpack(json.loads(a)) for env, a in zip(envs, answers)]
 
 
-def _play(task_id: str, agent: Callable[[list[dict]], str], max_turns: int | None) -> dict:
-    params: dict[str, Any] = {"task_id": task_id}
+def _play(task_id: str, agent: Callable[[list[dict]], str], max_turns: int | None, variant: str) -> dict:
+    params: dict[str, Any] = {"task_id": task_id, "variant": variant}
     if max_turns is not None:
         params["max_turns"] = max_turns
     with make(**params) as env:
@@ -164,6 +209,7 @@ def evaluate(
     agent: str | Callable[[list[dict]], str] = "baseline",
     threads: int = 1,
     max_turns: int | None = None,
+    variant: str = "zeroshot_base",
 ) -> list[dict]:
     """Result records of ``agent`` on ``task_ids``, in their order.
 
@@ -174,7 +220,7 @@ def evaluate(
     ids = list(task_ids)
     if agent == "baseline":
         def work(chunk: list[str]) -> list[str]:
-            return _core.run_baseline(chunk, max_turns)
+            return _core.run_baseline(chunk, max_turns, variant)
 
         size = max(1, -(-len(ids) // max(1, threads)))
         chunks = [ids[i : i + size] for i in range(0, len(ids), size)]
@@ -183,7 +229,7 @@ def evaluate(
     if not callable(agent):
         raise ValueError(f"agent must be 'baseline' or a callable, not {agent!r}")
     with ThreadPoolExecutor(max_workers=max(1, threads)) as pool:
-        return list(pool.map(lambda i: _play(i, agent, max_turns), ids))
+        return list(pool.map(lambda i: _play(i, agent, max_turns, variant), ids))
 
 
 from . import agents  # noqa: E402  (after Env: agents may use it)

@@ -13,6 +13,7 @@
 use std::panic::AssertUnwindSafe;
 use std::sync::{Mutex, MutexGuard};
 
+use netpress::app::PromptVariant;
 use netpress::conversation::{Agent, Message, Role};
 use netpress::env::{
     Action, Defaults, EnvError as CoreError, Reason, ResetParams, Session as CoreSession, guarded,
@@ -195,8 +196,15 @@ impl Baseline {
 /// The result records (JSON) of the application's baseline on `task_ids`, as `netpress run
 /// --agent baseline` writes them; runs without the GIL.
 #[pyfunction]
-#[pyo3(signature = (task_ids, max_turns=None))]
-fn run_baseline(py: Python<'_>, task_ids: Vec<String>, max_turns: Option<u32>) -> PyResult<Vec<String>> {
+#[pyo3(signature = (task_ids, max_turns=None, variant="zeroshot_base"))]
+fn run_baseline(
+    py: Python<'_>,
+    task_ids: Vec<String>,
+    max_turns: Option<u32>,
+    variant: &str,
+) -> PyResult<Vec<String>> {
+    let variant =
+        PromptVariant::parse(variant).map_err(|e| raise(CoreError::new(Reason::BadValue, e.to_string())))?;
     py.detach(|| {
         task_ids
             .iter()
@@ -204,12 +212,21 @@ fn run_baseline(py: Python<'_>, task_ids: Vec<String>, max_turns: Option<u32>) -
                 let task = Registry::standard().generate(id).map_err(|e| CoreError::from_library(&e))?;
                 let app =
                     Registry::standard().app(&task.card().app).map_err(|e| CoreError::from_library(&e))?;
-                let settings = RunSettings { max_turns, ..RunSettings::default() };
+                let settings = RunSettings { max_turns, variant };
                 guarded(AssertUnwindSafe(|| to_json(&run_episode(task, app.baseline().as_mut(), settings))))
             })
             .collect::<Result<Vec<_>, _>>()
     })
     .map_err(raise)
+}
+
+/// Task ids `start..start + count` of the curriculum stream of a mixture file's text (the
+/// adaptive mode's `netpress.mixture.v1`), as `netpress adapt export --format ids` lists them.
+#[pyfunction]
+fn mixture_ids(py: Python<'_>, file: &str, start: usize, count: usize) -> PyResult<Vec<String>> {
+    py.detach(|| netpress::adapt::mixture_stream(file, start, count))
+        .map(|tasks| tasks.into_iter().map(|t| t.id).collect())
+        .map_err(|e| raise(CoreError::from_library(&e)))
 }
 
 /// The protocol's `info`: apps, levels, knobs, limits (JSON).
@@ -228,5 +245,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(step_many, m)?)?;
     m.add_function(wrap_pyfunction!(run_baseline, m)?)?;
     m.add_function(wrap_pyfunction!(info, m)?)?;
+    m.add_function(wrap_pyfunction!(mixture_ids, m)?)?;
     Ok(())
 }

@@ -6,13 +6,18 @@
 //! benchmark, search and confirmation seeds), and realises the component's cell for it (the
 //! default component: the application's own generator at a uniformly drawn level).
 
-use serde::Serialize;
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use super::search::Search;
+use super::space::Space;
 use super::state::Component;
-use crate::error::Result;
+use crate::app::App;
+use crate::error::{Error, Result};
 use crate::id::QueryId;
+use crate::registry::Registry;
 use crate::seed::{Stream, Width};
 
 pub const MIXTURE_SCHEMA: &str = "netpress.mixture.v1";
@@ -61,29 +66,88 @@ pub fn mixture_json(search: &Search<'_>) -> Value {
 
 /// The first `count` tasks of the curriculum stream.
 pub fn curriculum(search: &Search<'_>, count: usize) -> Result<Vec<StreamTask>> {
-    let state = search.state();
-    let weights: Vec<u64> =
-        state.mixture.iter().map(|c| (c.weight().clamp(0.0, 1.0) * 4_294_967_296.0) as u64).collect();
-    if weights.iter().all(|&w| w == 0) {
-        return Err(crate::error::Error::Invalid("the mixture has no weight to sample from".into()));
+    sample(search.app(), search.space(), &search.state().mixture, &stream_material(search), 0, count)
+}
+
+/// A mixture file (`netpress.mixture.v1`) as it is read back.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct MixtureFile {
+    schema: String,
+    app: String,
+    space: String,
+    stream_seed: String,
+    components: Vec<FileComponent>,
+}
+
+#[derive(Deserialize)]
+#[serde(tag = "kind", rename_all = "lowercase", deny_unknown_fields)]
+enum FileComponent {
+    Default { levels: Vec<u8>, weight: f64 },
+    Cell { cell: BTreeMap<String, String>, weight: f64, round: u32, gap: f64 },
+}
+
+/// Tasks `start..start + count` of the curriculum stream of a mixture file, equal to
+/// [`curriculum`]'s for the search that wrote it: what a trainer holding only the file samples.
+/// A file of another schema, application or space version is refused by name.
+pub fn mixture_stream(file: &str, start: usize, count: usize) -> Result<Vec<StreamTask>> {
+    let bad = |m: String| Error::Invalid(format!("mixture file: {m}"));
+    let f: MixtureFile = serde_json::from_str(file).map_err(|e| bad(e.to_string()))?;
+    if f.schema != MIXTURE_SCHEMA {
+        return Err(bad(format!("schema {:?}, expected {MIXTURE_SCHEMA:?}", f.schema)));
     }
-    let mut stream = Stream::new(&stream_material(search), Width::W64);
-    let app = search.app();
+    let app = Registry::standard().app(&f.app)?;
+    let space = app.space();
+    if f.space != space.id {
+        return Err(bad(format!("space {:?}, this build has {:?}", f.space, space.id)));
+    }
+    let mixture = f
+        .components
+        .into_iter()
+        .map(|c| match c {
+            FileComponent::Default { levels, weight } => Ok(Component::Default { levels, weight }),
+            FileComponent::Cell { cell, weight, round, gap } => {
+                let named: Vec<(String, String)> = cell.clone().into_iter().collect();
+                let index = space.index(&space.parse_named(&named)?);
+                Ok(Component::Cell { cell, index, weight, round, gap })
+            }
+        })
+        .collect::<Result<Vec<_>>>()?;
+    sample(app, &space, &mixture, &f.stream_seed, start, count)
+}
+
+/// Tasks `start..start + count` of the stream of `mixture` seeded by `material`.
+fn sample(
+    app: &dyn App,
+    space: &Space,
+    mixture: &[Component],
+    material: &str,
+    start: usize,
+    count: usize,
+) -> Result<Vec<StreamTask>> {
+    let weights: Vec<u64> =
+        mixture.iter().map(|c| (c.weight().clamp(0.0, 1.0) * 4_294_967_296.0) as u64).collect();
+    if weights.iter().all(|&w| w == 0) {
+        return Err(Error::Invalid("the mixture has no weight to sample from".into()));
+    }
+    let mut stream = Stream::new(material, Width::W64);
     let (lo, hi) = STREAM_SEEDS;
     let mut out = Vec::with_capacity(count);
-    for _ in 0..count {
+    for t in 0..start + count {
         let i = stream.weighted(&weights);
         let seed = lo + stream.below(hi - lo);
-        let (id, round): (QueryId, Option<u32>) = match &state.mixture[i] {
+        let (id, round): (QueryId, Option<u32>) = match &mixture[i] {
             Component::Default { levels, .. } => {
                 let level = levels.get(stream.index(levels.len().max(1))).copied().unwrap_or(1);
                 (app.default_id(level, seed, 0), None)
             }
             Component::Cell { index, round, .. } => {
-                (app.realise(search.space(), &search.space().cell_at(*index), seed)?, Some(*round))
+                (app.realise(space, &space.cell_at(*index), seed)?, Some(*round))
             }
         };
-        out.push(StreamTask { id: id.to_string(), component: i, weight: state.mixture[i].weight(), round });
+        if t >= start {
+            out.push(StreamTask { id: id.to_string(), component: i, weight: mixture[i].weight(), round });
+        }
     }
     Ok(out)
 }

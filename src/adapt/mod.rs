@@ -30,7 +30,7 @@ mod search;
 mod space;
 mod state;
 
-pub use curriculum::{MIXTURE_SCHEMA, STREAM_SEEDS, StreamTask, curriculum, mixture_json};
+pub use curriculum::{MIXTURE_SCHEMA, STREAM_SEEDS, StreamTask, curriculum, mixture_json, mixture_stream};
 #[cfg(not(target_arch = "wasm32"))]
 pub use drive::{Observer, Quiet, drive};
 pub use fake::{Fake, Noop, noop_reply};

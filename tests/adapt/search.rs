@@ -25,7 +25,7 @@ fn settings(seed: u64, rounds: u32, reference: Reference, levels: &[&str], turns
 }
 
 /// Route at levels 1–2 with 10 turns, R = 3, k = 5 (the table's settings).
-fn route_settings(seed: u64) -> Settings {
+pub fn route_settings(seed: u64) -> Settings {
     settings(seed, 3, Reference::Baseline, &["1", "2"], Some("10"))
 }
 
