@@ -38,3 +38,19 @@ def without_latency(value):
     if isinstance(value, list):
         return [without_latency(v) for v in value]
     return value
+
+
+@pytest.fixture(scope="session")
+def mixture(netpress_bin, tmp_path_factory) -> tuple[Path, list[str]]:
+    """A mixture file written by a small `netpress adapt` search, and the first 24 ids of its
+    curriculum as `netpress adapt export --format ids` lists them."""
+    tmp = tmp_path_factory.mktemp("adapt")
+    state, mixture = tmp / "state.json", tmp / "mixture.json"
+    adapt = [str(netpress_bin), "adapt", "--app", "route", "--agent", "fake:subnets>=6", "--levels", "1,2"]
+    adapt += ["--turns", "10", "--rounds", "2", "--budget", "10", "--k", "3", "--confirm", "10"]
+    adapt += ["--state", str(state), "-o", str(tmp / "search.jsonl")]
+    subprocess.run(adapt, check=True, capture_output=True)
+    export = [str(netpress_bin), "adapt", "export", str(state)]
+    subprocess.run([*export, "--format", "mixture", "-o", str(mixture)], check=True, capture_output=True)
+    ids = subprocess.run([*export, "--count", "24", "--format", "ids"], check=True, capture_output=True, text=True)
+    return mixture, ids.stdout.split()

@@ -8,7 +8,6 @@ CI-sized: Ray's start costs seconds, so one cluster serves the module and the sa
 from __future__ import annotations
 
 import os
-import subprocess
 
 import pytest
 
@@ -62,20 +61,12 @@ def test_a_crashed_actor_is_restarted_and_its_chunk_rerun(tmp_path):
     assert [without_latency(r) for r in got] == [without_latency(r) for r in want]
 
 
-def test_a_mixture_file_feeds_ray(netpress_bin, tmp_path):
-    state, mixture = tmp_path / "state.json", tmp_path / "mixture.json"
-    adapt = [str(netpress_bin), "adapt", "--app", "route", "--agent", "fake:subnets>=6", "--levels", "1,2"]
-    adapt += ["--turns", "10", "--rounds", "2", "--budget", "10", "--k", "3", "--confirm", "10"]
-    adapt += ["--state", str(state), "-o", str(tmp_path / "search.jsonl")]
-    subprocess.run(adapt, check=True, capture_output=True)
-    export = [str(netpress_bin), "adapt", "export", str(state)]
-    subprocess.run([*export, "--format", "mixture", "-o", str(mixture)], check=True, capture_output=True)
-    ids = subprocess.run([*export, "--count", "24", "--format", "ids"], check=True, capture_output=True, text=True)
-    want = ids.stdout.split()
-    assert netpress.mixture_ids(str(mixture), 24) == want
-    got = netpress.ray.evaluate(mixture=str(mixture), count=24, num_actors=2, chunk=6)
+def test_a_mixture_file_feeds_ray(mixture):
+    path, want = mixture
+    assert netpress.mixture_ids(str(path), 24) == want
+    got = netpress.ray.evaluate(mixture=str(path), count=24, num_actors=2, chunk=6)
     assert [r["id"] for r in got] == want
-    env = netpress.make(mixture=str(mixture))
+    env = netpress.make(mixture=str(path))
     assert [env.reset()[1]["task_id"] for _ in range(3)] == want[:3]
 
 
