@@ -1,15 +1,29 @@
-//! The environment server under a bounded closed-loop load on loopback (docs/env.md,
-//! "Performance"): the server in-process on an ephemeral 127.0.0.1 port, N WebSocket
-//! sessions each on its own client thread, each sending K8s steps (`kubectl get pods -A`,
-//! resetting when an episode ends) until the step budget or the time limit is spent. Prints
-//! steps per second and the p50/p99 round-trip latency of a step, for 1 and 100 sessions.
+//! The environment server under bounded load on loopback (docs/env.md, "Performance"): the
+//! server in-process on an ephemeral 127.0.0.1 port and three measurements, each stopping by
+//! itself (a count or a time limit, whichever comes first).
 //!
-//!     cargo bench --bench serve                  # 1 and 100 sessions, 20,000 steps each at most
-//!     cargo bench --bench serve -- 1000 4000     # sessions, total steps
+//! - load: N WebSocket sessions, each on its own client thread, sending K8s steps (`kubectl
+//!   get pods -A`, resetting when an episode ends); steps per second and the p50/p99 round trip
+//!   of a step, for 1, 100 and 1,000 sessions;
+//! - idle memory: N sessions opened over HTTP (a reset each, then nothing), the process's
+//!   resident memory before and after, per session, for K8s and Route;
+//! - soak: whole three-turn K8s episodes over many WebSocket sessions; resident memory once a
+//!   tenth of the episodes are done and at the end (a leak shows as growth between the two).
 //!
-//! Not a criterion benchmark: the figure is a distribution over concurrent clients, which
-//! criterion's one-closure timing does not model. The load stops by itself (steps or 20 s).
+//! ```text
+//! cargo bench --bench serve --no-default-features --features server              # full sizes
+//! cargo bench --bench serve --no-default-features --features server -- --quick   # CI-sized
+//! cargo bench --bench serve --no-default-features --features server -- 1000 4000 # load only: sessions, steps
+//! ```
+//!
+//! Not a criterion benchmark: the figures are distributions over concurrent clients and memory
+//! levels, which criterion's one-closure timing does not model. Memory is the whole process's
+//! (server and clients; Linux `/proc/self/statm`), so per-session figures are upper bounds.
 
+use std::io::{Read, Write};
+use std::net::{SocketAddr, TcpStream};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Barrier};
 use std::time::{Duration, Instant};
 
 use netpress::registry::Registry;
@@ -17,50 +31,107 @@ use netpress::server::{Config, Server};
 use serde_json::{Value, json};
 use tungstenite::Message;
 
-const TIME_LIMIT: Duration = Duration::from_secs(20);
+/// The sizes of one run.
+struct Sizes {
+    load_steps: usize,
+    load_time: Duration,
+    idle_sessions: usize,
+    soak_episodes: usize,
+    soak_sessions: usize,
+    soak_time: Duration,
+}
 
-/// One client: `steps` round trips (or until `deadline`); the latency of each, in µs.
-fn client(url: String, seed: usize, steps: usize, deadline: Instant) -> Vec<u64> {
-    let (mut ws, _) = tungstenite::connect(url).expect("connect");
-    let mut ask = |m: &Value| -> Value {
-        ws.send(Message::text(m.to_string())).expect("send");
-        serde_json::from_str(ws.read().expect("read").to_text().expect("text")).expect("JSON")
-    };
-    let reset =
-        json!({"type": "reset", "data": {"task_id": format!("k8s-v1-L1-s{seed}-i0"), "max_turns": 50}});
-    let step = json!({"type": "step", "data": {"reply": "kubectl get pods -A"}});
-    ask(&reset);
+const FULL: Sizes = Sizes {
+    load_steps: 20_000,
+    load_time: Duration::from_secs(20),
+    idle_sessions: 4096,
+    soak_episodes: 10_000,
+    soak_sessions: 512,
+    soak_time: Duration::from_secs(120),
+};
+
+const QUICK: Sizes = Sizes {
+    load_steps: 3_000,
+    load_time: Duration::from_secs(10),
+    idle_sessions: 1000,
+    soak_episodes: 2_000,
+    soak_sessions: 64,
+    soak_time: Duration::from_secs(30),
+};
+
+fn start(max_sessions: usize) -> Server {
+    let config = Config { bind: "127.0.0.1:0".parse().unwrap(), max_sessions, ..Config::default() };
+    Server::start(Registry::standard(), config).expect("server")
+}
+
+/// Resident memory of this process in bytes (0 where `/proc` is missing).
+fn rss() -> u64 {
+    let statm = std::fs::read_to_string("/proc/self/statm").unwrap_or_default();
+    let pages: u64 = statm.split_whitespace().nth(1).and_then(|p| p.parse().ok()).unwrap_or(0);
+    pages * 4096
+}
+
+/// A WebSocket session: sends a message, reads the answer.
+struct Ws(tungstenite::WebSocket<tungstenite::stream::MaybeTlsStream<TcpStream>>);
+
+impl Ws {
+    fn connect(url: &str) -> Ws {
+        Ws(tungstenite::connect(url).expect("connect").0)
+    }
+
+    fn ask(&mut self, m: &Value) -> Value {
+        self.0.send(Message::text(m.to_string())).expect("send");
+        serde_json::from_str(self.0.read().expect("read").to_text().expect("text")).expect("JSON")
+    }
+}
+
+fn reset(seed: usize, max_turns: u32) -> Value {
+    json!({"type": "reset", "data": {"task_id": format!("k8s-v1-L1-s{seed}-i0"), "max_turns": max_turns}})
+}
+
+fn step() -> Value {
+    json!({"type": "step", "data": {"reply": "kubectl get pods -A"}})
+}
+
+/// One load client: `steps` round trips (or until `limit` has passed since every client was
+/// ready); the latency of each, in µs.
+fn client(url: String, seed: usize, steps: usize, limit: Duration, ready: Arc<Barrier>) -> Vec<u64> {
+    let mut ws = Ws::connect(&url);
+    ws.ask(&reset(seed, 50));
+    ready.wait();
+    let deadline = Instant::now() + limit;
     let mut latencies = Vec::with_capacity(steps);
     while latencies.len() < steps && Instant::now() < deadline {
         let t = Instant::now();
-        let answer = ask(&step);
+        let answer = ws.ask(&step());
         latencies.push(t.elapsed().as_micros() as u64);
         if answer["data"]["done"] == true {
-            ask(&reset);
+            ws.ask(&reset(seed, 50));
         }
     }
     latencies
 }
 
-fn run(sessions: usize, total_steps: usize) {
-    let config = Config { bind: "127.0.0.1:0".parse().unwrap(), ..Config::default() };
-    let server = Server::start(Registry::standard(), config).expect("server");
+fn load(sessions: usize, total_steps: usize, limit: Duration) {
+    let server = start(sessions.max(4096));
     let url = format!("ws://{}/ws", server.addr());
     let per = total_steps.div_ceil(sessions);
-    let start = Instant::now();
-    let deadline = start + TIME_LIMIT;
+    // Every client connects and resets before the clock starts: the figure is of steps.
+    let ready = Arc::new(Barrier::new(sessions + 1));
     let threads: Vec<_> = (0..sessions)
         .map(|i| {
-            let url = url.clone();
-            std::thread::spawn(move || client(url, i, per, deadline))
+            let (url, ready) = (url.clone(), ready.clone());
+            std::thread::spawn(move || client(url, i, per, limit, ready))
         })
         .collect();
+    ready.wait();
+    let start = Instant::now();
     let mut all: Vec<u64> = threads.into_iter().flat_map(|t| t.join().expect("client")).collect();
     let elapsed = start.elapsed().as_secs_f64();
     all.sort_unstable();
     let pct = |p: f64| all[((all.len() as f64 * p) as usize).min(all.len() - 1)] as f64 / 1000.0;
     println!(
-        "ws, {sessions:>4} sessions: {:>6} steps in {elapsed:.2} s = {:>7.0} steps/s; step p50 {:.3} ms, p99 {:.3} ms",
+        "load, ws, {sessions:>4} sessions: {:>6} steps in {elapsed:.2} s = {:>7.0} steps/s; step p50 {:.3} ms, p99 {:.3} ms",
         all.len(),
         all.len() as f64 / elapsed,
         pct(0.50),
@@ -69,13 +140,91 @@ fn run(sessions: usize, total_steps: usize) {
     server.shutdown().expect("shutdown");
 }
 
-fn main() {
-    let args: Vec<usize> = std::env::args().skip(1).filter_map(|a| a.parse().ok()).collect();
-    match args.as_slice() {
-        [sessions, steps, ..] => run(*sessions, *steps),
-        _ => {
-            run(1, 20_000);
-            run(100, 20_000);
-        }
+/// POST /reset on a fresh connection; the answer's status.
+fn http_reset(addr: SocketAddr, body: &Value) -> u16 {
+    let mut stream = TcpStream::connect(addr).expect("connect");
+    let body = body.to_string();
+    let head = format!(
+        "POST /reset HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+        body.len()
+    );
+    stream.write_all(head.as_bytes()).and_then(|_| stream.write_all(body.as_bytes())).expect("send");
+    let mut raw = String::new();
+    let _ = stream.read_to_string(&mut raw);
+    raw.split(' ').nth(1).and_then(|s| s.parse().ok()).unwrap_or(0)
+}
+
+fn idle_memory(app: &str, sessions: usize) {
+    let server = start(sessions);
+    let before = rss();
+    for seed in 0..sessions {
+        let status = http_reset(server.addr(), &json!({"task_id": format!("{app}-v1-L1-s{seed}-i0")}));
+        assert_eq!(status, 200, "reset {seed}");
     }
+    let after = rss();
+    println!(
+        "idle, http, {sessions:>4} {app} sessions: RSS {:.1} MiB -> {:.1} MiB, {:.1} KiB a session",
+        before as f64 / 1048576.0,
+        after as f64 / 1048576.0,
+        after.saturating_sub(before) as f64 / sessions as f64 / 1024.0
+    );
+    server.shutdown().expect("shutdown");
+}
+
+fn soak(sizes: &Sizes) {
+    let server = start(4096);
+    let url = format!("ws://{}/ws", server.addr());
+    let done = Arc::new(AtomicUsize::new(0));
+    let (target, deadline) = (sizes.soak_episodes, Instant::now() + sizes.soak_time);
+    let start = Instant::now();
+    let threads: Vec<_> = (0..sizes.soak_sessions)
+        .map(|i| {
+            let (url, done) = (url.clone(), done.clone());
+            std::thread::spawn(move || {
+                let mut ws = Ws::connect(&url);
+                let mut seed = i;
+                while done.load(Ordering::Relaxed) < target && Instant::now() < deadline {
+                    ws.ask(&reset(seed, 3));
+                    while ws.ask(&step())["data"]["done"] != true {}
+                    done.fetch_add(1, Ordering::Relaxed);
+                    seed += 1;
+                }
+            })
+        })
+        .collect();
+    let tenth = target / 10;
+    while done.load(Ordering::Relaxed) < tenth && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    let early = rss();
+    for t in threads {
+        t.join().expect("soak client");
+    }
+    let late = rss();
+    let n = done.load(Ordering::Relaxed);
+    println!(
+        "soak, ws, {} sessions: {n} episodes in {:.1} s; RSS {:.1} MiB after {tenth}, {:.1} MiB at the end ({:+.1}%)",
+        sizes.soak_sessions,
+        start.elapsed().as_secs_f64(),
+        early as f64 / 1048576.0,
+        late as f64 / 1048576.0,
+        (late as f64 / early.max(1) as f64 - 1.0) * 100.0
+    );
+    server.shutdown().expect("shutdown");
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let numbers: Vec<usize> = args.iter().filter_map(|a| a.parse().ok()).collect();
+    if let [sessions, steps, ..] = numbers.as_slice() {
+        return load(*sessions, *steps, FULL.load_time);
+    }
+    let sizes = if args.iter().any(|a| a == "--quick") { &QUICK } else { &FULL };
+    for sessions in [1, 100, 1000] {
+        load(sessions, sizes.load_steps, sizes.load_time);
+    }
+    for app in ["k8s", "route"] {
+        idle_memory(app, sizes.idle_sessions);
+    }
+    soak(sizes);
 }

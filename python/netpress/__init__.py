@@ -41,7 +41,7 @@ def info() -> dict:
 
 def _action(reply: str | dict) -> str:
     if isinstance(reply, str):
-        return json.dumps({"reply": reply})
+        return '{"reply":' + json.dumps(reply) + "}"  # a quarter of dumps({...})'s time
     return json.dumps(reply)
 
 
@@ -128,6 +128,7 @@ class Env:
         self._stream = stream
         self._session = _core.Session()
         self.last: dict | None = None
+        self._messages: list[dict] = []  # the episode's messages fetched so far
 
     def _names_task(self, params: dict) -> bool:
         return any(k in params for k in ("task_id", "app", "seed"))
@@ -138,13 +139,13 @@ class Env:
         if self._stream is not None and not self._names_task(overrides):
             params = {**{k: v for k, v in params.items() if k != "task_id"}, **next(self._stream)}
         result = json.loads(self._session.reset(json.dumps(params)))
+        self._messages = []
         self.last = result["observation"]
         return self.last["text"], self.last
 
     def step(self, reply: str | dict) -> tuple[str, float, bool, dict]:
         """One turn: a reply text (or an action dict, e.g. ``{"error": "timeout"}``)."""
-        result = json.loads(self._session.step(_action(reply)))
-        return self._unpack(result)
+        return self._unpack(self._session.step_dict(_action(reply)))
 
     def _unpack(self, result: dict) -> tuple[str, float, bool, dict]:
         if "error" in result:
@@ -162,11 +163,16 @@ class Env:
         return json.loads(self._session.record())
 
     def messages(self) -> list[dict]:
-        """The conversation so far, as chat messages (what an agent replies to)."""
-        return [{"role": r, "content": c} for r, c in self._session.messages()]
+        """The conversation so far, as chat messages (what an agent replies to). The messages of
+        earlier calls in the same episode are the same objects: only new ones cross from the
+        core."""
+        known = self._messages
+        known.extend({"role": r, "content": c} for r, c in self._session.messages(len(known)))
+        return [dict(m) for m in known]
 
     def close(self) -> None:
         self._session.close()
+        self._messages = []
 
     def __enter__(self) -> "Env":
         return self

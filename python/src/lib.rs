@@ -16,12 +16,13 @@ use std::sync::{Mutex, MutexGuard};
 use netpress::app::PromptVariant;
 use netpress::conversation::{Agent, Message, Role};
 use netpress::env::{
-    Action, Defaults, EnvError as CoreError, Reason, ResetParams, Session as CoreSession, guarded,
+    Action, Defaults, EnvError as CoreError, Reason, ResetParams, Session as CoreSession, StepResult, guarded,
 };
 use netpress::registry::Registry;
 use netpress::run::{RunSettings, run_episode};
 use pyo3::create_exception;
 use pyo3::prelude::*;
+use pyo3::types::{PyBool, PyDict, PyList, PyString};
 use serde_json::Value;
 
 create_exception!(
@@ -79,11 +80,16 @@ impl Session {
     }
 
     fn step_json(&self, action: &str) -> Result<String, CoreError> {
+        self.step_with(action, |result| to_json(result))
+    }
+
+    /// One step; `out` renders its result (as JSON text, or as a value tree for a dict).
+    fn step_with<T>(&self, action: &str, out: impl FnOnce(&StepResult) -> T) -> Result<T, CoreError> {
         let turn = Action::from_value(Some(parse(action)?))?.into_turn()?;
         let mut guard = self.lock();
         let session = guard.as_mut().ok_or_else(no_episode)?;
         match guarded(AssertUnwindSafe(|| session.step(turn))) {
-            Ok(result) => Ok(to_json(&result)),
+            Ok(result) => Ok(out(&result)),
             Err(e) => {
                 *guard = None;
                 Err(e)
@@ -119,6 +125,13 @@ impl Session {
         py.detach(|| self.step_json(action)).map_err(raise)
     }
 
+    /// `step`'s answer as a dict, built from the value tree without JSON text in between
+    /// (`json.loads` of an observation costs more than the step's binding itself).
+    fn step_dict<'py>(&self, py: Python<'py>, action: &str) -> PyResult<Bound<'py, PyAny>> {
+        let value = py.detach(|| self.step_with(action, |r| serde_json::to_value(r).unwrap_or(Value::Null)));
+        to_py(py, &value.map_err(raise)?)
+    }
+
     /// The state (JSON).
     fn state(&self) -> PyResult<String> {
         self.with(|s| to_json(&s.state())).map_err(raise)
@@ -129,16 +142,45 @@ impl Session {
         self.with(|s| to_json(&s.record())).map_err(raise)
     }
 
-    /// The conversation so far as `(role, content)` pairs (what an agent replies to).
-    fn messages(&self) -> PyResult<Vec<(String, String)>> {
-        self.with(|s| s.runner().messages().iter().map(|m| (role_name(m.role), m.content.clone())).collect())
-            .map_err(raise)
+    /// The conversation from message `start` on as `(role, content)` pairs (what an agent
+    /// replies to); a caller that keeps the earlier ones asks only for the new.
+    #[pyo3(signature = (start=0))]
+    fn messages(&self, start: usize) -> PyResult<Vec<(String, String)>> {
+        self.with(|s| {
+            let all = s.runner().messages();
+            all[start.min(all.len())..].iter().map(|m| (role_name(m.role), m.content.clone())).collect()
+        })
+        .map_err(raise)
     }
 
     /// Ends the episode; later steps raise `UNKNOWN_SESSION`.
     fn close(&self) {
         *self.lock() = None;
     }
+}
+
+/// A JSON value as the Python object `json.loads` would give (keys in the value's order).
+fn to_py<'py>(py: Python<'py>, v: &Value) -> PyResult<Bound<'py, PyAny>> {
+    Ok(match v {
+        Value::Null => py.None().into_bound(py),
+        Value::Bool(b) => PyBool::new(py, *b).to_owned().into_any(),
+        Value::Number(n) => match (n.as_i64(), n.as_u64()) {
+            (Some(i), _) => i.into_pyobject(py)?.into_any(),
+            (None, Some(u)) => u.into_pyobject(py)?.into_any(),
+            _ => n.as_f64().unwrap_or(f64::NAN).into_pyobject(py)?.into_any(),
+        },
+        Value::String(s) => PyString::new(py, s).into_any(),
+        Value::Array(a) => {
+            PyList::new(py, a.iter().map(|x| to_py(py, x)).collect::<PyResult<Vec<_>>>()?)?.into_any()
+        }
+        Value::Object(o) => {
+            let d = PyDict::new(py);
+            for (k, x) in o {
+                d.set_item(k, to_py(py, x)?)?;
+            }
+            d.into_any()
+        }
+    })
 }
 
 fn role_name(role: Role) -> String {
@@ -165,10 +207,36 @@ fn step_many(py: Python<'_>, sessions: Vec<Py<Session>>, actions: Vec<String>) -
     }))
 }
 
-/// An application's scripted baseline agent as a callable `[(role, content)] -> reply`.
+/// An application's scripted baseline agent as a callable `[(role, content)] -> reply`, and
+/// with a conversation of its own (`extend`, `clear`, `reply`) for callers that send only the
+/// messages it has not seen: a conversation's early messages (the prompt, long outputs) then
+/// cross the boundary once, not on every turn.
 #[pyclass(frozen, module = "netpress._core")]
 struct Baseline {
     agent: Mutex<Box<dyn Agent>>,
+    conversation: Mutex<Vec<Message>>,
+}
+
+fn to_messages(messages: Vec<(String, String)>) -> PyResult<Vec<Message>> {
+    messages
+        .into_iter()
+        .map(|(role, content)| {
+            let role: Role = serde_json::from_value(Value::String(role.clone()))
+                .map_err(|_| pyo3::exceptions::PyValueError::new_err(format!("unknown role {role:?}")))?;
+            Ok(Message { role, content })
+        })
+        .collect()
+}
+
+impl Baseline {
+    fn answer(&self, py: Python<'_>, messages: &[Message]) -> PyResult<String> {
+        let reply = py.detach(|| self.agent.lock().unwrap_or_else(|p| p.into_inner()).reply(messages));
+        reply.map(|r| r.text).map_err(|e| pyo3::exceptions::PyRuntimeError::new_err(e.message))
+    }
+
+    fn own(&self) -> MutexGuard<'_, Vec<Message>> {
+        self.conversation.lock().unwrap_or_else(|p| p.into_inner())
+    }
 }
 
 #[pymethods]
@@ -176,20 +244,28 @@ impl Baseline {
     #[new]
     fn new(app: &str) -> PyResult<Self> {
         let app = Registry::standard().app(app).map_err(|e| raise(CoreError::from_library(&e)))?;
-        Ok(Baseline { agent: Mutex::new(app.baseline()) })
+        Ok(Baseline { agent: Mutex::new(app.baseline()), conversation: Mutex::new(Vec::new()) })
     }
 
     fn __call__(&self, py: Python<'_>, messages: Vec<(String, String)>) -> PyResult<String> {
-        let messages = messages
-            .into_iter()
-            .map(|(role, content)| {
-                let role: Role = serde_json::from_value(Value::String(role.clone()))
-                    .map_err(|_| pyo3::exceptions::PyValueError::new_err(format!("unknown role {role:?}")))?;
-                Ok(Message { role, content })
-            })
-            .collect::<PyResult<Vec<_>>>()?;
-        let reply = py.detach(|| self.agent.lock().unwrap_or_else(|p| p.into_inner()).reply(&messages));
-        reply.map(|r| r.text).map_err(|e| pyo3::exceptions::PyRuntimeError::new_err(e.message))
+        self.answer(py, &to_messages(messages)?)
+    }
+
+    /// Appends messages to the agent's own conversation.
+    fn extend(&self, messages: Vec<(String, String)>) -> PyResult<()> {
+        self.own().extend(to_messages(messages)?);
+        Ok(())
+    }
+
+    /// Empties the agent's own conversation.
+    fn clear(&self) {
+        self.own().clear();
+    }
+
+    /// The reply to the agent's own conversation.
+    fn reply(&self, py: Python<'_>) -> PyResult<String> {
+        let conversation = self.own();
+        self.answer(py, &conversation)
     }
 }
 

@@ -124,6 +124,9 @@ pub struct Session {
     record: bool,
     /// The episode's progress after the last step (for dense rewards).
     progress: f64,
+    /// The score card once the episode is over, kept: scoring walks the whole episode (a
+    /// record), and every later step, state and observation reports the same card.
+    final_score: Option<Score>,
 }
 
 impl Session {
@@ -133,8 +136,15 @@ impl Session {
         let runner = Runner::new(resolved.task, resolved.settings);
         let progress =
             if resolved.reward.dense_weight().is_some() { runner.episode().score().progress } else { 0.0 };
-        let session =
-            Session { episode_id, runner, reward: resolved.reward, record: resolved.record, progress };
+        let mut session = Session {
+            episode_id,
+            runner,
+            reward: resolved.reward,
+            record: resolved.record,
+            progress,
+            final_score: None,
+        };
+        session.keep_score();
         let text = session.runner.messages()[0].content.clone();
         let observation = session.observation(text);
         (session, StepResult { observation, reward: None, done: false })
@@ -166,6 +176,7 @@ impl Session {
             return StepResult { observation, reward: Some(0.0), done: true };
         }
         self.runner.submit(turn);
+        self.keep_score();
         let mut reward = 0.0;
         if let Some(alpha) = self.reward.dense_weight() {
             let progress = self.runner.episode().score().progress;
@@ -190,11 +201,17 @@ impl Session {
         StepResult { observation, reward: Some(reward), done }
     }
 
+    /// Scores the episode once, when it has just finished.
+    fn keep_score(&mut self) {
+        if self.final_score.is_none() && self.finished().is_some() {
+            self.final_score = Some(self.record().score);
+        }
+    }
+
     /// The observation of the episode as it stands, with `text`.
     fn observation(&self, text: String) -> Observation {
         let card = self.runner.task().card();
         let finish = self.finished();
-        let record = finish.map(|_| self.record());
         Observation {
             text,
             episode_id: self.episode_id.clone(),
@@ -210,8 +227,8 @@ impl Session {
             output: None,
             exit_status: None,
             notes: None,
-            score: record.as_ref().map(|r| r.score.clone()),
-            record: record.filter(|_| self.record).map(Box::new),
+            score: self.final_score.clone(),
+            record: self.final_score.as_ref().filter(|_| self.record).map(|_| Box::new(self.record())),
         }
     }
 
@@ -231,7 +248,7 @@ impl Session {
             label: card.label.clone(),
             max_turns: self.max_turns(),
             finish,
-            score: finish.map(|_| self.record().score),
+            score: self.final_score.clone(),
         }
     }
 
