@@ -5,8 +5,8 @@
 //! - load: N WebSocket sessions, each on its own client thread, sending K8s steps (`kubectl
 //!   get pods -A`, resetting when an episode ends); steps per second and the p50/p99 round trip
 //!   of a step, for 1, 100 and 1,000 sessions;
-//! - idle memory: N sessions opened over HTTP (a reset each, then nothing), the process's
-//!   resident memory before and after, per session, for K8s and Route;
+//! - idle memory: N sessions opened over HTTP (a reset each, then nothing), the resident memory
+//!   of a fresh process of this benchmark before and after, per session, for K8s and Route;
 //! - soak: whole three-turn K8s episodes over many WebSocket sessions; resident memory once a
 //!   tenth of the episodes are done and at the end (a leak shows as growth between the two).
 //!
@@ -60,7 +60,8 @@ const QUICK: Sizes = Sizes {
 };
 
 fn start(max_sessions: usize) -> Server {
-    let config = Config { bind: "127.0.0.1:0".parse().unwrap(), max_sessions, ..Config::default() };
+    let mut config = Config { bind: "127.0.0.1:0".parse().unwrap(), ..Config::default() };
+    config.limits.max_sessions = max_sessions;
     Server::start(Registry::standard(), config).expect("server")
 }
 
@@ -154,6 +155,18 @@ fn http_reset(addr: SocketAddr, body: &Value) -> u16 {
     raw.split(' ').nth(1).and_then(|s| s.parse().ok()).unwrap_or(0)
 }
 
+/// Runs `idle_memory` in a fresh process of this benchmark: memory the earlier measurements
+/// freed would otherwise be reused and hide the sessions' own.
+fn idle_memory_apart(app: &str, sessions: usize) {
+    let exe = std::env::current_exe().expect("the benchmark's path");
+    let out = std::process::Command::new(exe)
+        .args(["--idle-child", app, &sessions.to_string()])
+        .output()
+        .expect("idle child");
+    print!("{}", String::from_utf8_lossy(&out.stdout));
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+}
+
 fn idle_memory(app: &str, sessions: usize) {
     let server = start(sessions);
     let before = rss();
@@ -215,6 +228,11 @@ fn soak(sizes: &Sizes) {
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
+    if let [flag, app, n, ..] = args.as_slice()
+        && flag == "--idle-child"
+    {
+        return idle_memory(app, n.parse().expect("a session count"));
+    }
     let numbers: Vec<usize> = args.iter().filter_map(|a| a.parse().ok()).collect();
     if let [sessions, steps, ..] = numbers.as_slice() {
         return load(*sessions, *steps, FULL.load_time);
@@ -224,7 +242,7 @@ fn main() {
         load(sessions, sizes.load_steps, sizes.load_time);
     }
     for app in ["k8s", "route"] {
-        idle_memory(app, sizes.idle_sessions);
+        idle_memory_apart(app, sizes.idle_sessions);
     }
     soak(sizes);
 }

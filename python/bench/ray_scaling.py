@@ -4,7 +4,9 @@
     python python/bench/ray_scaling.py [--actors 1,2] [--tasks 2000] [--slow-tasks 64] [--csv FILE]
     python python/bench/ray_scaling.py --multi-node [--actors 1,2] ...
 
-Two agents: the scripted baseline (CPU-bound: the episodes themselves are the work, so on this
+Each evaluate call starts its actors (a Python process each) and ends them, and that start is
+in the figure; the first row of each agent is plain `netpress.evaluate` in this process (actors 0
+in the CSV), the figure Ray's overhead is measured against. Two agents: the scripted baseline (CPU-bound: the episodes themselves are the work, so on this
 machine's two cores two actors are the most that can help) and the baseline with 100 ms added to
 every reply (the shape of an agent behind an LLM endpoint: actors wait, so more of them help
 well past the core count). Run it with a release build of the extension. `--multi-node` first
@@ -83,6 +85,12 @@ def measure(a: argparse.Namespace, counts: list[int]) -> int:
         (SlowBaseline(0.1), "baseline+100ms", ids("route", a.slow_tasks), 2),
     ):
         rate(task_ids[: 4 * chunk], agent, 1, chunk)  # warm-up: actor start and imports
+        t = time.perf_counter()
+        netpress.evaluate(task_ids, agent)
+        local = len(task_ids) / (time.perf_counter() - t)
+        print(f"{name:15} in process, no Ray: {local:8.1f} episodes/s", flush=True)
+        rows.append({"agent": name, "actors": 0, "episodes": len(task_ids), "episodes_per_s": round(local, 1),
+                     "speedup": "", "efficiency": ""})
         base = None
         for n in counts:
             r = rate(task_ids, agent, n, chunk)
