@@ -80,7 +80,7 @@ impl Session {
     }
 
     fn step_json(&self, action: &str) -> Result<String, CoreError> {
-        self.step_with(action, |result| to_json(result))
+        self.step_with(action, to_json)
     }
 
     /// One step; `out` renders its result (as JSON text, or as a value tree for a dict).
