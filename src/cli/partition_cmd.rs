@@ -30,3 +30,34 @@ pub(super) fn partition_scores(cx: &mut Context) -> CliResult {
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::cli::{Console, main};
+    use crate::registry::Registry;
+
+    fn run(input: &str) -> (u8, String, String) {
+        let (mut out, mut err) = (Vec::new(), Vec::new());
+        let console = Console::new(input.as_bytes(), &mut out, &mut err);
+        let code = main(Registry::standard(), ["netpress", "partition-scores"], console);
+        (code, String::from_utf8(out).unwrap(), String::from_utf8(err).unwrap())
+    }
+
+    #[test]
+    fn scores_each_line_and_names_a_bad_one() {
+        let (code, out, _) =
+            run("{\"truth\": [0, 0, 1], \"pred\": [5, 5, 6]}\n\n{\"truth\": [], \"pred\": []}\n");
+        assert_eq!(code, 0);
+        assert_eq!(out.lines().count(), 2);
+        assert!(
+            out.starts_with("{\"ari\":1.0,\"ami\":1.0,\"precision\":1.0,\"recall\":1.0,\"f1\":1.0}"),
+            "{out}"
+        );
+        let (code, _, err) = run("{\"truth\": [0], \"pred\": []}\n");
+        assert_eq!(code, 1);
+        assert_eq!(err, "netpress: line 1: label vectors differ in length (1 true labels, 0 predicted)\n");
+        let (code, _, err) = run("{\"truth\": [0]}\n");
+        assert_eq!(code, 1);
+        assert!(err.starts_with("netpress: line 1: missing field `pred`"), "{err}");
+    }
+}
