@@ -87,6 +87,16 @@ if [ "${1:-}" = "--test" ]; then
     python3 -m venv .venv-nx
     .venv-nx/bin/pip install -q networkx==3.6.1
   fi
+  # The partition scores of role inference against scikit-learn (scripts/microseg_sklearn_diff.py,
+  # docs/microseg-partition.md); mpmath gives the exact reference where scikit-learn rounds.
+  step "scikit-learn for the partition-score differential test (.venv-sk with scikit-learn 1.9.1, mpmath 1.4.1)"
+  if [ -x .venv-sk/bin/python ] && .venv-sk/bin/python -c "import importlib.metadata as m; assert m.version('scikit-learn') == '1.9.1' and m.version('mpmath') == '1.4.1'" 2>/dev/null; then
+    echo "already installed"
+  else
+    rm -rf .venv-sk
+    python3 -m venv .venv-sk
+    .venv-sk/bin/pip install -q scikit-learn==1.9.1 mpmath==1.4.1
+  fi
 fi
 
 if [ "${1:-}" = "--test" ]; then

@@ -28,6 +28,7 @@ mod exec;
 mod export;
 mod knobs;
 mod mock_agent;
+mod partition_cmd;
 mod report;
 mod run;
 mod score;
@@ -121,6 +122,9 @@ enum Command {
     /// Search an application's task space for where an agent trails the baseline (or an
     /// oracle), confirm it on fresh seeds, and keep the curriculum (docs/adapt.md).
     Adapt(adapt::AdaptArgs),
+    /// Testing aid: partition-agreement scores of JSON-line label vectors (scripts/microseg_sklearn_diff.py).
+    #[command(hide = true)]
+    PartitionScores,
     /// App-specific commands: `netpress <app> exec …` or `netpress <app> <tool> …`.
     #[command(external_subcommand)]
     App(Vec<String>),
@@ -180,6 +184,7 @@ fn dispatch(cx: &mut Context, cli: Cli, matches: &clap::ArgMatches) -> CliResult
         #[cfg(feature = "server")]
         Command::Serve(args) => serve::serve(cx, args),
         Command::Adapt(args) => adapt::adapt(cx, args, sub.expect("adapt matches")),
+        Command::PartitionScores => partition_cmd::partition_scores(cx),
         Command::App(argv) => exec::app_command(cx, &argv),
     }
 }
