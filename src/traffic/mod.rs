@@ -10,13 +10,16 @@
 //! - `prompt`; `task`: generation, the task and its episode, the sandbox host (`F`, `G`);
 //! - `baseline`: the template compiler; `tool`: `netpress traffic export`.
 
+pub mod algo;
 mod baseline;
 pub mod check;
 pub mod family;
+pub mod flowq;
 pub mod mock;
 mod prompt;
 pub mod task;
 mod tool;
+pub mod wording;
 
 use std::sync::Arc;
 
@@ -39,7 +42,14 @@ diff keyed by node address.",
     answer: AnswerKind::Python,
     levels: &[
         LevelInfo { level: 1, summary: "one count, statistic, table, label or colour change" },
-        LevelInfo { level: 2, summary: "rankings, neighbourhoods and threshold edge filters" },
+        LevelInfo {
+            level: 2,
+            summary: "rankings, neighbourhoods, threshold edge filters, top talkers and time series from flow logs",
+        },
+        LevelInfo {
+            level: 3,
+            summary: "minimum cuts, maximal cliques, port scans and heavy hitters in flow logs",
+        },
     ],
     knobs: &[
         KnobInfo { key: 'n', name: "nodes", help: "nodes of the mock graph", values: "10..100000" },
@@ -49,6 +59,26 @@ diff keyed by node address.",
             name: "density",
             help: "edges per thousand node pairs (default: mean degree about 6)",
             values: "1..1000",
+        },
+        KnobInfo {
+            key: 'a',
+            name: "applications",
+            help: "applications of the flow questions' tenant",
+            values: "1..4",
+        },
+        KnobInfo { key: 'd', name: "minutes", help: "minutes of the tenant's flow trace", values: "2..1440" },
+        KnobInfo { key: 'c', name: "clients", help: "Internet clients of the tenant", values: "0..100000" },
+        KnobInfo {
+            key: 'k',
+            name: "known",
+            help: "percent of VMs whose role label is known",
+            values: "0..100",
+        },
+        KnobInfo {
+            key: 'f',
+            name: "format",
+            help: "flow-log format (default vnet4 at levels 1-2, drawn at level 3)",
+            values: "aws2|aws5|nsg2|vnet4|gcp",
         },
     ],
     default_max_turns: 1,

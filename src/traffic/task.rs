@@ -18,6 +18,7 @@ use crate::view::Picture;
 
 use super::check::{self, Change};
 use super::family::{self, Family, Query, Truth, View};
+use super::flowq::{self, FlowKnobs};
 use super::mock::{Mock, MockKnobs, mock};
 use super::prompt;
 
@@ -67,25 +68,57 @@ pub struct Generated {
     pub query: Query,
     pub question: String,
     pub graph: Graph,
+    /// The flows table of a flow question (`process_flows(F, G)`), else `None`.
+    pub flows: Option<Arc<Table>>,
+    /// The logs behind `flows`.
+    pub logs: Option<Arc<flowq::Logs>>,
     /// The read-only truth, or `None` when the expected outcome is a changed graph.
     pub truth: Option<Truth>,
     /// The graph an exact answer leaves (the base graph for questions).
     pub expected_graph: Value,
 }
 
+/// A numeric knob of an id, or its default.
+fn num(id: &QueryId, key: char, default: u64) -> Result<u64> {
+    match id.knob(key) {
+        None => Ok(default),
+        Some(v) => v.parse().map_err(|_| {
+            crate::Error::bad_id(&id.to_string(), format!("knob {key} must be a number, got {v:?}"))
+        }),
+    }
+}
+
 /// The graph knobs of an id (defaults where absent).
 pub fn knobs(id: &QueryId) -> Result<MockKnobs> {
-    let num = |key: char, default: u64| -> Result<u64> {
-        match id.knob(key) {
-            None => Ok(default),
-            Some(v) => v.parse().map_err(|_| {
-                crate::Error::bad_id(&id.to_string(), format!("knob {key} must be a number, got {v:?}"))
-            }),
-        }
-    };
-    let n = num('n', 60)? as usize;
-    let k = MockKnobs { n, p: num('p', 4)? as usize, e: num('e', MockKnobs::default_density(n))? };
+    let n = num(id, 'n', 60)? as usize;
+    let k = MockKnobs { n, p: num(id, 'p', 4)? as usize, e: num(id, 'e', MockKnobs::default_density(n))? };
     k.check().map_err(|e| crate::Error::bad_id(&id.to_string(), e.to_string()))?;
+    Ok(k)
+}
+
+/// The tenant knobs of an id (`a d c k f`, defaults where absent), checked.
+pub fn flow_knobs(id: &QueryId) -> Result<FlowKnobs> {
+    let bad = |m: String| crate::Error::bad_id(&id.to_string(), m);
+    let d = FlowKnobs::default();
+    let small = |key: char, default: u32| -> Result<u32> {
+        u32::try_from(num(id, key, u64::from(default))?).map_err(|_| bad(format!("knob {key} is too large")))
+    };
+    let f =
+        match id.knob('f') {
+            None => None,
+            Some(v) => Some(crate::flows::Format::parse(v).ok_or_else(|| {
+                bad(format!("knob f must be one of aws2, aws5, nsg2, vnet4, gcp, got {v:?}"))
+            })?),
+        };
+    let k = FlowKnobs {
+        a: small('a', d.a)?,
+        d: small('d', d.d)?,
+        c: small('c', d.c)?,
+        k: small('k', d.k)?,
+        f,
+        n: d.n,
+    };
+    flowq::tenant_key(id.level, id.seed, &k).knobs.validate().map_err(bad)?;
     Ok(k)
 }
 
@@ -122,11 +155,26 @@ pub fn generate(id: &QueryId) -> Result<Generated> {
     let families = Family::of_level(id.level);
     let family = families[(id.index % families.len() as u64) as usize];
     let mut s = Stream::new(&id.seed_material(true), Width::W64);
-    let wording = s.index(2);
-    let query = family::draw(family, &mut s, view);
+    let wording = s.index(3);
+    let fk = flow_knobs(id)?;
+    let logs = if family.is_flow() { Some(flowq::logs(id.level, id.seed, &fk)?) } else { None };
+    let query = family::draw(family, &mut s, view, logs.as_deref());
     let question = family::question(&query, wording);
-    let truth = family::truth(&query, view);
-    let mut expected = graph.clone();
+    let truth = match (&query, &logs) {
+        (Query::Flow(f), Some(l)) => {
+            let (ty, data, ordered) = flowq::truth(f, &l.conns);
+            Some(Truth { ty, data, ordered, header: 0 })
+        }
+        _ => family::truth(&query, view),
+    };
+    if family == Family::Cliques && truth.as_ref().is_some_and(|t| t.data == json!(-1)) {
+        return Err(crate::Error::Invalid(format!(
+            "{id}: counting the maximal cliques takes over {} steps",
+            super::algo::MAX_CLIQUE_STEPS
+        )));
+    }
+    let base = logs.as_ref().map_or_else(|| graph.clone(), |l| l.graph.clone());
+    let mut expected = base.clone();
     apply(&query, view, &mut expected);
     Ok(Generated {
         id: id.clone(),
@@ -134,7 +182,9 @@ pub fn generate(id: &QueryId) -> Result<Generated> {
         wording,
         query,
         question,
-        graph: graph.clone(),
+        graph: base,
+        flows: logs.as_ref().map(|l| l.table.clone()),
+        logs,
         truth,
         expected_graph: expected.to_json(),
     })
@@ -201,7 +251,7 @@ pub struct TrafficTask {
 
 impl TrafficTask {
     pub fn new(g: Generated, limits: Limits) -> TrafficTask {
-        let prompt = prompt::render(&g.question, PromptVariant::ZeroshotBase);
+        let prompt = prompt::render(&g.question, PromptVariant::ZeroshotBase, g.flows.is_some());
         let expected = expected_json(&g);
         let card = TaskCard {
             id: g.id.to_string(),
@@ -229,7 +279,7 @@ impl Task for TrafficTask {
         &self.card
     }
     fn prompt(&self, variant: PromptVariant) -> String {
-        prompt::render(&self.generated.question, variant)
+        prompt::render(&self.generated.question, variant, self.generated.flows.is_some())
     }
     fn start(&self, max_turns: Option<u32>) -> Box<dyn Episode> {
         let max = max_turns.unwrap_or(self.card.max_turns).clamp(1, MAX_TURNS);
@@ -246,6 +296,9 @@ impl Task for TrafficTask {
         Picture::default()
     }
 }
+
+/// The wall time a flow answer gets (the logs are larger than a graph).
+const FLOW_TIME: std::time::Duration = std::time::Duration::from_secs(5);
 
 /// The most turns an episode allows (an invalid return may be resubmitted).
 pub const MAX_TURNS: u32 = 5;
@@ -268,12 +321,25 @@ pub struct TrafficEpisode {
 impl TrafficEpisode {
     fn attempt(&self, reply: &str) -> Attempt {
         let base = self.task.graph.to_json();
-        let source = match extract::extract(reply) {
+        let flows = self.task.flows.clone();
+        // A flow answer defines process_flows(F, G): read as MALT's process_graph, called with both.
+        let reply = if flows.is_some() {
+            reply.replace("process_flows(", "process_graph(")
+        } else {
+            reply.to_string()
+        };
+        let source = match extract::extract(&reply) {
             Ok(s) => s,
             Err(e) => return Attempt { answer: Err(e), graph: base },
         };
-        let host = TrafficHost { flows: None, graph: self.task.graph.clone() };
-        let run = sandbox::run(&source.program(), host, &self.limits);
+        let mut program = source.program();
+        let mut limits = self.limits;
+        if flows.is_some() {
+            program = program.replace(&format!("\n{}\n", extract::CALL), "\nprocess_graph(F, G)\n");
+            limits.time = limits.time.max(FLOW_TIME);
+        }
+        let host = TrafficHost { flows, graph: self.task.graph.clone() };
+        let run = sandbox::run(&program, host, &limits);
         let answer = run.value.and_then(|v| check::parse(&v).map_err(|e| format!("Invalid return: {e}")));
         Attempt { answer, graph: run.graph.graph.to_json() }
     }
