@@ -67,6 +67,8 @@ pub struct Generated {
     pub wording: usize,
     pub query: Query,
     pub question: String,
+    /// The turns an episode allows by default (`t`).
+    pub turns: u32,
     pub graph: Graph,
     /// The flows table of a flow question (`process_flows(F, G)`), else `None`.
     pub flows: Option<Arc<Table>>,
@@ -76,6 +78,71 @@ pub struct Generated {
     pub truth: Option<Truth>,
     /// The graph an exact answer leaves (the base graph for questions).
     pub expected_graph: Value,
+}
+
+/// The id's choices beyond sizes: the graph source (`g`), the mode (`m`) and the turns (`t`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Modes {
+    /// `g=flows`: graph questions on the tenant's communication graph instead of the mock.
+    pub tenant_graph: bool,
+    pub turns: u32,
+}
+
+/// Reads and checks `g`, `m` and `t`.
+pub fn modes(id: &QueryId) -> Result<Modes> {
+    let bad = |m: String| crate::Error::bad_id(&id.to_string(), m);
+    let tenant_graph = match id.knob('g') {
+        None | Some("mock") => false,
+        Some("flows") => true,
+        Some(v) => return Err(bad(format!("knob g must be mock or flows, got {v:?}"))),
+    };
+    match id.knob('m') {
+        None | Some("std") => {}
+        Some(v @ ("nemo" | "chain" | "straw")) => {
+            return Err(bad(format!(
+                "knob m={v}: the NeMoEval-compatible modes are not in this version of traffic; m takes std"
+            )));
+        }
+        Some(v) => return Err(bad(format!("knob m must be std, nemo, chain or straw, got {v:?}"))),
+    }
+    let turns = num(id, 't', 1)?;
+    if !(1..=u64::from(MAX_TURNS)).contains(&turns) {
+        return Err(bad(format!("knob t must be 1..{MAX_TURNS}, got {turns}")));
+    }
+    Ok(Modes { tenant_graph, turns: turns as u32 })
+}
+
+/// The tenant's graph as a mock (nodes with labels, weighted edges by index), so the graph
+/// families' truths run on it unchanged.
+fn mock_of(g: &Graph) -> Mock {
+    let doc = g.to_json();
+    let nodes: Vec<(String, Vec<String>)> = doc["nodes"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|n| {
+            let labels =
+                n["labels"].as_array().into_iter().flatten().filter_map(|l| l.as_str().map(String::from));
+            (n["id"].as_str().unwrap_or("").to_string(), labels.collect())
+        })
+        .collect();
+    let index: std::collections::BTreeMap<&str, usize> =
+        nodes.iter().enumerate().map(|(i, (ip, _))| (ip.as_str(), i)).collect();
+    let edges = doc["links"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|l| {
+            let end = |k: &str| l[k].as_str().and_then(|x| index.get(x).copied());
+            let w = |k: &str| l[k].as_i64().unwrap_or(0);
+            Some((
+                end("source")?,
+                end("target")?,
+                [w("byte_weight"), w("connection_weight"), w("packet_weight")],
+            ))
+        })
+        .collect();
+    Mock { nodes, edges }
 }
 
 /// A numeric knob of an id, or its default.
@@ -97,7 +164,7 @@ pub fn knobs(id: &QueryId) -> Result<MockKnobs> {
 }
 
 /// The tenant knobs of an id (`a d c k f`, defaults where absent), checked.
-pub fn flow_knobs(id: &QueryId) -> Result<FlowKnobs> {
+pub fn flow_knobs(id: &QueryId, tenant_graph: bool) -> Result<FlowKnobs> {
     let bad = |m: String| crate::Error::bad_id(&id.to_string(), m);
     let d = FlowKnobs::default();
     let small = |key: char, default: u32| -> Result<u32> {
@@ -110,21 +177,17 @@ pub fn flow_knobs(id: &QueryId) -> Result<FlowKnobs> {
                 bad(format!("knob f must be one of aws2, aws5, nsg2, vnet4, gcp, got {v:?}"))
             })?),
         };
-    let k = FlowKnobs {
-        a: small('a', d.a)?,
-        d: small('d', d.d)?,
-        c: small('c', d.c)?,
-        k: small('k', d.k)?,
-        f,
-        n: d.n,
-    };
+    // With the tenant as the graph source, `n` is its instance scale (and `c` follows it).
+    let n = if tenant_graph { small('n', d.n)? } else { d.n };
+    let c = small('c', if tenant_graph { 50 * n } else { d.c })?;
+    let k = FlowKnobs { a: small('a', d.a)?, d: small('d', d.d)?, c, k: small('k', d.k)?, f, n };
     flowq::tenant_key(id.level, id.seed, &k).knobs.validate().map_err(bad)?;
     Ok(k)
 }
 
 /// The mock a seed's indexes share, cached (the last one: runs walk a seed's indexes in turn).
-fn cached_mock(material: &str, k: MockKnobs) -> Result<Arc<(Mock, View, Graph)>> {
-    type Slot = Option<(String, Arc<(Mock, View, Graph)>)>;
+fn cached_mock(material: &str, k: MockKnobs) -> Result<Arc<(View, Graph)>> {
+    type Slot = Option<(String, Arc<(View, Graph)>)>;
     static LAST: OnceLock<Mutex<Slot>> = OnceLock::new();
     let slot = LAST.get_or_init(|| Mutex::new(None));
     if let Some((_, v)) = slot.lock().ok().and_then(|s| s.clone()).filter(|(m, _)| m == material) {
@@ -133,7 +196,7 @@ fn cached_mock(material: &str, k: MockKnobs) -> Result<Arc<(Mock, View, Graph)>>
     let m = mock(material, k)?;
     let view = View::new(&m);
     let g = m.graph();
-    let v = Arc::new((m, view, g));
+    let v = Arc::new((view, g));
     if let Ok(mut s) = slot.lock() {
         *s = Some((material.to_string(), v.clone()));
     }
@@ -142,7 +205,8 @@ fn cached_mock(material: &str, k: MockKnobs) -> Result<Arc<(Mock, View, Graph)>>
 
 /// Generates the task of an id (already checked against the app's description).
 pub fn generate(id: &QueryId) -> Result<Generated> {
-    let k = knobs(id)?;
+    let modes = modes(id)?;
+    let fk = flow_knobs(id, modes.tenant_graph)?;
     let material = format!(
         "netpress|traffic-graph|v{}|L{}|s{}|{}",
         id.version,
@@ -150,13 +214,19 @@ pub fn generate(id: &QueryId) -> Result<Generated> {
         id.seed,
         id.knob_suffix().trim_start_matches('-')
     );
-    let shared = cached_mock(&material, k)?;
-    let (_, view, graph) = &*shared;
+    let shared = if modes.tenant_graph {
+        let logs = flowq::logs(id.level, id.seed, &fk)?;
+        let m = mock_of(&logs.graph);
+        Arc::new((View::new(&m), logs.graph.clone()))
+    } else {
+        let k = knobs(id)?;
+        cached_mock(&material, k)?
+    };
+    let (view, graph) = &*shared;
     let families = Family::of_level(id.level);
     let family = families[(id.index % families.len() as u64) as usize];
     let mut s = Stream::new(&id.seed_material(true), Width::W64);
     let wording = s.index(3);
-    let fk = flow_knobs(id)?;
     let logs = if family.is_flow() { Some(flowq::logs(id.level, id.seed, &fk)?) } else { None };
     let query = family::draw(family, &mut s, view, logs.as_deref());
     let question = family::question(&query, wording);
@@ -182,6 +252,7 @@ pub fn generate(id: &QueryId) -> Result<Generated> {
         wording,
         query,
         question,
+        turns: modes.turns,
         graph: base,
         flows: logs.as_ref().map(|l| l.table.clone()),
         logs,
@@ -264,7 +335,7 @@ impl TrafficTask {
             params: json!({"wording": g.wording + 1, "query": g.query}).into(),
             expected,
             question: Some(g.question.clone()),
-            max_turns: 1,
+            max_turns: g.turns,
         };
         TrafficTask { generated: Arc::new(g), card, limits }
     }

@@ -49,6 +49,22 @@ fn reference_code_is_correct_and_safe_in_every_family() {
     assert_eq!(seen.len(), 48, "every family in all three wordings: {seen:?}");
 }
 
+/// With `g=flows` the graph families ask about the tenant's communication graph, and `t`
+/// sets the card's turns.
+#[test]
+fn graph_families_run_on_the_tenant_graph() {
+    for (level, n) in [(1u8, 6u64), (2, 4), (3, 2)] {
+        for index in 0..n {
+            let id = format!("traffic-v1-L{level}-s3-i{index}-gflows-n2-d10-t3");
+            let g = generate(&id.parse().unwrap()).unwrap();
+            assert!(g.graph.to_json()["nodes"].to_string().contains("type=Internet"), "{id}");
+            assert_eq!(g.turns, 3);
+            let s = score(&id, &code(&g.query));
+            assert!(s.correct && s.safe, "{id}: {}", s.explanation);
+        }
+    }
+}
+
 /// The flow families at the default tenant (an hour of logs), in every format.
 #[test]
 fn flow_reference_code_is_correct_at_the_default_tenant() {

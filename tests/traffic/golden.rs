@@ -55,6 +55,11 @@ fn generation_is_deterministic() {
         ("traffic-v1-L1-s0-i0-a5", "knob a=5"),
         ("traffic-v1-L2-s0-i4-fcsv", "knob f must be one of"),
         ("traffic-v1-L2-s0-i4-c100001", "knob c=100001"),
+        ("traffic-v1-L1-s0-i0-gtenant", "knob g must be mock or flows"),
+        ("traffic-v1-L1-s0-i0-mnemo", "not in this version"),
+        ("traffic-v1-L1-s0-i0-mfoo", "knob m must be"),
+        ("traffic-v1-L1-s0-i0-t9", "knob t must be 1..5"),
+        ("traffic-v1-L1-s0-i0-gflows-n1001", "knob n=1001"),
     ] {
         let err = netpress::registry::generate(bad).err().map(|e| e.to_string()).unwrap_or_default();
         assert!(err.contains(says), "{bad}: {err}");
