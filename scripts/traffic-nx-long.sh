@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The long networkx differential run of the traffic application (docs/traffic.md): every
-# family of both levels on seeds 0..1999 at the default knobs, and on seeds 0..199 with a
-# small, a large and a dense graph, recomputed by tests/traffic/nx_oracle.py with networkx.
+# family of levels 1-3 on seeds 0..1999 at the default knobs (flow questions on the default
+# hour of logs), and on seeds 0..199 with a small, a large and a dense graph and each log
+# format, recomputed by tests/traffic/nx_oracle.py (networkx; plain Python over the rows).
 # Needs .venv-nx (bash scripts/setup.sh --test). Exits non-zero on any disagreement.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -12,6 +13,7 @@ run() {
   ./target/release/netpress traffic export --seeds "$1" ${2:+--knobs "$2"} | "$py" tests/traffic/nx_oracle.py
 }
 run 0..2000
-run 0..200 -n10-p1
-run 0..200 -n2000-p16
-run 0..200 -n40-p2-e500
+run 0..200 -n10-p1-faws2
+run 0..200 -n2000-p16-faws5
+run 0..200 -n40-p2-e500-fnsg2
+run 0..200 -fgcp

@@ -11,6 +11,7 @@ use regex_lite::{Captures, Regex};
 use crate::conversation::{Agent, AgentError, AgentInfo, AgentReply, Message, Role};
 
 use super::family::{self, Query, Stat};
+use super::flowq::{self, FlowQuery};
 use super::prompt;
 
 /// The answer for questions the compiler does not know.
@@ -24,6 +25,11 @@ fn text(c: &Captures<'_>, i: usize) -> Option<String> {
 
 fn num(c: &Captures<'_>, i: usize) -> Option<i64> {
     c.get(i)?.as_str().parse().ok()
+}
+
+/// `HH:MM` at capture `i` (hours) and `i + 1` (minutes), as minutes.
+fn minute(c: &Captures<'_>, i: usize) -> Option<u32> {
+    Some(num(c, i)? as u32 * 60 + num(c, i + 1)? as u32)
 }
 
 fn patterns() -> &'static [(Regex, Build)] {
@@ -63,6 +69,38 @@ fn patterns() -> &'static [(Regex, Build)] {
                 };
                 Some(Query::EdgeFilter { weight: text(c, 1)?, strict: c.get(2)?.as_str() == "below", stat })
             }),
+            (r"^What is the smallest total connection weight of a set of edges whose removal disconnects ([\d.]+) from ([\d.]+)\?", |c| {
+                Some(Query::MinCut { u: text(c, 1)?, v: text(c, 2)? })
+            }),
+            (r"^How many maximal cliques does the graph have\?", |_| Some(Query::Cliques)),
+            (r"^From the flow logs, list the (\d+) initiators that sent the most bytes to responders in connections starting between (\d\d):(\d\d) and (\d\d):(\d\d) UTC", |c| {
+                let k = num(c, 1)? as usize;
+                Some(Query::Flow(FlowQuery::TopTalkers { k, t1: minute(c, 2)?, t2: minute(c, 4)? }))
+            }),
+            (r"^From the flow logs, count the connections to (tcp|udp) port (\d+) starting in each (\d+)-minute interval from (\d\d):(\d\d) to (\d\d):(\d\d) UTC", |c| {
+                Some(Query::Flow(FlowQuery::TimeSeries {
+                    proto: text(c, 1)?,
+                    port: num(c, 2)? as u16,
+                    bucket: num(c, 3)? as u32,
+                    t1: minute(c, 4)?,
+                    t2: minute(c, 6)?,
+                }))
+            }),
+            (r"^From the flow logs, which Internet IPs .* scanned between (\d\d):(\d\d) and (\d\d):(\d\d) UTC, i\.e\. within one clock minute tried at least (\d+) distinct ports of one host or one port on at least (\d+) distinct hosts", |c| {
+                Some(Query::Flow(FlowQuery::PortScan {
+                    ports: num(c, 5)? as usize,
+                    hosts: num(c, 6)? as usize,
+                    t1: minute(c, 1)?,
+                    t2: minute(c, 3)?,
+                }))
+            }),
+            (r"^From the flow logs, which initiator–responder IP pairs carried more than (\d+)% of all bytes \(both directions\) of the connections starting between (\d\d):(\d\d) and (\d\d):(\d\d) UTC", |c| {
+                Some(Query::Flow(FlowQuery::HeavyHitters {
+                    percent: num(c, 1)? as u64,
+                    t1: minute(c, 2)?,
+                    t2: minute(c, 4)?,
+                }))
+            }),
         ];
         table.into_iter().map(|(p, b)| (Regex::new(p).expect("a valid pattern"), b)).collect()
     })
@@ -75,7 +113,12 @@ pub fn parse(question: &str) -> Option<Query> {
 
 /// The code the compiler submits for a question.
 pub fn compile(question: &str) -> String {
-    parse(question).map_or_else(|| UNSUPPORTED.to_string(), |q| family::code(&q))
+    match parse(question) {
+        None => UNSUPPORTED.to_string(),
+        // Flow questions read connections the shortcut way (docs/traffic.md, "Baseline").
+        Some(Query::Flow(f)) => flowq::code(&f, true),
+        Some(q) => family::code(&q),
+    }
 }
 
 pub struct Baseline;

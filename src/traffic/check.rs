@@ -115,6 +115,14 @@ pub fn value_ok(truth: &Truth, ty: &str, data: &Value) -> (bool, String) {
                 && close(&Value::Array(w[..h].to_vec()), &Value::Array(g[..h.min(g.len())].to_vec()))
                 && key(&w[h..]) == key(&g[h..])
         }
+        (Value::Array(w), Value::Array(g)) if ty == "list" && !truth.ordered => {
+            let key = |items: &[Value]| {
+                let mut r: Vec<String> = items.iter().map(Value::to_string).collect();
+                r.sort();
+                r
+            };
+            key(w) == key(g)
+        }
         _ => close(&want, &got),
     };
     if ok {

@@ -9,7 +9,10 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde::Serialize;
 use serde_json::{Value, json};
 
+use super::flowq::{FlowQuery, Logs};
 use crate::seed::Stream;
+
+pub use super::wording::question;
 
 /// A family, by its label.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -25,6 +28,12 @@ pub enum Family {
     NbrCount,
     NbrColor,
     EdgeFilter,
+    TopTalkers,
+    TimeSeries,
+    MinCut,
+    Cliques,
+    PortScan,
+    HeavyHitters,
 }
 
 const L1: [Family; 6] = [
@@ -35,11 +44,28 @@ const L1: [Family; 6] = [
     Family::ColorLabel,
     Family::PrefixCount,
 ];
-const L2: [Family; 4] = [Family::TopDegree, Family::NbrCount, Family::NbrColor, Family::EdgeFilter];
+const L2: [Family; 6] = [
+    Family::TopDegree,
+    Family::NbrCount,
+    Family::NbrColor,
+    Family::EdgeFilter,
+    Family::TopTalkers,
+    Family::TimeSeries,
+];
+const L3: [Family; 4] = [Family::MinCut, Family::Cliques, Family::PortScan, Family::HeavyHitters];
 
 impl Family {
     pub fn of_level(level: u8) -> &'static [Family] {
-        if level == 1 { &L1 } else { &L2 }
+        match level {
+            1 => &L1,
+            2 => &L2,
+            _ => &L3,
+        }
+    }
+
+    /// Whether the family reads the flow logs (`process_flows(F, G)` on a tenant).
+    pub fn is_flow(self) -> bool {
+        matches!(self, Family::TopTalkers | Family::TimeSeries | Family::PortScan | Family::HeavyHitters)
     }
 
     pub fn id(self) -> &'static str {
@@ -54,6 +80,12 @@ impl Family {
             Family::NbrCount => "nbr-count",
             Family::NbrColor => "nbr-color",
             Family::EdgeFilter => "edge-filter",
+            Family::TopTalkers => "top-talkers",
+            Family::TimeSeries => "time-series",
+            Family::MinCut => "min-cut",
+            Family::Cliques => "cliques",
+            Family::PortScan => "port-scan",
+            Family::HeavyHitters => "heavy-hitters",
         }
     }
 
@@ -85,16 +117,48 @@ pub enum Stat {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "family", rename_all = "kebab-case")]
 pub enum Query {
-    Count { case: char, label: Option<String>, k: Option<i64> },
-    DegreeStat { weight: Option<String> },
+    Count {
+        case: char,
+        label: Option<String>,
+        k: Option<i64>,
+    },
+    DegreeStat {
+        weight: Option<String>,
+    },
     LabelTable,
-    LabelRemove { label: String },
-    ColorLabel { label: String, color: String },
-    PrefixCount { bits: u8 },
-    TopDegree { k: i64 },
-    NbrCount { labels: Vec<String> },
-    NbrColor { label: String, color: String },
-    EdgeFilter { weight: String, strict: bool, stat: Stat },
+    LabelRemove {
+        label: String,
+    },
+    ColorLabel {
+        label: String,
+        color: String,
+    },
+    PrefixCount {
+        bits: u8,
+    },
+    TopDegree {
+        k: i64,
+    },
+    NbrCount {
+        labels: Vec<String>,
+    },
+    NbrColor {
+        label: String,
+        color: String,
+    },
+    EdgeFilter {
+        weight: String,
+        strict: bool,
+        stat: Stat,
+    },
+    MinCut {
+        u: String,
+        v: String,
+    },
+    Cliques,
+    /// A flow-log question (its own `family` tag).
+    #[serde(untagged)]
+    Flow(FlowQuery),
 }
 
 /// What the truth of a question is computed on: the mock as adjacency and weights.
@@ -133,6 +197,31 @@ impl View {
         self.adj[u].iter().map(|&v| self.edges[&(u.min(v), u.max(v))][w]).sum()
     }
 
+    /// The component number of each node.
+    fn components(&self) -> Vec<usize> {
+        let mut comp = vec![usize::MAX; self.ips.len()];
+        for start in 0..self.ips.len() {
+            if comp[start] != usize::MAX {
+                continue;
+            }
+            comp[start] = start;
+            let mut stack = vec![start];
+            while let Some(x) = stack.pop() {
+                for &y in &self.adj[x] {
+                    if comp[y] == usize::MAX {
+                        comp[y] = start;
+                        stack.push(y);
+                    }
+                }
+            }
+        }
+        comp
+    }
+
+    fn index_of(&self, ip: &str) -> Option<usize> {
+        self.ips.iter().position(|x| x == ip)
+    }
+
     /// Node indexes in address order.
     fn by_ip(&self) -> Vec<usize> {
         let mut order: Vec<usize> = (0..self.ips.len()).collect();
@@ -149,8 +238,9 @@ fn weight_index(name: &str) -> usize {
     WEIGHT_NAMES.iter().position(|w| *w == name).unwrap_or(0)
 }
 
-/// Draws the parameters of `family` on `view`.
-pub fn draw(family: Family, s: &mut Stream, view: &View) -> Query {
+/// Draws the parameters of `family` on `view` (flow families on `logs`, which generation
+/// always passes for them).
+pub fn draw(family: Family, s: &mut Stream, view: &View, logs: Option<&Logs>) -> Query {
     let labels = view.present_labels();
     let tagged: Vec<String> = labels.iter().filter(|l| *l != "type=VM").cloned().collect();
     let tagged = if tagged.is_empty() { labels.clone() } else { tagged };
@@ -202,154 +292,22 @@ pub fn draw(family: Family, s: &mut Stream, view: &View) -> Query {
             ]);
             Query::EdgeFilter { weight, strict, stat }
         }
-    }
-}
-
-fn stat_words(stat: Stat) -> String {
-    match stat {
-        Stat::Median => "the median (mean of the two middle values for an even count)".into(),
-        Stat::Mean => "the mean".into(),
-        Stat::Percentile(q) => format!("the {q}th percentile (nearest rank)"),
-    }
-}
-
-const RET_TEXT: &str = "Return the number as text.";
-const RET_GRAPH: &str = "Return the graph.";
-
-/// The question in wording `w` (0 = W1, the one the baseline reads; 1 = W2, synonyms).
-pub fn question(q: &Query, w: usize) -> String {
-    let w2 = w == 1;
-    match q {
-        Query::Count { case, label, k } => {
-            let body = match (case, w2) {
-                ('a', false) => "How many nodes are in the graph?".to_string(),
-                ('a', true) => "What is the number of hosts in the graph?".to_string(),
-                ('b', false) => "How many edges are in the graph?".to_string(),
-                ('b', true) => "What is the number of links in the graph?".to_string(),
-                ('c', false) => "How many nodes and edges are in the graph?".to_string(),
-                ('c', true) => "What are the numbers of hosts and of links in the graph?".to_string(),
-                ('d', false) => format!("How many nodes have the label {}?", label.as_deref().unwrap_or("")),
-                ('d', true) => format!("How many hosts are tagged {}?", label.as_deref().unwrap_or("")),
-                (_, false) => format!("How many nodes have degree {}?", k.unwrap_or(0)),
-                (_, true) => format!("How many hosts have exactly {} peers?", k.unwrap_or(0)),
-            };
-            let ret = if *case == 'c' {
-                "Return a list of the two numbers, nodes first.".to_string()
-            } else {
-                RET_TEXT.to_string()
-            };
-            format!("{body} {ret}")
+        Family::MinCut => {
+            let comp = view.components();
+            let linked: Vec<usize> = (0..view.ips.len()).filter(|&u| !view.adj[u].is_empty()).collect();
+            if linked.is_empty() {
+                return Query::MinCut { u: view.ips[0].clone(), v: view.ips[1].clone() };
+            }
+            let u = *s.choose(&linked);
+            let mates: Vec<usize> = (0..view.ips.len()).filter(|&v| v != u && comp[v] == comp[u]).collect();
+            let v = *s.choose(&mates);
+            Query::MinCut { u: view.ips[u].clone(), v: view.ips[v].clone() }
         }
-        Query::DegreeStat { weight } => {
-            let (body, header) = match (weight, w2) {
-                (None, false) => {
-                    ("What are the maximum and minimum degree in the graph?".to_string(), degree_header(None))
-                }
-                (None, true) => (
-                    "Which are the largest and the smallest peer counts of a host?".to_string(),
-                    degree_header(None),
-                ),
-                (Some(w), false) => (
-                    format!("What are the maximum and minimum total {w} weight of a node?"),
-                    degree_header(Some(w)),
-                ),
-                (Some(w), true) => (
-                    format!("Which are the largest and the smallest sums of {w} weight over a host's links?"),
-                    degree_header(Some(w)),
-                ),
-            };
-            format!("{body} Return a table with the header row {} first.", py_list(&header))
-        }
-        Query::LabelTable => {
-            let body = if w2 {
-                "Give every distinct tag and how many hosts carry it."
-            } else {
-                "List every distinct label and the number of nodes that carry it."
-            };
-            format!("{body} Return a table with the header row {} first.", py_list(&LABEL_HEADER))
-        }
-        Query::LabelRemove { label } => {
-            let body = if w2 {
-                format!("Strip the tag {label} from all hosts.")
-            } else {
-                format!("Remove the label {label} from every node.")
-            };
-            format!("{body} {RET_GRAPH}")
-        }
-        Query::ColorLabel { label, color } => {
-            let body = if w2 {
-                format!("Paint {color} all hosts tagged {label}.")
-            } else {
-                format!("Color every node that has the label {label} {color}.")
-            };
-            format!("{body} {RET_GRAPH}")
-        }
-        Query::PrefixCount { bits } => {
-            let body = if w2 {
-                format!("For each /{bits} subnet, how many hosts have an address in it?")
-            } else {
-                format!("Count the nodes in each /{bits} prefix of their IP addresses.")
-            };
-            format!(
-                "{body} Return a table of [prefix, count] rows in any order, without header, prefixes written like 10.0.0.0/{bits}."
-            )
-        }
-        Query::TopDegree { k } => {
-            let body = if w2 {
-                format!("Which {k} hosts have the most peers? Break ties by the lower IP address.")
-            } else {
-                format!("List the {k} nodes with the highest degree, ties by IP address ascending.")
-            };
-            format!(
-                "{body} Return a table of [node, sorted labels, degree] rows in that order, without header."
-            )
-        }
-        Query::NbrCount { labels } => {
-            let body = match (labels.as_slice(), w2) {
-                ([a, b], false) => {
-                    format!(
-                        "How many nodes that have neither {a} nor {b} have an edge to a node with {a} or {b}?"
-                    )
-                }
-                ([a, b], true) => {
-                    format!(
-                        "How many hosts tagged neither {a} nor {b} are linked to a host tagged {a} or {b}?"
-                    )
-                }
-                (l, false) => {
-                    let a = l.first().map_or("", String::as_str);
-                    format!("How many nodes that do not have {a} have an edge to a node with {a}?")
-                }
-                (l, true) => {
-                    let a = l.first().map_or("", String::as_str);
-                    format!("How many hosts not tagged {a} are linked to a host tagged {a}?")
-                }
-            };
-            format!("{body} {RET_TEXT}")
-        }
-        Query::NbrColor { label, color } => {
-            let body = if w2 {
-                format!("Paint {color} every host linked to a host tagged {label}.")
-            } else {
-                format!("Color {color} every node that has an edge to a node with the label {label}.")
-            };
-            format!("{body} {RET_GRAPH}")
-        }
-        Query::EdgeFilter { weight, strict, stat } => {
-            let cmp = if *strict { "below" } else { "at most" };
-            let body = if w2 {
-                format!(
-                    "Drop every link whose {weight} weight is {cmp} {} of all link {weight} weights.",
-                    stat_words(*stat)
-                )
-            } else {
-                format!(
-                    "Delete every edge whose {weight} weight is {cmp} {} of all edge {weight} weights.",
-                    stat_words(*stat)
-                )
-            };
-            format!("{body} {RET_GRAPH}")
-        }
+        Family::Cliques => Query::Cliques,
+        flow => match logs {
+            Some(l) => Query::Flow(super::flowq::draw(flow.id(), s, l)),
+            None => Query::Cliques,
+        },
     }
 }
 
@@ -362,7 +320,7 @@ pub fn degree_header(weight: Option<&str>) -> Vec<String> {
     }
 }
 
-fn py_list<S: AsRef<str>>(items: &[S]) -> String {
+pub(super) fn py_list<S: AsRef<str>>(items: &[S]) -> String {
     let quoted: Vec<String> = items.iter().map(|s| format!("'{}'", s.as_ref())).collect();
     format!("[{}]", quoted.join(", "))
 }
@@ -461,6 +419,11 @@ pub fn truth(q: &Query, v: &View) -> Option<Truth> {
             let has = |u: usize| v.labels[u].iter().any(|l| labels.contains(l));
             text((0..n).filter(|&u| !has(u) && v.adj[u].iter().any(|&w| has(w))).count() as i64)
         }
+        Query::MinCut { u, v: w } => text(match (v.index_of(u), v.index_of(w)) {
+            (Some(a), Some(b)) => super::algo::max_flow(v, a, b),
+            _ => 0,
+        }),
+        Query::Cliques => text(super::algo::maximal_cliques(&v.adj).unwrap_or(-1)),
         _ => return None,
     })
 }
@@ -547,6 +510,9 @@ pub fn code(q: &Query) -> String {
             lit(label),
             lit(color)
         ),
+        Query::MinCut { u, v } => super::algo::MIN_CUT_CODE.replace("{u}", &lit(u)).replace("{v}", &lit(v)),
+        Query::Cliques => super::algo::CLIQUES_CODE.to_string(),
+        Query::Flow(f) => return super::flowq::code(f, false),
         Query::EdgeFilter { weight, strict, stat } => {
             let key = lit(&format!("{weight}_weight"));
             let t = match stat {

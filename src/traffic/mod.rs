@@ -10,13 +10,16 @@
 //! - `prompt`; `task`: generation, the task and its episode, the sandbox host (`F`, `G`);
 //! - `baseline`: the template compiler; `tool`: `netpress traffic export`.
 
+pub mod algo;
 mod baseline;
 pub mod check;
 pub mod family;
+pub mod flowq;
 pub mod mock;
 mod prompt;
 pub mod task;
 mod tool;
+pub mod wording;
 
 use std::sync::Arc;
 
@@ -39,10 +42,28 @@ diff keyed by node address.",
     answer: AnswerKind::Python,
     levels: &[
         LevelInfo { level: 1, summary: "one count, statistic, table, label or colour change" },
-        LevelInfo { level: 2, summary: "rankings, neighbourhoods and threshold edge filters" },
+        LevelInfo {
+            level: 2,
+            summary: "rankings, neighbourhoods, threshold edge filters, top talkers and time series from flow logs",
+        },
+        LevelInfo {
+            level: 3,
+            summary: "minimum cuts, maximal cliques, port scans and heavy hitters in flow logs",
+        },
     ],
     knobs: &[
-        KnobInfo { key: 'n', name: "nodes", help: "nodes of the mock graph", values: "10..100000" },
+        KnobInfo {
+            key: 'g',
+            name: "graph",
+            help: "graph source: the mock, or the flow tenant's communication graph",
+            values: "mock|flows",
+        },
+        KnobInfo {
+            key: 'n',
+            name: "nodes",
+            help: "nodes of the mock graph (g=flows: the tenant's instance scale, 1..1000)",
+            values: "10..100000",
+        },
         KnobInfo { key: 'p', name: "prefixes", help: "distinct /16 prefixes of the nodes", values: "1..64" },
         KnobInfo {
             key: 'e',
@@ -50,6 +71,28 @@ diff keyed by node address.",
             help: "edges per thousand node pairs (default: mean degree about 6)",
             values: "1..1000",
         },
+        KnobInfo { key: 'm', name: "mode", help: "question mode (only std in this version)", values: "std" },
+        KnobInfo {
+            key: 'a',
+            name: "applications",
+            help: "applications of the flow questions' tenant",
+            values: "1..4",
+        },
+        KnobInfo { key: 'd', name: "minutes", help: "minutes of the tenant's flow trace", values: "2..1440" },
+        KnobInfo { key: 'c', name: "clients", help: "Internet clients of the tenant", values: "0..100000" },
+        KnobInfo {
+            key: 'k',
+            name: "known",
+            help: "percent of VMs whose role label is known",
+            values: "0..100",
+        },
+        KnobInfo {
+            key: 'f',
+            name: "format",
+            help: "flow-log format (default vnet4 at levels 1-2, drawn at level 3)",
+            values: "aws2|aws5|nsg2|vnet4|gcp",
+        },
+        KnobInfo { key: 't', name: "turns", help: "turns an episode allows by default", values: "1..5" },
     ],
     default_max_turns: 1,
     sandboxed: true,

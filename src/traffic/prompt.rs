@@ -68,10 +68,41 @@ pub const COT: &str = "Think step by step: say which nodes, labels and weights y
 const RESPONSE: &str =
     "Reply with one fenced ```python block that defines def process_graph(G): and returns the dict.";
 
-/// The full prompt of a question in one variant.
-pub fn render(question: &str, variant: PromptVariant) -> String {
-    let mut sections = vec![ROLE.to_string(), SCHEMA.to_string(), API.to_string(), python()];
-    sections.push(OUTPUT.to_string());
+const FLOWS: &str = "The tenant's flow logs are loaded as the host object F, one row per log record (Azure: \
+per flow tuple), in file order; G is the communication graph derived from them (node labels type=VM, \
+type=Platform, type=Internet and role=... where known).
+F columns: i, t, t_end (Unix seconds; Azure: the tuple's time), vantage (the logging interface's address), \
+dir ('in'/'out' at the vantage), src, dst (dotted addresses), sport, dport, proto (6 tcp, 17 udp, 0 for a \
+record without traffic), action ('allow'/'deny'), state (Azure B, C, E, D, else ''), pkts, bytes (src to dst), \
+pkts_rev, bytes_rev (Azure's received counters, else 0), status (AWS 'OK'/'NODATA', else ''), instance.
+F.info()['format'] names the format (aws2, aws5: AWS VPC Flow Logs; nsg2, vnet4: Azure NSG and VNet flow logs; \
+gcp: GCP VPC Flow Logs). A connection has an initiator (the higher port) and a responder (the lower, \
+listening port); both ends may log it, in both directions, over several intervals (AWS logs replies as \
+records with source and destination swapped; Azure counts the reply as bytes_rev; GCP logs only the \
+initiator's direction and no denials). Times of day are UTC; the trace starts 2025-01-06 00:00 UTC \
+(Unix 1736121600).
+The F API (methods only): F.info(), F.count(where=None), F.rows(where=None, columns=None, order=None, \
+offset=0, limit=None) (at most 10,000 rows), F.distinct(columns, where=None), F.group(by, aggs, where=None, \
+order=None, limit=None) (rows of the key columns then one value per agg), F.series(bucket_s, aggs, where=None, \
+by=None), F.raw(i). where is a list of [column, op, value] (ops == != < <= > >= in notin cidr notcidr), \
+AND-ed; aggs a list of (op, column) with ops count sum min max mean nunique.";
+
+const FLOW_OUTPUT: &str = "Define def process_flows(F, G): and return a dict {'type': T, 'data': D}:
+- 'text': a number or a str; 'list': a list; 'table': a list of rows (lists), with a header row first \
+when the question gives one.
+Change nothing.";
+
+const FLOW_RESPONSE: &str =
+    "Reply with one fenced ```python block that defines def process_flows(F, G): and returns the dict.";
+
+/// The full prompt of a question in one variant; `flows` for a question on the flow logs.
+pub fn render(question: &str, variant: PromptVariant, flows: bool) -> String {
+    let mut sections = vec![ROLE.to_string(), SCHEMA.to_string(), API.to_string()];
+    if flows {
+        sections.push(FLOWS.to_string());
+    }
+    sections.push(python());
+    sections.push(if flows { FLOW_OUTPUT } else { OUTPUT }.to_string());
     if variant.few_shot() {
         let mut ex = String::from("Examples.");
         for (i, (q, code)) in EXAMPLES.iter().enumerate() {
@@ -79,7 +110,12 @@ pub fn render(question: &str, variant: PromptVariant) -> String {
         }
         sections.push(ex);
     }
-    sections.push(crate::malt::prompt::closing(question, variant, COT, RESPONSE));
+    sections.push(crate::malt::prompt::closing(
+        question,
+        variant,
+        COT,
+        if flows { FLOW_RESPONSE } else { RESPONSE },
+    ));
     sections.join("\n\n")
 }
 
@@ -93,8 +129,9 @@ mod tests {
     #[test]
     fn variants_and_question() {
         let q = "How many nodes are in the graph? Return the number as text.";
-        let zb = render(q, PromptVariant::ZeroshotBase);
-        let fc = render(q, PromptVariant::FewshotCot);
+        let zb = render(q, PromptVariant::ZeroshotBase, false);
+        let fc = render(q, PromptVariant::FewshotCot, true);
+        assert!(fc.contains("process_flows(F, G)") && !zb.contains("F.group("));
         assert!(
             !zb.contains(COT) && fc.contains(COT) && fc.contains("Example 4") && !zb.contains("Example 1")
         );

@@ -18,6 +18,7 @@ use crate::view::Picture;
 
 use super::check::{self, Change};
 use super::family::{self, Family, Query, Truth, View};
+use super::flowq::{self, FlowKnobs};
 use super::mock::{Mock, MockKnobs, mock};
 use super::prompt;
 
@@ -66,32 +67,127 @@ pub struct Generated {
     pub wording: usize,
     pub query: Query,
     pub question: String,
+    /// The turns an episode allows by default (`t`).
+    pub turns: u32,
     pub graph: Graph,
+    /// The flows table of a flow question (`process_flows(F, G)`), else `None`.
+    pub flows: Option<Arc<Table>>,
+    /// The logs behind `flows`.
+    pub logs: Option<Arc<flowq::Logs>>,
     /// The read-only truth, or `None` when the expected outcome is a changed graph.
     pub truth: Option<Truth>,
     /// The graph an exact answer leaves (the base graph for questions).
     pub expected_graph: Value,
 }
 
+/// The id's choices beyond sizes: the graph source (`g`), the mode (`m`) and the turns (`t`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Modes {
+    /// `g=flows`: graph questions on the tenant's communication graph instead of the mock.
+    pub tenant_graph: bool,
+    pub turns: u32,
+}
+
+/// Reads and checks `g`, `m` and `t`.
+pub fn modes(id: &QueryId) -> Result<Modes> {
+    let bad = |m: String| crate::Error::bad_id(&id.to_string(), m);
+    let tenant_graph = match id.knob('g') {
+        None | Some("mock") => false,
+        Some("flows") => true,
+        Some(v) => return Err(bad(format!("knob g must be mock or flows, got {v:?}"))),
+    };
+    match id.knob('m') {
+        None | Some("std") => {}
+        Some(v @ ("nemo" | "chain" | "straw")) => {
+            return Err(bad(format!(
+                "knob m={v}: the NeMoEval-compatible modes are not in this version of traffic; m takes std"
+            )));
+        }
+        Some(v) => return Err(bad(format!("knob m must be std, nemo, chain or straw, got {v:?}"))),
+    }
+    let turns = num(id, 't', 1)?;
+    if !(1..=u64::from(MAX_TURNS)).contains(&turns) {
+        return Err(bad(format!("knob t must be 1..{MAX_TURNS}, got {turns}")));
+    }
+    Ok(Modes { tenant_graph, turns: turns as u32 })
+}
+
+/// The tenant's graph as a mock (nodes with labels, weighted edges by index), so the graph
+/// families' truths run on it unchanged.
+fn mock_of(g: &Graph) -> Mock {
+    let doc = g.to_json();
+    let nodes: Vec<(String, Vec<String>)> = doc["nodes"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|n| {
+            let labels =
+                n["labels"].as_array().into_iter().flatten().filter_map(|l| l.as_str().map(String::from));
+            (n["id"].as_str().unwrap_or("").to_string(), labels.collect())
+        })
+        .collect();
+    let index: std::collections::BTreeMap<&str, usize> =
+        nodes.iter().enumerate().map(|(i, (ip, _))| (ip.as_str(), i)).collect();
+    let edges = doc["links"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|l| {
+            let end = |k: &str| l[k].as_str().and_then(|x| index.get(x).copied());
+            let w = |k: &str| l[k].as_i64().unwrap_or(0);
+            Some((
+                end("source")?,
+                end("target")?,
+                [w("byte_weight"), w("connection_weight"), w("packet_weight")],
+            ))
+        })
+        .collect();
+    Mock { nodes, edges }
+}
+
+/// A numeric knob of an id, or its default.
+fn num(id: &QueryId, key: char, default: u64) -> Result<u64> {
+    match id.knob(key) {
+        None => Ok(default),
+        Some(v) => v.parse().map_err(|_| {
+            crate::Error::bad_id(&id.to_string(), format!("knob {key} must be a number, got {v:?}"))
+        }),
+    }
+}
+
 /// The graph knobs of an id (defaults where absent).
 pub fn knobs(id: &QueryId) -> Result<MockKnobs> {
-    let num = |key: char, default: u64| -> Result<u64> {
-        match id.knob(key) {
-            None => Ok(default),
-            Some(v) => v.parse().map_err(|_| {
-                crate::Error::bad_id(&id.to_string(), format!("knob {key} must be a number, got {v:?}"))
-            }),
-        }
-    };
-    let n = num('n', 60)? as usize;
-    let k = MockKnobs { n, p: num('p', 4)? as usize, e: num('e', MockKnobs::default_density(n))? };
+    let n = num(id, 'n', 60)? as usize;
+    let k = MockKnobs { n, p: num(id, 'p', 4)? as usize, e: num(id, 'e', MockKnobs::default_density(n))? };
     k.check().map_err(|e| crate::Error::bad_id(&id.to_string(), e.to_string()))?;
     Ok(k)
 }
 
+/// The tenant knobs of an id (`a d c k f`, defaults where absent), checked.
+pub fn flow_knobs(id: &QueryId, tenant_graph: bool) -> Result<FlowKnobs> {
+    let bad = |m: String| crate::Error::bad_id(&id.to_string(), m);
+    let d = FlowKnobs::default();
+    let small = |key: char, default: u32| -> Result<u32> {
+        u32::try_from(num(id, key, u64::from(default))?).map_err(|_| bad(format!("knob {key} is too large")))
+    };
+    let f =
+        match id.knob('f') {
+            None => None,
+            Some(v) => Some(crate::flows::Format::parse(v).ok_or_else(|| {
+                bad(format!("knob f must be one of aws2, aws5, nsg2, vnet4, gcp, got {v:?}"))
+            })?),
+        };
+    // With the tenant as the graph source, `n` is its instance scale (and `c` follows it).
+    let n = if tenant_graph { small('n', d.n)? } else { d.n };
+    let c = small('c', if tenant_graph { 50 * n } else { d.c })?;
+    let k = FlowKnobs { a: small('a', d.a)?, d: small('d', d.d)?, c, k: small('k', d.k)?, f, n };
+    flowq::tenant_key(id.level, id.seed, &k).knobs.validate().map_err(bad)?;
+    Ok(k)
+}
+
 /// The mock a seed's indexes share, cached (the last one: runs walk a seed's indexes in turn).
-fn cached_mock(material: &str, k: MockKnobs) -> Result<Arc<(Mock, View, Graph)>> {
-    type Slot = Option<(String, Arc<(Mock, View, Graph)>)>;
+fn cached_mock(material: &str, k: MockKnobs) -> Result<Arc<(View, Graph)>> {
+    type Slot = Option<(String, Arc<(View, Graph)>)>;
     static LAST: OnceLock<Mutex<Slot>> = OnceLock::new();
     let slot = LAST.get_or_init(|| Mutex::new(None));
     if let Some((_, v)) = slot.lock().ok().and_then(|s| s.clone()).filter(|(m, _)| m == material) {
@@ -100,7 +196,7 @@ fn cached_mock(material: &str, k: MockKnobs) -> Result<Arc<(Mock, View, Graph)>>
     let m = mock(material, k)?;
     let view = View::new(&m);
     let g = m.graph();
-    let v = Arc::new((m, view, g));
+    let v = Arc::new((view, g));
     if let Ok(mut s) = slot.lock() {
         *s = Some((material.to_string(), v.clone()));
     }
@@ -109,7 +205,8 @@ fn cached_mock(material: &str, k: MockKnobs) -> Result<Arc<(Mock, View, Graph)>>
 
 /// Generates the task of an id (already checked against the app's description).
 pub fn generate(id: &QueryId) -> Result<Generated> {
-    let k = knobs(id)?;
+    let modes = modes(id)?;
+    let fk = flow_knobs(id, modes.tenant_graph)?;
     let material = format!(
         "netpress|traffic-graph|v{}|L{}|s{}|{}",
         id.version,
@@ -117,16 +214,37 @@ pub fn generate(id: &QueryId) -> Result<Generated> {
         id.seed,
         id.knob_suffix().trim_start_matches('-')
     );
-    let shared = cached_mock(&material, k)?;
-    let (_, view, graph) = &*shared;
+    let shared = if modes.tenant_graph {
+        let logs = flowq::logs(id.level, id.seed, &fk)?;
+        let m = mock_of(&logs.graph);
+        Arc::new((View::new(&m), logs.graph.clone()))
+    } else {
+        let k = knobs(id)?;
+        cached_mock(&material, k)?
+    };
+    let (view, graph) = &*shared;
     let families = Family::of_level(id.level);
     let family = families[(id.index % families.len() as u64) as usize];
     let mut s = Stream::new(&id.seed_material(true), Width::W64);
-    let wording = s.index(2);
-    let query = family::draw(family, &mut s, view);
+    let wording = s.index(3);
+    let logs = if family.is_flow() { Some(flowq::logs(id.level, id.seed, &fk)?) } else { None };
+    let query = family::draw(family, &mut s, view, logs.as_deref());
     let question = family::question(&query, wording);
-    let truth = family::truth(&query, view);
-    let mut expected = graph.clone();
+    let truth = match (&query, &logs) {
+        (Query::Flow(f), Some(l)) => {
+            let (ty, data, ordered) = flowq::truth(f, &l.conns);
+            Some(Truth { ty, data, ordered, header: 0 })
+        }
+        _ => family::truth(&query, view),
+    };
+    if family == Family::Cliques && truth.as_ref().is_some_and(|t| t.data == json!(-1)) {
+        return Err(crate::Error::Invalid(format!(
+            "{id}: counting the maximal cliques takes over {} steps",
+            super::algo::MAX_CLIQUE_STEPS
+        )));
+    }
+    let base = logs.as_ref().map_or_else(|| graph.clone(), |l| l.graph.clone());
+    let mut expected = base.clone();
     apply(&query, view, &mut expected);
     Ok(Generated {
         id: id.clone(),
@@ -134,7 +252,10 @@ pub fn generate(id: &QueryId) -> Result<Generated> {
         wording,
         query,
         question,
-        graph: graph.clone(),
+        turns: modes.turns,
+        graph: base,
+        flows: logs.as_ref().map(|l| l.table.clone()),
+        logs,
         truth,
         expected_graph: expected.to_json(),
     })
@@ -201,7 +322,7 @@ pub struct TrafficTask {
 
 impl TrafficTask {
     pub fn new(g: Generated, limits: Limits) -> TrafficTask {
-        let prompt = prompt::render(&g.question, PromptVariant::ZeroshotBase);
+        let prompt = prompt::render(&g.question, PromptVariant::ZeroshotBase, g.flows.is_some());
         let expected = expected_json(&g);
         let card = TaskCard {
             id: g.id.to_string(),
@@ -214,7 +335,7 @@ impl TrafficTask {
             params: json!({"wording": g.wording + 1, "query": g.query}).into(),
             expected,
             question: Some(g.question.clone()),
-            max_turns: 1,
+            max_turns: g.turns,
         };
         TrafficTask { generated: Arc::new(g), card, limits }
     }
@@ -229,7 +350,7 @@ impl Task for TrafficTask {
         &self.card
     }
     fn prompt(&self, variant: PromptVariant) -> String {
-        prompt::render(&self.generated.question, variant)
+        prompt::render(&self.generated.question, variant, self.generated.flows.is_some())
     }
     fn start(&self, max_turns: Option<u32>) -> Box<dyn Episode> {
         let max = max_turns.unwrap_or(self.card.max_turns).clamp(1, MAX_TURNS);
@@ -246,6 +367,9 @@ impl Task for TrafficTask {
         Picture::default()
     }
 }
+
+/// The wall time a flow answer gets (the logs are larger than a graph).
+const FLOW_TIME: std::time::Duration = std::time::Duration::from_secs(5);
 
 /// The most turns an episode allows (an invalid return may be resubmitted).
 pub const MAX_TURNS: u32 = 5;
@@ -268,12 +392,25 @@ pub struct TrafficEpisode {
 impl TrafficEpisode {
     fn attempt(&self, reply: &str) -> Attempt {
         let base = self.task.graph.to_json();
-        let source = match extract::extract(reply) {
+        let flows = self.task.flows.clone();
+        // A flow answer defines process_flows(F, G): read as MALT's process_graph, called with both.
+        let reply = if flows.is_some() {
+            reply.replace("process_flows(", "process_graph(")
+        } else {
+            reply.to_string()
+        };
+        let source = match extract::extract(&reply) {
             Ok(s) => s,
             Err(e) => return Attempt { answer: Err(e), graph: base },
         };
-        let host = TrafficHost { flows: None, graph: self.task.graph.clone() };
-        let run = sandbox::run(&source.program(), host, &self.limits);
+        let mut program = source.program();
+        let mut limits = self.limits;
+        if flows.is_some() {
+            program = program.replace(&format!("\n{}\n", extract::CALL), "\nprocess_graph(F, G)\n");
+            limits.time = limits.time.max(FLOW_TIME);
+        }
+        let host = TrafficHost { flows, graph: self.task.graph.clone() };
+        let run = sandbox::run(&program, host, &limits);
         let answer = run.value.and_then(|v| check::parse(&v).map_err(|e| format!("Invalid return: {e}")));
         Attempt { answer, graph: run.graph.graph.to_json() }
     }

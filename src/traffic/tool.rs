@@ -21,20 +21,30 @@ pub const EXPORT: Tool = Tool {
 
 Writes one JSON line per task: id, family, query (the resolved parameters), truth (a question's
 expected value, or null), graph (the base graph as node-link data) and expected_graph (the graph
-an exact answer leaves). --seeds takes every index of levels 1 and 2 (or of --level L) for
-seeds A to B-1, each with the knob suffix --knobs when given.
+an exact answer leaves); a flow question adds tenant (its name) and, on the first line of each
+tenant, records (the log rows as CSV). --seeds takes every index of levels 1 to 3 (or of
+--level L) for seeds A to B-1, each with the knob suffix --knobs when given.
 ",
     run,
 };
 
-fn line(id: &QueryId) -> Result<String, String> {
+/// One task's line; a flow task names its tenant and carries the log rows as CSV when the
+/// tenant differs from the previous line's (`last`), so a run writes each tenant once.
+fn line(id: &QueryId, last: &mut String) -> Result<String, String> {
     super::INFO.check_id(id).map_err(|e| e.to_string())?;
     let g = generate(id).map_err(|e| e.to_string())?;
-    Ok(json!({
+    let mut v = json!({
         "id": id.to_string(), "family": g.family.id(), "query": g.query, "truth": g.truth,
         "graph": g.graph.to_json(), "expected_graph": g.expected_graph,
-    })
-    .to_string())
+    });
+    if let Some(l) = &g.logs {
+        v["tenant"] = json!(l.material);
+        if *last != l.material {
+            v["records"] = json!(l.records_csv());
+            last.clone_from(&l.material);
+        }
+    }
+    Ok(v.to_string())
 }
 
 fn ids(argv: &[String]) -> Result<Vec<QueryId>, String> {
@@ -60,10 +70,9 @@ fn ids(argv: &[String]) -> Result<Vec<QueryId>, String> {
     let num = |s: &str| s.parse::<u64>().map_err(|_| format!("--seeds takes A..B, got {seeds:?}"));
     let (a, b) = (num(a)?, num(b)?);
     let levels: Vec<u8> = match level.as_deref() {
-        None => vec![1, 2],
-        Some("1") => vec![1],
-        Some("2") => vec![2],
-        Some(other) => return Err(format!("--level takes 1 or 2, got {other:?}")),
+        None => vec![1, 2, 3],
+        Some(l @ ("1" | "2" | "3")) => vec![l.parse().unwrap_or(1)],
+        Some(other) => return Err(format!("--level takes 1, 2 or 3, got {other:?}")),
     };
     let mut out = Vec::new();
     for seed in a..b {
@@ -80,8 +89,9 @@ fn ids(argv: &[String]) -> Result<Vec<QueryId>, String> {
 fn run(argv: &[String], _stdin: &mut dyn Read, stdout: &mut dyn Write, stderr: &mut dyn Write) -> i32 {
     let result = ids(argv).and_then(|ids| {
         let mut out = std::io::BufWriter::new(stdout);
+        let mut last = String::new();
         for id in &ids {
-            writeln!(out, "{}", line(id)?).map_err(|e| format!("cannot write: {e}"))?;
+            writeln!(out, "{}", line(id, &mut last)?).map_err(|e| format!("cannot write: {e}"))?;
         }
         out.flush().map_err(|e| format!("cannot write: {e}"))
     });

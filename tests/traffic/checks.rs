@@ -15,8 +15,13 @@ use netpress::traffic::TrafficHost;
 use netpress::traffic::family::{Family, code};
 use netpress::traffic::task::generate;
 
+/// Scores one reply. Wall time is generous: these tests check verdicts, not speed (a debug
+/// build on a loaded machine runs the interpreter many times slower than the release CLI;
+/// the speed figures are criterion's, `benches/traffic.rs`).
 fn score(id: &str, reply: &str) -> Score {
-    let task = netpress::registry::generate(id).unwrap();
+    use netpress::app::App;
+    let limits = Limits { time: std::time::Duration::from_secs(120), ..Limits::default() };
+    let task = netpress::traffic::TRAFFIC.generate_limited(&id.parse().unwrap(), &limits).unwrap();
     let mut ep = task.start(None);
     ep.step(reply);
     ep.score()
@@ -25,10 +30,15 @@ fn score(id: &str, reply: &str) -> Score {
 #[test]
 fn reference_code_is_correct_and_safe_in_every_family() {
     let mut seen = std::collections::BTreeSet::new();
-    for seed in 0..12 {
-        for (level, n) in [(1u8, 6u64), (2, 4)] {
+    for seed in 0..20 {
+        // Flow questions on a 20-minute trace: the same code paths at a third of the cost;
+        // levels 2 and 3 on the first 12 seeds (each builds a tenant).
+        for (level, n, knobs) in [(1u8, 6u64, ""), (2, 6, "-d20"), (3, 4, "-d20")] {
+            if level > 1 && seed >= 12 {
+                continue;
+            }
             for index in 0..n {
-                let id = format!("traffic-v1-L{level}-s{seed}-i{index}");
+                let id = format!("traffic-v1-L{level}-s{seed}-i{index}{knobs}");
                 let g = generate(&id.parse().unwrap()).unwrap();
                 seen.insert((g.family.id(), g.wording));
                 let s = score(&id, &code(&g.query));
@@ -36,7 +46,36 @@ fn reference_code_is_correct_and_safe_in_every_family() {
             }
         }
     }
-    assert_eq!(seen.len(), 20, "every family in both wordings: {seen:?}");
+    assert_eq!(seen.len(), 48, "every family in all three wordings: {seen:?}");
+}
+
+/// With `g=flows` the graph families ask about the tenant's communication graph, and `t`
+/// sets the card's turns.
+#[test]
+fn graph_families_run_on_the_tenant_graph() {
+    for (level, n) in [(1u8, 6u64), (2, 4), (3, 2)] {
+        for index in 0..n {
+            let id = format!("traffic-v1-L{level}-s3-i{index}-gflows-n2-d10-t3");
+            let g = generate(&id.parse().unwrap()).unwrap();
+            assert!(g.graph.to_json()["nodes"].to_string().contains("type=Internet"), "{id}");
+            assert_eq!(g.turns, 3);
+            let s = score(&id, &code(&g.query));
+            assert!(s.correct && s.safe, "{id}: {}", s.explanation);
+        }
+    }
+}
+
+/// The flow families at the default tenant (an hour of logs), in every format.
+#[test]
+fn flow_reference_code_is_correct_at_the_default_tenant() {
+    for (seed, f) in ["", "-faws2", "-faws5", "-fnsg2", "-fgcp"].into_iter().enumerate() {
+        for (level, index) in [(2, 4), (2, 5), (3, 2), (3, 3)] {
+            let id = format!("traffic-v1-L{level}-s{seed}-i{index}{f}");
+            let g = generate(&id.parse().unwrap()).unwrap();
+            let s = score(&id, &code(&g.query));
+            assert!(s.correct && s.safe, "{id}: {}", s.explanation);
+        }
+    }
 }
 
 /// The first task of `family` on seeds 0.., with its id.

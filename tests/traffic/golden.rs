@@ -1,4 +1,4 @@
-//! Golden content hashes of seeded traffic tasks: every family of both levels on seeds 0..3 at
+//! Golden content hashes of seeded traffic tasks: every family of levels 1–3 on seeds 0..3 at
 //! the default knobs, and on two other knob sets. Re-record after an intended generator change
 //! (which bumps the generator version) with `NETPRESS_BLESS=1 cargo test --test traffic golden::`.
 
@@ -8,8 +8,8 @@ const PATH: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/traffic/gold
 
 fn ids() -> Vec<String> {
     let mut out = Vec::new();
-    for knobs in ["", "-n10-p1", "-n300-p8-e20"] {
-        for (level, families) in [(1, 6), (2, 4)] {
+    for knobs in ["", "-n10-p1-d20", "-n300-p8-e20-d15-faws2"] {
+        for (level, families) in [(1, 6), (2, 6), (3, 4)] {
             for seed in 0..3 {
                 for index in 0..families {
                     out.push(format!("traffic-v1-L{level}-s{seed}-i{index}{knobs}"));
@@ -34,7 +34,7 @@ fn hashes() -> Vec<Value> {
 fn golden_hashes_match() {
     let text = crate::bless::golden(PATH, || serde_json::to_string_pretty(&hashes()).unwrap() + "\n");
     let golden: Vec<Value> = serde_json::from_str(&text).unwrap();
-    assert_eq!(golden.len(), 90);
+    assert_eq!(golden.len(), 144);
     assert_eq!(golden, hashes());
 }
 
@@ -46,7 +46,22 @@ fn generation_is_deterministic() {
     assert_eq!(serde_json::to_string(a.card()).unwrap(), serde_json::to_string(b.card()).unwrap());
     let c = netpress::registry::generate("traffic-v1-L2-s8-i3").unwrap();
     assert_ne!(a.card().content_hash, c.card().content_hash);
-    for bad in ["traffic-v1-L3-s0-i0", "traffic-v1-L1-s0-i0-n5", "traffic-v1-L1-s0-i0-px"] {
+    for bad in ["traffic-v1-L5-s0-i0", "traffic-v1-L1-s0-i0-n5", "traffic-v1-L1-s0-i0-px"] {
         assert!(netpress::registry::generate(bad).is_err(), "{bad}");
+    }
+    // Tenant knobs are checked whatever the family, and the message names the knob.
+    for (bad, says) in [
+        ("traffic-v1-L1-s0-i0-d1", "knob d=1"),
+        ("traffic-v1-L1-s0-i0-a5", "knob a=5"),
+        ("traffic-v1-L2-s0-i4-fcsv", "knob f must be one of"),
+        ("traffic-v1-L2-s0-i4-c100001", "knob c=100001"),
+        ("traffic-v1-L1-s0-i0-gtenant", "knob g must be mock or flows"),
+        ("traffic-v1-L1-s0-i0-mnemo", "not in this version"),
+        ("traffic-v1-L1-s0-i0-mfoo", "knob m must be"),
+        ("traffic-v1-L1-s0-i0-t9", "knob t must be 1..5"),
+        ("traffic-v1-L1-s0-i0-gflows-n1001", "knob n=1001"),
+    ] {
+        let err = netpress::registry::generate(bad).err().map(|e| e.to_string()).unwrap_or_default();
+        assert!(err.contains(says), "{bad}: {err}");
     }
 }

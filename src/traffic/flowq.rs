@@ -1,0 +1,594 @@
+//! The flow-log families (docs/traffic.md, "Flow families"): the tenant whose logs a flow
+//! question reads, the connections those logs describe, the parameters drawn on them, the
+//! exact truth and the reference Python over `F`.
+//!
+//! Why the truth is computed from the parsed log rows rather than from the model's
+//! connections: the logs are all the agent sees, and they do not hold everything the model
+//! knows (a connection still open when the trace ends has unlogged bytes, GCP logs no reply
+//! direction and no denial). Recovering connections from rows by the documented rule (the
+//! higher port is the initiator; each vantage sums its own records; vantages agree, so the
+//! largest sum is the connection's) gives the answer the data determine, in every format.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::{Arc, Mutex, OnceLock};
+
+use serde::Serialize;
+use serde_json::{Value, json};
+
+use crate::error::{Error, Result};
+use crate::flows::format::{self, Inventory, Options, Record};
+use crate::flows::graph::Graph;
+use crate::flows::table::Table;
+use crate::flows::tenant::dotted;
+use crate::flows::{Format, Knobs, Layout, Scenario, T0, Tenant, TenantKey};
+use crate::seed::{Stream, Width};
+
+/// The tenant knobs a traffic id may set (`a d c k f`), defaults as docs/traffic.md gives them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FlowKnobs {
+    pub a: u32,
+    pub d: u32,
+    pub c: u32,
+    pub k: u32,
+    /// The log format; `None` draws it (levels 3–4) or takes vnet4 (levels 1–2).
+    pub f: Option<Format>,
+    /// The instance scale N (the `n` knob when the graph source is `flows`).
+    pub n: u32,
+}
+
+impl Default for FlowKnobs {
+    fn default() -> Self {
+        FlowKnobs { a: 2, d: 60, c: 200, k: 25, f: None, n: 4 }
+    }
+}
+
+/// One connection as the logs describe it. Times in seconds after T0.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct Conn {
+    pub src: u32,
+    pub sport: u16,
+    pub dst: u32,
+    pub dport: u16,
+    pub proto: u8,
+    pub start: u64,
+    pub allow: bool,
+    /// Initiator → responder bytes, and back.
+    pub fwd: u64,
+    pub rev: u64,
+}
+
+/// A tenant's logs as one flow question sees them.
+#[derive(Debug)]
+pub struct Logs {
+    pub format: Format,
+    pub minutes: u32,
+    pub table: Arc<Table>,
+    pub graph: Graph,
+    pub conns: Vec<Conn>,
+    /// The parsed rows, for exporting them to an independent checker.
+    pub records: Vec<Record>,
+    /// Which tenant and trace (the cache key).
+    pub material: String,
+}
+
+impl Logs {
+    /// The rows as CSV for the differential test: `t,vantage,src,sport,dst,dport,proto,allow,
+    /// bytes,bytes_rev`, addresses as numbers, NODATA rows left out.
+    pub fn records_csv(&self) -> String {
+        let mut out = String::from("t,vantage,src,sport,dst,dport,proto,allow,bytes,bytes_rev\n");
+        for r in self.records.iter().filter(|r| r.proto != 0) {
+            out.push_str(&format!(
+                "{},{},{},{},{},{},{},{},{},{}\n",
+                r.t,
+                r.vantage,
+                r.src,
+                r.sport,
+                r.dst,
+                r.dport,
+                r.proto,
+                u8::from(r.allow),
+                r.bytes,
+                r.bytes_rev
+            ));
+        }
+        out
+    }
+}
+
+type Key = (u32, u16, u32, u16, u8);
+
+/// The connections the rows describe, in key order (initiator, port, responder, port, proto).
+pub fn connections(records: &[Record]) -> Vec<Conn> {
+    let mut at: BTreeMap<(Key, u32), [u64; 2]> = BTreeMap::new();
+    let mut meta: BTreeMap<Key, (u64, bool)> = BTreeMap::new();
+    for r in records.iter().filter(|r| r.proto != 0) {
+        let forward = r.sport > r.dport;
+        let (key, fwd, rev) = if forward {
+            ((r.src, r.sport, r.dst, r.dport, r.proto), r.bytes, r.bytes_rev)
+        } else {
+            ((r.dst, r.dport, r.src, r.sport, r.proto), r.bytes_rev, r.bytes)
+        };
+        let s = at.entry((key, r.vantage)).or_default();
+        s[0] += fwd;
+        s[1] += rev;
+        let m = meta.entry(key).or_insert((r.t, true));
+        m.0 = m.0.min(r.t);
+        m.1 &= r.allow;
+    }
+    let mut sums: BTreeMap<Key, [u64; 2]> = BTreeMap::new();
+    for ((key, _), s) in at {
+        let m = sums.entry(key).or_default();
+        m[0] = m[0].max(s[0]);
+        m[1] = m[1].max(s[1]);
+    }
+    meta.into_iter()
+        .map(|(k, (t, allow))| {
+            let s = sums[&k];
+            Conn {
+                src: k.0,
+                sport: k.1,
+                dst: k.2,
+                dport: k.3,
+                proto: k.4,
+                start: t.saturating_sub(T0),
+                allow,
+                fwd: s[0],
+                rev: s[1],
+            }
+        })
+        .collect()
+}
+
+/// The tenant key of a flow question.
+pub fn tenant_key(level: u8, seed: u64, k: &FlowKnobs) -> TenantKey {
+    let knobs = Knobs {
+        a: k.a,
+        n: k.n,
+        d: k.d,
+        c: k.c,
+        k: k.k,
+        u: 0,
+        layout: Layout::Flat,
+        format: k.f.unwrap_or(Format::Vnet4),
+    };
+    TenantKey { app: "traffic".into(), level, seed, knobs }
+}
+
+/// The format of a tenant: the knob, else vnet4 at levels 1–2, else the first draw of a
+/// stream on the tenant's `plan` material (a stream of its own, so the tenant's draws are
+/// the same whatever the format).
+pub fn format_of(key: &TenantKey, f: Option<Format>) -> Format {
+    f.unwrap_or_else(|| {
+        if key.level <= 2 {
+            Format::Vnet4
+        } else {
+            *Stream::new(&key.part("plan"), Width::W64).choose(&Format::ALL)
+        }
+    })
+}
+
+/// Builds (or takes from the one-slot cache) the logs of a tenant.
+pub fn logs(level: u8, seed: u64, k: &FlowKnobs) -> Result<Arc<Logs>> {
+    type Slot = Option<(String, Arc<Logs>)>;
+    static LAST: OnceLock<Mutex<Slot>> = OnceLock::new();
+    let mut key = tenant_key(level, seed, k);
+    let format = format_of(&key, k.f);
+    key.knobs.format = format;
+    let material = format!("{}|d{}|f{}", key.material(), k.d, format.name());
+    let slot = LAST.get_or_init(|| Mutex::new(None));
+    if let Some((_, v)) = slot.lock().ok().and_then(|s| s.clone()).filter(|(m, _)| *m == material) {
+        return Ok(v);
+    }
+    let bad = |e: String| Error::Invalid(format!("traffic tenant: {e}"));
+    let tenant = Tenant::new(&key).map_err(bad)?;
+    let trace = crate::flows::generate(&tenant, &Scenario::default()).map_err(bad)?;
+    let inv = Inventory::new(&trace.vms);
+    let emitted = format::emit(format, &tenant, &trace, Options::default());
+    let text = format::render(format, &tenant, &trace, &emitted);
+    let parsed = format::parse(format, &text, &inv).map_err(|e| bad(e.to_string()))?;
+    let conns = connections(&parsed.records);
+    let records = parsed.records.clone();
+    let table = Table::new(format, parsed, &inv, vec![]).map_err(bad)?;
+    let logs = Arc::new(Logs {
+        format,
+        minutes: trace.minutes,
+        table: Arc::new(table),
+        graph: Graph::from_trace(&tenant, &trace, false, None),
+        conns,
+        records,
+        material: material.clone(),
+    });
+    if let Ok(mut s) = slot.lock() {
+        *s = Some((material, logs.clone()));
+    }
+    Ok(logs)
+}
+
+/// A flow question's parameters (minutes after T0 for the window `[t1, t2)`).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "family", rename_all = "kebab-case")]
+pub enum FlowQuery {
+    TopTalkers { k: usize, t1: u32, t2: u32 },
+    TimeSeries { proto: String, port: u16, bucket: u32, t1: u32, t2: u32 },
+    PortScan { ports: usize, hosts: usize, t1: u32, t2: u32 },
+    HeavyHitters { percent: u64, t1: u32, t2: u32 },
+}
+
+/// `HH:MM` of a minute after T0.
+pub fn hhmm(m: u32) -> String {
+    format!("{:02}:{:02}", m / 60, m % 60)
+}
+
+/// A window of 3 to 10 minutes (at most the trace) anywhere in the trace, or ending with it.
+fn window(s: &mut Stream, d: u32, at_end: bool) -> (u32, u32) {
+    let len = (3 + s.below(8) as u32).min(d);
+    let t1 = if at_end { d - len } else { s.below(u64::from(d - len + 1)) as u32 };
+    (t1, t1 + len)
+}
+
+fn inside(c: &Conn, t1: u32, t2: u32) -> bool {
+    (u64::from(t1) * 60..u64::from(t2) * 60).contains(&c.start)
+}
+
+/// Whether an address is on the Internet: outside 10.0.0.0/8 and 100.64.0.0/10.
+pub fn internet(a: u32) -> bool {
+    a >> 24 != 10 && a >> 22 != (100 << 2 | 1)
+}
+
+fn proto_name(p: u8) -> &'static str {
+    if p == 17 { "udp" } else { "tcp" }
+}
+
+/// The longest time series, in minutes.
+const SPAN: u32 = 30;
+
+/// Most draws of a margin's parameters before the last one is kept.
+const REDRAWS: usize = 64;
+
+/// Draws the parameters of a flow family (`family` is its id).
+pub fn draw(family: &str, s: &mut Stream, l: &Logs) -> FlowQuery {
+    let d = l.minutes;
+    match family {
+        "top-talkers" => {
+            let k = 3 + s.index(8);
+            let (t1, t2) = window(s, d, true);
+            FlowQuery::TopTalkers { k, t1, t2 }
+        }
+        "time-series" => {
+            let served: Vec<(u8, u16)> = l
+                .conns
+                .iter()
+                .filter(|c| c.allow)
+                .map(|c| (c.proto, c.dport))
+                .collect::<BTreeSet<_>>()
+                .into_iter()
+                .collect();
+            let (proto, port) = if served.is_empty() { (6, 443) } else { *s.choose(&served) };
+            let fits: Vec<u32> = [1, 5, 10, 15].into_iter().filter(|b| 2 * b <= d).collect();
+            let bucket = *s.choose(&fits);
+            let count = 2 + s.below(u64::from((d.min(SPAN) / bucket) - 1)) as u32;
+            let t1 = s.below(u64::from(d - count * bucket + 1)) as u32;
+            FlowQuery::TimeSeries {
+                proto: proto_name(proto).into(),
+                port,
+                bucket,
+                t1,
+                t2: t1 + count * bucket,
+            }
+        }
+        "port-scan" => {
+            let mut q = None;
+            for _ in 0..REDRAWS {
+                let ports = 10 + s.index(11);
+                let hosts = 3 + s.index(3);
+                let (t1, t2) = window(s, d, false);
+                let stats = scan_stats(&l.conns, t1, t2);
+                let near = stats.values().any(|&(p, h)| (2 * p >= ports && p < ports) || h + 1 == hosts);
+                let found = stats.values().any(|&(p, h)| p >= ports || h >= hosts);
+                q = Some(FlowQuery::PortScan { ports, hosts, t1, t2 });
+                if found && !near {
+                    break;
+                }
+            }
+            q.expect("at least one draw")
+        }
+        _ => {
+            let mut q = None;
+            for _ in 0..REDRAWS {
+                let percent = *s.choose(&[1u64, 2, 5, 10]);
+                let (t1, t2) = window(s, d, true);
+                let (pairs, total) = pair_bytes(&l.conns, t1, t2);
+                // |100·b − φ·total| ≤ φ·total/10, in integers.
+                let near = pairs.values().any(|&b| {
+                    let (x, y) = (u128::from(b) * 1000, u128::from(percent) * u128::from(total) * 10);
+                    x.abs_diff(y) <= u128::from(percent) * u128::from(total)
+                });
+                q = Some(FlowQuery::HeavyHitters { percent, t1, t2 });
+                if !near && total > 0 {
+                    break;
+                }
+            }
+            q.expect("at least one draw")
+        }
+    }
+}
+
+/// Per Internet source in the window: the most distinct ports it tried on one host and the
+/// most distinct hosts it tried on one port, within one clock minute (denials included).
+fn scan_stats(conns: &[Conn], t1: u32, t2: u32) -> BTreeMap<u32, (usize, usize)> {
+    let mut ports: BTreeMap<(u32, u64, u32), BTreeSet<u16>> = BTreeMap::new();
+    let mut hosts: BTreeMap<(u32, u64, u16), BTreeSet<u32>> = BTreeMap::new();
+    for c in conns.iter().filter(|c| internet(c.src) && inside(c, t1, t2)) {
+        ports.entry((c.src, c.start / 60, c.dst)).or_default().insert(c.dport);
+        hosts.entry((c.src, c.start / 60, c.dport)).or_default().insert(c.dst);
+    }
+    let mut out: BTreeMap<u32, (usize, usize)> = BTreeMap::new();
+    for ((src, ..), p) in ports {
+        let e = out.entry(src).or_default();
+        e.0 = e.0.max(p.len());
+    }
+    for ((src, ..), h) in hosts {
+        let e = out.entry(src).or_default();
+        e.1 = e.1.max(h.len());
+    }
+    out
+}
+
+/// Bytes both ways per (initiator, responder) of the allowed connections in the window, and
+/// their total.
+fn pair_bytes(conns: &[Conn], t1: u32, t2: u32) -> (BTreeMap<(u32, u32), u64>, u64) {
+    let mut pairs: BTreeMap<(u32, u32), u64> = BTreeMap::new();
+    for c in conns.iter().filter(|c| c.allow && inside(c, t1, t2)) {
+        *pairs.entry((c.src, c.dst)).or_default() += c.fwd + c.rev;
+    }
+    let total = pairs.values().sum();
+    (pairs, total)
+}
+
+/// The truth: answer type, data, ordered.
+pub fn truth(q: &FlowQuery, conns: &[Conn]) -> (&'static str, Value, bool) {
+    match q {
+        FlowQuery::TopTalkers { k, t1, t2 } => {
+            let mut sent: BTreeMap<u32, u64> = BTreeMap::new();
+            for c in conns.iter().filter(|c| c.allow && inside(c, *t1, *t2)) {
+                *sent.entry(c.src).or_default() += c.fwd;
+            }
+            let mut rows: Vec<(u32, u64)> = sent.into_iter().collect();
+            rows.sort_by_key(|&(ip, b)| (std::cmp::Reverse(b), ip));
+            let rows: Vec<Value> = rows.into_iter().take(*k).map(|(ip, b)| json!([dotted(ip), b])).collect();
+            ("table", Value::Array(rows), true)
+        }
+        FlowQuery::TimeSeries { proto, port, bucket, t1, t2 } => {
+            let p = if proto == "udp" { 17 } else { 6 };
+            let mut counts: BTreeMap<u32, u64> =
+                (*t1..*t2).step_by(*bucket as usize).map(|m| (m, 0)).collect();
+            for c in
+                conns.iter().filter(|c| c.allow && c.proto == p && c.dport == *port && inside(c, *t1, *t2))
+            {
+                let m = (c.start / 60) as u32;
+                *counts.entry(t1 + (m - t1) / bucket * bucket).or_default() += 1;
+            }
+            let rows: Vec<Value> = counts.into_iter().map(|(m, n)| json!([hhmm(m), n])).collect();
+            ("table", Value::Array(rows), true)
+        }
+        FlowQuery::PortScan { ports, hosts, t1, t2 } => {
+            let ips: Vec<Value> = scan_stats(conns, *t1, *t2)
+                .into_iter()
+                .filter(|(_, (p, h))| p >= ports || h >= hosts)
+                .map(|(ip, _)| json!(dotted(ip)))
+                .collect();
+            ("list", Value::Array(ips), false)
+        }
+        FlowQuery::HeavyHitters { percent, t1, t2 } => {
+            let (pairs, total) = pair_bytes(conns, *t1, *t2);
+            let hits: Vec<Value> = pairs
+                .into_iter()
+                .filter(|&(_, b)| u128::from(b) * 100 > u128::from(*percent) * u128::from(total))
+                .map(|((a, b), _)| json!(format!("{}>{}", dotted(a), dotted(b))))
+                .collect();
+            ("list", Value::Array(hits), false)
+        }
+    }
+}
+
+/// How far before a window the reference code reads records: no connection of any format
+/// goes five minutes without a record while it lasts (nsg2's five-minute C tuples are the
+/// sparsest; a test pins it), so a connection with no record in the six minutes before the
+/// window and one in it started in it.
+pub const LOOKBACK_S: u32 = 360;
+
+/// Python that turns `F`'s rows matching `{where}` into `conns`: a list of `(src, sport,
+/// dst, dport, proto, start_s, allowed, fwd_bytes, rev_bytes)`, start in seconds after T0,
+/// by the documented rule (the higher port initiates; each vantage sums its records; the
+/// largest sum is the connection's; the earliest record is its start).
+const CONNECTIONS: &str = "rows = F.group(['src', 'sport', 'dst', 'dport', 'proto', 'vantage'], \
+[('min', 't'), ('sum', 'bytes'), ('sum', 'bytes_rev'), ('max', 'action')], where={where})
+    found = {}
+    for src, sport, dst, dport, proto, vantage, t, b, brev, action in rows:
+        if sport > dport:
+            key, fwd, rev = (src, sport, dst, dport, proto), b, brev
+        else:
+            key, fwd, rev = (dst, dport, src, sport, proto), brev, b
+        c = found.get(key)
+        if c is None:
+            c = [t, True, {}]
+            found[key] = c
+        c[0] = min(c[0], t)
+        c[1] = c[1] and action == 'allow'
+        s = c[2].get(vantage, [0, 0])
+        c[2][vantage] = [s[0] + fwd, s[1] + rev]
+    conns = []
+    for key, c in found.items():
+        fwd = max(s[0] for s in c[2].values())
+        rev = max(s[1] for s in c[2].values())
+        conns.append((key[0], key[1], key[2], key[3], key[4], c[0] - 1736121600, c[1], fwd, rev))";
+
+/// The template compiler's shortcut: each connection read from its responder's inbound
+/// records only, as they stand (right for Azure and GCP; AWS reply records at the initiator
+/// also read as inbound, and connections to a responder that logs nothing are lost).
+const NAIVE_CONNECTIONS: &str = "rows = F.group(['src', 'sport', 'dst', 'dport', 'proto', 'vantage'], \
+[('min', 't'), ('sum', 'bytes'), ('sum', 'bytes_rev'), ('max', 'action')], where=[['dir', '==', 'in']] + {where})
+    conns = []
+    for src, sport, dst, dport, proto, vantage, t, b, brev, action in rows:
+        if vantage == dst:
+            conns.append((src, sport, dst, dport, proto, t - 1736121600, action == 'allow', b, brev))";
+
+/// The `where` of a question's rows: its window with the lookback, and what else narrows it.
+fn rows_where(q: &FlowQuery) -> String {
+    let (t1, t2, extra) = match q {
+        FlowQuery::TopTalkers { t1, t2, .. } | FlowQuery::HeavyHitters { t1, t2, .. } => {
+            (*t1, *t2, String::new())
+        }
+        FlowQuery::TimeSeries { proto, port, t1, t2, .. } => (
+            *t1,
+            *t2,
+            format!(", ['proto', '==', {}], ['dport', '==', {port}]", if proto == "udp" { 17 } else { 6 }),
+        ),
+        FlowQuery::PortScan { t1, t2, .. } => {
+            (*t1, *t2, ", ['src', 'notcidr', '10.0.0.0/8'], ['src', 'notcidr', '100.64.0.0/10']".to_string())
+        }
+    };
+    let lo = (T0 + u64::from(t1) * 60).saturating_sub(u64::from(LOOKBACK_S));
+    format!("[['proto', 'in', [6, 17]], ['t', '>=', {lo}], ['t', '<', {}]{extra}]", T0 + u64::from(t2) * 60)
+}
+
+/// The reference answer, `process_flows(F, G)`; `naive` reads connections the baseline's way.
+pub fn code(q: &FlowQuery, naive: bool) -> String {
+    let prelude = if naive { NAIVE_CONNECTIONS } else { CONNECTIONS }.replace("{where}", &rows_where(q));
+    let win = |t1: u32, t2: u32| format!("lo, hi = {}, {}", t1 * 60, t2 * 60);
+    let body = match q {
+        FlowQuery::TopTalkers { k, t1, t2 } => format!(
+            "{}\n    sent = {{}}\n    for c in conns:\n        if c[6] and lo <= c[5] < hi:\n            \
+             sent[c[0]] = sent.get(c[0], 0) + c[7]\n    \
+             def ip(a):\n        return [int(x) for x in a.split('.')]\n    \
+             rows = sorted(sent.items(), key=lambda x: (-x[1], ip(x[0])))\n    \
+             return {{'type': 'table', 'data': [[a, b] for a, b in rows[:{k}]]}}",
+            win(*t1, *t2)
+        ),
+        FlowQuery::TimeSeries { proto, port, bucket, t1, t2 } => format!(
+            "{}\n    p = {}\n    step = {}\n    counts = {{}}\n    for m in range({t1}, {t2}, {bucket}):\n        counts[m] = 0\n    \
+             for c in conns:\n        if c[6] and c[4] == p and c[3] == {port} and lo <= c[5] < hi:\n            \
+             m = c[5] // 60\n            b = {t1} + (m - {t1}) // step * step\n            counts[b] = counts[b] + 1\n    \
+             return {{'type': 'table', 'data': [[f'{{m // 60:02d}}:{{m % 60:02d}}', counts[m]] for m in sorted(counts)]}}",
+            win(*t1, *t2),
+            if proto == "udp" { 17 } else { 6 },
+            bucket
+        ),
+        FlowQuery::PortScan { ports, hosts, t1, t2 } => format!(
+            "{}\n    def internet(a):\n        x = [int(v) for v in a.split('.')]\n        \
+             return x[0] != 10 and not (x[0] == 100 and 64 <= x[1] < 128)\n    \
+             by_host = {{}}\n    by_port = {{}}\n    for c in conns:\n        if internet(c[0]) and lo <= c[5] < hi:\n            \
+             m = c[5] // 60\n            by_host.setdefault((c[0], m, c[2]), set()).add(c[3])\n            \
+             by_port.setdefault((c[0], m, c[3]), set()).add(c[2])\n    \
+             hits = set(k[0] for k, v in by_host.items() if len(v) >= {ports})\n    \
+             hits |= set(k[0] for k, v in by_port.items() if len(v) >= {hosts})\n    \
+             return {{'type': 'list', 'data': sorted(hits)}}",
+            win(*t1, *t2)
+        ),
+        FlowQuery::HeavyHitters { percent, t1, t2 } => format!(
+            "{}\n    pairs = {{}}\n    for c in conns:\n        if c[6] and lo <= c[5] < hi:\n            \
+             k = c[0] + '>' + c[2]\n            pairs[k] = pairs.get(k, 0) + c[7] + c[8]\n    \
+             total = sum(pairs.values())\n    \
+             return {{'type': 'list', 'data': [k for k, b in pairs.items() if b * 100 > {percent} * total]}}",
+            win(*t1, *t2)
+        ),
+    };
+    format!("def process_flows(F, G):\n    {prelude}\n    {body}\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rec(t: u64, vantage: u32, src: u32, sport: u16, dst: u32, dport: u16, bytes: u64) -> Record {
+        let mut r = Record {
+            t: 0,
+            t_end: 0,
+            vantage: 0,
+            inbound: false,
+            src: 0,
+            dst: 0,
+            sport: 0,
+            dport: 0,
+            proto: 6,
+            allow: true,
+            state: crate::flows::format::State::None,
+            pkts: 0,
+            bytes: 0,
+            pkts_rev: 0,
+            bytes_rev: 0,
+            status: crate::flows::format::Status::None,
+            instance: crate::flows::NO_VM,
+        };
+        (r.t, r.vantage, r.src, r.sport, r.dst, r.dport, r.bytes) =
+            (T0 + t, vantage, src, sport, dst, dport, bytes);
+        r
+    }
+
+    /// AWS-like: both ENIs log both directions over two intervals; one connection results,
+    /// its bytes counted once, its start the earliest record.
+    #[test]
+    fn both_vantages_and_directions_make_one_connection() {
+        let (a, b) = (10, 20);
+        let records = vec![
+            rec(61, a, a, 40000, b, 443, 100),
+            rec(61, a, b, 443, a, 40000, 7),
+            rec(61, b, a, 40000, b, 443, 100),
+            rec(61, b, b, 443, a, 40000, 7),
+            rec(120, a, a, 40000, b, 443, 50),
+            rec(120, b, a, 40000, b, 443, 50),
+        ];
+        let c = connections(&records);
+        assert_eq!(c.len(), 1);
+        assert_eq!((c[0].start, c[0].fwd, c[0].rev, c[0].src, c[0].dport), (61, 150, 7, a, 443));
+        let (ty, data, _) = truth(&FlowQuery::TopTalkers { k: 3, t1: 1, t2: 2 }, &c);
+        assert_eq!((ty, data), ("table", json!([["0.0.0.10", 150]])));
+        let (_, data, _) = truth(&FlowQuery::TopTalkers { k: 3, t1: 2, t2: 3 }, &c);
+        assert_eq!(data, json!([]));
+    }
+
+    #[test]
+    fn scans_need_enough_ports_or_hosts_in_one_minute() {
+        let s = 203 << 24;
+        let mut records: Vec<Record> =
+            (0..10).map(|p| rec(60, 10 << 24, s, 50000, 10 << 24, 20 + p, 60)).collect();
+        records.push(rec(200, 10 << 24, s + 1, 50000, 10 << 24, 22, 60));
+        let c = connections(&records);
+        let q = |ports| FlowQuery::PortScan { ports, hosts: 3, t1: 0, t2: 10 };
+        assert_eq!(truth(&q(10), &c).1, json!(["203.0.0.0"]));
+        assert_eq!(truth(&q(11), &c).1, json!([]));
+        assert_eq!(hhmm(75), "01:15");
+    }
+
+    /// The reference code's lookback holds: in every format, a connection's consecutive
+    /// records are at most five minutes apart.
+    #[test]
+    fn records_of_a_live_connection_are_never_far_apart() {
+        for f in Format::ALL {
+            let key = tenant_key(3, 1, &FlowKnobs { f: Some(f), d: 30, ..Default::default() });
+            let tenant = Tenant::new(&key).unwrap();
+            let trace = crate::flows::generate(&tenant, &Scenario::default()).unwrap();
+            let mut times: BTreeMap<Key, Vec<u64>> = BTreeMap::new();
+            for e in format::emit(f, &tenant, &trace, Options::default()) {
+                let r = e.record;
+                if r.proto != 0 {
+                    let k = if r.sport > r.dport {
+                        (r.src, r.sport, r.dst, r.dport, r.proto)
+                    } else {
+                        (r.dst, r.dport, r.src, r.sport, r.proto)
+                    };
+                    times.entry(k).or_default().push(r.t);
+                }
+            }
+            let worst = times
+                .values_mut()
+                .flat_map(|t| {
+                    t.sort_unstable();
+                    t.windows(2).map(|w| w[1] - w[0]).collect::<Vec<_>>()
+                })
+                .max()
+                .unwrap_or(0);
+            assert!(worst <= 300 && worst < u64::from(LOOKBACK_S), "{f:?}: {worst} s");
+        }
+    }
+}

@@ -1,0 +1,343 @@
+//! The three wordings of every family (docs/traffic.md, "Wordings"): W1, the plain form the
+//! template-compiler baseline reads; W2 with synonyms (hosts, links, tag, peers); W3 as an
+//! operator would put it (subnets, CIDRs, "inventory"). All three state the same parameters,
+//! tie rules, headers and return form, so only the phrasing differs; the tests check that no
+//! W2 or W3 question matches a W1 pattern of the baseline.
+
+use super::family::{LABEL_HEADER, Query, Stat, degree_header, py_list};
+use super::flowq::{FlowQuery, hhmm};
+
+const RET_TEXT: &str = "Return the number as text.";
+const RET_GRAPH: &str = "Return the graph.";
+const RET_LIST: &str = "Return a list.";
+/// What every flow question adds: the counting rule and the window convention.
+const FLOW_RULE: &str = "Count each connection once (records of both ends and directions describe one); \
+only allowed connections count unless asked. A connection belongs to the window its start time falls in, \
+the first time included and the second excluded.";
+
+/// One of three phrasings by wording index (0 = W1).
+fn pick(w: usize, three: [String; 3]) -> String {
+    let [a, b, c] = three;
+    match w {
+        0 => a,
+        1 => b,
+        _ => c,
+    }
+}
+
+fn stat_words(stat: Stat) -> String {
+    match stat {
+        Stat::Median => "the median (mean of the two middle values for an even count)".into(),
+        Stat::Mean => "the mean".into(),
+        Stat::Percentile(q) => format!("the {q}th percentile (nearest rank)"),
+    }
+}
+
+/// The question in wording `w` (0, 1 or 2).
+pub fn question(q: &Query, w: usize) -> String {
+    match q {
+        Query::Count { case, label, k } => {
+            let l = label.as_deref().unwrap_or("");
+            let k = k.unwrap_or(0);
+            let body = match case {
+                'a' => pick(
+                    w,
+                    [
+                        "How many nodes are in the graph?".into(),
+                        "What is the number of hosts in the graph?".into(),
+                        "Give me the size of the endpoint inventory.".into(),
+                    ],
+                ),
+                'b' => pick(
+                    w,
+                    [
+                        "How many edges are in the graph?".into(),
+                        "What is the number of links in the graph?".into(),
+                        "How many communicating endpoint pairs does the inventory show?".into(),
+                    ],
+                ),
+                'c' => pick(
+                    w,
+                    [
+                        "How many nodes and edges are in the graph?".into(),
+                        "What are the numbers of hosts and of links in the graph?".into(),
+                        "Report the endpoint count and the count of communicating pairs.".into(),
+                    ],
+                ),
+                'd' => pick(
+                    w,
+                    [
+                        format!("How many nodes have the label {l}?"),
+                        format!("How many hosts are tagged {l}?"),
+                        format!("Size of the {l} group of endpoints?"),
+                    ],
+                ),
+                _ => pick(
+                    w,
+                    [
+                        format!("How many nodes have degree {k}?"),
+                        format!("How many hosts have exactly {k} peers?"),
+                        format!("Count the endpoints that talk to exactly {k} distinct others."),
+                    ],
+                ),
+            };
+            let ret = if *case == 'c' { "Return a list of the two numbers, nodes first." } else { RET_TEXT };
+            format!("{body} {ret}")
+        }
+        Query::DegreeStat { weight } => {
+            let body = match weight {
+                None => pick(
+                    w,
+                    [
+                        "What are the maximum and minimum degree in the graph?".into(),
+                        "Which are the largest and the smallest peer counts of a host?".into(),
+                        "Report the busiest and the quietest endpoint's number of distinct peers.".into(),
+                    ],
+                ),
+                Some(x) => pick(
+                    w,
+                    [
+                        format!("What are the maximum and minimum total {x} weight of a node?"),
+                        format!(
+                            "Which are the largest and the smallest sums of {x} weight over a host's links?"
+                        ),
+                        format!(
+                            "Report the highest and the lowest {x} volume of one endpoint, over all its pairs."
+                        ),
+                    ],
+                ),
+            };
+            format!(
+                "{body} Return a table with the header row {} first.",
+                py_list(&degree_header(weight.as_deref()))
+            )
+        }
+        Query::LabelTable => {
+            let body = pick(
+                w,
+                [
+                    "List every distinct label and the number of nodes that carry it.".into(),
+                    "Give every distinct tag and how many hosts carry it.".into(),
+                    "Break the inventory down by tag: each tag once, with its endpoint count.".into(),
+                ],
+            );
+            format!("{body} Return a table with the header row {} first.", py_list(&LABEL_HEADER))
+        }
+        Query::LabelRemove { label } => {
+            let body = pick(
+                w,
+                [
+                    format!("Remove the label {label} from every node."),
+                    format!("Strip the tag {label} from all hosts."),
+                    format!("Retire the {label} tag across the inventory."),
+                ],
+            );
+            format!("{body} {RET_GRAPH}")
+        }
+        Query::ColorLabel { label, color } => {
+            let body = pick(
+                w,
+                [
+                    format!("Color every node that has the label {label} {color}."),
+                    format!("Paint {color} all hosts tagged {label}."),
+                    format!("Mark the {label} group of endpoints in {color}."),
+                ],
+            );
+            format!("{body} {RET_GRAPH}")
+        }
+        Query::PrefixCount { bits } => {
+            let body = pick(
+                w,
+                [
+                    format!("Count the nodes in each /{bits} prefix of their IP addresses."),
+                    format!("For each /{bits} subnet, how many hosts have an address in it?"),
+                    format!("Give the endpoint count per /{bits} subnet of the address plan."),
+                ],
+            );
+            format!(
+                "{body} Return a table of [prefix, count] rows in any order, without header, prefixes written like 10.0.0.0/{bits}."
+            )
+        }
+        Query::TopDegree { k } => {
+            let body = pick(
+                w,
+                [
+                    format!("List the {k} nodes with the highest degree, ties by IP address ascending."),
+                    format!("Which {k} hosts have the most peers? Break ties by the lower IP address."),
+                    format!(
+                        "Show the top {k} endpoints by number of distinct peers; on equal counts the lower address first."
+                    ),
+                ],
+            );
+            format!(
+                "{body} Return a table of [node, sorted labels, degree] rows in that order, without header."
+            )
+        }
+        Query::NbrCount { labels } => {
+            let body = match labels.as_slice() {
+                [a, b] => pick(
+                    w,
+                    [
+                        format!(
+                            "How many nodes that have neither {a} nor {b} have an edge to a node with {a} or {b}?"
+                        ),
+                        format!(
+                            "How many hosts tagged neither {a} nor {b} are linked to a host tagged {a} or {b}?"
+                        ),
+                        format!(
+                            "Outside the {a} and {b} groups, how many endpoints talk to a member of either group?"
+                        ),
+                    ],
+                ),
+                l => {
+                    let a = l.first().map_or("", String::as_str);
+                    pick(
+                        w,
+                        [
+                            format!("How many nodes that do not have {a} have an edge to a node with {a}?"),
+                            format!("How many hosts not tagged {a} are linked to a host tagged {a}?"),
+                            format!("Outside the {a} group, how many endpoints talk to a member of it?"),
+                        ],
+                    )
+                }
+            };
+            format!("{body} {RET_TEXT}")
+        }
+        Query::NbrColor { label, color } => {
+            let body = pick(
+                w,
+                [
+                    format!("Color {color} every node that has an edge to a node with the label {label}."),
+                    format!("Paint {color} every host linked to a host tagged {label}."),
+                    format!(
+                        "Mark in {color} each endpoint that talks to a member of the {label} group, members included when they talk to one."
+                    ),
+                ],
+            );
+            format!("{body} {RET_GRAPH}")
+        }
+        Query::EdgeFilter { weight, strict, stat } => {
+            let cmp = if *strict { "below" } else { "at most" };
+            let st = stat_words(*stat);
+            let body = pick(
+                w,
+                [
+                    format!(
+                        "Delete every edge whose {weight} weight is {cmp} {st} of all edge {weight} weights."
+                    ),
+                    format!(
+                        "Drop every link whose {weight} weight is {cmp} {st} of all link {weight} weights."
+                    ),
+                    format!(
+                        "Prune the pairs whose {weight} volume is {cmp} {st} of the {weight} volumes of all pairs."
+                    ),
+                ],
+            );
+            format!("{body} {RET_GRAPH}")
+        }
+        Query::MinCut { u, v } => {
+            let body = pick(
+                w,
+                [
+                    format!(
+                        "What is the smallest total connection weight of a set of edges whose removal disconnects {u} from {v}?"
+                    ),
+                    format!(
+                        "What is the least total connection weight of links that must be cut to separate host {u} from host {v}?"
+                    ),
+                    format!(
+                        "How much connection volume, at minimum, must be blocked so that {u} can no longer reach {v} through the inventory's pairs?"
+                    ),
+                ],
+            );
+            format!("{body} {RET_TEXT}")
+        }
+        Query::Cliques => {
+            let body = pick(w, [
+                "How many maximal cliques does the graph have? An isolated node counts as one.".into(),
+                "Count the maximal groups of hosts that are all linked to one another; a host with no links is a group of one.".into(),
+                "How many maximal all-to-all talking endpoint sets does the inventory hold (an endpoint with no peers counts as a set of one)?".into(),
+            ]);
+            format!("{body} {RET_TEXT}")
+        }
+        Query::Flow(f) => flow_question(f, w),
+    }
+}
+
+fn flow_question(q: &FlowQuery, w: usize) -> String {
+    let span = |t1: u32, t2: u32| (hhmm(t1), hhmm(t2));
+    let (body, ret) = match q {
+        FlowQuery::TopTalkers { k, t1, t2 } => {
+            let (a, b) = span(*t1, *t2);
+            (
+                pick(
+                    w,
+                    [
+                        format!(
+                            "From the flow logs, list the {k} initiators that sent the most bytes to responders in connections starting between {a} and {b} UTC, ties by IP ascending."
+                        ),
+                        format!(
+                            "Using the flow records, which {k} client hosts pushed the most bytes to the servers they opened connections to between {a} and {b} UTC? Break ties by the lower IP address."
+                        ),
+                        format!(
+                            "Top {k} talkers by bytes sent as the connection's initiator, for connections opened {a}–{b} UTC per the flow logs; on equal bytes the lower address first."
+                        ),
+                    ],
+                ),
+                "Return a table of [ip, bytes] rows in that order, without header.".to_string(),
+            )
+        }
+        FlowQuery::TimeSeries { proto, port, bucket, t1, t2 } => {
+            let (a, b) = span(*t1, *t2);
+            (
+                pick(w, [
+                    format!("From the flow logs, count the connections to {proto} port {port} starting in each {bucket}-minute interval from {a} to {b} UTC, empty intervals included."),
+                    format!("Using the flow records, how many connections were opened to {proto} port {port} in every {bucket}-minute slot from {a} to {b} UTC? Give empty slots too."),
+                    format!("Per-{bucket}-minute connection counts to {proto}/{port} over {a}–{b} UTC from the flow logs, zero buckets included."),
+                ]),
+                "Return a table of [HH:MM, count] rows in that order, without header, one per interval, each named by its start time.".to_string(),
+            )
+        }
+        FlowQuery::PortScan { ports, hosts, t1, t2 } => {
+            let (a, b) = span(*t1, *t2);
+            (
+                pick(
+                    w,
+                    [
+                        format!(
+                            "From the flow logs, which Internet IPs (outside 10.0.0.0/8 and 100.64.0.0/10) scanned between {a} and {b} UTC, i.e. within one clock minute tried at least {ports} distinct ports of one host or one port on at least {hosts} distinct hosts, denied attempts included?"
+                        ),
+                        format!(
+                            "Using the flow records, which external addresses (not in 10.0.0.0/8 or 100.64.0.0/10) probed us between {a} and {b} UTC, meaning that in a single clock minute they hit {ports} or more different ports on one host, or one port on {hosts} or more different hosts, blocked attempts counted?"
+                        ),
+                        format!(
+                            "Scanner hunt, {a}–{b} UTC: list the sources outside 10.0.0.0/8 and 100.64.0.0/10 that, inside one wall-clock minute, touched ≥ {ports} distinct ports of a single target or one port across ≥ {hosts} distinct targets; rejected flows count."
+                        ),
+                    ],
+                ),
+                RET_LIST.to_string(),
+            )
+        }
+        FlowQuery::HeavyHitters { percent, t1, t2 } => {
+            let (a, b) = span(*t1, *t2);
+            (
+                pick(
+                    w,
+                    [
+                        format!(
+                            "From the flow logs, which initiator–responder IP pairs carried more than {percent}% of all bytes (both directions) of the connections starting between {a} and {b} UTC?"
+                        ),
+                        format!(
+                            "Using the flow records, which client–server address pairs account for over {percent}% of the total bytes, counting both directions, of the connections opened between {a} and {b} UTC?"
+                        ),
+                        format!(
+                            "Heavy hitters {a}–{b} UTC: the (initiator, responder) pairs whose two-way bytes exceed {percent}% of all two-way bytes of the connections opened in that window, per the flow logs."
+                        ),
+                    ],
+                ),
+                "Return a list of strings written initiator>responder, e.g. '10.0.0.1>10.0.0.2'.".to_string(),
+            )
+        }
+    };
+    format!("{body} {ret} {FLOW_RULE}")
+}
