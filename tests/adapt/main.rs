@@ -3,5 +3,6 @@
 //! end through the runner with deterministic fake agents whose weak region is known.
 
 mod fake;
+mod resume;
 mod search;
 mod spaces;
