@@ -3,6 +3,7 @@
 //! end through the runner with deterministic fake agents whose weak region is known.
 
 mod fake;
+mod remote;
 mod resume;
 mod search;
 mod spaces;
