@@ -42,6 +42,6 @@ pub use remote::{DimSpec, Host, Remote, SpaceSpec, drive as drive_remote, realis
 pub use search::{CONFIRM_SEEDS, MAX_CANDIDATES, Next, Point, SEARCH_SEEDS, Search, normal_quantile};
 pub use space::{Cell, Dim, Enc, Encoder, Reference, Space, Via, feasible_cells, realise_knobs, scan};
 pub use state::{
-    Component, Confirmation, Evaluation, Mode, Phase, Pin, Promotion, RateCi, RoundNote, SCHEMA, ScoreKind,
-    Select, Settings, State, Verdict, promote,
+    Component, Confirmation, Evaluation, MAX_TOKEN, Mode, Phase, Pin, Promotion, RateCi, RoundNote, SCHEMA,
+    ScoreKind, Select, Settings, State, Verdict, promote,
 };

@@ -24,7 +24,6 @@ use serde::{Deserialize, Serialize};
 
 use super::search::{Next, Point, Search};
 use super::space::{Cell, Dim, Enc, Reference, Space, Via, feasible_cells};
-use super::state::State;
 use crate::app::{App, AppInfo, Task};
 use crate::error::{Error, Result};
 use crate::id::QueryId;
@@ -233,8 +232,9 @@ pub trait Host {
         ids: &[String],
         reference: bool,
     ) -> std::result::Result<Option<Vec<f64>>, String>;
-    /// The state after an evaluation, a round or the confirmation.
-    fn save(&mut self, _state: &State) {}
+    /// The search after an evaluation, a round or the confirmation (its state to keep, its
+    /// map to draw).
+    fn save(&mut self, _search: &Search<'_>) {}
 }
 
 /// Runs `search` (made over `remote`) to its end or until the host stops; returns whether it
@@ -257,7 +257,7 @@ pub async fn drive(
             remote.learn(&missing, ids).map_err(|e| e.to_string())?;
         };
         if search.state().rounds.len() > rounds_before {
-            host.save(search.state());
+            host.save(search);
         }
         match next {
             Next::Done => return Ok(true),
@@ -266,7 +266,7 @@ pub async fn drive(
                     return Ok(false);
                 };
                 search.record(&point, a, r);
-                host.save(search.state());
+                host.save(search);
             }
             Next::Confirm(points) => {
                 let mut runs = Vec::new();
@@ -277,7 +277,7 @@ pub async fn drive(
                     runs.push((point, a, r));
                 }
                 search.confirm(&runs);
-                host.save(search.state());
+                host.save(search);
             }
         }
     }

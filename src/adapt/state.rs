@@ -14,6 +14,11 @@ use crate::conversation::AgentInfo;
 use crate::error::{Error, Result};
 
 pub const SCHEMA: &str = "netpress.adapt.v1";
+/// The longest state token a link carries (a URL fragment holds 16 KiB); a longer state is
+/// offered as a file instead.
+pub const MAX_TOKEN: usize = 12 * 1024;
+/// The most a token may inflate to, so a crafted link cannot exhaust the page's memory.
+const MAX_TOKEN_JSON: usize = 8 << 20;
 
 /// Which number of an episode's score is compared.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -320,6 +325,29 @@ impl State {
         let mut s = self.clone();
         s.state_hash = s.hash();
         serde_json::to_string_pretty(&s).unwrap_or_default() + "\n"
+    }
+
+    /// The state for a link (`#/adapt/<token>`): its compact JSON, raw DEFLATE, unpadded
+    /// base64url. The caller checks the length against [`MAX_TOKEN`].
+    pub fn token(&self) -> String {
+        use base64::Engine;
+        let mut s = self.clone();
+        s.state_hash = s.hash();
+        let json = serde_json::to_string(&s).unwrap_or_default();
+        base64::engine::general_purpose::URL_SAFE_NO_PAD
+            .encode(miniz_oxide::deflate::compress_to_vec(json.as_bytes(), 9))
+    }
+
+    /// The state of a link's token ([`State::token`]), checked as [`State::parse`] checks a file.
+    pub fn from_token(token: &str) -> Result<State> {
+        use base64::Engine;
+        let bad = |why: &str| Error::Invalid(format!("the adapt state in this link is damaged ({why})"));
+        let bytes = base64::engine::general_purpose::URL_SAFE_NO_PAD
+            .decode(token.as_bytes())
+            .map_err(|_| bad("not base64url"))?;
+        let json = miniz_oxide::inflate::decompress_to_vec_with_limit(&bytes, MAX_TOKEN_JSON)
+            .map_err(|_| bad("not deflate"))?;
+        State::parse(&String::from_utf8(json).map_err(|_| bad("not UTF-8"))?)
     }
 
     /// Reads a state file, checking its schema and hash.

@@ -401,6 +401,15 @@ pub async fn bench_in_worker(
     Ok(bench)
 }
 
+/// Sends one request to a worker of application `app` and returns its answer if it is `op`
+/// (the adaptive view's `space` and `realise`, see `crate::sandbox::worker`).
+pub async fn ask_worker(workers: &Workers, app: &str, request: &Value, op: &str) -> Result<Value, String> {
+    let worker = workers.take(app).await?;
+    let answer = worker.call(request, START_DEADLINE_MS).await;
+    workers.give_back(worker);
+    expect(answer?, op)
+}
+
 /// Why a worker call failed.
 enum Call {
     /// The worker was terminated or crashed: its episodes are gone.

@@ -67,3 +67,16 @@ fn runs_cancelled_after_evaluations_7_18_31_and_resumed_end_identical() {
     }
     assert_eq!(file.unwrap(), whole.to_json());
 }
+
+#[test]
+fn a_state_travels_in_a_link_token() {
+    let app = Registry::standard().app("route").unwrap();
+    let state = run(app, settings(), PRED, 2);
+    let token = state.token();
+    assert!(token.len() <= netpress::adapt::MAX_TOKEN, "{} bytes", token.len());
+    assert!(token.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_'));
+    assert_eq!(State::from_token(&token).unwrap().to_json(), state.to_json());
+    let cut = &token[..token.len() / 2];
+    assert!(State::from_token(cut).unwrap_err().to_string().contains("damaged"));
+    assert!(State::from_token("not a token!").unwrap_err().to_string().contains("damaged"));
+}
