@@ -509,6 +509,8 @@ struct SandboxWorker {
     /// The `(resolve, reject)` of the pending [`SandboxWorker::next`].
     waiting: RefCell<Option<(js_sys::Function, js_sys::Function)>>,
     dead: Cell<bool>,
+    /// Whether the worker has sent anything (its `ready` first).
+    started: Cell<bool>,
     /// The worker's linear memory, as its last message said.
     memory: Cell<u64>,
     _on_message: Closure<dyn FnMut(web_sys::MessageEvent)>,
@@ -533,7 +535,16 @@ impl SandboxWorker {
             let on_error = Closure::<dyn FnMut(web_sys::Event)>::new(move |e: web_sys::Event| {
                 e.prevent_default();
                 if let Some(w) = me_err.upgrade() {
-                    w.kill("sandbox crashed (memory)");
+                    // Before its `ready` the worker never ran: its script or wasm did not load.
+                    let reason = if !w.started.get() {
+                        format!(
+                            "the {} worker failed to load (its bundle could not be fetched or started)",
+                            w.app
+                        )
+                    } else {
+                        "sandbox crashed (memory)".to_string()
+                    };
+                    w.kill(&reason);
                 }
             });
             worker.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
@@ -544,6 +555,7 @@ impl SandboxWorker {
                 inbox: RefCell::default(),
                 waiting: RefCell::default(),
                 dead: Cell::new(false),
+                started: Cell::new(false),
                 memory: Cell::new(0),
                 _on_message: on_message,
                 _on_error: on_error,
@@ -554,6 +566,7 @@ impl SandboxWorker {
     }
 
     fn deliver(&self, text: String) {
+        self.started.set(true);
         if let Some(bytes) =
             serde_json::from_str::<Value>(&text).ok().and_then(|v| v["memory_bytes"].as_u64())
         {
