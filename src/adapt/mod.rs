@@ -38,7 +38,9 @@ pub use drive::{Observer, Quiet, drive};
 pub use fake::{Fake, Noop, noop_reply};
 pub use gp::{Candidate, Gp, LENGTHSCALES, Obs, matern52};
 pub use map::{MapCell, WeakRow, WeaknessMap, default_dims, weakness_map, weakness_table};
-pub use remote::{DimSpec, Host, Remote, SpaceSpec, drive as drive_remote, realise_all};
+pub use remote::{
+    DimSpec, Host, Linked, Remote, SpaceSpec, drive as drive_remote, drive_linked, realise_all,
+};
 pub use search::{CONFIRM_SEEDS, MAX_CANDIDATES, Next, Point, SEARCH_SEEDS, Search, normal_quantile};
 pub use space::{Cell, Dim, Enc, Encoder, Reference, Space, Via, feasible_cells, realise_knobs, scan};
 pub use state::{

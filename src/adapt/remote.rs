@@ -304,6 +304,59 @@ async fn evaluate(
     Ok(Some((a, r)))
 }
 
+/// A host with the engine linked, doing everything in the calling thread: for tests and
+/// measurements of the page's path where the engine is at hand (natively, or a wasm test that
+/// links it). Its futures never wait, so [`drive_linked`] runs them to the end.
+pub struct Linked<'a> {
+    pub app: &'static dyn App,
+    /// The agent of an id.
+    pub agent: &'a dyn Fn(&str) -> Box<dyn crate::conversation::Agent>,
+    /// The agent's run settings (a turn limit to hold it to); the reference runs with the
+    /// tasks' own.
+    pub settings: crate::run::RunSettings,
+    pub score: super::state::ScoreKind,
+}
+
+impl Host for Linked<'_> {
+    async fn realise(&mut self, pairs: &[(u64, u64)]) -> std::result::Result<Vec<Option<String>>, String> {
+        realise_all(self.app, pairs).map_err(|e| e.to_string())
+    }
+
+    async fn scores(
+        &mut self,
+        ids: &[String],
+        reference: bool,
+    ) -> std::result::Result<Option<Vec<f64>>, String> {
+        ids.iter()
+            .map(|id| {
+                let task = id.parse().and_then(|q| self.app.generate(&q)).map_err(|e| e.to_string())?;
+                let (mut agent, settings) = if reference {
+                    (self.app.baseline(), crate::run::RunSettings::default())
+                } else {
+                    ((self.agent)(id), self.settings)
+                };
+                Ok(self.score.of(&crate::run::run_episode(task, &mut *agent, settings).score))
+            })
+            .collect::<std::result::Result<Vec<f64>, String>>()
+            .map(Some)
+    }
+}
+
+/// [`drive`] with a [`Linked`] host, to the end.
+pub fn drive_linked(
+    search: &mut Search<'_>,
+    remote: &Remote,
+    host: &mut Linked<'_>,
+) -> std::result::Result<bool, String> {
+    use std::future::Future;
+    use std::task::{Context, Poll, Waker};
+    let mut future = std::pin::pin!(drive(search, remote, host));
+    match future.as_mut().poll(&mut Context::from_waker(Waker::noop())) {
+        Poll::Ready(out) => out,
+        Poll::Pending => Err("a linked host never waits".into()),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -100,6 +100,10 @@ pub struct Settings {
     pub confirm: u32,
     pub confirm_top: u32,
     pub tolerance: f64,
+    /// Confirm after every round that promotes, not only after the last (`--confirm-each`).
+    /// Left out of the JSON when off, so states of searches without it keep their bytes.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub confirm_each: bool,
 }
 
 impl Settings {
@@ -123,6 +127,7 @@ impl Settings {
             confirm: 50,
             confirm_top: 3,
             tolerance: 0.1,
+            confirm_each: false,
         }
     }
 
@@ -291,6 +296,10 @@ pub struct Confirmation {
     pub verdict: Verdict,
 }
 
+fn is_zero(n: &u32) -> bool {
+    *n == 0
+}
+
 /// The whole state of a search.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct State {
@@ -306,6 +315,9 @@ pub struct State {
     pub promotions: Vec<Promotion>,
     pub mixture: Vec<Component>,
     pub confirmations: Vec<Confirmation>,
+    /// With `confirm_each`: the rounds finished when the confirmations were made.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub confirmed_after: u32,
     #[serde(default)]
     pub state_hash: String,
 }
@@ -413,6 +425,7 @@ mod tests {
             promotions: vec![],
             mixture: vec![],
             confirmations: vec![],
+            confirmed_after: 0,
             state_hash: String::new(),
         };
         assert!(State::parse(&s.to_json()).unwrap_err().to_string().contains("schema"));

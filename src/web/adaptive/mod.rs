@@ -18,7 +18,7 @@ use crate::adapt::{MAX_TOKEN, Pin, Settings, State, Verdict};
 use crate::agent::AgentInfo;
 use crate::app::AppInfo;
 use crate::link::View;
-use run::{Agent, Phase, SharedRun};
+use run::{Agent, Phase, SharedRun, Start};
 
 #[derive(Properties, PartialEq)]
 pub struct AdaptProps {
@@ -156,15 +156,21 @@ pub fn adapt_page(props: &AdaptProps) -> Html {
                     },
                     _ => (Agent::Baseline(form.held), None),
                 };
+                // The built-in agent names itself as the CLI's `--agent baseline` does, so a
+                // search here and `netpress adapt` with the same settings share a state hash.
+                let info = match form.agent.as_str() {
+                    "endpoint" => form.agent_info(),
+                    _ => {
+                        let first = crate::QueryId::new(form.app.name, form.app.version, 1, 0, 0).to_string();
+                        match super::sandbox::Opened::open(&workers, &first).await {
+                            Ok(o) => o.view.baseline.clone(),
+                            Err(e) => return error.set(Some(e)),
+                        }
+                    }
+                };
                 let begin = match previous.filter(|_| resume) {
-                    Some(mut state) => {
-                        state.settings.rounds = state.settings.rounds.max(form.rounds);
-                        Ok(state)
-                    }
-                    None => {
-                        let reference = crate::App::space(&remote).reference;
-                        Err((form.settings(reference), form.agent_info()))
-                    }
+                    Some(state) => Start::Resume(state, form.rounds),
+                    None => Start::New(form.settings(crate::App::space(&remote).reference), info),
                 };
                 error.set(None);
                 let shown = Rc::new(std::cell::RefCell::new(run::shown(form.app, None, client)));
@@ -185,7 +191,7 @@ pub fn adapt_page(props: &AdaptProps) -> Html {
     let differs = run_now.as_ref().and_then(|r| {
         let r = r.borrow();
         let state_agent = r.state.as_ref()?.agent.last()?.clone();
-        (state_agent != form.agent_info()).then(|| state_agent.label())
+        (state_agent.kind != form.agent_info().kind).then(|| state_agent.label())
     });
 
     html! {

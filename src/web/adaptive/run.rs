@@ -185,22 +185,32 @@ pub fn draw(remote: &Remote, state: State) -> Result<(String, Vec<WeakRow>, Stat
     Ok((svg, weakness_table(&search), search.state().clone()))
 }
 
-/// Runs (or, given a state, continues) a search to its end or the user's Stop.
+/// How a run begins.
+pub enum Start {
+    /// A new search with these settings and agent.
+    New(crate::adapt::Settings, AgentInfo),
+    /// A saved search continued, to at least this many rounds.
+    Resume(State, u32),
+}
+
+/// Runs (or continues) a search to its end or the user's Stop.
 pub async fn run(
     workers: Workers,
     remote: Remote,
-    start: Result<State, (crate::adapt::Settings, AgentInfo)>,
+    start: Start,
     agent: Agent,
     shown: SharedRun,
     redraw: Callback<()>,
 ) {
     let app = shown.borrow().app;
     let search = match start {
-        Ok(state) => {
-            let settings = state.settings.clone();
+        Start::Resume(state, rounds) => {
+            // More rounds than the state's: the search runs on and confirms again at the end.
+            let mut settings = state.settings.clone();
+            settings.rounds = settings.rounds.max(rounds);
             Search::resume(&remote, state, &settings)
         }
-        Err((settings, info)) => Search::new(&remote, settings, info),
+        Start::New(settings, info) => Search::new(&remote, settings, info),
     };
     let mut search = match search {
         Ok(s) => s,
