@@ -34,6 +34,9 @@ pub enum View {
     Compare(Vec<String>),
     History,
     Bench,
+    /// The adaptive search; with a state token (`#/adapt/<token>`, see
+    /// [`crate::adapt::State::token`]) it reopens that search.
+    Adapt(Option<String>),
     /// An unknown or malformed link, with the reason shown to the user.
     NotFound(String),
 }
@@ -199,6 +202,8 @@ pub fn parse(fragment: &str) -> View {
         ["compare"] => Ok(View::Compare(parse_list(params.get("runs")))),
         ["history"] => Ok(View::History),
         ["bench"] => Ok(View::Bench),
+        ["adapt"] => Ok(View::Adapt(None)),
+        ["adapt", token] => Ok(View::Adapt(Some(percent_decode(token)))),
         _ => Err(format!("no page at {path:?}")),
     };
     view.unwrap_or_else(View::NotFound)
@@ -267,6 +272,8 @@ pub fn format(view: &View) -> String {
         }
         View::History => "#/history".into(),
         View::Bench => "#/bench".into(),
+        View::Adapt(None) => "#/adapt".into(),
+        View::Adapt(Some(token)) => format!("#/adapt/{}", percent_encode(token)),
         View::Task(t) => {
             let mut query = Vec::new();
             if t.variant != PromptVariant::default() {
@@ -373,9 +380,15 @@ mod tests {
 
     #[test]
     fn simple_views_round_trip() {
-        for view in
-            [View::Home, View::Batch(BatchLink::default()), View::Compare(vec![]), View::History, View::Bench]
-        {
+        for view in [
+            View::Home,
+            View::Batch(BatchLink::default()),
+            View::Compare(vec![]),
+            View::History,
+            View::Bench,
+            View::Adapt(None),
+            View::Adapt(Some("eJzL-_1".into())),
+        ] {
             assert_eq!(parse(&format(&view)), view);
         }
         assert_eq!(parse(""), View::Home);

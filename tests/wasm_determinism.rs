@@ -35,3 +35,33 @@ fn k8s_evaluator_suites_pass_in_the_browser() {
     let knp = knp_cases(include_str!("data/k8s/knp_cases.yaml"));
     assert!(knp.as_ref().is_ok_and(|n| *n > 0), "{knp:?}");
 }
+
+/// Adaptive mode's search, run as the page runs it (space, ids and episodes from the linked
+/// engine through the page's driver), ends with the state hash the native test
+/// (`tests/adapt/remote.rs`) holds: the GP, the acquisition and the promotions agree bit for
+/// bit in wasm32.
+#[wasm_bindgen_test]
+fn adapt_state_hash_holds_in_the_browser() {
+    use netpress::adapt::{
+        Fake, Linked, Pin, Reference, Remote, ScoreKind, Search, Settings, SpaceSpec, drive_linked,
+    };
+    use netpress::conversation::{Agent, AgentInfo};
+    let app = netpress::registry::Registry::standard().app("route").unwrap();
+    let mut s = Settings::new(Reference::Baseline);
+    (s.rounds, s.k, s.budget, s.random, s.seed, s.confirm) = (2, 3, 4, Settings::random_of(4), 5, 6);
+    s.pins = vec![
+        Pin { dim: "level".into(), values: vec!["1".into()] },
+        Pin { dim: "turns".into(), values: vec!["10".into()] },
+    ];
+    let remote = Remote::new(app.info(), &SpaceSpec::of(app)).unwrap();
+    let pred = "subnets>=6";
+    let mut search = Search::new(&remote, s, AgentInfo::new("fake", pred)).unwrap();
+    let fake = Fake::parse(app, pred).unwrap();
+    let agent = |id: &str| -> Box<dyn Agent> { fake.agent(app, id) };
+    let mut host = Linked { app, agent: &agent, settings: Default::default(), score: ScoreKind::Correct };
+    assert!(drive_linked(&mut search, &remote, &mut host).unwrap());
+    // The version is left out, so a release does not change the golden.
+    let mut state = search.state().clone();
+    state.netpress_version.clear();
+    assert_eq!(state.hash(), include_str!("data/adapt/state_hash.txt").trim());
+}

@@ -16,6 +16,7 @@
 //! - `map`: the weakness map (posterior mean over two dimensions) and table.
 //! - `curriculum`: the mixture file and the task stream trainers read.
 //! - `fake`: the `fake:PRED` agent whose weak region is known, for tests and demos.
+//! - `remote`: the same search in the web page, whose engines are in workers.
 //! - `drive` (native): runs the episodes through [`crate::run::run_threads`].
 //!
 //! Everything but `drive` is pure and builds for wasm32.
@@ -26,6 +27,7 @@ mod drive;
 mod fake;
 mod gp;
 mod map;
+mod remote;
 mod search;
 mod space;
 mod state;
@@ -36,9 +38,12 @@ pub use drive::{Observer, Quiet, drive};
 pub use fake::{Fake, Noop, noop_reply};
 pub use gp::{Candidate, Gp, LENGTHSCALES, Obs, matern52};
 pub use map::{MapCell, WeakRow, WeaknessMap, default_dims, weakness_map, weakness_table};
+pub use remote::{
+    DimSpec, Host, Linked, Remote, SpaceSpec, drive as drive_remote, drive_linked, realise_all,
+};
 pub use search::{CONFIRM_SEEDS, MAX_CANDIDATES, Next, Point, SEARCH_SEEDS, Search, normal_quantile};
 pub use space::{Cell, Dim, Enc, Encoder, Reference, Space, Via, feasible_cells, realise_knobs, scan};
 pub use state::{
-    Component, Confirmation, Evaluation, Mode, Phase, Pin, Promotion, RateCi, RoundNote, SCHEMA, ScoreKind,
-    Select, Settings, State, Verdict, promote,
+    Component, Confirmation, Evaluation, MAX_TOKEN, Mode, Phase, Pin, Promotion, RateCi, RoundNote, SCHEMA,
+    ScoreKind, Select, Settings, State, Verdict, promote,
 };

@@ -80,6 +80,7 @@ impl<'a> Search<'a> {
             promotions: Vec::new(),
             mixture: vec![Component::Default { levels: Vec::new(), weight: 1.0 }],
             confirmations: Vec::new(),
+            confirmed_after: 0,
             state_hash: String::new(),
         };
         Search::from_state(app, state)
@@ -155,6 +156,9 @@ impl<'a> Search<'a> {
     pub fn next_step(&mut self) -> Result<Next> {
         loop {
             let round = self.state.rounds.len() as u32 + 1;
+            if self.confirm_now(round) {
+                return Ok(Next::Confirm(self.confirmation_points()?));
+            }
             if round > self.state.settings.rounds {
                 return if self.state.confirmations.is_empty() && self.state.settings.confirm > 0 {
                     Ok(Next::Confirm(self.confirmation_points()?))
@@ -187,6 +191,18 @@ impl<'a> Search<'a> {
                 Err(e) => return Err(e),
             }
         }
+    }
+
+    /// With `confirm_each`, whether the cells are due a confirmation before `round` (the
+    /// round after the last one included): the round before promoted, or the search is over,
+    /// and no confirmation was made since.
+    fn confirm_now(&self, round: u32) -> bool {
+        let (s, st) = (&self.state.settings, &self.state);
+        let finished = st.rounds.len() as u32;
+        s.confirm_each
+            && s.confirm > 0
+            && finished > st.confirmed_after
+            && (round > s.rounds || st.rounds.last().is_some_and(|r| r.promoted))
     }
 
     /// The ids of one evaluation: k seeds from the evaluation's own stream, each realised.
@@ -548,6 +564,9 @@ impl<'a> Search<'a> {
             });
         }
         self.state.confirmations = out;
+        if self.state.settings.confirm_each {
+            self.state.confirmed_after = self.state.rounds.len() as u32;
+        }
     }
 }
 

@@ -14,6 +14,11 @@ use crate::conversation::AgentInfo;
 use crate::error::{Error, Result};
 
 pub const SCHEMA: &str = "netpress.adapt.v1";
+/// The longest state token a link carries (a URL fragment holds 16 KiB); a longer state is
+/// offered as a file instead.
+pub const MAX_TOKEN: usize = 12 * 1024;
+/// The most a token may inflate to, so a crafted link cannot exhaust the page's memory.
+const MAX_TOKEN_JSON: usize = 8 << 20;
 
 /// Which number of an episode's score is compared.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -95,6 +100,10 @@ pub struct Settings {
     pub confirm: u32,
     pub confirm_top: u32,
     pub tolerance: f64,
+    /// Confirm after every round that promotes, not only after the last (`--confirm-each`).
+    /// Left out of the JSON when off, so states of searches without it keep their bytes.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub confirm_each: bool,
 }
 
 impl Settings {
@@ -118,6 +127,7 @@ impl Settings {
             confirm: 50,
             confirm_top: 3,
             tolerance: 0.1,
+            confirm_each: false,
         }
     }
 
@@ -286,6 +296,10 @@ pub struct Confirmation {
     pub verdict: Verdict,
 }
 
+fn is_zero(n: &u32) -> bool {
+    *n == 0
+}
+
 /// The whole state of a search.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct State {
@@ -301,6 +315,9 @@ pub struct State {
     pub promotions: Vec<Promotion>,
     pub mixture: Vec<Component>,
     pub confirmations: Vec<Confirmation>,
+    /// With `confirm_each`: the rounds finished when the confirmations were made.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub confirmed_after: u32,
     #[serde(default)]
     pub state_hash: String,
 }
@@ -320,6 +337,29 @@ impl State {
         let mut s = self.clone();
         s.state_hash = s.hash();
         serde_json::to_string_pretty(&s).unwrap_or_default() + "\n"
+    }
+
+    /// The state for a link (`#/adapt/<token>`): its compact JSON, raw DEFLATE, unpadded
+    /// base64url. The caller checks the length against [`MAX_TOKEN`].
+    pub fn token(&self) -> String {
+        use base64::Engine;
+        let mut s = self.clone();
+        s.state_hash = s.hash();
+        let json = serde_json::to_string(&s).unwrap_or_default();
+        base64::engine::general_purpose::URL_SAFE_NO_PAD
+            .encode(miniz_oxide::deflate::compress_to_vec(json.as_bytes(), 9))
+    }
+
+    /// The state of a link's token ([`State::token`]), checked as [`State::parse`] checks a file.
+    pub fn from_token(token: &str) -> Result<State> {
+        use base64::Engine;
+        let bad = |why: &str| Error::Invalid(format!("the adapt state in this link is damaged ({why})"));
+        let bytes = base64::engine::general_purpose::URL_SAFE_NO_PAD
+            .decode(token.as_bytes())
+            .map_err(|_| bad("not base64url"))?;
+        let json = miniz_oxide::inflate::decompress_to_vec_with_limit(&bytes, MAX_TOKEN_JSON)
+            .map_err(|_| bad("not deflate"))?;
+        State::parse(&String::from_utf8(json).map_err(|_| bad("not UTF-8"))?)
     }
 
     /// Reads a state file, checking its schema and hash.
@@ -385,6 +425,7 @@ mod tests {
             promotions: vec![],
             mixture: vec![],
             confirmations: vec![],
+            confirmed_after: 0,
             state_hash: String::new(),
         };
         assert!(State::parse(&s.to_json()).unwrap_err().to_string().contains("schema"));

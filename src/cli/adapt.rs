@@ -89,6 +89,9 @@ pub struct AdaptRunArgs {
     /// Evaluated cells of highest posterior mean confirmed besides the promoted ones.
     #[arg(long, default_value_t = 3)]
     pub confirm_top: u32,
+    /// Confirm after every round that promotes a cell, not only after the last.
+    #[arg(long)]
+    pub confirm_each: bool,
     /// Oracle reference: weak when the agent's upper bound is below 1 − tolerance.
     #[arg(long, default_value_t = 0.1)]
     pub tolerance: f64,
@@ -124,7 +127,7 @@ pub struct AdaptReportArgs {
     /// Write the map as an SVG file here.
     #[arg(long)]
     pub svg: Option<String>,
-    /// Table format on standard output: markdown or json.
+    /// Table format on standard output: markdown (or table), csv or json.
     #[arg(long, default_value = "markdown")]
     pub format: String,
 }
@@ -182,6 +185,7 @@ fn settings(app: &dyn App, a: &AdaptRunArgs, matches: &ArgMatches, cx: &Context)
     s.confirm = a.confirm;
     s.confirm_top = a.confirm_top;
     s.tolerance = a.tolerance;
+    s.confirm_each = a.confirm_each;
     if !a.levels.is_empty() {
         s.pins.push(Pin { dim: "level".into(), values: a.levels.clone() });
     }
@@ -326,10 +330,63 @@ fn report_cmd(cx: &mut Context, a: AdaptReportArgs) -> CliResult {
     let text = match a.format.as_str() {
         "markdown" | "table" => report::weakness_markdown(&rows),
         "json" => serde_json::to_string_pretty(&serde_json::json!({"rows": rows, "map": map}))? + "\n",
-        x => return Err(usage(format!("unknown --format {x:?} (markdown, json)"))),
+        "csv" => table_csv(&rows)?,
+        x => return Err(usage(format!("unknown --format {x:?} (markdown, csv, json)"))),
     };
     write!(cx.console.out(), "{text}")?;
     Ok(())
+}
+
+/// The table as CSV, one column per figure (intervals as two columns), for spreadsheets.
+fn table_csv(rows: &[crate::adapt::WeakRow]) -> CliResult<String> {
+    let mut w = csv::Writer::from_writer(Vec::new());
+    let err = |e: csv::Error| format!("csv: {e}");
+    w.write_record([
+        "rank",
+        "cell",
+        "round",
+        "weight",
+        "search_gap",
+        "k",
+        "agent",
+        "agent_lo",
+        "agent_hi",
+        "reference",
+        "reference_lo",
+        "reference_hi",
+        "confirmation_gap",
+        "shrinkage",
+        "verdict",
+    ])
+    .map_err(err)?;
+    for r in rows {
+        let verdict = match r.verdict {
+            crate::adapt::Verdict::Weak => "weak",
+            crate::adapt::Verdict::Better => "better",
+            crate::adapt::Verdict::NotConfirmed => "not confirmed",
+        };
+        let f = |x: f64| format!("{x:.4}");
+        w.write_record([
+            r.rank.to_string(),
+            r.cell.clone(),
+            r.round.map_or(String::new(), |x| x.to_string()),
+            f(r.weight),
+            f(r.search_gap),
+            r.k.to_string(),
+            f(r.agent.rate),
+            f(r.agent.lo),
+            f(r.agent.hi),
+            f(r.reference.rate),
+            f(r.reference.lo),
+            f(r.reference.hi),
+            f(r.gap),
+            f(r.shrinkage),
+            verdict.to_string(),
+        ])
+        .map_err(err)?;
+    }
+    let bytes = w.into_inner().map_err(|e| format!("csv: {e}"))?;
+    Ok(String::from_utf8_lossy(&bytes).into_owned())
 }
 
 fn export_cmd(cx: &mut Context, a: AdaptExportArgs) -> CliResult {

@@ -37,6 +37,11 @@
 //!   [`crate::bench::run_app`] for application `NAME` (the same as
 //!   `netpress bench --app NAME --tasks N`), timed inside the worker; N is 1..=10,000.
 //!   → `benched`.
+//! - `{"op":"space","app":NAME}`: application `NAME`'s adaptive-mode task space and its
+//!   feasible cells ([`crate::adapt::SpaceSpec`]), for the search the page runs. → `space`.
+//! - `{"op":"realise","app":NAME,"cells":[[INDEX,SEED],…]}`: the ids of cells (grid indexes)
+//!   on seeds ([`crate::adapt::realise_all`]; `null` where the generator has no task). At most
+//!   10,000 pairs. → `realised`.
 //! - `{"op":"ping"}` → `pong`.
 //!
 //! `L`, the limit overrides, is `{"time_ms":T,"memory_mb":M,"host_calls":H,"recursion":R}`,
@@ -60,6 +65,8 @@
 //! - `checked` `{record, panels, check_ms}`: the record of a `check`, with `check_ms` the time
 //!   of the run, diff and scoring measured inside the worker.
 //! - `benched` `{bench}`: an [`crate::bench::AppBench`].
+//! - `space` `{space}`: a [`crate::adapt::SpaceSpec`].
+//! - `realised` `{ids}`: one id (or `null`) per pair asked for, in order.
 //! - `pong` `{}`.
 //! - `error` `{message}`: a request that could not be read or served (malformed JSON, an
 //!   unknown op or application, a bad id, `submit` with no episode). An `error` is always the
@@ -147,8 +154,18 @@ pub enum Request {
         app: Option<String>,
         tasks: usize,
     },
+    Space {
+        app: String,
+    },
+    Realise {
+        app: String,
+        cells: Vec<(u64, u64)>,
+    },
     Ping,
 }
+
+/// The most pairs a `realise` request may ask for.
+pub const MAX_REALISE: usize = 10_000;
 
 /// The worker's state: the applications it serves and at most one episode in progress.
 pub struct Worker {
@@ -247,6 +264,8 @@ impl Worker {
             Request::Baseline => vec![self.baseline()],
             Request::Check { id, answer, limits, agent } => vec![self.check(&id, answer, limits, agent)],
             Request::Bench { app, tasks } => vec![self.bench(app.as_deref(), tasks)],
+            Request::Space { app } => vec![self.space(&app)],
+            Request::Realise { app, cells } => vec![self.realise(&app, &cells)],
         }
     }
 
@@ -381,6 +400,27 @@ impl Worker {
         match crate::bench::run_app(app, tasks, &clock) {
             Ok(b) => message("benched", json!({"bench": to_json(&b)})),
             Err(e) => error(format!("bench: {e}")),
+        }
+    }
+}
+
+impl Worker {
+    /// An application's adaptive-mode space, for the page's search.
+    fn space(&self, app: &str) -> String {
+        match self.registry.app(app) {
+            Ok(a) => message("space", json!({"space": to_json(&crate::adapt::SpaceSpec::of(a))})),
+            Err(e) => error(format!("space: {e}")),
+        }
+    }
+
+    /// The ids of cells on seeds, for the page's search.
+    fn realise(&self, app: &str, cells: &[(u64, u64)]) -> String {
+        if cells.len() > MAX_REALISE {
+            return error(format!("realise: at most {MAX_REALISE} cells, not {}", cells.len()));
+        }
+        match self.registry.app(app).and_then(|a| crate::adapt::realise_all(a, cells)) {
+            Ok(ids) => message("realised", json!({"ids": ids})),
+            Err(e) => error(format!("realise: {e}")),
         }
     }
 }

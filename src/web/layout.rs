@@ -11,8 +11,13 @@ pub struct HeaderProps {
 }
 
 /// The navigation entries: fragment, label, and whether a view is theirs.
-const NAV: [(&str, &str); 4] =
-    [("#/batch", "Batch"), ("#/compare", "Compare"), ("#/history", "History"), ("#/bench", "Benchmark")];
+const NAV: [(&str, &str); 5] = [
+    ("#/batch", "Batch"),
+    ("#/adapt", "Adapt"),
+    ("#/compare", "Compare"),
+    ("#/history", "History"),
+    ("#/bench", "Benchmark"),
+];
 
 fn section(view: &View) -> &'static str {
     match view {
@@ -20,6 +25,7 @@ fn section(view: &View) -> &'static str {
         View::Compare(_) => "#/compare",
         View::History => "#/history",
         View::Bench => "#/bench",
+        View::Adapt(_) => "#/adapt",
         _ => "",
     }
 }

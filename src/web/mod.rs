@@ -5,12 +5,13 @@
 //! same view. Components hold no benchmark logic; they call the library and draw its results.
 //!
 //! One concern per module: [`task`] and [`answer`] (the task view and its answer modes),
-//! [`batch`], [`compare`], [`history`], [`bench`] (the other views), [`show`] (generic
+//! [`batch`], [`adaptive`], [`compare`], [`history`], [`bench`] (the other views), [`show`] (generic
 //! renderers of pictures, panels, turns and scores), [`sandbox`]
 //! (episodes, local or in the sandbox worker), [`agents`] (agents and the loop driving them),
 //! [`store`] (the IndexedDB history), [`settings`] (page settings in context, kept in local
 //! storage) and [`util`].
 
+mod adaptive;
 mod agents;
 mod answer;
 mod batch;
@@ -83,6 +84,7 @@ fn root() -> Html {
         View::Compare(runs) => html! { <compare::ComparePage runs={runs.clone()} /> },
         View::History => html! { <history::HistoryPage /> },
         View::Bench => html! { <bench::BenchPage /> },
+        View::Adapt(token) => html! { <adaptive::AdaptPage token={token.clone()} /> },
         View::NotFound(reason) => html! { <layout::NotFound reason={reason.clone()} /> },
     };
     html! {

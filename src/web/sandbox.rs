@@ -401,6 +401,15 @@ pub async fn bench_in_worker(
     Ok(bench)
 }
 
+/// Sends one request to a worker of application `app` and returns its answer if it is `op`
+/// (the adaptive view's `space` and `realise`, see `crate::sandbox::worker`).
+pub async fn ask_worker(workers: &Workers, app: &str, request: &Value, op: &str) -> Result<Value, String> {
+    let worker = workers.take(app).await?;
+    let answer = worker.call(request, START_DEADLINE_MS).await;
+    workers.give_back(worker);
+    expect(answer?, op)
+}
+
 /// Why a worker call failed.
 enum Call {
     /// The worker was terminated or crashed: its episodes are gone.
@@ -500,6 +509,8 @@ struct SandboxWorker {
     /// The `(resolve, reject)` of the pending [`SandboxWorker::next`].
     waiting: RefCell<Option<(js_sys::Function, js_sys::Function)>>,
     dead: Cell<bool>,
+    /// Whether the worker has sent anything (its `ready` first).
+    started: Cell<bool>,
     /// The worker's linear memory, as its last message said.
     memory: Cell<u64>,
     _on_message: Closure<dyn FnMut(web_sys::MessageEvent)>,
@@ -524,7 +535,16 @@ impl SandboxWorker {
             let on_error = Closure::<dyn FnMut(web_sys::Event)>::new(move |e: web_sys::Event| {
                 e.prevent_default();
                 if let Some(w) = me_err.upgrade() {
-                    w.kill("sandbox crashed (memory)");
+                    // Before its `ready` the worker never ran: its script or wasm did not load.
+                    let reason = if !w.started.get() {
+                        format!(
+                            "the {} worker failed to load (its bundle could not be fetched or started)",
+                            w.app
+                        )
+                    } else {
+                        "sandbox crashed (memory)".to_string()
+                    };
+                    w.kill(&reason);
                 }
             });
             worker.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
@@ -535,6 +555,7 @@ impl SandboxWorker {
                 inbox: RefCell::default(),
                 waiting: RefCell::default(),
                 dead: Cell::new(false),
+                started: Cell::new(false),
                 memory: Cell::new(0),
                 _on_message: on_message,
                 _on_error: on_error,
@@ -545,6 +566,7 @@ impl SandboxWorker {
     }
 
     fn deliver(&self, text: String) {
+        self.started.set(true);
         if let Some(bytes) =
             serde_json::from_str::<Value>(&text).ok().and_then(|v| v["memory_bytes"].as_u64())
         {

@@ -3,24 +3,28 @@
 //! region is known exactly.
 
 use netpress::App;
-use netpress::adapt::{Fake, Settings, State};
+use netpress::adapt::{Fake, Observer, Search, Settings, State};
 use netpress::conversation::{Agent, AgentInfo};
 use netpress::run::Cancel;
 
 /// Runs a search of `app` to its end with the fake agent of `pred`.
 pub fn run(app: &'static dyn App, settings: Settings, pred: &str, jobs: usize) -> State {
+    let mut search = Search::new(app, settings, AgentInfo::new("fake", pred)).unwrap();
+    assert!(drive(app, &mut search, pred, jobs, &Cancel::new(), &mut netpress::adapt::Quiet));
+    search.state().clone()
+}
+
+/// Drives `search` with the fake agent of `pred` until it ends or `cancel` stops it; whether
+/// it ended.
+pub fn drive(
+    app: &'static dyn App,
+    search: &mut Search<'_>,
+    pred: &str,
+    jobs: usize,
+    cancel: &Cancel,
+    observer: &mut dyn Observer,
+) -> bool {
     let fake = Fake::parse(app, pred).unwrap();
     let factory = |id: &str| -> Box<dyn Agent> { fake.agent(app, id) };
-    let mut search = netpress::adapt::Search::new(app, settings, AgentInfo::new("fake", pred)).unwrap();
-    let done = netpress::adapt::drive(
-        &mut search,
-        &factory,
-        Default::default(),
-        jobs,
-        &Cancel::new(),
-        &mut netpress::adapt::Quiet,
-    )
-    .unwrap();
-    assert!(done);
-    search.state().clone()
+    netpress::adapt::drive(search, &factory, Default::default(), jobs, cancel, observer).unwrap()
 }

@@ -2,7 +2,10 @@
 //! `tests/route/main.rs`): the task spaces of the applications, and the search driven end to
 //! end through the runner with deterministic fake agents whose weak region is known.
 
+mod cli;
 mod fake;
 mod mixture;
+mod remote;
+mod resume;
 mod search;
 mod spaces;

@@ -17,7 +17,7 @@ fn per_level(app: &str) -> (Space, Vec<usize>, Vec<Cell>) {
 #[test]
 fn the_spaces_have_the_documented_cells() {
     assert_eq!(per_level("route").1, [560, 1680, 21280]);
-    assert_eq!(per_level("k8s").1, [160, 320, 4960]);
+    assert_eq!(per_level("k8s").1, [160, 320, 4960, 800]);
     assert_eq!(per_level("malt").1.iter().sum::<usize>(), 162);
 }
 
@@ -59,6 +59,21 @@ fn route_ids_lie_in_their_cells() {
 #[test]
 fn k8s_ids_lie_in_their_cells() {
     realised_ids_lie_in_their_cells("k8s", 200);
+}
+
+#[test]
+fn every_k8s_level_four_pair_is_reached() {
+    let app = Registry::standard().app("k8s").unwrap();
+    let (space, _, cells) = per_level("k8s");
+    let level4: Vec<&Cell> = cells.iter().filter(|c| space.value(c, "level") == Some("4")).collect();
+    let pairs: std::collections::BTreeSet<&str> =
+        level4.iter().filter_map(|c| space.value(c, "faults")).collect();
+    assert_eq!(pairs.len(), 25);
+    for (i, cell) in level4.iter().filter(|c| c.0[2] == 0 && c.0[3] == 2).enumerate() {
+        let id = app.realise(&space, cell, 2_000_000 + i as u64).unwrap();
+        let label = app.generate(&id).unwrap_or_else(|e| panic!("{id}: {e}")).card().label.clone();
+        assert_eq!(label, format!("L4:{}", space.value(cell, "faults").unwrap()), "{id}");
+    }
 }
 
 #[cfg(feature = "sandbox")]

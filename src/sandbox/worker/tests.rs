@@ -307,6 +307,26 @@ fn bench_names_its_application() {
     }
 }
 
+#[test]
+fn the_adaptive_space_and_ids_come_from_the_engine() {
+    let mut w = Worker::default();
+    let space = parse(&w.handle(r#"{"op":"space","app":"route"}"#)[0]);
+    assert_eq!(space["op"], "space", "{space}");
+    let spec: crate::adapt::SpaceSpec = serde_json::from_value(space["space"].clone()).unwrap();
+    assert_eq!(spec, crate::adapt::SpaceSpec::of(&crate::route::RouteApp));
+    let cell = spec.feasible[7];
+    let request = json!({"op": "realise", "app": "route", "cells": [[cell, 1_000_123]]}).to_string();
+    let realised = parse(&w.handle(&request)[0]);
+    assert_eq!(realised["op"], "realised", "{realised}");
+    let want = crate::adapt::realise_all(&crate::route::RouteApp, &[(cell, 1_000_123)]).unwrap();
+    assert_eq!(realised["ids"], json!(want));
+    for bad in
+        [r#"{"op":"space","app":"toy"}"#, r#"{"op":"realise","app":"route","cells":[[99999999999,1]]}"#]
+    {
+        assert_eq!(op(&mut w, bad), "error", "{bad}");
+    }
+}
+
 /// A request's limits reach the MALT episode: a 20 ms time limit ends an endless loop long
 /// before the default 2 s, in `check` and in an episode alike.
 #[test]

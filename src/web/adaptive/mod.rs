@@ -1,0 +1,369 @@
+//! The Adapt view (`#/adapt`, `#/adapt/<token>`): the library's adaptive search run in the
+//! tab against the baseline held to fewer turns or an endpoint agent, with the weakness map
+//! and table redrawn after every evaluation, Stop, a link that reopens (and continues) the
+//! search, and the state and mixture files. The search is the library's ([`run`] only hosts
+//! it); the map is the report's SVG heatmap. docs/ui.md describes the view.
+
+mod run;
+
+use std::rc::Rc;
+
+use yew::prelude::*;
+
+use super::agents::form::EndpointForm;
+use super::sandbox::use_workers;
+use super::settings::use_settings;
+use super::util::{download, duration, event_value};
+use crate::adapt::{MAX_TOKEN, Pin, Settings, State, Verdict};
+use crate::agent::AgentInfo;
+use crate::app::AppInfo;
+use crate::link::View;
+use run::{Agent, Phase, SharedRun, Start};
+
+#[derive(Properties, PartialEq)]
+pub struct AdaptProps {
+    /// A state token from the link, if any.
+    pub token: Option<String>,
+}
+
+/// The settings the form holds.
+#[derive(Clone)]
+struct Form {
+    app: &'static AppInfo,
+    /// Comma-separated levels; empty: all.
+    levels: String,
+    /// The turn limit the search is pinned to (`""`: searched).
+    turns: String,
+    /// `baseline` (held to `held` turns) or `endpoint`.
+    agent: String,
+    held: u32,
+    rounds: u32,
+    budget: u32,
+    k: u32,
+    confirm: u32,
+}
+
+impl Form {
+    fn new(app: &'static AppInfo) -> Form {
+        Form {
+            app,
+            levels: String::new(),
+            turns: String::new(),
+            agent: "baseline".into(),
+            held: 3,
+            rounds: 3,
+            budget: 15,
+            k: 5,
+            confirm: 20,
+        }
+    }
+
+    /// The search settings: the space's reference is the default.
+    fn settings(&self, reference: crate::adapt::Reference) -> Settings {
+        let mut s = Settings::new(reference);
+        s.rounds = self.rounds.max(1);
+        s.budget = self.budget.max(1);
+        s.random = Settings::random_of(s.budget);
+        s.k = self.k.max(1);
+        s.confirm = self.confirm;
+        let levels: Vec<String> =
+            self.levels.split(',').map(str::trim).filter(|l| !l.is_empty()).map(String::from).collect();
+        if !levels.is_empty() {
+            s.pins.push(Pin { dim: "level".into(), values: levels });
+        }
+        if !self.turns.is_empty() {
+            s.pins.push(Pin { dim: "turns".into(), values: vec![self.turns.clone()] });
+        }
+        s
+    }
+
+    fn agent_info(&self) -> AgentInfo {
+        match self.agent.as_str() {
+            "endpoint" => AgentInfo::new("endpoint", "endpoint"),
+            _ => {
+                AgentInfo::new("baseline", &format!("{}-baseline held to {} turns", self.app.name, self.held))
+            }
+        }
+    }
+}
+
+#[function_component(AdaptPage)]
+pub fn adapt_page(props: &AdaptProps) -> Html {
+    let workers = use_workers();
+    let settings = use_settings();
+    let catalog = crate::registry::catalog();
+    let form = use_state(|| Form::new(catalog[0]));
+    let current = use_mut_ref(|| None::<SharedRun>);
+    let error = use_state(|| None::<String>);
+    let redraws = use_force_update();
+    let redraw = Callback::from(move |_| redraws.force_update());
+
+    // A link's state: drawn without running anything.
+    {
+        let (workers, current, error, redraw, form) =
+            (workers.clone(), current.clone(), error.clone(), redraw.clone(), form.clone());
+        use_effect_with(props.token.clone(), move |token| {
+            if let Some(token) = token.clone() {
+                let running = current.borrow().as_ref().is_some_and(|r| r.borrow().running());
+                if !running {
+                    wasm_bindgen_futures::spawn_local(async move {
+                        match open(&workers, &token).await {
+                            Ok(shown) => {
+                                let app = shown.borrow().app;
+                                form.set(Form { app, ..(*form).clone() });
+                                *current.borrow_mut() = Some(shown);
+                                error.set(None);
+                            }
+                            Err(e) => error.set(Some(e)),
+                        }
+                        redraw.emit(());
+                    });
+                }
+            }
+        });
+    }
+
+    let run_now = current.borrow().clone();
+    let running = run_now.as_ref().is_some_and(|r| r.borrow().running());
+    let start = |resume: bool| {
+        let (workers, form, current, error, redraw, endpoint) = (
+            workers.clone(),
+            (*form).clone(),
+            current.clone(),
+            error.clone(),
+            redraw.clone(),
+            settings.endpoint.clone(),
+        );
+        Callback::from(move |_| {
+            let (workers, form, current, error, redraw, endpoint) = (
+                workers.clone(),
+                form.clone(),
+                current.clone(),
+                error.clone(),
+                redraw.clone(),
+                endpoint.clone(),
+            );
+            let previous = current.borrow().as_ref().and_then(|r| r.borrow().state.clone());
+            wasm_bindgen_futures::spawn_local(async move {
+                let remote = match run::space_of(&workers, form.app).await {
+                    Ok(r) => r,
+                    Err(e) => return error.set(Some(e)),
+                };
+                let (agent, client) = match form.agent.as_str() {
+                    "endpoint" => match super::agents::remote::connect(&endpoint).await {
+                        Ok(c) => (Agent::Endpoint(c.clone()), Some(c)),
+                        Err(e) => return error.set(Some(e)),
+                    },
+                    _ => (Agent::Baseline(form.held), None),
+                };
+                // The built-in agent names itself as the CLI's `--agent baseline` does, so a
+                // search here and `netpress adapt` with the same settings share a state hash.
+                let info = match form.agent.as_str() {
+                    "endpoint" => form.agent_info(),
+                    _ => {
+                        let first = crate::QueryId::new(form.app.name, form.app.version, 1, 0, 0).to_string();
+                        match super::sandbox::Opened::open(&workers, &first).await {
+                            Ok(o) => o.view.baseline.clone(),
+                            Err(e) => return error.set(Some(e)),
+                        }
+                    }
+                };
+                let begin = match previous.filter(|_| resume) {
+                    Some(state) => Start::Resume(state, form.rounds),
+                    None => Start::New(form.settings(crate::App::space(&remote).reference), info),
+                };
+                error.set(None);
+                let shown = Rc::new(std::cell::RefCell::new(run::shown(form.app, None, client)));
+                *current.borrow_mut() = Some(shown.clone());
+                redraw.emit(());
+                run::run(workers, remote, begin, agent, shown, redraw).await;
+            });
+        })
+    };
+    let stop = {
+        let run_now = run_now.clone();
+        Callback::from(move |_| {
+            if let Some(r) = &run_now {
+                r.borrow().stop();
+            }
+        })
+    };
+    let differs = run_now.as_ref().and_then(|r| {
+        let r = r.borrow();
+        let state_agent = r.state.as_ref()?.agent.last()?.clone();
+        (state_agent.kind != form.agent_info().kind).then(|| state_agent.label())
+    });
+
+    html! {
+        <section class="adapt">
+            <h2>{ "Adapt" }</h2>
+            <p class="note">{ "Searches the application's task space for where the agent trails the reference (the baseline, or a perfect score where the application has an oracle) most, promotes those cells into a training mixture and confirms them on fresh seeds. The same search as " }<code>{ "netpress adapt" }</code>{ "." }</p>
+            { form_view(&form, running) }
+            if form.agent == "endpoint" { <EndpointForm /> }
+            <div class="row">
+                <button type="button" id="adapt-run" onclick={start(false)} disabled={running}>{ "Run" }</button>
+                <button type="button" class="secondary" id="adapt-continue" onclick={start(true)}
+                        disabled={running || run_now.as_ref().is_none_or(|r| r.borrow().state.is_none())}>{ "Continue" }</button>
+                <button type="button" class="secondary" id="adapt-stop" onclick={stop} disabled={!running}>{ "Stop" }</button>
+            </div>
+            if let Some(agent) = differs {
+                <p class="warn" id="adapt-agent-differs">{ format!("⚠ This search was run by {agent}; Continue runs the agent chosen above.") }</p>
+            }
+            if let Some(e) = &*error { <p class="error" role="alert" id="adapt-error">{ e }</p> }
+            if let Some(r) = run_now { { progress(&r) } }
+        </section>
+    }
+}
+
+/// Reads a link's token, fetches its application's space and draws it.
+async fn open(workers: &super::sandbox::Workers, token: &str) -> Result<SharedRun, String> {
+    let state = State::from_token(token).map_err(|e| e.to_string())?;
+    let app = crate::registry::info(&state.app).map_err(|e| e.to_string())?;
+    let remote = run::space_of(workers, app).await?;
+    let (svg, rows, state) = run::draw(&remote, state)?;
+    let mut shown = run::shown(app, Some(state), None);
+    (shown.svg, shown.rows, shown.phase) = (svg, rows, Phase::Loaded);
+    Ok(Rc::new(std::cell::RefCell::new(shown)))
+}
+
+fn form_view(form: &UseStateHandle<Form>, running: bool) -> Html {
+    let f = (**form).clone();
+    let edit = |set: fn(&mut Form, String)| {
+        let form = form.clone();
+        Callback::from(move |e: Event| {
+            let mut next = (*form).clone();
+            set(&mut next, event_value(&e));
+            form.set(next);
+        })
+    };
+    let number = |id: &'static str, label: &'static str, value: u32, set: fn(&mut Form, String)| {
+        html! {
+            <div class="field num">
+                <label for={id}>{ label }</label>
+                <input {id} type="number" min="0" value={value.to_string()} onchange={edit(set)} />
+            </div>
+        }
+    };
+    let turns_dim = f.app.knobs.iter().any(|k| k.key == 't');
+    html! {
+        <form class="card batch-form" aria-label="Adapt settings" onsubmit={Callback::from(|e: SubmitEvent| e.prevent_default())}>
+            <fieldset disabled={running}>
+                <div class="field">
+                    <label for="a-app">{ "Application" }</label>
+                    <select id="a-app" onchange={edit(|f, v| if let Ok(a) = crate::registry::info(&v) { *f = Form { app: a, ..Form::new(a) } })}>
+                    { for crate::registry::catalog().iter().map(|a| html! {
+                        <option value={a.name} selected={a.name == f.app.name}>{ a.title }</option>
+                    }) }
+                    </select>
+                </div>
+                <div class="field">
+                    <label for="a-levels">{ "Levels" }</label>
+                    <input id="a-levels" size="6" placeholder="all" value={f.levels.clone()} onchange={edit(|f, v| f.levels = v)} />
+                </div>
+                if turns_dim {
+                    <div class="field">
+                        <label for="a-turns">{ "Turn limit" }</label>
+                        <select id="a-turns" onchange={edit(|f, v| f.turns = v)}>
+                            <option value="" selected={f.turns.is_empty()}>{ "searched" }</option>
+                            { for ["3", "5", "10", "20"].iter().map(|t| html! { <option value={*t} selected={f.turns == *t}>{ *t }</option> }) }
+                        </select>
+                    </div>
+                }
+                <div class="field">
+                    <label for="a-agent">{ "Agent" }</label>
+                    <select id="a-agent" onchange={edit(|f, v| f.agent = v)}>
+                        <option value="baseline" selected={f.agent == "baseline"}>{ "baseline held to fewer turns" }</option>
+                        <option value="endpoint" selected={f.agent == "endpoint"}>{ "endpoint (settings below)" }</option>
+                    </select>
+                </div>
+                if f.agent == "baseline" { { number("a-held", "Held to turns", f.held, |f, v| f.held = v.parse().unwrap_or(f.held).max(1)) } }
+                { number("a-rounds", "Rounds", f.rounds, |f, v| f.rounds = v.parse().unwrap_or(f.rounds).max(1)) }
+                { number("a-budget", "Points per round", f.budget, |f, v| f.budget = v.parse().unwrap_or(f.budget).max(1)) }
+                { number("a-k", "Seeds per point", f.k, |f, v| f.k = v.parse().unwrap_or(f.k).max(1)) }
+                { number("a-confirm", "Confirmation seeds", f.confirm, |f, v| f.confirm = v.parse().unwrap_or(f.confirm)) }
+            </fieldset>
+        </form>
+    }
+}
+
+/// Progress, the link and files, the map and the table.
+fn progress(shown: &SharedRun) -> Html {
+    let r = shown.borrow();
+    let Some(state) = &r.state else {
+        return html! { <p class="muted" id="adapt-status" role="status">{ "Starting the search…" }</p> };
+    };
+    let s = &state.settings;
+    let evaluated = state.evaluations.len();
+    let planned = (s.rounds * s.budget) as usize;
+    let phase = match &r.phase {
+        Phase::Loaded => "loaded from the link: nothing was run".to_string(),
+        Phase::Running => "running".into(),
+        Phase::Done => "done".into(),
+        Phase::Stopped => "stopped; Continue resumes it".into(),
+        Phase::Failed(e) => format!("failed: {e}"),
+    };
+    let status = format!(
+        "{phase} · {evaluated}/{planned} points · round {}/{} · {}+{} episodes · search time {}",
+        state.rounds.len().min(s.rounds as usize),
+        s.rounds,
+        r.episodes.0,
+        r.episodes.1,
+        duration(r.search_ms)
+    );
+    let token = state.token();
+    let link = (token.len() <= MAX_TOKEN).then(|| crate::link::format(&View::Adapt(Some(token.clone()))));
+    // The address bar follows the run, so a reload or a copied URL reopens it.
+    if link.is_some() && r.phase != Phase::Loaded {
+        super::replace(&View::Adapt(Some(token.clone())));
+    }
+    let json = state.to_json();
+    let on_state = Callback::from(move |_| {
+        let _ = download("adapt-state.json", "application/json", &json);
+    });
+    let weak = r.rows.iter().filter(|w| w.verdict == Verdict::Weak).count();
+    html! {
+        <div class="adapt-run">
+            <p class="muted" id="adapt-status" role="status" aria-live="polite" data-phase={phase_name(&r.phase)}>{ status }</p>
+            <p class="row">
+                if let Some(l) = link {
+                    <a id="adapt-link" href={l}>{ "Link to this search" }</a>
+                } else {
+                    <span class="muted">{ format!("This state ({} bytes as a link) is longer than a link holds; save the state file instead.", token.len()) }</span>
+                }
+                <button type="button" class="secondary" id="adapt-state" onclick={on_state}>{ "Save state (JSON)" }</button>
+                <span class="muted">{ "state hash " }<code id="adapt-hash">{ state.hash() }</code></span>
+            </p>
+            if !r.svg.is_empty() {
+                <div class="wide" id="adapt-map" aria-label="weakness map">{ Html::from_html_unchecked(AttrValue::from(r.svg.clone())) }</div>
+            }
+            <p id="adapt-promotions">{ format!("{} promoted, {weak} confirmed weak", state.promotions.len()) }</p>
+            if !r.rows.is_empty() {
+                <table class="data" id="adapt-table">
+                    <thead><tr><th>{ "rank" }</th><th>{ "cell" }</th><th>{ "search gap (k)" }</th><th>{ "agent [CI]" }</th><th>{ "reference [CI]" }</th><th>{ "shrinkage" }</th><th>{ "verdict" }</th></tr></thead>
+                    <tbody>
+                    { for r.rows.iter().map(|w| html! {
+                        <tr>
+                            <td>{ w.rank }</td><td>{ &w.cell }</td>
+                            <td>{ format!("{:.2} ({})", w.search_gap, w.k) }</td>
+                            <td>{ format!("{:.2} [{:.2}, {:.2}]", w.agent.rate, w.agent.lo, w.agent.hi) }</td>
+                            <td>{ format!("{:.2} [{:.2}, {:.2}]", w.reference.rate, w.reference.lo, w.reference.hi) }</td>
+                            <td>{ format!("{:+.2}", w.shrinkage) }</td>
+                            <td>{ match w.verdict { Verdict::Weak => "✗ weak", Verdict::Better => "✓ better", Verdict::NotConfirmed => "– not confirmed" } }</td>
+                        </tr>
+                    }) }
+                    </tbody>
+                </table>
+            }
+        </div>
+    }
+}
+
+fn phase_name(p: &Phase) -> &'static str {
+    match p {
+        Phase::Loaded => "loaded",
+        Phase::Running => "running",
+        Phase::Done => "done",
+        Phase::Stopped => "stopped",
+        Phase::Failed(_) => "failed",
+    }
+}
