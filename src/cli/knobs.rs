@@ -76,3 +76,17 @@ pub fn given(registry: &Registry, matches: &ArgMatches) -> Vec<(String, String)>
         })
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use clap::CommandFactory;
+
+    use super::*;
+
+    /// A knob named like a subcommand's own flag (traffic's `mode` against `adapt --mode`) makes
+    /// clap refuse the whole command line at startup; its debug checks catch that here.
+    #[test]
+    fn knob_flags_never_clash_with_a_subcommand_flag() {
+        add_knob_args(super::super::Cli::command(), Registry::standard()).debug_assert();
+    }
+}
