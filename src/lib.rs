@@ -55,6 +55,7 @@ pub mod id;
 pub mod k8s;
 pub mod link;
 pub mod malt;
+pub mod microseg;
 pub mod params;
 pub mod paste;
 pub mod provenance;
