@@ -77,7 +77,8 @@ fn proto(p: u8) -> Proto {
     if p == UDP { Proto::Udp } else { Proto::Tcp }
 }
 
-/// One /32 rule per distinct visible allowed key (incremental: the w1 policy plus w2's keys).
+/// One /32 rule per distinct visible allowed (client, server, proto), listing its observed ports
+/// (incremental: the w1 policy plus w2's keys).
 fn observed_policy(w: &World, f: Family, given: &str) -> Policy {
     let (mut p, from) = match f {
         Family::Incremental => {
@@ -86,9 +87,16 @@ fn observed_policy(w: &World, f: Family, given: &str) -> Policy {
         }
         _ => (Policy::default(), 0),
     };
-    let keys: BTreeSet<(u32, u32, u8, u16)> =
-        visible(w).filter(|c| c.end > from || c.start >= from).map(|c| (c.src, c.dst, c.proto, c.dport)).collect();
-    p.rules.extend(keys.into_iter().map(|(s, d, pr, port)| Rule { src: host(s), dst: host(d), proto: proto(pr), ports: vec![(port, port)] }));
+    let mut keys: BTreeMap<(u32, u32, u8), BTreeSet<u16>> = BTreeMap::new();
+    for c in visible(w).filter(|c| c.end > from || c.start >= from) {
+        keys.entry((c.src, c.dst, c.proto)).or_default().insert(c.dport);
+    }
+    p.rules.extend(keys.into_iter().map(|((s, d, pr), ports)| Rule {
+        src: host(s),
+        dst: host(d),
+        proto: proto(pr),
+        ports: ports.into_iter().map(|x| (x, x)).collect(),
+    }));
     p
 }
 
@@ -159,7 +167,11 @@ const KEYS: &str = "def keys(F, where):
     return [(s, d, p, port) for s, d, p, port, sport in rows if sport > port]
 
 def rules(ks):
-    return [{'src': s + '/32', 'dst': d + '/32', 'proto': 'udp' if p == 17 else 'tcp', 'ports': str(port)} for s, d, p, port in ks]
+    by = {}
+    for s, d, p, port in ks:
+        by.setdefault((s, d, p), []).append(port)
+    return [{'src': s + '/32', 'dst': d + '/32', 'proto': 'udp' if p == 17 else 'tcp', 'ports': [str(x) for x in sorted(ps)]}
+            for (s, d, p), ps in sorted(by.items())]
 ";
 
 const CLUSTER: &str = "def process_flows(F, G):

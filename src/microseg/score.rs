@@ -97,7 +97,7 @@ impl Sets {
         let mut ends = vms.clone();
         ends.extend(REPRESENTATIVES.map(ext));
         let a = attacks(w, &mut s, &vms, &ends, &ports);
-        let k = critical(w, &vms, &ends, &ports);
+        let k = critical(w, &b);
         Sets { b: b.into_iter().collect(), a, k, ends, ports }
     }
 }
@@ -160,33 +160,22 @@ fn attacks(w: &World, s: &mut Stream, vms: &[End], ends: &[End], ports: &[(u8, u
     keep
 }
 
-fn critical(w: &World, vms: &[End], ends: &[End], ports: &[(u8, u16)]) -> Vec<Key> {
-    let kind = |e: &End| match party(w, *e) {
+/// The critical keys among the benign ones: DNS and NTP to a DC, the load balancer's probes and
+/// the monitoring scrapes (docs/microseg.md explains why K is drawn from B rather than all of U).
+fn critical(w: &World, b: &BTreeMap<Key, u64>) -> Vec<Key> {
+    let kind = |e: End| match party(w, e) {
         Party::Role(r) => Some(w.tenant.roles[r].kind),
         Party::Res(_) => None,
     };
-    let mut out = BTreeSet::new();
-    let mut add = |sx: End, dx: End, proto: u8, port: u16| {
-        if sx != dx && w.intended(party(w, sx), party(w, dx), proto, port) {
-            out.insert(Key { s: sx, d: dx, proto, port });
-        }
-    };
-    for d in vms.iter().filter(|e| kind(e) == Some(RoleKind::Dc)) {
-        for &s in ends {
-            add(s, *d, UDP, 53);
-            add(s, *d, UDP, 123);
-        }
-    }
-    let lb = End { ip: REPRESENTATIVES[2], vm: None };
-    for &d in ends {
-        ports.iter().for_each(|&(p, port)| add(lb, d, p, port));
-    }
-    for s in vms.iter().filter(|e| kind(e) == Some(RoleKind::Monitoring)) {
-        for &d in ends {
-            add(*s, d, TCP, 9100);
-        }
-    }
-    out.into_iter().collect()
+    b.keys()
+        .filter(|k| {
+            let dns_ntp = k.proto == UDP && (k.port == 53 || k.port == 123) && kind(k.d) == Some(RoleKind::Dc);
+            let probe = k.s.ip == REPRESENTATIVES[2];
+            let scrape = k.proto == TCP && k.port == 9100 && kind(k.s) == Some(RoleKind::Monitoring);
+            dns_ntp || probe || scrape
+        })
+        .copied()
+        .collect()
 }
 
 /// A rate with its counts.
