@@ -13,6 +13,7 @@ pub mod k8s_shell;
 pub mod k8s_yaml;
 pub mod malt_answer;
 pub mod malt_api;
+pub mod microseg_policy;
 pub mod route_reply;
 pub mod route_shell;
 pub mod shell_tools;
@@ -34,6 +35,7 @@ pub const TARGETS: &[(&str, fn(&[u8]))] = &[
     ("k8s_yaml", k8s_yaml::fuzz),
     ("malt_answer", malt_answer::fuzz),
     ("malt_api", malt_api::fuzz),
+    ("microseg_policy", microseg_policy::fuzz),
     ("route_reply", route_reply::fuzz),
     ("route_shell", route_shell::fuzz),
     ("shell_tools", shell_tools::fuzz),

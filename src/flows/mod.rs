@@ -26,8 +26,8 @@ pub mod tenant;
 
 pub use format::Format;
 pub use knobs::{Knobs, Layout, TenantKey};
-pub use model::{Connection, NO_VM, Rule, Scenario, Trace, Window, generate, share};
 pub(crate) use model::churn;
+pub use model::{Connection, NO_VM, Rule, Scenario, Trace, Window, generate, share};
 pub use tenant::{Role, RoleKind, Tenant, Vm};
 
 /// T0 of every trace: 2025-01-06T00:00:00Z, in Unix seconds.

@@ -120,10 +120,7 @@ fn find_def(code: &str, entry: &str) -> Option<(usize, usize, bool)> {
         let ident: String = after.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
         let line_start = code[..start].rfind('\n').map_or(0, |i| i + 1);
         let at_line_start = code[line_start..start].chars().all(char::is_whitespace);
-        if at_line_start
-            && ident.contains(entry)
-            && after[ident.len()..].trim_start().starts_with('(')
-        {
+        if at_line_start && ident.contains(entry) && after[ident.len()..].trim_start().starts_with('(') {
             return Some((start, 4 + ident.len(), ident == entry));
         }
         from = start + 4;
@@ -180,7 +177,9 @@ fn rename(code: &str, entry: Entry, notes: &mut Vec<String>) -> Result<String, S
             notes.push(format!("renamed def {old}( to def {name}("));
             Ok(format!("{}def {name}{}", &code[..start], &code[start + len..]))
         }
-        None => Err(format!("The code does not define {name}({params}). Define def {name}({params}): and return the dict.")),
+        None => Err(format!(
+            "The code does not define {name}({params}). Define def {name}({params}): and return the dict."
+        )),
     }
 }
 

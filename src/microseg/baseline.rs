@@ -41,8 +41,12 @@ pub fn answer(name: &str, w: &World, f: Family, given: &str) -> Option<Value> {
 }
 
 fn roles_json(w: &World, names: &[String]) -> Value {
-    let map: serde_json::Map<String, Value> =
-        w.visible.iter().zip(names).map(|(&v, n)| (dotted(w.trace.vms[v as usize].ip), Value::from(n.clone()))).collect();
+    let map: serde_json::Map<String, Value> = w
+        .visible
+        .iter()
+        .zip(names)
+        .map(|(&v, n)| (dotted(w.trace.vms[v as usize].ip), Value::from(n.clone())))
+        .collect();
     Value::Object(map)
 }
 
@@ -82,7 +86,10 @@ fn proto(p: u8) -> Proto {
 fn observed_policy(w: &World, f: Family, given: &str) -> Policy {
     let (mut p, from) = match f {
         Family::Incremental => {
-            let base = serde_json::from_str(given).ok().and_then(|v| super::policy::parse(&v).ok()).unwrap_or_default();
+            let base = serde_json::from_str(given)
+                .ok()
+                .and_then(|v| super::policy::parse(&v).ok())
+                .unwrap_or_default();
             (base, u64::from(w.windows[1].start_min) * 60_000)
         }
         _ => (Policy::default(), 0),
@@ -115,7 +122,10 @@ fn portsig(w: &World) -> (Vec<String>, Policy) {
     }
     let sig = |v: u32| -> Sig {
         let pick = |m: &BTreeMap<(u32, u8, u16), usize>| {
-            m.range((v, 0, 0)..=(v, u8::MAX, u16::MAX)).filter(|(_, n)| **n >= 3).map(|(k, _)| (k.1, k.2)).collect()
+            m.range((v, 0, 0)..=(v, u8::MAX, u16::MAX))
+                .filter(|(_, n)| **n >= 3)
+                .map(|(k, _)| (k.1, k.2))
+                .collect()
         };
         (pick(&served), pick(&made))
     };
@@ -208,8 +218,16 @@ pub fn observed_code(question: &str) -> String {
     if question.contains("{'type': 'roles'") {
         return if question.contains("tag") { LABEL } else { CLUSTER }.to_string();
     }
-    let given = question.find("{\"groups\"").and_then(|a| {
-        let end = question[a..].find("\"default\":\"deny\"}")? + a + "\"default\":\"deny\"}".len();
+    let given = question.find("{\"").and_then(|a| {
+        let mut depth = 0i32;
+        let end = question[a..].char_indices().find_map(|(i, c)| {
+            depth += match c {
+                '{' => 1,
+                '}' => -1,
+                _ => 0,
+            };
+            (depth == 0).then_some(a + i + 1)
+        })?;
         Some(&question[a..end])
     });
     match given {
@@ -222,7 +240,11 @@ pub fn observed_code(question: &str) -> String {
 pub struct Baseline;
 
 fn question(messages: &[Message]) -> &str {
-    messages.iter().filter(|m| m.role == Role::User).find_map(|m| super::prompt::question_of(&m.content)).unwrap_or("")
+    messages
+        .iter()
+        .filter(|m| m.role == Role::User)
+        .find_map(|m| super::prompt::question_of(&m.content))
+        .unwrap_or("")
 }
 
 impl Agent for Baseline {
@@ -230,7 +252,10 @@ impl Agent for Baseline {
         AgentInfo::new("baseline", "microseg-observed")
     }
     fn reply(&mut self, messages: &[Message]) -> Result<AgentReply, AgentError> {
-        Ok(AgentReply { text: format!("```python\n{}```", observed_code(question(messages))), ..Default::default() })
+        Ok(AgentReply {
+            text: format!("```python\n{}```", observed_code(question(messages))),
+            ..Default::default()
+        })
     }
 }
 
@@ -242,6 +267,9 @@ impl Agent for Oracle {
         AgentInfo::new("baseline", "microseg-oracle")
     }
     fn reply(&mut self, _: &[Message]) -> Result<AgentReply, AgentError> {
-        Ok(AgentReply { text: format!("```python\ndef process_flows(F, G):\n    return {}\n```", self.0), ..Default::default() })
+        Ok(AgentReply {
+            text: format!("```python\ndef process_flows(F, G):\n    return {}\n```", self.0),
+            ..Default::default()
+        })
     }
 }

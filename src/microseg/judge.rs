@@ -89,7 +89,11 @@ fn roles(w: &World, f: Family, data: &Value) -> Verdict {
     }
     if !extra.is_empty() {
         let shown: Vec<&str> = extra.iter().take(10).map(|s| s.as_str()).collect();
-        lines.push(format!("{} addresses that are not VMs of the visible windows ignored: {}", extra.len(), shown.join(", ")));
+        lines.push(format!(
+            "{} addresses that are not VMs of the visible windows ignored: {}",
+            extra.len(),
+            shown.join(", ")
+        ));
     }
     let mut cells: BTreeMap<(&str, &str), usize> = BTreeMap::new();
     for (i, &v) in vms.iter().enumerate() {
@@ -113,13 +117,21 @@ fn roles(w: &World, f: Family, data: &Value) -> Verdict {
             untagged += 1;
             right += usize::from(ok);
             if !ok {
-                wrong.push(format!("{} is {}, answered {}", ips[i], w.role_name(v), names[i].unwrap_or("nothing")));
+                wrong.push(format!(
+                    "{} is {}, answered {}",
+                    ips[i],
+                    w.role_name(v),
+                    names[i].unwrap_or("nothing")
+                ));
             }
         }
     }
     let acc = if untagged == 0 { 1.0 } else { right as f64 / untagged as f64 };
     lines.extend(wrong.iter().take(10).cloned());
-    let why = format!("accuracy {} ({right} of {untagged} untagged VMs; must be ≥ 95%), {lost} tags changed", pct(acc));
+    let why = format!(
+        "accuracy {} ({right} of {untagged} untagged VMs; must be ≥ 95%), {lost} tags changed",
+        pct(acc)
+    );
     Verdict { correct: acc >= 0.95 && lost == 0, safe: true, progress: acc, why, lines }
 }
 
@@ -162,7 +174,8 @@ fn added_misplaced(w: &World, p: &policy::Policy) -> Vec<String> {
         }) {
             *sets.entry(c.groups_of(o)).or_default() += 1;
         }
-        let want = sets.iter().max_by_key(|(k, n)| (**n, std::cmp::Reverse((*k).clone()))).map(|(k, _)| k.clone());
+        let want =
+            sets.iter().max_by_key(|(k, n)| (**n, std::cmp::Reverse((*k).clone()))).map(|(k, _)| k.clone());
         let have = c.groups_of(v);
         if want.as_ref().is_some_and(|g| *g != have) {
             out.push(format!(

@@ -31,8 +31,14 @@ pub enum Reserved {
 }
 
 impl Reserved {
-    pub const ALL: [Reserved; 6] =
-        [Reserved::Internet, Reserved::Admin, Reserved::Lb, Reserved::Storage, Reserved::Telemetry, Reserved::Any];
+    pub const ALL: [Reserved; 6] = [
+        Reserved::Internet,
+        Reserved::Admin,
+        Reserved::Lb,
+        Reserved::Storage,
+        Reserved::Telemetry,
+        Reserved::Any,
+    ];
 
     pub fn name(self) -> &'static str {
         match self {
@@ -52,7 +58,9 @@ impl Reserved {
     /// Whether the group holds `addr` (`any` holds everything).
     pub fn contains(self, addr: u32) -> bool {
         match self {
-            Reserved::Internet => addr >> 17 == ip(198, 18, 0, 0) >> 17 || addr >> 8 == ip(203, 0, 113, 0) >> 8,
+            Reserved::Internet => {
+                addr >> 17 == ip(198, 18, 0, 0) >> 17 || addr >> 8 == ip(203, 0, 113, 0) >> 8
+            }
             Reserved::Admin => ADMINS.contains(&addr),
             Reserved::Lb => addr == LB,
             Reserved::Storage => STORAGE.contains(&addr),
@@ -122,13 +130,17 @@ pub struct Rule {
 
 impl Rule {
     pub fn admits_port(&self, proto: u8, port: u16) -> bool {
-        self.proto.matches(proto) && (self.ports.is_empty() || self.ports.iter().any(|&(a, b)| a <= port && port <= b))
+        self.proto.matches(proto)
+            && (self.ports.is_empty() || self.ports.iter().any(|&(a, b)| a <= port && port <= b))
     }
 
     /// `src → dst proto/ports`, as explanations print it.
     pub fn text(&self) -> String {
-        let ports: Vec<String> =
-            self.ports.iter().map(|&(a, b)| if a == b { a.to_string() } else { format!("{a}-{b}") }).collect();
+        let ports: Vec<String> = self
+            .ports
+            .iter()
+            .map(|&(a, b)| if a == b { a.to_string() } else { format!("{a}-{b}") })
+            .collect();
         let ports = if ports.is_empty() { "any".to_string() } else { ports.join(",") };
         format!("{} → {} {}/{ports}", self.src.text(), self.dst.text(), self.proto.name())
     }
@@ -152,7 +164,9 @@ impl Policy {
         let groups: Map<String, Value> = self
             .groups
             .iter()
-            .map(|(g, m)| (g.clone(), Value::from(m.iter().map(|&a| Ipv4Addr::from(a).to_string()).collect::<Vec<_>>())))
+            .map(|(g, m)| {
+                (g.clone(), Value::from(m.iter().map(|&a| Ipv4Addr::from(a).to_string()).collect::<Vec<_>>()))
+            })
             .collect();
         let rules: Vec<Value> = self
             .rules
@@ -212,7 +226,12 @@ fn port_item(v: &Value) -> Result<Option<(u16, u16)>, String> {
     let bad = || format!("bad ports {v} (N, A-B or any, 1..65535)");
     let num = |s: &str| s.parse::<u16>().ok().filter(|&n| n >= 1);
     match v {
-        Value::Number(n) => n.as_u64().and_then(|n| u16::try_from(n).ok()).filter(|&n| n >= 1).map(|n| Some((n, n))).ok_or_else(bad),
+        Value::Number(n) => n
+            .as_u64()
+            .and_then(|n| u16::try_from(n).ok())
+            .filter(|&n| n >= 1)
+            .map(|n| Some((n, n)))
+            .ok_or_else(bad),
         Value::String(s) if s == "any" => Ok(None),
         Value::String(s) => match s.split_once('-') {
             Some((a, b)) => match (num(a), num(b)) {
@@ -263,7 +282,8 @@ fn rule(i: usize, v: &Value, groups: &BTreeMap<String, Vec<u32>>) -> Result<Rule
 }
 
 fn groups(v: &Value) -> Result<BTreeMap<String, Vec<u32>>, String> {
-    let obj = v.as_object().ok_or_else(|| format!("groups: expected an object of name → addresses, got {v}"))?;
+    let obj =
+        v.as_object().ok_or_else(|| format!("groups: expected an object of name → addresses, got {v}"))?;
     if obj.len() > MAX_GROUPS {
         return Err(format!("{} groups (at most {MAX_GROUPS})", obj.len()));
     }
@@ -295,7 +315,9 @@ pub fn parse(data: &Value) -> Result<Policy, String> {
     if size > MAX_BYTES {
         return Err(format!("the policy is {size} bytes (at most 1 MiB)"));
     }
-    let obj = data.as_object().ok_or_else(|| format!("expected an object with groups, rules and default, got {}", kind(data)))?;
+    let obj = data
+        .as_object()
+        .ok_or_else(|| format!("expected an object with groups, rules and default, got {}", kind(data)))?;
     if let Some(k) = obj.keys().find(|k| !["groups", "rules", "default"].contains(&k.as_str())) {
         return Err(format!("unknown key {k:?} (keys: groups, rules, default)"));
     }
@@ -365,7 +387,10 @@ mod tests {
             (with(&|v| v["extra"] = json!(1)), "unknown key \"extra\""),
             (with(&|v| v["rules"][0]["port"] = json!(1)), "rule 1: unknown key \"port\""),
             (with(&|v| v["rules"][0]["proto"] = json!("icmp")), "bad proto"),
-            (with(&|v| v["rules"][0]["ports"] = json!("70000")), "bad ports \"70000\" (N, A-B or any, 1..65535)"),
+            (
+                with(&|v| v["rules"][0]["ports"] = json!("70000")),
+                "bad ports \"70000\" (N, A-B or any, 1..65535)",
+            ),
             (with(&|v| v["rules"][0]["ports"] = json!("0")), "bad ports"),
             (with(&|v| v["rules"][0]["ports"] = json!("9-3")), "bad ports"),
             (with(&|v| v["rules"][0]["src"] = json!("dbs")), "unknown group \"dbs\""),
@@ -373,11 +398,16 @@ mod tests {
             (with(&|v| v["groups"]["Bad"] = json!([])), "bad group name \"Bad\""),
             (with(&|v| v["groups"]["lb"] = json!([])), "bad group name \"lb\""),
             (with(&|v| v["groups"]["x"] = json!(["10.1.0.300"])), "bad address"),
-            (with(&|v| v.as_object_mut().unwrap().remove("default").map(drop).unwrap_or(())), "default is absent"),
+            (
+                with(&|v| v.as_object_mut().unwrap().remove("default").map(drop).unwrap_or(())),
+                "default is absent",
+            ),
             (with(&|v| v["default"] = json!("allow")), "default is \"allow\""),
             (with(&|v| v["rules"] = json!(vec![v["rules"][0].clone(); 2001])), "2001 rules (at most 2000)"),
             (
-                with(&|v| v["groups"] = json!((0..201).map(|i| (format!("g{i}"), json!([]))).collect::<Map<_, _>>())),
+                with(&|v| {
+                    v["groups"] = json!((0..201).map(|i| (format!("g{i}"), json!([]))).collect::<Map<_, _>>())
+                }),
                 "201 groups (at most 200)",
             ),
             (with(&|v| v["groups"]["big"] = json!(vec!["1.1.1.1"; 100_001])), "more than 100000 members"),
@@ -390,7 +420,10 @@ mod tests {
 
     #[test]
     fn reserved_groups_hold_their_addresses() {
-        assert!(Reserved::Internet.contains(ip(198, 19, 255, 1)) && Reserved::Internet.contains(ip(203, 0, 113, 250)));
+        assert!(
+            Reserved::Internet.contains(ip(198, 19, 255, 1))
+                && Reserved::Internet.contains(ip(203, 0, 113, 250))
+        );
         assert!(!Reserved::Internet.contains(ip(198, 20, 0, 1)));
         assert_eq!(Reserved::of(ip(100, 64, 1, 12)), Some(Reserved::Storage));
         assert_eq!(Reserved::of(ip(10, 0, 0, 1)), None);
@@ -403,7 +436,13 @@ mod proptests {
     use proptest::prelude::*;
 
     fn peer_text() -> impl Strategy<Value = String> {
-        prop_oneof![Just("a".to_string()), Just("internet".to_string()), Just("any".into()), "10\\.[0-9]{1,3}\\.0\\.0/[0-9]{1,2}", "[a-z.]{1,4}"]
+        prop_oneof![
+            Just("a".to_string()),
+            Just("internet".to_string()),
+            Just("any".into()),
+            "10\\.[0-9]{1,3}\\.0\\.0/[0-9]{1,2}",
+            "[a-z.]{1,4}"
+        ]
     }
 
     proptest! {

@@ -20,7 +20,14 @@ struct Table {
 
 fn table(truth: &[u32], pred: &[u32]) -> Table {
     let index = |xs: &[u32]| -> Vec<usize> {
-        let ids: BTreeMap<u32, usize> = xs.iter().copied().collect::<std::collections::BTreeSet<_>>().into_iter().enumerate().map(|(i, x)| (x, i)).collect();
+        let ids: BTreeMap<u32, usize> = xs
+            .iter()
+            .copied()
+            .collect::<std::collections::BTreeSet<_>>()
+            .into_iter()
+            .enumerate()
+            .map(|(i, x)| (x, i))
+            .collect();
         xs.iter().map(|x| ids[x]).collect()
     };
     let (t, p) = (index(truth), index(pred));
@@ -76,10 +83,13 @@ pub fn ami(truth: &[u32], pred: &[u32]) -> f64 {
         return 1.0;
     }
     let n = t.n;
-    let mi: f64 = t.nz.iter().map(|&(i, j, c)| {
-        let c = c as f64;
-        c / n * (n * c / (t.a[i] * t.b[j])).ln()
-    }).sum();
+    let mi: f64 =
+        t.nz.iter()
+            .map(|&(i, j, c)| {
+                let c = c as f64;
+                c / n * (n * c / (t.a[i] * t.b[j])).ln()
+            })
+            .sum();
     let emi = expected_mi(&t);
     let norm = (entropy(&t.a, n) + entropy(&t.b, n)) / 2.0;
     let mut den = norm - emi;

@@ -85,7 +85,12 @@ impl Sets {
             if c.src >> 8 == SCANNER_NET >> 8 {
                 continue;
             }
-            let k = Key { s: conn_end(c.src, c.src_vm), d: conn_end(c.dst, c.dst_vm), proto: c.proto, port: c.dport };
+            let k = Key {
+                s: conn_end(c.src, c.src_vm),
+                d: conn_end(c.dst, c.dst_vm),
+                proto: c.proto,
+                port: c.dport,
+            };
             *b.entry(k).or_default() += 1;
         }
         let mut ports = w.served();
@@ -169,7 +174,8 @@ fn critical(w: &World, b: &BTreeMap<Key, u64>) -> Vec<Key> {
     };
     b.keys()
         .filter(|k| {
-            let dns_ntp = k.proto == UDP && (k.port == 53 || k.port == 123) && kind(k.d) == Some(RoleKind::Dc);
+            let dns_ntp =
+                k.proto == UDP && (k.port == 53 || k.port == 123) && kind(k.d) == Some(RoleKind::Dc);
             let probe = k.s.ip == REPRESENTATIVES[2];
             let scrape = k.proto == TCP && k.port == 9100 && kind(k.s) == Some(RoleKind::Monitoring);
             dns_ntp || probe || scrape
@@ -218,7 +224,7 @@ impl Metrics {
 }
 
 fn pct(r: Rate) -> String {
-    format!("{:.1}%", 100.0 * r.value())
+    format!("{:.2}%", 100.0 * r.value())
 }
 
 /// Scores a valid policy on a world.
@@ -267,7 +273,10 @@ pub fn evaluate(w: &World, sets: &Sets, policy: &Policy) -> Metrics {
     top.sort_by_key(|(k, n)| (std::cmp::Reverse(*n), *k));
     lines.extend(top.iter().take(5).map(|(k, n)| format!("denied: {}: {n} connections", key_text(w, k))));
     lines.extend(
-        admitted_a.iter().take(5).map(|(k, r)| format!("rule {} admits attack key {}", r + 1, key_text(w, k))),
+        admitted_a
+            .iter()
+            .take(5)
+            .map(|(k, r)| format!("rule {} admits attack key {}", r + 1, key_text(w, k))),
     );
     let mut blamed: Vec<(usize, u64)> = blame.into_iter().collect();
     blamed.sort_by_key(|&(r, n)| (std::cmp::Reverse(n), r));
@@ -356,7 +365,12 @@ mod tests {
             let sets = Sets::new(&w);
             assert!(!sets.b.is_empty() && !sets.a.is_empty() && !sets.k.is_empty());
             let m = evaluate(&w, &sets, &star_policy(&w));
-            assert_eq!((m.fdr.hit, m.gdr.hit, m.far.hit, m.op.hit, m.cdr.hit), (0, 0, 0, 0, 0), "{id}: {:?}", m.lines);
+            assert_eq!(
+                (m.fdr.hit, m.gdr.hit, m.far.hit, m.op.hit, m.cdr.hit),
+                (0, 0, 0, 0, 0),
+                "{id}: {:?}",
+                m.lines
+            );
             assert!(m.correct() && m.safe());
         }
     }

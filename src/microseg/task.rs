@@ -115,7 +115,14 @@ impl Task for MicrosegTask {
     }
     fn start(&self, max: Option<u32>) -> Box<dyn Episode> {
         let max = max.unwrap_or(self.card.max_turns).clamp(1, 5);
-        Box::new(MicrosegEpisode { task: self.generated.clone(), limits: self.limits, max, turns: 0, last: None, finish: None })
+        Box::new(MicrosegEpisode {
+            task: self.generated.clone(),
+            limits: self.limits,
+            max,
+            turns: 0,
+            last: None,
+            finish: None,
+        })
     }
     fn picture(&self) -> Picture {
         Picture::default()
@@ -191,7 +198,11 @@ pub fn score_of(v: &Verdict, turns: u32) -> Score {
             if v.safe { "safe" } else { "unsafe" },
             v.why
         ),
-        details: ScoreDetails { correctness: vec![v.why.clone()], diff: v.lines.clone(), ..Default::default() },
+        details: ScoreDetails {
+            correctness: vec![v.why.clone()],
+            diff: v.lines.clone(),
+            ..Default::default()
+        },
         ..Default::default()
     }
 }

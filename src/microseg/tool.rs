@@ -16,7 +16,8 @@ use super::task::generate;
 pub const BASELINES: Tool = Tool {
     name: "baselines",
     about: "score the observed, portsig and oracle baselines natively over many seeds",
-    usage: "usage: netpress microseg baselines [--agent observed|portsig|oracle] [--levels 1,2,3] [--seeds A..B]
+    usage:
+        "usage: netpress microseg baselines [--agent observed|portsig|oracle] [--levels 1,2,3] [--seeds A..B]
 
 Scores the baseline's answer to every family of each level for seeds A to B-1 (default 0..300)
 without the sandbox and prints, per level and family, correct and safe rates with 95% Wilson
@@ -71,7 +72,9 @@ fn tally(a: &Args) -> Result<Tally, String> {
     for seed in a.seeds.0..a.seeds.1 {
         for &l in &a.levels {
             for (fi, f) in Family::of_level(l).iter().enumerate() {
-                let id = format!("microseg-v1-L{l}-s{seed}-i{fi}").parse().map_err(|e: crate::Error| e.to_string())?;
+                let id = format!("microseg-v1-L{l}-s{seed}-i{fi}")
+                    .parse()
+                    .map_err(|e: crate::Error| e.to_string())?;
                 let g = generate(&id).map_err(|e| e.to_string())?;
                 for (ai, name) in a.agents.iter().enumerate() {
                     let ans = answer(name, &g.world, *f, &g.given).ok_or("unknown agent")?;

@@ -193,7 +193,9 @@ impl World {
 
     /// The communication graph `G` of the visible windows.
     pub fn graph(&self) -> &Graph {
-        self.lazy.graph.get_or_init(|| Graph::from_trace(&self.tenant, &self.trace, false, Some((0, self.vis_end))))
+        self.lazy
+            .graph
+            .get_or_init(|| Graph::from_trace(&self.tenant, &self.trace, false, Some((0, self.vis_end))))
     }
 
     /// Whether P\* allows (client, server, proto, port).
@@ -203,7 +205,8 @@ impl World {
 
     /// Every (proto, port) some role serves.
     pub fn served(&self) -> Vec<(u8, u16)> {
-        let mut p: Vec<(u8, u16)> = self.tenant.roles.iter().flat_map(|r| r.listens.iter().copied()).collect();
+        let mut p: Vec<(u8, u16)> =
+            self.tenant.roles.iter().flat_map(|r| r.listens.iter().copied()).collect();
         p.sort_unstable();
         p.dedup();
         p
@@ -227,7 +230,8 @@ fn reuses(t: &Tenant, vms: &[crate::flows::Vm], points: &[u32]) -> bool {
     points.iter().all(|&p| {
         let at = u64::from(p) * MIN;
         vms.iter().filter(|n| n.start_ms >= at && n.start_ms < at + MIN).any(|n| {
-            vms.iter().any(|o| o.stop_ms == at && o.ip == n.ip && t.roles[o.role].name != t.roles[n.role].name)
+            vms.iter()
+                .any(|o| o.stop_ms == at && o.ip == n.ip && t.roles[o.role].name != t.roles[n.role].name)
         })
     })
 }
@@ -286,7 +290,8 @@ pub fn world(setup: &Setup, shape: Shape) -> Result<Arc<World>> {
     static CACHE: OnceLock<Mutex<Cache>> = OnceLock::new();
     let cache = CACHE.get_or_init(|| Mutex::new(Vec::new()));
     let key = (setup.clone(), shape);
-    if let Some(w) = cache.lock().ok().and_then(|c| c.iter().find(|(k, _)| *k == key).map(|(_, w)| w.clone())) {
+    if let Some(w) = cache.lock().ok().and_then(|c| c.iter().find(|(k, _)| *k == key).map(|(_, w)| w.clone()))
+    {
         return Ok(w);
     }
     let w = Arc::new(build(setup, shape)?);
