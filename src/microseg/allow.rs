@@ -60,10 +60,10 @@ impl<'a> Compiled<'a> {
                     notes.insert(dotted(ip));
                     continue;
                 }
-                if let Some(v) = world.holder(ip) {
-                    if listed.entry(v).or_default().insert(g) {
-                        holders.push(v);
-                    }
+                if let Some(v) = world.holder(ip)
+                    && listed.entry(v).or_default().insert(g)
+                {
+                    holders.push(v);
                 }
             }
             plural.push(plurality(world, &holders).map(str::to_string));

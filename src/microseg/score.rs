@@ -132,11 +132,11 @@ fn attacks(w: &World, s: &mut Stream, vms: &[End], ends: &[End], ports: &[(u8, u
     }
     let internet = End { ip: REPRESENTATIVES[0], vm: None };
     for &v in vms {
-        if let Party::Role(r) = party(w, v) {
-            if matches!(w.tenant.roles[r].kind, RoleKind::Db | RoleKind::Cache | RoleKind::Queue) {
-                add(v, internet, TCP, 80);
-                add(v, internet, TCP, 443);
-            }
+        if let Party::Role(r) = party(w, v)
+            && matches!(w.tenant.roles[r].kind, RoleKind::Db | RoleKind::Cache | RoleKind::Queue)
+        {
+            add(v, internet, TCP, 80);
+            add(v, internet, TCP, 443);
         }
     }
     for &v in vms {

@@ -16,12 +16,10 @@ fn world() -> World {
 fn reused(w: &World) -> (u32, u32) {
     for &v in &w.test_vms {
         let vm = &w.trace.vms[v as usize];
-        if vm.start_ms >= w.vis_end {
-            if let Some(o) =
-                w.trace.vms.iter().position(|o| o.ip == vm.ip && o.stop_ms == w.vis_end && o.role != vm.role)
-            {
-                return (v, o as u32);
-            }
+        let old =
+            w.trace.vms.iter().position(|o| o.ip == vm.ip && o.stop_ms == w.vis_end && o.role != vm.role);
+        if let (true, Some(o)) = (vm.start_ms >= w.vis_end, old) {
+            return (v, o as u32);
         }
     }
     panic!("an L3 world reuses an address");
