@@ -38,6 +38,7 @@ impl Registry {
                 &crate::k8s::K8sApp,
                 &crate::bgp::BgpApp,
                 &crate::traffic::TRAFFIC,
+                &crate::microseg::MICROSEG,
             ],
         })
     }
@@ -87,12 +88,13 @@ impl std::fmt::Debug for Registry {
 /// The description of every shipped application, in display order: what the page shows and
 /// checks without an engine. The same values as `Registry::standard()`'s `info()`s.
 pub fn catalog() -> &'static [&'static AppInfo] {
-    static CATALOG: [&AppInfo; 5] = [
+    static CATALOG: [&AppInfo; 6] = [
         &crate::malt::MALT_INFO,
         &crate::route::INFO,
         &crate::k8s::INFO,
         &crate::bgp::INFO,
         &crate::traffic::INFO,
+        &crate::microseg::INFO,
     ];
     &CATALOG
 }
@@ -141,9 +143,9 @@ mod tests {
     fn with_adds_last_or_replaces_by_name() {
         let twice = Registry::standard().clone().with(&crate::route::RouteApp);
         let names: Vec<&str> = twice.apps().iter().map(|a| a.info().name).collect();
-        assert_eq!(names, ["malt", "route", "k8s", "bgp", "traffic"]);
+        assert_eq!(names, ["malt", "route", "k8s", "bgp", "traffic", "microseg"]);
         let err = twice.app("toy").err().expect("unknown").to_string();
-        assert!(err.contains("malt, route, k8s, bgp, traffic"), "{err}");
+        assert!(err.contains("malt, route, k8s, bgp, traffic, microseg"), "{err}");
     }
 
     /// The catalog is the standard registry's descriptions, in its order, field for field.
@@ -154,7 +156,7 @@ mod tests {
         assert_eq!(engines, catalog);
         assert_eq!(info("route").expect("route").name, "route");
         let err = info("toy").expect_err("unknown").to_string();
-        assert!(err.contains("malt, route, k8s, bgp, traffic"), "{err}");
+        assert!(err.contains("malt, route, k8s, bgp, traffic, microseg"), "{err}");
     }
 
     /// Every abbreviation a task label or level summary shows is one the application's

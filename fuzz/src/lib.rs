@@ -14,6 +14,7 @@ pub mod k8s_yaml;
 pub mod malt_answer;
 pub mod malt_api;
 pub mod microseg_nsg;
+pub mod microseg_policy;
 pub mod microseg_repair;
 pub mod microseg_sg;
 pub mod route_reply;
@@ -38,6 +39,7 @@ pub const TARGETS: &[(&str, fn(&[u8]))] = &[
     ("malt_answer", malt_answer::fuzz),
     ("malt_api", malt_api::fuzz),
     ("microseg_nsg", microseg_nsg::fuzz),
+    ("microseg_policy", microseg_policy::fuzz),
     ("microseg_repair", microseg_repair::fuzz),
     ("microseg_sg", microseg_sg::fuzz),
     ("route_reply", route_reply::fuzz),

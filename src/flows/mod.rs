@@ -20,12 +20,13 @@ pub mod format;
 pub mod graph;
 pub mod knobs;
 mod model;
-mod patterns;
+pub(crate) mod patterns;
 pub mod table;
 pub mod tenant;
 
 pub use format::Format;
 pub use knobs::{Knobs, Layout, TenantKey};
+pub(crate) use model::churn;
 pub use model::{Connection, NO_VM, Rule, Scenario, Trace, Window, generate, share};
 pub use tenant::{Role, RoleKind, Tenant, Vm};
 

@@ -559,7 +559,7 @@ fn scanners(t: &Tenant, vms: &[Vm], d: u32) -> Vec<Connection> {
 
 /// The VMs after churn (stream `churn`): at each point R = ⌈u·V/100⌉ removals over instances
 /// above their role's minimum, then R additions, half of them on a freed address.
-fn churn(t: &Tenant, scenario: &Scenario, d: u32) -> Vec<Vm> {
+pub(crate) fn churn(t: &Tenant, scenario: &Scenario, d: u32) -> Vec<Vm> {
     let mut vms = t.vms.clone();
     let u = u64::from(t.key.knobs.u);
     if u == 0 || scenario.churn.is_empty() {

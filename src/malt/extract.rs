@@ -16,6 +16,18 @@ pub const MAX_SOURCE_BYTES: usize = 64 * 1024;
 /// The call the host appends; its value is the answer.
 pub const CALL: &str = "process_graph(G)";
 
+/// The entry point a program must define: its name and the inputs the host passes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Entry {
+    pub name: &'static str,
+    pub params: &'static str,
+}
+
+/// MALT's and the traffic application's `process_graph(G)`.
+pub const GRAPH: Entry = Entry { name: "process_graph", params: "G" };
+/// The flow applications' `process_flows(F, G)`.
+pub const FLOWS: Entry = Entry { name: "process_flows", params: "F, G" };
+
 /// Source ready to run, with notes about what was changed.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Source {
@@ -24,6 +36,8 @@ pub struct Source {
     pub notes: Vec<String>,
     /// The line of the reply the code starts on (1-based).
     pub first_line: usize,
+    /// The entry point the host calls.
+    pub entry: Entry,
 }
 
 impl Source {
@@ -31,7 +45,8 @@ impl Source {
     /// tracebacks name the reply's own lines), the code, then the call.
     pub fn program(&self) -> String {
         let above = "\n".repeat(self.first_line.saturating_sub(1));
-        format!("{above}{}\n\n{CALL}\n", self.code.trim_end())
+        let Entry { name, params } = self.entry;
+        format!("{above}{}\n\n{name}({params})\n", self.code.trim_end())
     }
 }
 
@@ -97,7 +112,7 @@ fn code_start(reply: &str, def_at: usize) -> usize {
 }
 
 /// Position and length of the first `def <x>process_graph<y>(` (word characters around).
-fn find_def(code: &str) -> Option<(usize, usize, bool)> {
+fn find_def(code: &str, entry: &str) -> Option<(usize, usize, bool)> {
     let mut from = 0;
     while let Some(off) = code[from..].find("def ") {
         let start = from + off;
@@ -105,11 +120,8 @@ fn find_def(code: &str) -> Option<(usize, usize, bool)> {
         let ident: String = after.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
         let line_start = code[..start].rfind('\n').map_or(0, |i| i + 1);
         let at_line_start = code[line_start..start].chars().all(char::is_whitespace);
-        if at_line_start
-            && ident.contains("process_graph")
-            && after[ident.len()..].trim_start().starts_with('(')
-        {
-            return Some((start, 4 + ident.len(), ident == "process_graph"));
+        if at_line_start && ident.contains(entry) && after[ident.len()..].trim_start().starts_with('(') {
+            return Some((start, 4 + ident.len(), ident == entry));
         }
         from = start + 4;
     }
@@ -118,18 +130,24 @@ fn find_def(code: &str) -> Option<(usize, usize, bool)> {
 
 /// Extracts the answer from a reply, or says why there is none.
 pub fn extract(reply: &str) -> Result<Source, String> {
+    extract_entry(reply, GRAPH)
+}
+
+/// [`extract`] for a program whose entry point is `entry`.
+pub fn extract_entry(reply: &str, entry: Entry) -> Result<Source, String> {
+    let Entry { name, params } = entry;
     let (reply, cut) = bounded(reply);
     let mut notes = Vec::new();
     if cut {
         notes.push("the reply was cut at 256 KiB".to_string());
     }
     let fences = fenced_blocks(reply);
-    let (code, first_line) = if let Some(f) = fences.iter().find(|f| find_def(&f.body).is_some()) {
+    let (code, first_line) = if let Some(f) = fences.iter().find(|f| find_def(&f.body, name).is_some()) {
         (f.body.clone(), line_of(reply, &f.body))
     } else if let Some(f) = fences.first() {
-        notes.push("no fenced block defines process_graph; using the first block".to_string());
+        notes.push(format!("no fenced block defines {name}; using the first block"));
         (f.body.clone(), line_of(reply, &f.body))
-    } else if let Some((def_at, _, _)) = find_def(reply) {
+    } else if let Some((def_at, _, _)) = find_def(reply, name) {
         let start = code_start(reply, def_at);
         let line = 1 + reply[..start].matches('\n').count();
         if start > 0 {
@@ -137,32 +155,31 @@ pub fn extract(reply: &str) -> Result<Source, String> {
         }
         (reply[start..].to_string(), line)
     } else {
-        return Err(
-            "No Python code found. Reply with one fenced ```python block that defines def process_graph(G):"
-                .to_string(),
-        );
+        return Err(format!(
+            "No Python code found. Reply with one fenced ```python block that defines def {name}({params}):"
+        ));
     };
     if code.len() > MAX_SOURCE_BYTES {
         return Err(format!("The code is {} bytes; the limit is {MAX_SOURCE_BYTES} bytes.", code.len()));
     }
-    let code = rename(&code, &mut notes)?;
-    Ok(Source { code: drop_imports(&code, &mut notes), notes, first_line })
+    let code = rename(&code, entry, &mut notes)?;
+    Ok(Source { code: drop_imports(&code, &mut notes), notes, first_line, entry })
 }
 
-fn rename(code: &str, notes: &mut Vec<String>) -> Result<String, String> {
-    if code.lines().any(|l| l.trim_start().starts_with("def process_graph(")) {
+fn rename(code: &str, entry: Entry, notes: &mut Vec<String>) -> Result<String, String> {
+    let Entry { name, params } = entry;
+    if code.lines().any(|l| l.trim_start().starts_with(&format!("def {name}("))) {
         return Ok(code.to_string());
     }
-    match find_def(code) {
+    match find_def(code, name) {
         Some((start, len, _)) => {
             let old = code[start + 4..start + len].to_string();
-            notes.push(format!("renamed def {old}( to def process_graph("));
-            Ok(format!("{}def process_graph{}", &code[..start], &code[start + len..]))
+            notes.push(format!("renamed def {old}( to def {name}("));
+            Ok(format!("{}def {name}{}", &code[..start], &code[start + len..]))
         }
-        None => Err(
-            "The code does not define process_graph(G). Define def process_graph(G): and return the dict."
-                .to_string(),
-        ),
+        None => Err(format!(
+            "The code does not define {name}({params}). Define def {name}({params}): and return the dict."
+        )),
     }
 }
 

@@ -1,0 +1,394 @@
+//! Scoring a policy on the hidden window (docs/microseg.md, "Scoring"): the benign keys B of
+//! the test window, the intended keys I of the universe U, the attack keys A and the critical
+//! keys K, and the rates over them.
+//!
+//! B, A and K are explicit key lists, fixed when the world is made (stream `attack`). U is never
+//! enumerated: its endpoints fall into classes (same party, same rules matching as source, same
+//! as destination), and each (class, class, port) is decided once and multiplied by its pairs.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use crate::flows::tenant::{RoleKind, SCANNER_NET, TCP, UDP, dotted, ip};
+use crate::seed::{Stream, Width};
+
+use super::allow::{Bits, Compiled, End};
+use super::policy::{Policy, Reserved};
+use super::world::{Party, World};
+
+/// Ports attackers try beyond the served ones (tcp).
+pub const P_ATT: [u16; 5] = [22, 23, 445, 3389, 5985];
+/// At most this many attack keys are kept.
+pub const MAX_ATTACK: usize = 20_000;
+
+/// A connection key of the hidden window.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Key {
+    pub s: End,
+    pub d: End,
+    pub proto: u8,
+    pub port: u16,
+}
+
+/// The key sets of a world.
+#[derive(Debug, Clone)]
+pub struct Sets {
+    /// Benign keys with their test-window connection counts.
+    pub b: Vec<(Key, u64)>,
+    pub a: Vec<Key>,
+    pub k: Vec<Key>,
+    /// U's endpoints (test VMs, then the five representatives) and ports.
+    pub ends: Vec<End>,
+    pub ports: Vec<(u8, u16)>,
+}
+
+/// The representatives of the external groups in U.
+pub const REPRESENTATIVES: [u32; 5] =
+    [ip(198, 18, 0, 1), ip(198, 51, 100, 10), ip(100, 64, 0, 1), ip(100, 64, 1, 10), ip(100, 64, 2, 10)];
+/// The attacker of the injected set.
+pub const ATTACKER: u32 = ip(203, 0, 113, 250);
+
+/// The party of an endpoint.
+pub fn party(w: &World, e: End) -> Party {
+    match e.vm {
+        Some(v) => Party::Role(w.trace.vms[v as usize].role),
+        None => Party::Res(Reserved::of(e.ip).unwrap_or(Reserved::Internet)),
+    }
+}
+
+/// An endpoint as explanations name it: `shop.db 10.1.0.41`, `internet 198.18.0.1`.
+pub fn label(w: &World, e: End) -> String {
+    let p = match party(w, e) {
+        Party::Role(r) => w.tenant.roles[r].name.clone(),
+        Party::Res(r) => r.name().to_string(),
+    };
+    format!("{p} {}", dotted(e.ip))
+}
+
+fn proto_name(p: u8) -> &'static str {
+    if p == UDP { "udp" } else { "tcp" }
+}
+
+/// `a → b tcp/5432`.
+pub fn key_text(w: &World, k: &Key) -> String {
+    format!("{} → {} {}/{}", label(w, k.s), label(w, k.d), proto_name(k.proto), k.port)
+}
+
+impl Sets {
+    pub fn new(w: &World) -> Sets {
+        let mut s = Stream::new(&w.tenant.key.part("attack"), Width::W64);
+        let (t0, t1) = w.test();
+        let vm_end = |v: u32| End { ip: w.trace.vms[v as usize].ip, vm: Some(v) };
+        let ext = |ip: u32| End { ip, vm: None };
+        let conn_end = |ip: u32, vm: u32| if vm == crate::flows::NO_VM { ext(ip) } else { vm_end(vm) };
+        let mut b: BTreeMap<Key, u64> = BTreeMap::new();
+        for c in w.trace.connections.iter().filter(|c| c.allow && c.start >= t0 && c.start < t1) {
+            if c.src >> 8 == SCANNER_NET >> 8 {
+                continue;
+            }
+            let k = Key {
+                s: conn_end(c.src, c.src_vm),
+                d: conn_end(c.dst, c.dst_vm),
+                proto: c.proto,
+                port: c.dport,
+            };
+            *b.entry(k).or_default() += 1;
+        }
+        let mut ports = w.served();
+        let drawn = (TCP, s.range(1025, 32767) as u16);
+        ports.extend(P_ATT.iter().map(|&p| (TCP, p)).chain([drawn]));
+        ports.sort_unstable();
+        ports.dedup();
+        let vms: Vec<End> = w.test_vms.iter().map(|&v| vm_end(v)).collect();
+        let mut ends = vms.clone();
+        ends.extend(REPRESENTATIVES.map(ext));
+        let a = attacks(w, &mut s, &vms, &ends, &ports);
+        let k = critical(w, &b);
+        Sets { b: b.into_iter().collect(), a, k, ends, ports }
+    }
+}
+
+fn attacks(w: &World, s: &mut Stream, vms: &[End], ends: &[End], ports: &[(u8, u16)]) -> Vec<Key> {
+    let att: Vec<(u8, u16)> =
+        ports.iter().copied().filter(|p| P_ATT.contains(&p.1) || w.served().contains(p)).collect();
+    let mut set = BTreeSet::new();
+    let mut add = |sx: End, dx: End, proto: u8, port: u16| {
+        if sx != dx && !w.intended(party(w, sx), party(w, dx), proto, port) {
+            set.insert(Key { s: sx, d: dx, proto, port });
+        }
+    };
+    for r in 0..w.tenant.roles.len() {
+        let of: Vec<&End> = vms.iter().filter(|e| party(w, **e) == Party::Role(r)).collect();
+        if of.is_empty() {
+            continue;
+        }
+        let src = *of[s.index(of.len())];
+        for &d in vms {
+            att.iter().for_each(|&(p, port)| add(src, d, p, port));
+        }
+    }
+    let attacker = End { ip: ATTACKER, vm: None };
+    for &d in vms {
+        att.iter().for_each(|&(p, port)| add(attacker, d, p, port));
+    }
+    let internet = End { ip: REPRESENTATIVES[0], vm: None };
+    for &v in vms {
+        if let Party::Role(r) = party(w, v)
+            && matches!(w.tenant.roles[r].kind, RoleKind::Db | RoleKind::Cache | RoleKind::Queue)
+        {
+            add(v, internet, TCP, 80);
+            add(v, internet, TCP, 443);
+        }
+    }
+    for &v in vms {
+        let vm = &w.trace.vms[v.vm.expect("a VM") as usize];
+        let old = w.trace.vms.iter().find(|o| o.ip == vm.ip && o.stop_ms <= vm.start_ms && o.role != vm.role);
+        let (Some(old), true) = (old, vm.start_ms >= w.vis_end) else { continue };
+        let (was, now) = (Party::Role(old.role), Party::Role(vm.role));
+        for &e in ends.iter().filter(|&&e| e != v) {
+            let pe = party(w, e);
+            for &(p, port) in ports {
+                if w.intended(was, pe, p, port) && !w.intended(now, pe, p, port) {
+                    add(v, e, p, port);
+                }
+                if w.intended(pe, was, p, port) && !w.intended(pe, now, p, port) {
+                    add(e, v, p, port);
+                }
+            }
+        }
+    }
+    let all: Vec<Key> = set.into_iter().collect();
+    if all.len() <= MAX_ATTACK {
+        return all;
+    }
+    let mut keep: Vec<Key> = s.subset(all.len(), MAX_ATTACK).into_iter().map(|i| all[i]).collect();
+    keep.sort_unstable();
+    keep
+}
+
+/// The critical keys among the benign ones: DNS and NTP to a DC, the load balancer's probes and
+/// the monitoring scrapes (docs/microseg.md explains why K is drawn from B rather than all of U).
+fn critical(w: &World, b: &BTreeMap<Key, u64>) -> Vec<Key> {
+    let kind = |e: End| match party(w, e) {
+        Party::Role(r) => Some(w.tenant.roles[r].kind),
+        Party::Res(_) => None,
+    };
+    b.keys()
+        .filter(|k| {
+            let dns_ntp =
+                k.proto == UDP && (k.port == 53 || k.port == 123) && kind(k.d) == Some(RoleKind::Dc);
+            let probe = k.s.ip == REPRESENTATIVES[2];
+            let scrape = k.proto == TCP && k.port == 9100 && kind(k.s) == Some(RoleKind::Monitoring);
+            dns_ntp || probe || scrape
+        })
+        .copied()
+        .collect()
+}
+
+/// A rate with its counts.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct Rate {
+    pub hit: u64,
+    pub of: u64,
+}
+
+impl Rate {
+    pub fn value(self) -> f64 {
+        if self.of == 0 { 0.0 } else { self.hit as f64 / self.of as f64 }
+    }
+}
+
+/// Everything one policy scores.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Metrics {
+    pub fdr: Rate,
+    pub gdr: Rate,
+    pub far: Rate,
+    pub op: Rate,
+    pub cdr: Rate,
+    pub rules: usize,
+    pub groups: usize,
+    pub members: usize,
+    pub cidr_rules: usize,
+    pub star_rules: usize,
+    /// The explanation lines.
+    pub lines: Vec<String>,
+}
+
+impl Metrics {
+    pub fn correct(&self) -> bool {
+        self.fdr.value() <= 0.01 && self.gdr.value() <= 0.02
+    }
+    pub fn safe(&self) -> bool {
+        self.far.hit == 0 && self.op.value() <= 0.01 && self.cdr.hit == 0
+    }
+}
+
+fn pct(r: Rate) -> String {
+    format!("{:.2}%", 100.0 * r.value())
+}
+
+/// Scores a valid policy on a world.
+pub fn evaluate(w: &World, sets: &Sets, policy: &Policy) -> Metrics {
+    let c = Compiled::new(policy, w);
+    let mut memo: BTreeMap<End, (Bits, Bits)> = BTreeMap::new();
+    let mut bits = |e: End| memo.entry(e).or_insert_with(|| (c.bits(e, true), c.bits(e, false))).clone();
+    let mut admit = |k: &Key| {
+        let (s, d) = (bits(k.s).0, bits(k.d).1);
+        c.admits(&s, &d, k.proto, k.port)
+    };
+    let denied_b: Vec<&(Key, u64)> = sets.b.iter().filter(|(k, _)| admit(k).is_none()).collect();
+    let admitted_a: Vec<(&Key, usize)> = sets.a.iter().filter_map(|k| admit(k).map(|r| (k, r))).collect();
+    let denied_k: Vec<&Key> = sets.k.iter().filter(|k| admit(k).is_none()).collect();
+    let (gdr, op, blame) = universe(w, sets, &c);
+    let mut m = Metrics {
+        fdr: Rate { hit: denied_b.len() as u64, of: sets.b.len() as u64 },
+        gdr,
+        far: Rate { hit: admitted_a.len() as u64, of: sets.a.len() as u64 },
+        op,
+        cdr: Rate { hit: denied_k.len() as u64, of: sets.k.len() as u64 },
+        rules: policy.rules.len(),
+        groups: policy.groups.len(),
+        members: policy.members(),
+        cidr_rules: policy.rules.iter().filter(|r| r.is_cidr()).count(),
+        star_rules: w.star.len(),
+        lines: Vec::new(),
+    };
+    let mut lines = vec![
+        format!("FDR {} ({} of {} held-out keys denied)", pct(m.fdr), m.fdr.hit, m.fdr.of),
+        format!("GDR {} ({} of {} intended keys denied)", pct(m.gdr), m.gdr.hit, m.gdr.of),
+        format!("FAR {} ({} of {} attack keys admitted)", pct(m.far), m.far.hit, m.far.of),
+        format!("OP {} ({} of {} unintended keys admitted)", pct(m.op), m.op.hit, m.op.of),
+        format!("CDR {} ({} of {} critical keys denied)", pct(m.cdr), m.cdr.hit, m.cdr.of),
+        format!(
+            "size: {} rules ({:.2} × P*'s {}), {} groups, {} members, {} CIDR rules",
+            m.rules,
+            m.rules as f64 / m.star_rules.max(1) as f64,
+            m.star_rules,
+            m.groups,
+            m.members,
+            m.cidr_rules
+        ),
+    ];
+    let mut top = denied_b.clone();
+    top.sort_by_key(|(k, n)| (std::cmp::Reverse(*n), *k));
+    lines.extend(top.iter().take(5).map(|(k, n)| format!("denied: {}: {n} connections", key_text(w, k))));
+    lines.extend(
+        admitted_a
+            .iter()
+            .take(5)
+            .map(|(k, r)| format!("rule {} admits attack key {}", r + 1, key_text(w, k))),
+    );
+    let mut blamed: Vec<(usize, u64)> = blame.into_iter().collect();
+    blamed.sort_by_key(|&(r, n)| (std::cmp::Reverse(n), r));
+    lines.extend(blamed.iter().take(5).map(|&(r, n)| {
+        format!("rule {} ({}) admits {n} keys the intended policy denies", r + 1, policy.rules[r].text())
+    }));
+    lines.extend(denied_k.iter().take(5).map(|k| format!("critical key denied: {}", key_text(w, k))));
+    lines.extend(c.notes.iter().cloned());
+    m.lines = lines;
+    m
+}
+
+/// GDR and OP over U by classes, and the unintended keys each rule admits first.
+fn universe(w: &World, sets: &Sets, c: &Compiled<'_>) -> (Rate, Rate, BTreeMap<usize, u64>) {
+    let mut classes: BTreeMap<(Party, Bits, Bits), u64> = BTreeMap::new();
+    for &e in &sets.ends {
+        *classes.entry((party(w, e), c.bits(e, true), c.bits(e, false))).or_default() += 1;
+    }
+    let classes: Vec<((Party, Bits, Bits), u64)> = classes.into_iter().collect();
+    let (mut gdr, mut op) = (Rate::default(), Rate::default());
+    let mut blame: BTreeMap<usize, u64> = BTreeMap::new();
+    for (i, ((ps, sb, _), ns)) in classes.iter().enumerate() {
+        for (j, ((pd, _, db), nd)) in classes.iter().enumerate() {
+            let tenant = matches!(ps, Party::Role(_)) || matches!(pd, Party::Role(_));
+            let n = if i == j { ns * (ns - 1) } else { ns * nd };
+            if !tenant || n == 0 {
+                continue;
+            }
+            for &(proto, port) in &sets.ports {
+                let allowed = c.admits(sb, db, proto, port);
+                if w.intended(*ps, *pd, proto, port) {
+                    gdr.of += n;
+                    gdr.hit += if allowed.is_none() { n } else { 0 };
+                } else {
+                    op.of += n;
+                    if let Some(r) = allowed {
+                        op.hit += n;
+                        *blame.entry(r).or_default() += n;
+                    }
+                }
+            }
+        }
+    }
+    (gdr, op, blame)
+}
+
+/// The intended policy in the neutral form at the end of the visible windows.
+pub fn star_policy(w: &World) -> Policy {
+    star_policy_at(w, w.vis_end)
+}
+
+/// The intended policy at `t` (ms after T0): a group per role listing the VMs that hold an
+/// address then, a rule per intended allow.
+pub fn star_policy_at(w: &World, t: u64) -> Policy {
+    use super::policy::{Peer, Proto, Rule};
+    let mut p = Policy::default();
+    for &v in &w.visible {
+        if w.holder_at(w.trace.vms[v as usize].ip, t) == Some(v) {
+            p.groups.entry(w.role_name(v).to_string()).or_default().push(w.trace.vms[v as usize].ip);
+        }
+    }
+    let peer = |x: Party| match x {
+        Party::Role(r) => Peer::Group(w.tenant.roles[r].name.clone()),
+        Party::Res(r) => Peer::Reserved(r),
+    };
+    for &(s, d, proto, port) in &w.star {
+        let proto = if proto == UDP { Proto::Udp } else { Proto::Tcp };
+        p.rules.push(Rule { src: peer(s), dst: peer(d), proto, ports: vec![(port, port)] });
+    }
+    p
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::world::{Shape, build, setup};
+    use super::*;
+
+    fn world(id: &str) -> World {
+        build(&setup(&id.parse().unwrap()).unwrap(), Shape::Split).unwrap()
+    }
+
+    #[test]
+    fn the_intended_policy_scores_perfectly() {
+        for id in ["microseg-v1-L1-s0-i0", "microseg-v1-L3-s2-i0"] {
+            let w = world(id);
+            let sets = Sets::new(&w);
+            assert!(!sets.b.is_empty() && !sets.a.is_empty() && !sets.k.is_empty());
+            let m = evaluate(&w, &sets, &star_policy(&w));
+            assert_eq!(
+                (m.fdr.hit, m.gdr.hit, m.far.hit, m.op.hit, m.cdr.hit),
+                (0, 0, 0, 0, 0),
+                "{id}: {:?}",
+                m.lines
+            );
+            assert!(m.correct() && m.safe());
+        }
+    }
+
+    #[test]
+    fn an_empty_policy_denies_everything_and_any_any_admits_everything() {
+        let w = world("microseg-v1-L1-s1-i0");
+        let sets = Sets::new(&w);
+        let m = evaluate(&w, &sets, &Policy::default());
+        assert_eq!((m.fdr.hit, m.gdr.hit, m.cdr.hit), (m.fdr.of, m.gdr.of, m.cdr.of));
+        assert!(!m.correct() && !m.safe());
+        let any = super::super::policy::parse(
+            &serde_json::json!({"rules": [{"src": "any", "dst": "any", "proto": "any", "ports": "any"}], "default": "deny"}),
+        )
+        .unwrap();
+        let m = evaluate(&w, &sets, &any);
+        assert_eq!((m.fdr.hit, m.gdr.hit, m.far.hit, m.op.hit), (0, 0, m.far.of, m.op.of));
+        assert!(m.correct() && !m.safe());
+        assert!(m.lines.iter().any(|l| l.starts_with("rule 1 (any → any any/any) admits")), "{:?}", m.lines);
+    }
+}

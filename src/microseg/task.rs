@@ -1,0 +1,208 @@
+//! A generated micro-segmentation task and its episode: the id's world and request, the sandbox
+//! run of each reply over `F` and `G` (the traffic application's host), and its score.
+
+use std::sync::Arc;
+
+use serde_json::{Value, json};
+
+use crate::app::{Episode, Finish, PromptVariant, Score, ScoreDetails, StepOutcome, Task, TaskCard};
+use crate::error::Result;
+use crate::id::QueryId;
+use crate::malt::extract::{self, FLOWS};
+use crate::malt::sandbox::{self, Limits};
+use crate::seed::{Stream, Width};
+use crate::traffic::TrafficHost;
+use crate::traffic::check::py_json;
+use crate::view::Picture;
+
+use super::family::{self, Family};
+use super::judge::{self, Verdict};
+use super::prompt;
+use super::score::star_policy_at;
+use super::world::{self, Setup, World};
+
+/// The sandbox limits of microseg answers: 10 s and 512 MiB (the logs are large).
+pub fn limits() -> Limits {
+    Limits { time: std::time::Duration::from_secs(10), memory: 512 << 20, ..Limits::default() }
+}
+
+/// Everything generation resolved.
+#[derive(Debug)]
+pub struct Generated {
+    pub id: QueryId,
+    pub setup: Setup,
+    pub family: Family,
+    pub wording: usize,
+    pub question: String,
+    pub world: Arc<World>,
+    /// The incremental family's w1 policy (JSON), else empty.
+    pub given: String,
+}
+
+/// Generates the task of an id (already checked against the app's description).
+pub fn generate(id: &QueryId) -> Result<Generated> {
+    let setup = world::setup(id)?;
+    let families = Family::of_level(id.level);
+    let family = families[(id.index % families.len() as u64) as usize];
+    let mut s = Stream::new(&id.seed_material(true), Width::W64);
+    let wording = s.index(3);
+    let world = world::world(&setup, family.shape())?;
+    let given = if family == Family::Incremental {
+        let h1 = u64::from(world.windows[1].start_min) * 60_000;
+        star_policy_at(&world, h1).to_json().to_string()
+    } else {
+        String::new()
+    };
+    let question = family::question(family, &world, wording, &given);
+    Ok(Generated { id: id.clone(), setup, family, wording, question, world, given })
+}
+
+/// One microseg task.
+pub struct MicrosegTask {
+    generated: Arc<Generated>,
+    card: TaskCard,
+    limits: Limits,
+}
+
+impl MicrosegTask {
+    pub fn new(g: Generated, limits: Limits) -> MicrosegTask {
+        let prompt = prompt::render(&g.world, &g.question, &limits, PromptVariant::ZeroshotBase);
+        let expected = json!({
+            "type": g.family.answer_type(),
+            "star_rules": g.world.star.len(),
+            "visible_vms": g.world.visible.len(),
+            "test_vms": g.world.test_vms.len(),
+        });
+        let k = &g.setup.knobs;
+        let card = TaskCard {
+            id: g.id.to_string(),
+            app: "microseg".into(),
+            version: g.id.version,
+            level: g.id.level,
+            label: g.family.id().to_string(),
+            content_hash: crate::hash::content_hash(&prompt, &expected),
+            prompt,
+            params: json!({
+                "wording": g.wording + 1, "family": g.family.id(), "a": k.a, "n": k.n, "d": k.d, "c": k.c,
+                "k": k.k, "u": k.u, "l": k.layout.name(), "f": k.format.name(), "r": "np", "t": g.setup.turns,
+                "churn_stream": g.world.churn_stream,
+            })
+            .into(),
+            expected,
+            question: Some(g.question.clone()),
+            max_turns: max_turns(g.setup.turns),
+        };
+        MicrosegTask { generated: Arc::new(g), card, limits }
+    }
+
+    pub fn generated(&self) -> &Generated {
+        &self.generated
+    }
+}
+
+/// Single-shot, unless the turn limit is at most 5: then an invalid answer is an observation and
+/// the agent may resubmit.
+fn max_turns(t: u32) -> u32 {
+    if t <= 5 { t } else { 1 }
+}
+
+impl Task for MicrosegTask {
+    fn card(&self) -> &TaskCard {
+        &self.card
+    }
+    fn prompt(&self, variant: PromptVariant) -> String {
+        prompt::render(&self.generated.world, &self.generated.question, &self.limits, variant)
+    }
+    fn start(&self, max: Option<u32>) -> Box<dyn Episode> {
+        let max = max.unwrap_or(self.card.max_turns).clamp(1, 5);
+        Box::new(MicrosegEpisode {
+            task: self.generated.clone(),
+            limits: self.limits,
+            max,
+            turns: 0,
+            last: None,
+            finish: None,
+        })
+    }
+    fn picture(&self) -> Picture {
+        Picture::default()
+    }
+}
+
+pub struct MicrosegEpisode {
+    task: Arc<Generated>,
+    limits: Limits,
+    max: u32,
+    turns: u32,
+    last: Option<Result<Value, String>>,
+    finish: Option<Finish>,
+}
+
+/// Runs a reply's `process_flows(F, G)` and returns its value as JSON.
+pub fn run(world: &World, reply: &str, limits: &Limits) -> Result<Value, String> {
+    let source = extract::extract_entry(reply, FLOWS)?;
+    let table = world.table()?;
+    let host = TrafficHost { flows: Some(table), graph: world.graph().clone() };
+    let out = sandbox::run(&source.program(), host, limits);
+    out.value.map(|v| py_json(&v))
+}
+
+impl Episode for MicrosegEpisode {
+    fn step(&mut self, reply: &str) -> StepOutcome {
+        if self.finish.is_some() {
+            return StepOutcome { observation: "The episode is over.".into(), ..Default::default() };
+        }
+        self.turns += 1;
+        let t = &self.task;
+        let value = run(&t.world, reply, &self.limits);
+        let checked = value.clone().and_then(|v| judge::envelope(&v, t.family.answer_type()).map(|_| ()));
+        let observation = match &checked {
+            Ok(()) => format!("Returned an answer of type {}.", t.family.answer_type()),
+            Err(e) => format!("Error: {e}"),
+        };
+        if checked.is_ok() {
+            self.finish = Some(Finish::Answered);
+        } else if self.turns >= self.max {
+            self.finish = Some(Finish::TurnLimit);
+        }
+        self.last = Some(value);
+        StepOutcome { action: "python".into(), observation, ..Default::default() }
+    }
+    fn finished(&self) -> Option<Finish> {
+        self.finish
+    }
+    fn turns(&self) -> u32 {
+        self.turns
+    }
+    fn score(&self) -> Score {
+        let t = &self.task;
+        let answer = self.last.clone().unwrap_or_else(|| Err("no answer was given".into()));
+        let v = judge::judge(&t.world, t.family, answer);
+        score_of(&v, self.turns)
+    }
+    fn stop(&mut self) {
+        self.finish.get_or_insert(Finish::Stopped);
+    }
+}
+
+/// A verdict as the common score.
+pub fn score_of(v: &Verdict, turns: u32) -> Score {
+    Score {
+        correct: v.correct,
+        safe: v.safe,
+        progress: v.progress,
+        turns,
+        explanation: format!(
+            "{}, {}: {}.",
+            if v.correct { "correct" } else { "incorrect" },
+            if v.safe { "safe" } else { "unsafe" },
+            v.why
+        ),
+        details: ScoreDetails {
+            correctness: vec![v.why.clone()],
+            diff: v.lines.clone(),
+            ..Default::default()
+        },
+        ..Default::default()
+    }
+}
