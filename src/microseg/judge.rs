@@ -10,7 +10,6 @@ use crate::flows::tenant::dotted;
 use super::allow::Compiled;
 use super::family::Family;
 use super::policy;
-use super::roles::{ami, ari, pair_f1};
 use super::score;
 use super::world::World;
 
@@ -78,7 +77,9 @@ fn roles(w: &World, f: Family, data: &Value) -> Verdict {
             None => 1_000_000 + i as u32,
         })
         .collect();
-    let (a, m, (p, r, f1)) = (ari(&truth, &pred), ami(&truth, &pred), pair_f1(&truth, &pred));
+    // Both vectors have one entry per VM, so their lengths always agree.
+    let s = crate::stats::compare_partitions(&truth, &pred).expect("one label per VM on both sides");
+    let (a, m, p, r, f1) = (s.ari, s.ami, s.precision, s.recall, s.f1);
     let mut lines = vec![format!(
         "ARI {a:.3}, AMI {m:.3}, pairwise precision {p:.3} recall {r:.3} F1 {f1:.3} over {} VMs",
         vms.len()

@@ -7,8 +7,8 @@
 //! - `world`: knobs, level defaults, windows, the cached tenant and trace, the truth (roles, P\*);
 //! - `policy`: the neutral policy form and its validity; `allow`: what a policy allows on the
 //!   hidden window (the replay membership rule);
-//! - `score`: the key sets B, I, A, K and the rates; `roles`: partition agreement;
-//!   `judge`: an answer's verdict;
+//! - `score`: the key sets B, I, A, K and the rates; `judge`: an answer's verdict (partition
+//!   agreement from `stats::compare_partitions`);
 //! - `family`, `prompt`, `task`: requests, prompts, the task and its episode;
 //! - `baseline`: `observed`, `portsig`, `oracle`; `tool`: `netpress microseg baselines`;
 //! - `render`: the Azure NSG and AWS security-group forms and what each allows
@@ -26,7 +26,6 @@ pub mod policy;
 mod prompt;
 pub mod render;
 pub mod repair;
-mod roles;
 pub mod score;
 pub mod task;
 mod tool;
