@@ -7,14 +7,15 @@ use netpress::run::{RunSettings, run_episode};
 /// Ids across levels and knobs, their labels and content hashes. A change here means the
 /// generator or the prompt changed: say why in the commit.
 const GOLDEN: &[(&str, &str, &str)] = &[
-    ("bgp-v1-L1-s0-i0", "L1:OW", "5e6a877340571a1431746212f106e22fa35eb982b150583c0f115f042d7a70dc"),
-    ("bgp-v1-L2-s7-i0", "L2:RL4", "9f9560a8a6800e39346e512cb7735208197d983679d06c7251b663af924bb49c"),
+    ("bgp-v1-L1-s0-i0", "L1:RL1", "d3d90f713ea1a6d08d65653a8517a5cbf3fc83d7d3573cd003d6b041208ba8fa"),
+    ("bgp-v1-L2-s7-i0", "L2:SH", "eb7de8066efb7340b34d14eee0e78db44ae5ff99a7d64fbfe3c93c4832d0fea5"),
+    ("bgp-v1-L3-s5-i0-n200-fRO", "L3:RO", "a1a83a3bd4e16a86c7e6fd5fa7ee13fe6b977bcd5cc07f69845af689a08e5992"),
     ("bgp-v1-L3-s1-i0", "L3:OW", "fdb1c1f40d157c5c767bc7053dd001f88d1b8ce2a6de350f972b4846e6c6528d"),
-    ("bgp-v1-L4-s2-i0-n700", "L4:BP", "5ba988e5b53d68efac9c52eb36140930013a8bb6f6de5c4a82b33bcb88662919"),
+    ("bgp-v1-L4-s2-i0-n700", "L4:BA", "93b6da10b85fac435d06d44935760130ee20178b88b60fb18c6c20b705566124"),
     (
         "bgp-v1-L2-s3-i1-fRL2+LF-c2-v9-w12-t25",
-        "L2:LF",
-        "2028a8fd24b22a7201cf7c361860f1a5461df34d1ca93243173d2078a4b05769",
+        "L2:RL2",
+        "b44516c601bb77c7920fb91665422d1099c2ace03c964d3df02ce7c1c4929bf1",
     ),
 ];
 
