@@ -7,15 +7,15 @@ use netpress::run::{RunSettings, run_episode};
 /// Ids across levels and knobs, their labels and content hashes. A change here means the
 /// generator or the prompt changed: say why in the commit.
 const GOLDEN: &[(&str, &str, &str)] = &[
-    ("bgp-v1-L1-s0-i0", "L1:RL1", "d3d90f713ea1a6d08d65653a8517a5cbf3fc83d7d3573cd003d6b041208ba8fa"),
-    ("bgp-v1-L2-s7-i0", "L2:SH", "eb7de8066efb7340b34d14eee0e78db44ae5ff99a7d64fbfe3c93c4832d0fea5"),
-    ("bgp-v1-L3-s5-i0-n200-fRO", "L3:RO", "a1a83a3bd4e16a86c7e6fd5fa7ee13fe6b977bcd5cc07f69845af689a08e5992"),
-    ("bgp-v1-L3-s1-i0", "L3:OW", "fdb1c1f40d157c5c767bc7053dd001f88d1b8ce2a6de350f972b4846e6c6528d"),
-    ("bgp-v1-L4-s2-i0-n700", "L4:BA", "93b6da10b85fac435d06d44935760130ee20178b88b60fb18c6c20b705566124"),
+    ("bgp-v1-L1-s0-i0", "L1:RL1", "c75822d545e48473e1b25c5989e07d510ff7418ebca40691f8f4bca5f18318a8"),
+    ("bgp-v1-L2-s7-i0", "L2:SH", "c2feae3f8792abcdf15f526dd39f2d1dc433a91815a9977351f0c17e26ae4e3d"),
+    ("bgp-v1-L3-s5-i0-n200-fRO", "L3:RO", "35da9f9d7fa423d52e1f11eadbf3c7f582be682cbd2d840a1b69351f371a5f10"),
+    ("bgp-v1-L3-s1-i0", "L3:OW", "b29893378fda9bfa8ea2afda0f9d854d90668037a5e782bddfaa000c7eae22d6"),
+    ("bgp-v1-L4-s2-i0-n700", "L4:BA", "9501453a44708ba44bbc5748b0a9fb80b276a2e22410835d55271d72091ecd36"),
     (
         "bgp-v1-L2-s3-i1-fRL2+LF-c2-v9-w12-t25",
         "L2:RL2",
-        "b44516c601bb77c7920fb91665422d1099c2ace03c964d3df02ce7c1c4929bf1",
+        "b9f2420a1ed95a3def72d5aa1ddecd049c66e05efe3c4e47d3d82d6e07674e78",
     ),
 ];
 
