@@ -40,9 +40,13 @@ fn gather(
 
 /// GNU's "option requires an argument" for `tool -flag`.
 fn needs_argument(io: &mut Io, tool: &str, flag: char, status: i32) -> i32 {
-    let msg = format!("{tool}: option requires an argument -- '{flag}'\nTry '{tool} --help' for more information.");
+    let msg =
+        format!("{tool}: option requires an argument -- '{flag}'\nTry '{tool} --help' for more information.");
     io.fail(status, &msg)
 }
+
+/// Parsed options: each flag with its value (empty for a switch), then the operands.
+type Parsed = (Vec<(char, String)>, Vec<String>);
 
 /// Splits `-abc` style flag clusters; an option taking a value consumes the rest of its word or
 /// the next word. `with_value` lists those options. Returns (flag, value) pairs and operands.
@@ -53,7 +57,7 @@ fn options(
     known: &str,
     status: i32,
     io: &mut Io,
-) -> Result<(Vec<(char, String)>, Vec<String>), i32> {
+) -> Result<Parsed, i32> {
     let mut flags = Vec::new();
     let mut operands = Vec::new();
     let mut i = 0;
@@ -65,7 +69,8 @@ fn options(
         }
         let Some(cluster) = a.strip_prefix('-').filter(|c| !c.is_empty() && !a.starts_with("--")) else {
             if a.starts_with("--") {
-                let msg = format!("{tool}: unrecognized option '{a}'\nTry '{tool} --help' for more information.");
+                let msg =
+                    format!("{tool}: unrecognized option '{a}'\nTry '{tool} --help' for more information.");
                 return Err(io.fail(status, &msg));
             }
             operands.push(a.clone());
@@ -382,7 +387,11 @@ mod tests {
         assert_eq!(t("sort", "-u", "b\na\nb\n"), ("a\nb\n".into(), 0));
         assert_eq!(t("sort", "-k 2 -n", "a 3\nb 1\nc 2\n"), ("b 1\nc 2\na 3\n".into(), 0));
         assert_eq!(t("sort", "-t| -k2,2", "x|b|1\ny|a|2\n"), ("y|a|2\nx|b|1\n".into(), 0));
-        assert_eq!(t("sort", "-k2 -u", "a x\nb x\nc y\n"), ("a x\nc y\n".into(), 0), "-u keeps the first of equal keys");
+        assert_eq!(
+            t("sort", "-k2 -u", "a x\nb x\nc y\n"),
+            ("a x\nc y\n".into(), 0),
+            "-u keeps the first of equal keys"
+        );
         assert_eq!(t("sort", "/f", ""), ("f1\nf2\n".into(), 0));
     }
 
@@ -390,10 +399,19 @@ mod tests {
     fn sort_errors_are_gnus() {
         assert_eq!(t("sort", "-x", "").1, 2);
         assert!(t("sort", "-x", "").0.starts_with("sort: invalid option -- 'x'\n"));
-        assert_eq!(t("sort", "-k 0", ""), ("sort: field number is zero: invalid field specification '0'\n".into(), 2));
-        assert_eq!(t("sort", "-k x", ""), ("sort: invalid number at field start: invalid count at start of 'x'\n".into(), 2));
+        assert_eq!(
+            t("sort", "-k 0", ""),
+            ("sort: field number is zero: invalid field specification '0'\n".into(), 2)
+        );
+        assert_eq!(
+            t("sort", "-k x", ""),
+            ("sort: invalid number at field start: invalid count at start of 'x'\n".into(), 2)
+        );
         assert_eq!(t("sort", "-t ab", ""), ("sort: multi-character tab 'ab'\n".into(), 2));
-        assert_eq!(t("sort", "/nope", ""), ("sort: cannot read: /nope: No such file or directory\n".into(), 2));
+        assert_eq!(
+            t("sort", "/nope", ""),
+            ("sort: cannot read: /nope: No such file or directory\n".into(), 2)
+        );
         assert!(t("sort", "-k", "").0.starts_with("sort: option requires an argument -- 'k'\n"));
     }
 

@@ -61,7 +61,9 @@ pub(super) fn sed(args: &[String], stdin: &str, files: Files<'_>, io: &mut Io) -
     for (k, text) in scripts.iter().enumerate() {
         match parse(text) {
             Ok(cmds) => program.extend(cmds),
-            Err((pos, msg)) => return io.fail(1, &format!("sed: -e expression #{}, char {pos}: {msg}", k + 1)),
+            Err((pos, msg)) => {
+                return io.fail(1, &format!("sed: -e expression #{}, char {pos}: {msg}", k + 1));
+            }
         }
     }
     let mut text = String::new();
@@ -110,9 +112,12 @@ fn parse(script: &str) -> Result<Vec<Command>, (usize, String)> {
         i += 1;
         match op {
             'p' | 'd' | 'q' | '=' => out.push(Command { from, to, negate, op }),
-            's' | 'y' | 'a' | 'i' | 'c' | 'h' | 'H' | 'g' | 'G' | 'x' | 'n' | 'N' | 'D' | 'P' | 'b' | 't' | '/'
-            | '\\' | '{' | '}' | 'l' | 'r' | 'w' => {
-                return Err((i, format!("unsupported in this lab: `{op}' (only p, d, q and = with line addresses)")));
+            's' | 'y' | 'a' | 'i' | 'c' | 'h' | 'H' | 'g' | 'G' | 'x' | 'n' | 'N' | 'D' | 'P' | 'b' | 't'
+            | '/' | '\\' | '{' | '}' | 'l' | 'r' | 'w' => {
+                return Err((
+                    i,
+                    format!("unsupported in this lab: `{op}' (only p, d, q and = with line addresses)"),
+                ));
             }
             other => return Err((i, format!("unknown command: `{other}'"))),
         }
@@ -231,11 +236,24 @@ mod tests {
 
     #[test]
     fn sed_errors() {
-        assert_eq!(t("sed", "-n 1k", "a\n"), ("sed: -e expression #1, char 2: unknown command: `k'\n".into(), 1));
-        assert!(t("sed", "s/a/b/", "a\n").0.starts_with("sed: -e expression #1, char 1: unsupported in this lab: `s'"));
-        assert_eq!(t("sed", "1p /nope", ""), ("sed: can't read /nope: No such file or directory\n".into(), 2));
+        assert_eq!(
+            t("sed", "-n 1k", "a\n"),
+            ("sed: -e expression #1, char 2: unknown command: `k'\n".into(), 1)
+        );
+        assert!(
+            t("sed", "s/a/b/", "a\n")
+                .0
+                .starts_with("sed: -e expression #1, char 1: unsupported in this lab: `s'")
+        );
+        assert_eq!(
+            t("sed", "1p /nope", ""),
+            ("sed: can't read /nope: No such file or directory\n".into(), 2)
+        );
         assert_eq!(t("sed", "-n 1,p", "a\n").1, 1);
-        assert_eq!(t("sed", "-n 1pq", "a\n"), ("sed: -e expression #1, char 3: extra characters after command\n".into(), 1));
+        assert_eq!(
+            t("sed", "-n 1pq", "a\n"),
+            ("sed: -e expression #1, char 3: extra characters after command\n".into(), 1)
+        );
         assert_eq!(t("sed", "", "").1, 1);
         assert_eq!(t("sed", "-x 1p", "").1, 1);
     }
