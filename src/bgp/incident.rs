@@ -54,7 +54,7 @@ use super::world::World;
 use crate::seed::Stream;
 
 /// How many leak placements are tried for visibility before the family redraws.
-const LEAK_TRIES: usize = 12;
+pub const LEAK_TRIES: usize = 12;
 
 /// What a verdict must name for the verdict to be correct.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
