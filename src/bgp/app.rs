@@ -195,7 +195,7 @@ struct Investigation {
 /// The tools a reply may start with when it is neither fenced nor JSON.
 const TOOLS: &[&str] = &[
     "help", "ls", "bgpdump", "ripestat", "curl", "asrel", "vrps", "atlas", "grep", "head", "tail", "wc",
-    "cat", "echo",
+    "sort", "uniq", "cut", "sed", "cat", "echo",
 ];
 
 /// The command line of a reply: the first fenced block's first line (`$ ` dropped), else a JSON

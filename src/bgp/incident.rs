@@ -27,8 +27,17 @@
 //! - BM: a ROA for P with a new origin W (V's sibling, else another network) appears 1–6 h
 //!   before `t_s` (with one for V too if P had none); W originates P at `t_s`; V withdraws 10–60 min later. BA: V's sibling also
 //!   originates P, with ROAs for both. BP: V prepends 1–3 times toward one provider.
-//! - RO (re-origination, L3+) needs the data plane's traceroutes for its evidence and is not
-//!   placed yet: it always redraws.
+//! - RO (re-origination, L3+): L, an AS on some vantage point's baseline path to P with at
+//!   least two upstream neighbours (providers or peers), originates P itself to every neighbour
+//!   while still forwarding traffic along its frozen pre-incident path, so that the origin
+//!   changes to L but packets through L still reach V. Only traceroutes tell it from an
+//!   exact-prefix hijack.
+//!
+//! **Visible leaks.** A leak handed to a peer (types 2 and 3) is only exported to that peer's
+//! customers, so most placements change no vantage point's route. The leaker is therefore
+//! taken from the candidates in a random order, and its triple drawn among those whose
+//! post-leak state changes enough vantage points' views (two at L1–L2, one from L3): up to
+//! [`LEAK_TRIES`] draws per leaker without replacement, four times that in all.
 
 use std::sync::Arc;
 
@@ -37,12 +46,15 @@ use ipnet::{IpNet, Ipv4Net, Ipv6Net};
 use super::clock::Clock;
 use super::family::Family;
 use super::level::Level;
-use super::routing::{Graph, Leak, Origination, PrefixState, Prepend, Seeds};
+use super::routing::{Graph, Leak, Origination, PrefixState, Prepend, Seeds, stable_state};
 use super::rpki::{Roa, Vrps};
-use super::timeline::{Change, Failure};
+use super::timeline::{Change, Failure, vp_view};
 use super::topology::{AsIx, Rel, Topology};
 use super::world::World;
 use crate::seed::Stream;
+
+/// How many leak placements are tried for visibility before the family redraws.
+pub const LEAK_TRIES: usize = 12;
 
 /// What a verdict must name for the verdict to be correct.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -97,6 +109,8 @@ pub struct Incident {
     pub new_origin: Option<AsIx>,
     /// The forged adjacency `X V` (FO).
     pub forged: Option<(AsIx, AsIx)>,
+    /// The re-originator's frozen forwarding path toward V, L first (RO).
+    pub frozen: Option<Vec<u32>>,
 }
 
 /// What drawing an incident reads.
@@ -187,6 +201,7 @@ pub fn draw(s: &mut Stream, ctx: &Ctx<'_>, family: Family) -> Option<Incident> {
         graph_after: None,
         new_origin: None,
         forged: None,
+        frozen: None,
     };
     match family {
         Family::Eh => hijack(s, ctx, base, false),
@@ -200,7 +215,7 @@ pub fn draw(s: &mut Stream, ctx: &Ctx<'_>, family: Family) -> Option<Incident> {
         Family::Bm => migration(s, ctx, base),
         Family::Ba => anycast(ctx, base),
         Family::Bp => prepending(s, ctx, base),
-        Family::Ro => None,
+        Family::Ro => reorigination(s, ctx, base),
     }
 }
 
@@ -335,25 +350,21 @@ fn leak(s: &mut Stream, ctx: &Ctx<'_>, mut inc: Incident) -> Option<Incident> {
     if leakers.is_empty() {
         return None;
     }
-    let l = *s.choose(&leakers);
-    // (A, B, prefix) triples where B would prefer the leaked route to what it holds: a leak
-    // nobody adopts is invisible by construction.
-    let g = &ctx.world.graph;
-    let mut triples: Vec<(AsIx, AsIx, usize)> = Vec::new();
-    for (a, bs) in pairs(l) {
-        for k in (0..ctx.base.len()).filter(|&k| ctx.base[k].best(l).and_then(|b| b.neighbour) == Some(a)) {
-            let Some(path) = ctx.base[k].path(g, l) else { continue };
-            for &b in &bs {
-                if adopts(ctx, &ctx.base[k], b, l, &path) {
-                    triples.push((a, b, k));
-                }
-            }
+    // Leakers in a random order; the first with a visible placement leaks.
+    let mut budget = LEAK_TRIES * 4;
+    let mut found = None;
+    for i in s.subset(leakers.len(), leakers.len()) {
+        let l = leakers[i];
+        let triples = adopted_triples(ctx, l, pairs(l));
+        if let Some(tr) = visible_triple(s, ctx, l, triples, &mut budget) {
+            found = Some((l, tr));
+            break;
+        }
+        if budget == 0 {
+            return None;
         }
     }
-    if triples.is_empty() {
-        return None;
-    }
-    let (a, b, k) = triples[s.index(triples.len())];
+    let (l, (a, b, k)) = found?;
     let all: Vec<usize> =
         (0..ctx.base.len()).filter(|&j| ctx.base[j].best(l).and_then(|x| x.neighbour) == Some(a)).collect();
     let victim = t.prefixes[k].owner;
@@ -379,6 +390,89 @@ fn leak(s: &mut Stream, ctx: &Ctx<'_>, mut inc: Incident) -> Option<Incident> {
     inc.ases = vec![victim, l, a, b];
     inc.leak = Some(LeakInfo { leaker: l, from: a, to: b, routes });
     Some(start_and_end(ctx, inc, vec![l], seeds))
+}
+
+/// (A, B, prefix index) triples where B would prefer the route `l` learned from A to what it
+/// holds: a leak nobody adopts is invisible by construction.
+fn adopted_triples(ctx: &Ctx<'_>, l: AsIx, pairs: Vec<(AsIx, Vec<AsIx>)>) -> Vec<(AsIx, AsIx, usize)> {
+    let g = &ctx.world.graph;
+    let mut triples = Vec::new();
+    for (a, bs) in pairs {
+        for k in (0..ctx.base.len()).filter(|&k| ctx.base[k].best(l).and_then(|b| b.neighbour) == Some(a)) {
+            let Some(path) = ctx.base[k].path(g, l) else { continue };
+            for &b in &bs {
+                if adopts(ctx, &ctx.base[k], b, l, &path) {
+                    triples.push((a, b, k));
+                }
+            }
+        }
+    }
+    triples
+}
+
+/// Draws among `triples` (A, B, prefix index) without replacement until one whose leak changes
+/// enough vantage points' views, at most [`LEAK_TRIES`] times and within `budget` checks
+/// overall.
+fn visible_triple(
+    s: &mut Stream,
+    ctx: &Ctx<'_>,
+    l: AsIx,
+    mut triples: Vec<(AsIx, AsIx, usize)>,
+    budget: &mut usize,
+) -> Option<(AsIx, AsIx, usize)> {
+    let need = if ctx.level() <= Level::L2 { 2 } else { 1 };
+    let w = ctx.world;
+    for _ in 0..LEAK_TRIES {
+        if triples.is_empty() || *budget == 0 {
+            return None;
+        }
+        *budget -= 1;
+        let (a, b, k) = triples.swap_remove(s.index(triples.len()));
+        let before = &ctx.base[k];
+        let Some(path) = before.path(&w.graph, l) else { continue };
+        let mut seeds = before.seeds().clone();
+        seeds.leaks.push(Leak { at: b, from: l, path });
+        let after = stable_state(&w.graph, &w.vrps, seeds);
+        let changed = w
+            .collectors
+            .vps
+            .iter()
+            .filter(|vp| vp_view(&w.graph, before, vp) != vp_view(&w.graph, &after, vp))
+            .count();
+        if changed >= need {
+            return Some((a, b, k));
+        }
+    }
+    None
+}
+
+fn reorigination(s: &mut Stream, ctx: &Ctx<'_>, mut inc: Incident) -> Option<Incident> {
+    let (v, p) = (inc.victim, inc.prefix);
+    let g = &ctx.world.graph;
+    let st = ctx.state(p)?;
+    let sib = ctx.siblings(v);
+    let upstreams = |a: AsIx| ctx.by_rel(a, Rel::Provider).len() + ctx.by_rel(a, Rel::Peer).len();
+    let mut on_paths: Vec<AsIx> = ctx
+        .world
+        .collectors
+        .vps
+        .iter()
+        .filter_map(|vp| st.path(g, vp.asx))
+        .flat_map(|path| path.into_iter().filter_map(|asn| ctx.t().index_of(asn)))
+        .filter(|&a| a != v && !sib.contains(&a) && upstreams(a) >= 2)
+        .collect();
+    on_paths.sort_unstable();
+    on_paths.dedup();
+    if on_paths.is_empty() {
+        return None;
+    }
+    let l = *s.choose(&on_paths);
+    inc.frozen = Some(st.path(g, l)?);
+    let seeds = with_origin(ctx.seeds_of(p), Origination::plain(l, ctx.asn(l)));
+    inc.culprit = Culprit::Offender(l);
+    inc.new_origin = Some(l);
+    inc.ases.push(l);
+    Some(start_and_end(ctx, inc, vec![l], vec![seeds]))
 }
 
 fn more_specifics(s: &mut Stream, ctx: &Ctx<'_>, mut inc: Incident) -> Option<Incident> {

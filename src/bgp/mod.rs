@@ -25,14 +25,19 @@
 //!   [`verdict`] and [`score`]: the answer and its scoring; `prompt`, `baseline` and `app`: the
 //!   prompts, the rule-based investigator and the application's roles; `cli`: `netpress bgp mrt`.
 //!
-//! To come: the data plane, traceroutes and re-origination, churn and the L4 distractor,
-//! pictures and panels.
+//! - [`churn`], [`distractor`], [`asrel_noise`]: what hides the incident: background routing
+//!   changes, a second unrelated incident at L4, and inference errors in the as-rel file.
+//!
+//! To come: the data plane and traceroutes, pictures and panels.
 
 mod app;
+pub mod asrel_noise;
 mod baseline;
+pub mod churn;
 mod cli;
 pub mod clock;
 pub mod collectors;
+pub mod distractor;
 pub mod family;
 pub mod generate;
 pub mod graph;

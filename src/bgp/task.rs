@@ -6,10 +6,19 @@
 //! `-t<T>` turn limit (default 20 at L1–L2, 30 at L3–L4).
 //!
 //! **Draws.** One stream, seeded by the id with its knobs: the world (topology, collectors,
-//! probes, time; [`World::generate`]), then the target family, its parameters, and the trigger.
-//! An incident that fails validity ([`super::validity`]) is redrawn from the family on, from the
-//! same stream with the world kept, at most 64 times; then the whole draw restarts with the
-//! material suffixed `|r<k>`; after 4 restarts generation is exhausted.
+//! probes, time; [`World::generate`]), then the target family (first world only), then its
+//! parameters, the distractor (L4, [`super::distractor`]), the churn ([`super::churn`]), the
+//! as-rel errors ([`super::asrel_noise`]) and the trigger. An incident that fails validity
+//! ([`super::validity`]) is redrawn from its parameters on, from the same stream with the world
+//! and the family kept, at most 64 times; then the whole draw restarts with the material
+//! suffixed `|r<k>`, keeping the family for 4 restarts; 4 more restarts draw a fresh family
+//! each (so a family no world can hold does not exhaust generation); then generation is
+//! exhausted.
+//!
+//! The family is kept across redraws and the first restarts so that the level's family mix is
+//! close to the uniform one: redrawing the family after every refusal favours the families that
+//! are easy to place and starves the hard ones (a peer-to-peer leak, visible only in its
+//! receiver's customer cone, was never drawn in 1,000 L2 seeds that way).
 //!
 //! **Trigger** (what the prompt tells the investigator): at L1 the victim prefix, the victim's
 //! ASN and a time within 10 minutes of the start; at L2 the prefix; at L3 the victim's name,
@@ -19,13 +28,14 @@ use std::net::IpAddr;
 
 use ipnet::IpNet;
 
+use super::asrel_noise::{self, AsRelNoise};
 use super::family::{self, Family};
 use super::incident::{self, Ctx, Incident};
 use super::level::Level;
 use super::routing::stable_states;
-use super::timeline::Timeline;
-use super::validity;
+use super::timeline::{Change, Timeline};
 use super::world::{Knobs, World};
+use super::{churn, distractor, validity};
 use crate::error::{Error, Result};
 use crate::id::QueryId;
 use crate::seed::{Stream, Width};
@@ -36,7 +46,7 @@ pub const VERSION: u32 = 1;
 pub const KNOB_ORDER: &str = "nfcvwt";
 /// Redraws of the incident per world.
 const REDRAWS: usize = 64;
-/// Fresh worlds before giving up.
+/// Fresh worlds for the first family drawn; as many again with a fresh family each.
 const RESTARTS: usize = 4;
 
 /// What an id asks for.
@@ -69,6 +79,14 @@ pub struct Task {
     pub spec: Spec,
     pub world: World,
     pub incident: Incident,
+    /// The unrelated second incident (L4 only).
+    pub distractor: Option<Incident>,
+    /// The background churn changes, in draw order.
+    pub churn: Vec<Change>,
+    /// The errors of the published as-rel file.
+    pub asrel_noise: AsRelNoise,
+    /// The timeline of the incident's, the distractor's and the churn's changes, in that order
+    /// (so the incident's change indexes are its own).
     pub timeline: Timeline,
     /// The affected vantage points' ASNs, ascending.
     pub affected: Vec<u32>,
@@ -126,14 +144,20 @@ impl Task {
     /// Generates the task of `id`.
     pub fn generate(id: &QueryId) -> Result<Task> {
         let spec = spec(id)?;
-        for r in 0..=RESTARTS {
+        let mut kept = None;
+        for r in 0..=2 * RESTARTS {
             let mut material = id.seed_material(true);
             if r > 0 {
                 material.push_str(&format!("|r{r}"));
             }
             let mut s = Stream::new(&material, Width::W32);
             let world = World::generate(&mut s, spec.level, spec.knobs)?;
-            if let Some(task) = attempt(&mut s, id, &spec, world) {
+            let fam = match kept {
+                Some(f) if r <= RESTARTS => f,
+                _ => family::draw(&mut s, spec.level, &spec.families),
+            };
+            kept.get_or_insert(fam);
+            if let Some(task) = attempt(&mut s, id, &spec, world, fam) {
                 return Ok(task);
             }
         }
@@ -141,16 +165,33 @@ impl Task {
     }
 }
 
-/// Up to [`REDRAWS`] incidents in `world`; the first valid one makes the task.
-fn attempt(s: &mut Stream, id: &QueryId, spec: &Spec, world: World) -> Option<Task> {
+/// Up to [`REDRAWS`] incidents of `fam` in `world`; the first valid one makes the task.
+fn attempt(s: &mut Stream, id: &QueryId, spec: &Spec, world: World, fam: Family) -> Option<Task> {
     let base = stable_states(&world.graph, &world.vrps, world.topology.baseline_seeds());
     let name = id.to_string();
     for _ in 0..REDRAWS {
-        let fam = family::draw(s, spec.level, &spec.families);
         let ctx = Ctx { world: &world, base: &base, name: "target" };
         let Some(inc) = incident::draw(s, &ctx, fam) else { continue };
-        let timeline = world.timeline(&name, &inc.changes);
+        let distractor = if spec.level == Level::L4 {
+            let ctx = Ctx { name: "distractor", ..ctx };
+            let Some(d) = distractor::draw(s, &ctx, &inc) else { continue };
+            Some(d)
+        } else {
+            None
+        };
+        let protected: Vec<&Incident> = std::iter::once(&inc).chain(distractor.as_ref()).collect();
+        let churn = churn::draw(s, &world, &protected);
+        let asrel_noise = asrel_noise::draw(s, &world.topology, &protected);
+        let mut changes: Vec<Change> = inc.changes.clone();
+        changes.extend(distractor.iter().flat_map(|d| d.changes.iter().cloned()));
+        changes.extend(churn.iter().cloned());
+        let timeline = world.timeline(&name, &changes);
         let Ok(vps) = validity::check(&world, &inc, &timeline) else { continue };
+        if let Some(d) = &distractor
+            && !validity::distractor_visible(&world, d, &timeline, inc.changes.len())
+        {
+            continue;
+        }
         let trigger = trigger(s, &world, &inc);
         let affected = vps.iter().map(|&v| world.topology.ases[world.collectors.vps[v].asx].asn).collect();
         let label = format!("L{}:{}", spec.level.number(), fam.code());
@@ -160,6 +201,9 @@ fn attempt(s: &mut Stream, id: &QueryId, spec: &Spec, world: World) -> Option<Ta
             spec: spec.clone(),
             world,
             incident: inc,
+            distractor,
+            churn,
+            asrel_noise,
             timeline,
             affected,
             trigger,

@@ -155,7 +155,7 @@ impl Timeline {
         let all = stable_states(inp.graph, inp.vrps, inp.baseline.to_vec());
         let mut baseline = BTreeMap::new();
         for (k, st) in all.iter().enumerate() {
-            let views = inp.collectors.vps.iter().map(|vp| view(inp.graph, st, vp)).collect();
+            let views = inp.collectors.vps.iter().map(|vp| vp_view(inp.graph, st, vp)).collect();
             baseline.insert(st.prefix(), (inp.first_seen.get(k).copied().unwrap_or(0), views));
         }
         let states = all.into_iter().map(|st| (st.prefix(), st)).collect();
@@ -212,7 +212,7 @@ impl Timeline {
 }
 
 /// The route VP `vp` sends its collectors in state `st`, if its feed carries one.
-fn view(g: &Graph, st: &PrefixState, vp: &Vp) -> Option<VpRoute> {
+pub fn vp_view(g: &Graph, st: &PrefixState, vp: &Vp) -> Option<VpRoute> {
     let best = st.best(vp.asx)?;
     if !vp.feed.exports(best.pref) {
         return None;
@@ -246,8 +246,8 @@ fn apply(inp: &Inputs<'_>, cur: &mut Current, ch: &Change, k: usize, emit: &mut 
     for st in stable_states(&graph, &vrps, ch.seeds.clone()) {
         let old = cur.states.get(&st.prefix());
         for (v, vp) in inp.collectors.vps.iter().enumerate() {
-            let before = old.and_then(|o| view(&cur.graph, o, vp));
-            let after = view(&graph, &st, vp);
+            let before = old.and_then(|o| vp_view(&cur.graph, o, vp));
+            let after = vp_view(&graph, &st, vp);
             if before == after {
                 continue;
             }

@@ -13,7 +13,10 @@
 //!   still the frozen path it leaked (otherwise the leaked route would claim a path the leaker
 //!   no longer uses).
 //!
-//! Churn and distractors (and with them the "not masked" and "disjoint" rules) come later.
+//! - **Not masked** and **disjoint**: churn never lists the incident's prefixes and the
+//!   distractor shares no AS or prefix with it; both hold by construction
+//!   ([`super::churn`], [`super::distractor`]). The distractor itself must be visible at one
+//!   vantage point and, if a leak, consistent ([`distractor_visible`]).
 
 use super::family::Family;
 use super::incident::{Culprit, Incident};
@@ -53,6 +56,13 @@ pub fn check(w: &World, inc: &Incident, tl: &Timeline) -> Result<Vec<usize>, Ref
     Ok(affected)
 }
 
+/// Whether the distractor `d`, whose changes start at index `offset` of the timeline's change
+/// list, changes some vantage point's route and (a leak) is consistent.
+pub fn distractor_visible(w: &World, d: &Incident, tl: &Timeline, offset: usize) -> bool {
+    let start = offset + d.start_change;
+    tl.updates().iter().any(|u| u.change == start && d.prefixes.contains(&u.prefix)) && leak_consistent(w, d)
+}
+
 fn asn(w: &World, a: usize) -> u32 {
     w.topology.ases[a].asn
 }
@@ -63,7 +73,7 @@ fn any_path(started: &[&Update], f: impl Fn(&[u32]) -> bool) -> bool {
 
 fn identifiable(w: &World, inc: &Incident, tl: &Timeline, started: &[&Update]) -> bool {
     match inc.family {
-        Family::Eh | Family::Sh => {
+        Family::Eh | Family::Sh | Family::Ro => {
             let x = inc.new_origin.map(|x| asn(w, x));
             any_path(started, |p| p.last().copied() == x)
         }
@@ -89,7 +99,7 @@ fn identifiable(w: &World, inc: &Incident, tl: &Timeline, started: &[&Update]) -
             _ => false,
         },
         Family::Bm => inc.new_roas.iter().all(|&(t, _)| t < inc.start),
-        Family::Ow | Family::Ba | Family::Bp | Family::Ro => true,
+        Family::Ow | Family::Ba | Family::Bp => true,
     }
 }
 

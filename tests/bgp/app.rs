@@ -7,14 +7,15 @@ use netpress::run::{RunSettings, run_episode};
 /// Ids across levels and knobs, their labels and content hashes. A change here means the
 /// generator or the prompt changed: say why in the commit.
 const GOLDEN: &[(&str, &str, &str)] = &[
-    ("bgp-v1-L1-s0-i0", "L1:OW", "5e6a877340571a1431746212f106e22fa35eb982b150583c0f115f042d7a70dc"),
-    ("bgp-v1-L2-s7-i0", "L2:RL4", "9f9560a8a6800e39346e512cb7735208197d983679d06c7251b663af924bb49c"),
-    ("bgp-v1-L3-s1-i0", "L3:OW", "fdb1c1f40d157c5c767bc7053dd001f88d1b8ce2a6de350f972b4846e6c6528d"),
-    ("bgp-v1-L4-s2-i0-n700", "L4:BP", "5ba988e5b53d68efac9c52eb36140930013a8bb6f6de5c4a82b33bcb88662919"),
+    ("bgp-v1-L1-s0-i0", "L1:RL1", "c75822d545e48473e1b25c5989e07d510ff7418ebca40691f8f4bca5f18318a8"),
+    ("bgp-v1-L2-s7-i0", "L2:SH", "c2feae3f8792abcdf15f526dd39f2d1dc433a91815a9977351f0c17e26ae4e3d"),
+    ("bgp-v1-L3-s5-i0-n200-fRO", "L3:RO", "35da9f9d7fa423d52e1f11eadbf3c7f582be682cbd2d840a1b69351f371a5f10"),
+    ("bgp-v1-L3-s1-i0", "L3:OW", "b29893378fda9bfa8ea2afda0f9d854d90668037a5e782bddfaa000c7eae22d6"),
+    ("bgp-v1-L4-s2-i0-n700", "L4:BA", "9501453a44708ba44bbc5748b0a9fb80b276a2e22410835d55271d72091ecd36"),
     (
         "bgp-v1-L2-s3-i1-fRL2+LF-c2-v9-w12-t25",
-        "L2:LF",
-        "2028a8fd24b22a7201cf7c361860f1a5461df34d1ca93243173d2078a4b05769",
+        "L2:RL2",
+        "b9f2420a1ed95a3def72d5aa1ddecd049c66e05efe3c4e47d3d82d6e07674e78",
     ),
 ];
 

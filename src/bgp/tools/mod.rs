@@ -46,7 +46,7 @@ asrel ASN [ASN] | asrel --all          AS relationships inferred before the wind
 vrps [--asn N] [--prefix P]            validated ROA payloads at the window's end (CSV)
 atlas probes [--asn N] [--region R]    the measurement probes
 submit {JSON}                          your verdict; ends the investigation
-Text tools: grep, head, tail, wc, cat, echo; pipes |, ;, &&.
+Text tools: grep, head, tail, wc, sort, uniq, cut, sed (line addresses: sed -n 'A,Bp'), cat, echo; pipes |, ;, &&.
 ";
 
 /// The lab's words for what it refuses.

@@ -12,16 +12,22 @@ use crate::bgp::topology::LinkKind;
 /// The as-rel file's header.
 pub const ASREL_HEADER: &str = "# netpress as-rel serial-1, inferred before the window";
 
-/// Every relationship row, sorted: `provider|customer|-1`, `lower|higher|0`.
+/// Every relationship row as published, sorted: `provider|customer|-1`, `lower|higher|0`,
+/// with the task's inference errors ([`crate::bgp::asrel_noise`]).
 pub fn asrel_rows(task: &Task) -> Vec<(u32, u32, i8)> {
     let t = &task.world.topology;
+    let noise = &task.asrel_noise;
     let mut rows: Vec<(u32, u32, i8)> = t
         .links
         .iter()
-        .map(|l| {
+        .enumerate()
+        .filter(|(i, _)| noise.missing.binary_search(i).is_err())
+        .map(|(i, l)| {
             let (a, b) = (t.ases[l.a].asn, t.ases[l.b].asn);
-            match l.kind {
-                LinkKind::CustomerProvider => (b, a, -1),
+            let p2c = l.kind == LinkKind::CustomerProvider;
+            match (p2c, noise.mislabeled.binary_search(&i).is_ok()) {
+                (true, false) => (b, a, -1),
+                (false, true) => (a.min(b), a.max(b), -1),
                 _ => (a.min(b), a.max(b), 0),
             }
         })

@@ -1,12 +1,15 @@
 //! The text tools every application's shell has, with GNU coreutils' options, messages and
 //! exit statuses for what agents pipe command output into: `cat`, `echo`, `grep` (also
-//! `egrep`, `fgrep`), `head`, `tail`, `wc`, `true`, `false` and `sleep` (which returns at
-//! once: time does not pass in an emulated lab). File operands are read through the
+//! `egrep`, `fgrep`), `head`, `tail`, `wc`, `sort`, `uniq`, `cut`, `sed` (line addresses
+//! only), `true`, `false` and `sleep` (which returns at once: time does not pass in an
+//! emulated lab). File operands are read through the
 //! application ([`super::Commands::read`]); an application without files reports them
 //! missing, as a machine without them would.
 
+mod columns;
 mod grep;
 mod lines;
+mod sed;
 
 use super::{FileError, Io};
 
@@ -24,6 +27,10 @@ pub(crate) fn run(name: &str, args: &[String], stdin: &str, files: Files<'_>, io
         "head" => lines::head_tail(args, stdin, files, io, true),
         "tail" => lines::head_tail(args, stdin, files, io, false),
         "wc" => lines::wc(args, stdin, files, io),
+        "sort" => columns::sort(args, stdin, files, io),
+        "uniq" => columns::uniq(args, stdin, files, io),
+        "cut" => columns::cut(args, stdin, files, io),
+        "sed" => sed::sed(args, stdin, files, io),
         "true" | "sleep" => 0,
         "false" => 1,
         _ => return None,

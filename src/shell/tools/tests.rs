@@ -4,7 +4,7 @@
 use super::*;
 
 /// Runs `name` with whitespace-split `args` over `stdin`, with one file `/f`.
-fn t(name: &str, args: &str, stdin: &str) -> (String, i32) {
+pub(super) fn t(name: &str, args: &str, stdin: &str) -> (String, i32) {
     let argv: Vec<String> = args.split_whitespace().map(str::to_string).collect();
     let files = |p: &str| match p {
         "/f" => Ok("f1\nf2\n".to_string()),
