@@ -71,7 +71,12 @@ diff keyed by node address.",
             help: "edges per thousand node pairs (default: mean degree about 6)",
             values: "1..1000",
         },
-        KnobInfo { key: 'm', name: "question-mode", help: "question mode (only std in this version)", values: "std" },
+        KnobInfo {
+            key: 'm',
+            name: "question-mode",
+            help: "question mode (only std in this version)",
+            values: "std",
+        },
         KnobInfo {
             key: 'a',
             name: "applications",
