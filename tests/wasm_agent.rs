@@ -242,17 +242,20 @@ async fn batches_report_turns_and_records() {
     assert_eq!(finished.last().map(|f| (f.done, f.total)), Some((3, 3)));
 }
 
-/// A known-good level-1 task of `app` with the baseline's replies, played directly in wasm.
+/// A known-good level-1 task of `app` with the replies of its oracle where it has one
+/// (micro-segmentation's baseline fails every level-1 policy by design), else its baseline,
+/// played directly in wasm.
 fn baseline_solve(app: &dyn netpress::app::App) -> (Arc<dyn Task>, ResultRecord) {
     let min_turns = if app.info().default_max_turns > 1 { 2 } else { 1 };
     (0..200u64)
         .find_map(|seed| {
-            let task = app.generate(&app.default_id(1, seed, 0)).ok()?;
-            let record =
-                netpress::run::run_episode(task.clone(), app.baseline().as_mut(), RunSettings::default());
+            let id = app.default_id(1, seed, 0);
+            let task = app.generate(&id).ok()?;
+            let mut agent = app.oracle(&id).unwrap_or_else(|| app.baseline());
+            let record = netpress::run::run_episode(task.clone(), agent.as_mut(), RunSettings::default());
             (record.score.correct && record.turns.len() >= min_turns).then_some((task, record))
         })
-        .expect("the baseline answers some level-1 task")
+        .expect("the oracle or baseline answers some level-1 task")
 }
 
 #[wasm_bindgen_test]
