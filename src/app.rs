@@ -408,6 +408,18 @@ impl Finish {
             None
         }
     }
+
+    /// The finish rule every constructive application shares: a valid answer ends the
+    /// episode; an invalid one may be resubmitted until the turn limit.
+    pub fn constructive(valid: bool, turns: u32, max_turns: u32) -> Option<Finish> {
+        if valid {
+            Some(Finish::Answered)
+        } else if turns >= max_turns {
+            Some(Finish::TurnLimit)
+        } else {
+            None
+        }
+    }
 }
 
 /// What one step did: the action as parsed, what it printed, and the text the agent sees next.
@@ -425,6 +437,16 @@ pub struct StepOutcome {
     /// Remarks about parsing (fences stripped, extra actions ignored, …).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
+}
+
+impl StepOutcome {
+    /// What `step` returns on a finished episode, which it leaves unchanged.
+    pub fn over() -> StepOutcome {
+        StepOutcome {
+            observation: "The episode is over; no more answers are accepted.".into(),
+            ..Default::default()
+        }
+    }
 }
 
 /// A live emulator episode.

@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 pub fn fuzz(data: &[u8]) {
     let text = String::from_utf8_lossy(data);
     let _ = check::colour(&text);
-    if let Ok((ty, got)) = check::parse(&Py::Str(text.to_string())) {
+    if let Ok((ty, got)) = check::parse(&Py::Str(text.to_string()), "process_graph") {
         for (ty_want, want, ordered, header) in [
             ("text", json!(3), true, 0),
             ("table", json!([["a", "b"], [1, 2]]), false, 1),

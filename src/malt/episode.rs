@@ -146,10 +146,7 @@ impl MaltEpisode {
 impl Episode for MaltEpisode {
     fn step(&mut self, reply: &str) -> StepOutcome {
         if self.finish.is_some() {
-            return StepOutcome {
-                observation: "The episode is over; no more answers are accepted.".into(),
-                ..Default::default()
-            };
+            return StepOutcome::over();
         }
         self.turns += 1;
         let (attempt, code, notes) = self.attempt(reply);
@@ -159,11 +156,7 @@ impl Episode for MaltEpisode {
             Err(e) => format!("{}{e}", attempt.stdout),
         };
         let exit_status = Some(i32::from(attempt.answer.is_err()));
-        if attempt.answer.is_ok() {
-            self.finish = Some(Finish::Answered);
-        } else if self.turns >= self.max_turns {
-            self.finish = Some(Finish::TurnLimit);
-        }
+        self.finish = Finish::constructive(attempt.answer.is_ok(), self.turns, self.max_turns);
         self.last = Some(attempt);
         StepOutcome { action: code, output, exit_status, observation, notes }
     }

@@ -13,9 +13,6 @@ use crate::reply::{bounded, fenced_blocks};
 /// Longest accepted source.
 pub const MAX_SOURCE_BYTES: usize = 64 * 1024;
 
-/// The call the host appends; its value is the answer.
-pub const CALL: &str = "process_graph(G)";
-
 /// The entry point a program must define: its name and the inputs the host passes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Entry {

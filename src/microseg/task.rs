@@ -150,7 +150,7 @@ pub fn run(world: &World, reply: &str, limits: &Limits) -> Result<Value, String>
 impl Episode for MicrosegEpisode {
     fn step(&mut self, reply: &str) -> StepOutcome {
         if self.finish.is_some() {
-            return StepOutcome { observation: "The episode is over.".into(), ..Default::default() };
+            return StepOutcome::over();
         }
         self.turns += 1;
         let t = &self.task;
@@ -160,11 +160,7 @@ impl Episode for MicrosegEpisode {
             Ok(()) => format!("Returned an answer of type {}.", t.family.answer_type()),
             Err(e) => format!("Error: {e}"),
         };
-        if checked.is_ok() {
-            self.finish = Some(Finish::Answered);
-        } else if self.turns >= self.max {
-            self.finish = Some(Finish::TurnLimit);
-        }
+        self.finish = Finish::constructive(checked.is_ok(), self.turns, self.max);
         self.last = Some(value);
         StepOutcome { action: "python".into(), observation, ..Default::default() }
     }

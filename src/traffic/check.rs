@@ -34,16 +34,16 @@ pub fn py_json(v: &Py) -> Value {
     }
 }
 
-/// The answer's `type` and `data`, or why the return value is not one.
-pub fn parse(v: &Py) -> Result<(String, Value), String> {
+/// The answer's `type` and `data`, or why the return value of the function `entry` is not one.
+pub fn parse(v: &Py, entry: &str) -> Result<(String, Value), String> {
     let value = match v {
         Py::Str(s) => serde_json::from_str::<Value>(s)
-            .map_err(|_| "process_graph returned a str that is not a JSON dict".to_string())?,
+            .map_err(|_| format!("{entry} returned a str that is not a JSON dict"))?,
         other => py_json(other),
     };
     let Value::Object(map) = value else {
         return Err(format!(
-            "process_graph must return a dict {{'type': ..., 'data': ...}}, got {}",
+            "{entry} must return a dict {{'type': ..., 'data': ...}}, got {}",
             v.type_name()
         ));
     };
@@ -283,10 +283,15 @@ mod tests {
         let d = |t: &str| {
             Py::Dict(vec![(Py::Str("type".into()), Py::Str(t.into())), (Py::Str("data".into()), Py::Int(1))])
         };
-        assert_eq!(parse(&d("text")).unwrap(), ("text".to_string(), json!(1)));
-        assert!(parse(&d("pie")).unwrap_err().contains("type must be"));
-        assert!(parse(&Py::Int(3)).is_err());
-        assert_eq!(parse(&Py::Str("{\"type\": \"list\", \"data\": [1]}".into())).unwrap().1, json!([1]));
+        assert_eq!(parse(&d("text"), "process_graph").unwrap(), ("text".to_string(), json!(1)));
+        assert!(parse(&d("pie"), "process_graph").unwrap_err().contains("type must be"));
+        assert!(
+            parse(&Py::Int(3), "process_flows").unwrap_err().starts_with("process_flows must return a dict")
+        );
+        assert_eq!(
+            parse(&Py::Str("{\"type\": \"list\", \"data\": [1]}".into()), "process_graph").unwrap().1,
+            json!([1])
+        );
     }
 
     #[test]
@@ -305,7 +310,7 @@ mod tests {
         fn arbitrary_returns_get_a_verdict(text in ".{0,80}", json_like in "[\\[\\]{}\",:0-9a-z. ]{0,60}") {
             let _ = colour(&text);
             for s in [&text, &json_like] {
-                if let Ok((ty, data)) = parse(&Py::Str(s.clone())) {
+                if let Ok((ty, data)) = parse(&Py::Str(s.clone()), "process_flows") {
                     let t = Truth { ty: "table", data: json!([["h"], [1]]), ordered: false, header: 1 };
                     let _ = value_ok(&t, &ty, &data);
                 }

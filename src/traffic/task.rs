@@ -393,42 +393,35 @@ impl TrafficEpisode {
     fn attempt(&self, reply: &str) -> Attempt {
         let base = self.task.graph.to_json();
         let flows = self.task.flows.clone();
-        // A flow answer defines process_flows(F, G): read as MALT's process_graph, called with both.
-        let reply = if flows.is_some() {
-            reply.replace("process_flows(", "process_graph(")
-        } else {
-            reply.to_string()
-        };
-        let source = match extract::extract(&reply) {
+        let entry = if flows.is_some() { extract::FLOWS } else { extract::GRAPH };
+        let source = match extract::extract_entry(reply, entry) {
             Ok(s) => s,
             Err(e) => return Attempt { answer: Err(e), graph: base },
         };
-        let mut program = source.program();
         let mut limits = self.limits;
         if flows.is_some() {
-            program = program.replace(&format!("\n{}\n", extract::CALL), "\nprocess_graph(F, G)\n");
             limits.time = limits.time.max(FLOW_TIME);
         }
         let host = TrafficHost { flows, graph: self.task.graph.clone() };
-        let run = sandbox::run(&program, host, &limits);
-        let answer = run.value.and_then(|v| check::parse(&v).map_err(|e| format!("Invalid return: {e}")));
+        let run = sandbox::run(&source.program(), host, &limits);
+        let answer =
+            run.value.and_then(|v| check::parse(&v, entry.name).map_err(|e| format!("Invalid return: {e}")));
         Attempt { answer, graph: run.graph.graph.to_json() }
     }
 }
 
 impl Episode for TrafficEpisode {
     fn step(&mut self, reply: &str) -> StepOutcome {
+        if self.finish.is_some() {
+            return StepOutcome::over();
+        }
         self.turns += 1;
         let a = self.attempt(reply);
         let observation = match &a.answer {
             Ok((ty, _)) => format!("Returned an answer of type {ty}."),
             Err(e) => format!("Error: {e}"),
         };
-        if a.answer.is_ok() {
-            self.finish = Some(Finish::Answered);
-        } else if self.turns >= self.max {
-            self.finish = Some(Finish::TurnLimit);
-        }
+        self.finish = Finish::constructive(a.answer.is_ok(), self.turns, self.max);
         self.last = Some(a);
         StepOutcome { action: "python".into(), observation, ..Default::default() }
     }

@@ -165,3 +165,25 @@ fn the_flows_table_answers_in_the_sandbox() {
     let run = sandbox::run("def f(F, G):\n    return F.group(None, [])\nf(F, G)", host, &Limits::default());
     assert!(run.value.unwrap_err().contains("TypeError"));
 }
+
+/// A flow answer is read as `process_flows(F, G)`: its errors name that function, and once an
+/// answer is accepted the episode takes no more.
+#[test]
+fn flow_answers_are_named_and_a_finished_episode_takes_no_more() {
+    use netpress::app::App;
+    let id = "traffic-v1-L2-s0-i4-d20";
+    let g = generate(&id.parse().unwrap()).unwrap();
+    assert!(g.flows.is_some(), "{id} is a flow question");
+    let limits = Limits { time: std::time::Duration::from_secs(120), ..Limits::default() };
+    let task = netpress::traffic::TRAFFIC.generate_limited(&id.parse().unwrap(), &limits).unwrap();
+    let mut ep = task.start(Some(3));
+    let bad = ep.step("```python\ndef process_flows(F, G):\n    return 3\n```");
+    assert!(bad.observation.contains("process_flows must return a dict"), "{}", bad.observation);
+    assert!(ep.finished().is_none());
+    let ok = ep.step(&code(&g.query));
+    assert!(ep.finished().is_some(), "{}", ok.observation);
+    let after = ep.step(&code(&g.query));
+    assert!(after.observation.contains("The episode is over"), "{}", after.observation);
+    assert_eq!(ep.turns(), 2);
+    assert!(ep.score().correct);
+}
