@@ -1,0 +1,123 @@
+//! Traffic performance (docs/traffic.md, "Measured"), with criterion:
+//! - the mock graph: the default n = 60 (target < 50 µs) and n = 100,000 at the smallest
+//!   density the `e` knob allows (1‰, about 5 million edges; see docs/traffic.md for why the
+//!   300,000-edge case is a separate row);
+//! - task generation with its truth, every family at the default knobs (p95 < 5 ms) and the
+//!   graph families at n = 10,000 (< 50 ms);
+//! - the minimum cut on a graph of about 300,000 edges (< 100 ms);
+//! - checking an oracle answer of every family: sandbox run, diff, checks (p95 < 30 ms for the
+//!   graph families; the flow families read an hour of logs, target < 1 s).
+//!
+//! `cargo bench --bench traffic` runs it all; `cargo test --benches` (CI) runs each once.
+
+mod quick;
+
+use std::hint::black_box;
+use std::time::Duration;
+
+use criterion::{Criterion, criterion_group};
+use netpress::App;
+use netpress::malt::sandbox::Limits;
+use netpress::traffic::family::{Family, View, code};
+use netpress::traffic::mock::{MockKnobs, mock};
+use netpress::traffic::task::generate;
+
+#[global_allocator]
+static ALLOC: monty_alloc::LimitedAllocator = monty_alloc::LimitedAllocator;
+
+/// The id of `family`'s task for `seed` (a level's families take the indexes in order).
+fn id(family: Family, seed: u64, knobs: &str) -> String {
+    let level = [1u8, 2, 3].into_iter().find(|l| Family::of_level(*l).contains(&family)).unwrap();
+    let pos = Family::of_level(level).iter().position(|f| *f == family).unwrap();
+    format!("traffic-v1-L{level}-s{seed}-i{pos}{knobs}")
+}
+
+fn all() -> impl Iterator<Item = Family> {
+    [1u8, 2, 3].into_iter().flat_map(|l| Family::of_level(l).iter().copied())
+}
+
+fn mocks(c: &mut Criterion) {
+    let mut g = c.benchmark_group("mock");
+    let small = MockKnobs { n: 60, p: 4, e: MockKnobs::default_density(60) };
+    g.bench_function("n60", |b| b.iter(|| mock(black_box("bench"), small).unwrap()));
+    if quick::full() {
+        g.sample_size(10).measurement_time(Duration::from_secs(30));
+        let big = MockKnobs { n: 100_000, p: 4, e: 1 };
+        g.bench_function("n100000-e1", |b| b.iter(|| mock(black_box("bench"), big).unwrap()));
+    }
+    g.finish();
+}
+
+fn generation(c: &mut Criterion) {
+    let mut g = c.benchmark_group("generate");
+    for family in all() {
+        // A new seed each time: a seed's mock is cached, and the first draw is the cost.
+        let mut seed = 0;
+        g.bench_function(family.id(), |b| {
+            b.iter(|| {
+                seed += 1;
+                generate(&id(family, seed, "").parse().unwrap()).unwrap()
+            })
+        });
+        if !quick::full() {
+            break;
+        }
+    }
+    let n = if quick::full() { 10_000 } else { 100 };
+    g.sample_size(10);
+    for family in all().filter(|f| !f.is_flow() && *f != Family::Cliques) {
+        let mut seed = 0;
+        g.bench_function(format!("{}/n{n}", family.id()), |b| {
+            b.iter(|| {
+                seed += 1;
+                generate(&id(family, seed, &format!("-n{n}")).parse().unwrap()).unwrap()
+            })
+        });
+        if !quick::full() {
+            break;
+        }
+    }
+    g.finish();
+}
+
+fn min_cut(c: &mut Criterion) {
+    // n(n-1)/2 × 1‰ ≈ 300,000 edges at n = 24,495.
+    let n = if quick::full() { 24_495 } else { 200 };
+    let m = mock("bench-cut", MockKnobs { n, p: 4, e: 1 }).unwrap();
+    let view = View::new(&m);
+    let mut g = c.benchmark_group("min-cut");
+    g.sample_size(10);
+    g.bench_function(format!("n{n}-m{}", m.edges.len()), |b| {
+        b.iter(|| netpress::traffic::algo::max_flow(&view, black_box(0), black_box(n - 1)))
+    });
+    g.finish();
+}
+
+fn check_oracle(c: &mut Criterion) {
+    let mut g = c.benchmark_group("check-oracle");
+    g.sample_size(10);
+    let limits = Limits::default();
+    for family in all() {
+        let id = id(family, 1, "");
+        let task = netpress::traffic::TRAFFIC.generate_limited(&id.parse().unwrap(), &limits).unwrap();
+        let reply = code(&generate(&id.parse().unwrap()).unwrap().query);
+        g.bench_function(family.id(), |b| {
+            b.iter(|| {
+                let mut ep = task.start(None);
+                ep.step(&reply);
+                assert!(ep.score().correct, "{id}");
+            })
+        });
+        if !quick::full() && family.is_flow() {
+            break;
+        }
+    }
+    g.finish();
+}
+
+criterion_group!(benches, mocks, generation, min_cut, check_oracle);
+
+fn main() {
+    benches();
+    Criterion::default().configure_from_args().final_summary();
+}
