@@ -56,8 +56,10 @@ pub struct AdaptRunArgs {
     /// Levels searched, comma-separated (default: all).
     #[arg(long, value_delimiter = ',')]
     pub levels: Vec<String>,
-    #[arg(long, default_value_t = 5)]
-    pub rounds: u32,
+    /// Rounds in all, or `+N`: N more than the resumed state has (mode train's one round per
+    /// call, `--rounds +1`; a new search runs N).
+    #[arg(long, default_value = "5")]
+    pub rounds: String,
     /// Points evaluated per round.
     #[arg(long, default_value_t = 15)]
     pub budget: u32,
@@ -169,7 +171,7 @@ fn settings(app: &dyn App, a: &AdaptRunArgs, matches: &ArgMatches, cx: &Context)
         None => app.space().reference,
     };
     let mut s = Settings::new(reference);
-    s.rounds = a.rounds;
+    s.rounds = rounds(&a.rounds)?.1;
     s.budget = a.budget;
     s.random = a.random.unwrap_or(Settings::random_of(a.budget)).min(a.budget);
     s.k = a.k;
@@ -201,6 +203,16 @@ fn settings(app: &dyn App, a: &AdaptRunArgs, matches: &ArgMatches, cx: &Context)
     }
     s.check()?;
     Ok(s)
+}
+
+/// `--rounds`: whether it counts from the resumed state's rounds (`+N`), and N.
+fn rounds(arg: &str) -> CliResult<(bool, u32)> {
+    let (relative, n) = match arg.strip_prefix('+') {
+        Some(n) => (true, n),
+        None => (false, arg),
+    };
+    let n = n.parse().map_err(|_| usage(format!("--rounds takes a number or +N, not {arg:?}")))?;
+    Ok((relative, n))
 }
 
 /// Writes the state, records and round lines of a search run from the command line.
@@ -243,6 +255,10 @@ fn run(cx: &mut Context, a: AdaptRunArgs, matches: &ArgMatches) -> CliResult {
         let state = State::parse(
             &std::fs::read_to_string(&state_path).map_err(|e| format!("cannot read {state_path}: {e}"))?,
         )?;
+        let mut settings = settings;
+        if let (true, more) = rounds(&a.rounds)? {
+            settings.rounds = state.settings.rounds.saturating_add(more);
+        }
         let mut s = Search::resume(app, state, &settings)?;
         s.note_agent(agent_info);
         s

@@ -134,15 +134,19 @@ fn the_turn_hold_is_kept_in_the_state_and_a_resume_runs_the_same_agent() {
     let saved = State::parse(&std::fs::read_to_string(whole).unwrap()).unwrap();
     assert_eq!(saved.settings.max_turns, Some(1));
     assert!(saved.promotions.iter().any(|p| p.gap > 0.0), "one turn is too few for some tasks");
-    // One round, then a resume that does not repeat --max-turns: the same bytes.
+    // One round, then a resume that does not repeat --max-turns and asks for one round more
+    // (mode train's `--rounds +1`): the same bytes.
     assert_eq!(held_search(part, "1", Some("1"), false).0, 0);
-    let (code, err) = held_search(part, "2", None, true);
+    let (code, err) = held_search(part, "+1", None, true);
     assert_eq!(code, 0, "{err}");
     assert_eq!(std::fs::read_to_string(part).unwrap(), std::fs::read_to_string(whole).unwrap());
     // A different hold is refused, naming the setting.
     let (code, err) = held_search(part, "2", Some("2"), true);
     assert_ne!(code, 0);
     assert!(err.contains("max_turns"), "{err}");
+    let (code, err) = held_search(part, "+x", None, true);
+    assert_eq!(code, 2);
+    assert!(err.contains("a number or +N"), "{err}");
     // A state from before the hold was stored reads but does not continue.
     let old = State { schema: SCHEMA_V1.into(), ..saved };
     std::fs::write(part, old.to_json()).unwrap();

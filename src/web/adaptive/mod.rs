@@ -227,6 +227,7 @@ pub fn adapt_page(props: &AdaptProps) -> Html {
 }
 
 /// Where a loaded state (a link's or an imported file's) goes.
+#[derive(Clone)]
 struct Loaded {
     current: Rc<std::cell::RefCell<Option<SharedRun>>>,
     error: UseStateHandle<Option<String>>,
@@ -254,7 +255,6 @@ async fn show_state(workers: &super::sandbox::Workers, state: Result<State, Stri
 /// Import of a state file (`netpress adapt --state`'s, or this view's Save state).
 fn import_view(workers: &super::sandbox::Workers, to: Loaded, redraw: Callback<()>, running: bool) -> Html {
     let workers = workers.clone();
-    let to = Rc::new(to);
     let on_import = Callback::from(move |e: Event| {
         let Some(file) = file_of(&e) else { return };
         let (workers, to, redraw) = (workers.clone(), to.clone(), redraw.clone());
@@ -264,7 +264,6 @@ fn import_view(workers: &super::sandbox::Workers, to: Loaded, redraw: Callback<(
                 .await
                 .and_then(|text| State::parse(&text).map_err(|e| e.to_string()))
                 .map_err(|e| format!("{name}: {e}"));
-            let to = Loaded { current: to.current.clone(), error: to.error.clone(), form: to.form.clone() };
             show_state(&workers, state, to).await;
             redraw.emit(());
         });
