@@ -69,6 +69,61 @@ pub fn curriculum(search: &Search<'_>, count: usize) -> Result<Vec<StreamTask>> 
     sample(search.app(), search.space(), &search.state().mixture, &stream_material(search), 0, count)
 }
 
+/// What a curriculum export writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ExportFormat {
+    /// One task id per line.
+    Ids,
+    /// `netpress.rl.v1` lines with the task's component (`curriculum: {component, weight, round}`).
+    Rl,
+    /// The mixture file (`netpress.mixture.v1`).
+    Mixture,
+}
+
+impl ExportFormat {
+    pub fn parse(s: &str) -> Result<ExportFormat> {
+        match s {
+            "ids" => Ok(ExportFormat::Ids),
+            "rl" => Ok(ExportFormat::Rl),
+            "mixture" => Ok(ExportFormat::Mixture),
+            _ => Err(Error::Invalid(format!("unknown --format {s:?} (ids, rl, mixture)"))),
+        }
+    }
+
+    /// A file name for a download of this format.
+    pub fn file_name(self) -> &'static str {
+        match self {
+            ExportFormat::Ids => "curriculum.txt",
+            ExportFormat::Rl => "curriculum.jsonl",
+            ExportFormat::Mixture => "mixture.json",
+        }
+    }
+}
+
+/// The bytes of a curriculum export of `count` tasks (the mixture file ignores `count`): what
+/// `netpress adapt export` writes and the Adapt view downloads, so both give the same file
+/// for the same state.
+pub fn export(search: &Search<'_>, format: ExportFormat, count: usize) -> Result<String> {
+    let lines: Vec<String> = match format {
+        ExportFormat::Mixture => vec![
+            serde_json::to_string_pretty(&mixture_json(search)).map_err(|e| Error::Invalid(e.to_string()))?,
+        ],
+        ExportFormat::Ids => curriculum(search, count)?.into_iter().map(|t| t.id).collect(),
+        ExportFormat::Rl => curriculum(search, count)?
+            .into_iter()
+            .map(|t| {
+                json!({
+                    "schema": "netpress.rl.v1",
+                    "id": t.id,
+                    "curriculum": {"component": t.component, "weight": t.weight, "round": t.round},
+                })
+                .to_string()
+            })
+            .collect(),
+    };
+    Ok(lines.into_iter().map(|l| l + "\n").collect())
+}
+
 /// A mixture file (`netpress.mixture.v1`) as it is read back.
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]

@@ -33,8 +33,8 @@ pub struct Quiet;
 impl Observer for Quiet {}
 
 /// Runs the search to its end (or until `cancel`); returns whether it finished.
-/// `settings` applies to the agent's episodes (a turn limit to hold it to); the reference's
-/// run with the tasks' own.
+/// `settings` applies to the agent's episodes, held to the state's turn limit
+/// (`Settings::max_turns`) when it has one; the reference's run with the tasks' own.
 pub fn drive(
     search: &mut Search<'_>,
     agent: &AgentFactory<'_>,
@@ -43,6 +43,8 @@ pub fn drive(
     cancel: &Cancel,
     observer: &mut dyn Observer,
 ) -> io::Result<bool> {
+    let held = search.state().settings.max_turns;
+    let settings = RunSettings { max_turns: held.or(settings.max_turns), ..settings };
     let mut reference: BTreeMap<String, f64> = BTreeMap::new();
     let mut search_ms = 0.0;
     let mut episodes = (0usize, 0usize);

@@ -32,18 +32,21 @@ mod search;
 mod space;
 mod state;
 
-pub use curriculum::{MIXTURE_SCHEMA, STREAM_SEEDS, StreamTask, curriculum, mixture_json, mixture_stream};
+pub use curriculum::{
+    ExportFormat, MIXTURE_SCHEMA, STREAM_SEEDS, StreamTask, curriculum, export, mixture_json, mixture_stream,
+};
 #[cfg(not(target_arch = "wasm32"))]
 pub use drive::{Observer, Quiet, drive};
 pub use fake::{Fake, Noop, noop_reply};
 pub use gp::{Candidate, Gp, LENGTHSCALES, Obs, matern52};
 pub use map::{MapCell, WeakRow, WeaknessMap, default_dims, weakness_map, weakness_table};
 pub use remote::{
-    DimSpec, Host, Linked, Remote, SpaceSpec, drive as drive_remote, drive_linked, realise_all,
+    DimSpec, Host, Linked, Remote, SpaceSpec, drive as drive_remote, drive_linked, export_linked,
+    export_remote, realise_all,
 };
-pub use search::{CONFIRM_SEEDS, MAX_CANDIDATES, Next, Point, SEARCH_SEEDS, Search, normal_quantile};
+pub use search::{CONFIRM_SEEDS, MAX_CANDIDATES, Next, Point, SEARCH_SEEDS, Search, XL, normal_quantile};
 pub use space::{Cell, Dim, Enc, Encoder, Reference, Space, Via, feasible_cells, realise_knobs, scan};
 pub use state::{
     Component, Confirmation, Evaluation, MAX_TOKEN, Mode, Phase, Pin, Promotion, RateCi, RoundNote, SCHEMA,
-    ScoreKind, Select, Settings, State, Verdict, promote,
+    SCHEMA_V1, ScoreKind, Select, Settings, State, Verdict, promote,
 };

@@ -348,9 +348,47 @@ pub fn drive_linked(
     remote: &Remote,
     host: &mut Linked<'_>,
 ) -> std::result::Result<bool, String> {
-    use std::future::Future;
+    block_on(drive(search, remote, host))
+}
+
+/// [`export`](super::curriculum::export) of a search made over `remote`: the ids the stream
+/// needs are fetched through the host (the page's worker) until none is missing, so the bytes
+/// are those `netpress adapt export` writes for the same state.
+pub async fn export_remote(
+    search: &Search<'_>,
+    remote: &Remote,
+    host: &mut impl Host,
+    format: super::curriculum::ExportFormat,
+    count: usize,
+) -> std::result::Result<String, String> {
+    loop {
+        let text = super::curriculum::export(search, format, count);
+        let missing = remote.take_missing();
+        if missing.is_empty() {
+            return text.map_err(|e| e.to_string());
+        }
+        let ids = host.realise(&missing).await?;
+        remote.learn(&missing, ids).map_err(|e| e.to_string())?;
+    }
+}
+
+/// [`export_remote`] with a [`Linked`] host.
+pub fn export_linked(
+    search: &Search<'_>,
+    remote: &Remote,
+    host: &mut Linked<'_>,
+    format: super::curriculum::ExportFormat,
+    count: usize,
+) -> std::result::Result<String, String> {
+    block_on(export_remote(search, remote, host, format, count))
+}
+
+/// Runs a future that never waits (a [`Linked`] host's) to its end.
+fn block_on<T>(
+    future: impl Future<Output = std::result::Result<T, String>>,
+) -> std::result::Result<T, String> {
     use std::task::{Context, Poll, Waker};
-    let mut future = std::pin::pin!(drive(search, remote, host));
+    let mut future = std::pin::pin!(future);
     match future.as_mut().poll(&mut Context::from_waker(Waker::noop())) {
         Poll::Ready(out) => out,
         Poll::Pending => Err("a linked host never waits".into()),

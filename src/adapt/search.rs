@@ -109,14 +109,24 @@ impl<'a> Search<'a> {
     }
 
     /// Continues a saved search with `settings`, refusing any difference by naming the field.
+    /// The agent's turn limit and `allow_xl` are kept from the state when `settings` leave them
+    /// unset, so a resume without `--max-turns` runs the agent the state measured.
     pub fn resume(app: &'a dyn App, state: State, settings: &Settings) -> Result<Search<'a>> {
+        state.check_resumable()?;
+        let mut settings = settings.clone();
+        settings.max_turns = settings.max_turns.or(state.settings.max_turns);
+        settings.allow_xl |= state.settings.allow_xl;
         let a = serde_json::to_value(&state.settings).unwrap_or_default();
-        let b = serde_json::to_value(settings).unwrap_or_default();
+        let b = serde_json::to_value(&settings).unwrap_or_default();
         if let (Some(a), Some(b)) = (a.as_object(), b.as_object()) {
             for (k, v) in a {
                 if b.get(k) != Some(v) && k != "rounds" {
                     return Err(Error::Invalid(format!("--resume with a different {k} (the state has {v})")));
                 }
+            }
+            // A setting the state leaves out (at its default) given now.
+            if let Some(k) = b.keys().find(|k| !a.contains_key(*k)) {
+                return Err(Error::Invalid(format!("--resume with a different {k} (the state has none)")));
             }
         }
         let mut state = state;
@@ -600,7 +610,13 @@ fn round9(x: f64) -> f64 {
     libm::round(x * 1e9) / 1e9
 }
 
-/// The feasible cells the pins allow, refusing a pin that names no dimension or value.
+/// A dimension value searched only with `allow_xl` (`--allow-xl`): an extra-large size whose
+/// tasks cost much more to build than the rest (MALT's `xl` shape).
+pub const XL: &str = "xl";
+
+/// The cells a search ranges over: feasible, within the pins, and without an [`XL`] value
+/// unless the settings allow it. Refuses a pin that names no dimension or value, or `xl`
+/// without `allow_xl`.
 fn pinned_cells(app: &dyn App, space: &Space, settings: &Settings) -> Result<Vec<Cell>> {
     let mut allowed: Vec<Option<Vec<u16>>> = vec![None; space.dims.len()];
     for pin in &settings.pins {
@@ -613,6 +629,9 @@ fn pinned_cells(app: &dyn App, space: &Space, settings: &Settings) -> Result<Vec
                 names.join(", ")
             ))
         })?;
+        if !settings.allow_xl && pin.values.iter().any(|v| v == XL) {
+            return Err(Error::Invalid(format!("{} {XL} is searched only with --allow-xl", pin.dim)));
+        }
         let values = pin
             .values
             .iter()
@@ -628,9 +647,12 @@ fn pinned_cells(app: &dyn App, space: &Space, settings: &Settings) -> Result<Vec
             .collect::<Result<Vec<u16>>>()?;
         allowed[d] = Some(values);
     }
+    let xl: Vec<Option<u16>> =
+        space.dims.iter().map(|d| d.position(XL).filter(|_| !settings.allow_xl)).collect();
     let cells: Vec<Cell> = feasible_cells(app, space)
         .into_iter()
         .filter(|c| c.0.iter().zip(&allowed).all(|(v, a)| a.as_ref().is_none_or(|a| a.contains(v))))
+        .filter(|c| c.0.iter().zip(&xl).all(|(v, x)| Some(*v) != *x))
         .collect();
     if cells.is_empty() {
         return Err(Error::Invalid("no cell of the space is feasible within the pins".into()));

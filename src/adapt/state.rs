@@ -13,7 +13,12 @@ use crate::app::Score;
 use crate::conversation::AgentInfo;
 use crate::error::{Error, Result};
 
-pub const SCHEMA: &str = "netpress.adapt.v1";
+/// v2: the settings hold the agent's turn limit (`max_turns`), so a resume or a link runs the
+/// same agent; a v1 state did not say, so it is read for reports and exports but not resumed
+/// ([`State::check_resumable`]).
+pub const SCHEMA: &str = "netpress.adapt.v2";
+/// The schema before the turn limit was stored.
+pub const SCHEMA_V1: &str = "netpress.adapt.v1";
 /// The longest state token a link carries (a URL fragment holds 16 KiB); a longer state is
 /// offered as a file instead.
 pub const MAX_TOKEN: usize = 12 * 1024;
@@ -104,6 +109,15 @@ pub struct Settings {
     /// Left out of the JSON when off, so states of searches without it keep their bytes.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub confirm_each: bool,
+    /// The turn limit the agent is held to (`--max-turns`; the reference keeps the task's);
+    /// `null`: the task's own limit. Part of the settings so a resume or a link runs the same
+    /// agent. Left out of the JSON when `None`, so a v1 state's hash still checks.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_turns: Option<u32>,
+    /// Search a dimension's `xl` value too (MALT's extra-large shape, whose build alone takes
+    /// about half a second); left out of the JSON when off.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub allow_xl: bool,
 }
 
 impl Settings {
@@ -128,6 +142,8 @@ impl Settings {
             confirm_top: 3,
             tolerance: 0.1,
             confirm_each: false,
+            max_turns: None,
+            allow_xl: false,
         }
     }
 
@@ -147,6 +163,9 @@ impl Settings {
         }
         if !(self.kappa.is_finite() && self.kappa >= 0.0) {
             return bad("--kappa must be a finite number ≥ 0");
+        }
+        if self.max_turns == Some(0) {
+            return bad("--max-turns must be at least 1");
         }
         if !(self.min_gap.is_finite() && self.tolerance.is_finite() && (0.0..1.0).contains(&self.tolerance)) {
             return bad("--min-gap must be finite and --tolerance in [0, 1)");
@@ -366,13 +385,27 @@ impl State {
     pub fn parse(text: &str) -> Result<State> {
         let s: State =
             serde_json::from_str(text).map_err(|e| Error::Invalid(format!("not an adapt state: {e}")))?;
-        if s.schema != SCHEMA {
+        if s.schema != SCHEMA && s.schema != SCHEMA_V1 {
             return Err(Error::Invalid(format!("state schema {:?} is not {SCHEMA}", s.schema)));
         }
         if !s.state_hash.is_empty() && s.state_hash != s.hash() {
             return Err(Error::Invalid("state_hash does not match the state (edited by hand?)".into()));
         }
         Ok(s)
+    }
+
+    /// Refuses to continue a state that does not record the agent's turn limit (schema
+    /// `netpress.adapt.v1`): continuing it could run a different agent than its evaluations
+    /// measured. Its report and curriculum still read.
+    pub fn check_resumable(&self) -> Result<()> {
+        if self.schema == SCHEMA_V1 {
+            return Err(Error::Invalid(format!(
+                "this state ({SCHEMA_V1}) does not record the agent's turn limit, so it cannot be \
+                 continued (this build writes {SCHEMA}); its report and export still work, or start \
+                 a new search"
+            )));
+        }
+        Ok(())
     }
 }
 
@@ -411,6 +444,19 @@ mod tests {
     }
 
     #[test]
+    fn held_turns_and_xl_are_stored() {
+        let mut s = Settings::new(Reference::Baseline);
+        let plain = serde_json::to_string(&s).unwrap();
+        assert!(!plain.contains("max_turns") && !plain.contains("allow_xl"), "{plain}");
+        (s.max_turns, s.allow_xl) = (Some(3), true);
+        let json = serde_json::to_string(&s).unwrap();
+        assert!(json.contains("\"max_turns\":3") && json.contains("\"allow_xl\":true"), "{json}");
+        assert_eq!(serde_json::from_str::<Settings>(&json).unwrap(), s);
+        s.max_turns = Some(0);
+        assert!(s.check().unwrap_err().to_string().contains("--max-turns"));
+    }
+
+    #[test]
     fn bad_states_are_refused_with_reasons() {
         assert!(State::parse("{").unwrap_err().to_string().contains("not an adapt state"));
         let s = State {
@@ -433,5 +479,11 @@ mod tests {
         assert_eq!(State::parse(&good.to_json()).unwrap().app, "route");
         let edited = good.to_json().replace("\"route\"", "\"k8s\"");
         assert!(State::parse(&edited).unwrap_err().to_string().contains("state_hash"));
+        // A v1 state (no turn limit recorded) reads, hash and all, but is not continued.
+        let old = State { schema: SCHEMA_V1.into(), ..good.clone() };
+        let old = State::parse(&old.to_json()).unwrap();
+        let err = old.check_resumable().unwrap_err().to_string();
+        assert!(err.contains("turn limit") && err.contains(SCHEMA_V1), "{err}");
+        assert!(good.check_resumable().is_ok());
     }
 }

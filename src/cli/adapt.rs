@@ -12,7 +12,7 @@ use clap::{ArgMatches, Args, Subcommand};
 use super::agents::{EndpointArgs, agent_factory};
 use super::{CliResult, Context, Fail, knobs};
 use crate::adapt::{
-    Mode, Observer, Pin, Reference, ScoreKind, Search, Select, Settings, State, curriculum, mixture_json,
+    ExportFormat, Mode, Observer, Pin, Reference, ScoreKind, Search, Select, Settings, State, export,
     weakness_map, weakness_table,
 };
 use crate::app::App;
@@ -45,14 +45,21 @@ pub struct AdaptRunArgs {
     /// Agent, as for `run`: baseline, replay:FILE, openai or a2a.
     #[arg(long, default_value = "baseline")]
     pub agent: String,
-    /// Hold the agent to this many turns (the reference keeps the task's limit).
+    /// Hold the agent to this many turns (the reference keeps the task's limit). Stored in the
+    /// state: a resume without it holds the agent as the state did.
     #[arg(long)]
     pub max_turns: Option<u32>,
+    /// Also search a dimension's `xl` value (MALT's extra-large shape, about half a second to
+    /// build per task). Stored in the state.
+    #[arg(long)]
+    pub allow_xl: bool,
     /// Levels searched, comma-separated (default: all).
     #[arg(long, value_delimiter = ',')]
     pub levels: Vec<String>,
-    #[arg(long, default_value_t = 5)]
-    pub rounds: u32,
+    /// Rounds in all, or `+N`: N more than the resumed state has (mode train's one round per
+    /// call, `--rounds +1`; a new search runs N).
+    #[arg(long, default_value = "5")]
+    pub rounds: String,
     /// Points evaluated per round.
     #[arg(long, default_value_t = 15)]
     pub budget: u32,
@@ -164,7 +171,7 @@ fn settings(app: &dyn App, a: &AdaptRunArgs, matches: &ArgMatches, cx: &Context)
         None => app.space().reference,
     };
     let mut s = Settings::new(reference);
-    s.rounds = a.rounds;
+    s.rounds = rounds(&a.rounds)?.1;
     s.budget = a.budget;
     s.random = a.random.unwrap_or(Settings::random_of(a.budget)).min(a.budget);
     s.k = a.k;
@@ -186,6 +193,8 @@ fn settings(app: &dyn App, a: &AdaptRunArgs, matches: &ArgMatches, cx: &Context)
     s.confirm_top = a.confirm_top;
     s.tolerance = a.tolerance;
     s.confirm_each = a.confirm_each;
+    s.max_turns = a.max_turns;
+    s.allow_xl = a.allow_xl;
     if !a.levels.is_empty() {
         s.pins.push(Pin { dim: "level".into(), values: a.levels.clone() });
     }
@@ -194,6 +203,16 @@ fn settings(app: &dyn App, a: &AdaptRunArgs, matches: &ArgMatches, cx: &Context)
     }
     s.check()?;
     Ok(s)
+}
+
+/// `--rounds`: whether it counts from the resumed state's rounds (`+N`), and N.
+fn rounds(arg: &str) -> CliResult<(bool, u32)> {
+    let (relative, n) = match arg.strip_prefix('+') {
+        Some(n) => (true, n),
+        None => (false, arg),
+    };
+    let n = n.parse().map_err(|_| usage(format!("--rounds takes a number or +N, not {arg:?}")))?;
+    Ok((relative, n))
 }
 
 /// Writes the state, records and round lines of a search run from the command line.
@@ -236,6 +255,10 @@ fn run(cx: &mut Context, a: AdaptRunArgs, matches: &ArgMatches) -> CliResult {
         let state = State::parse(
             &std::fs::read_to_string(&state_path).map_err(|e| format!("cannot read {state_path}: {e}"))?,
         )?;
+        let mut settings = settings;
+        if let (true, more) = rounds(&a.rounds)? {
+            settings.rounds = state.settings.rounds.saturating_add(more);
+        }
         let mut s = Search::resume(app, state, &settings)?;
         s.note_agent(agent_info);
         s
@@ -257,7 +280,7 @@ fn run(cx: &mut Context, a: AdaptRunArgs, matches: &ArgMatches) -> CliResult {
         let c = cancel.clone();
         let _ = ctrlc::set_handler(move || c.cancel("cancelled by the user (Ctrl-C)"));
     }
-    let run_settings = RunSettings { max_turns: a.max_turns, ..Default::default() };
+    let run_settings = RunSettings { max_turns: search.state().settings.max_turns, ..Default::default() };
     let mut files = Files { state: state_path.clone(), records, err: cx.console.err() };
     let done = crate::adapt::drive(&mut search, factory.as_ref(), run_settings, a.jobs, &cancel, &mut files)
         .map_err(|e| format!("adapt: {e}"))?;
@@ -390,28 +413,9 @@ fn table_csv(rows: &[crate::adapt::WeakRow]) -> CliResult<String> {
 }
 
 fn export_cmd(cx: &mut Context, a: AdaptExportArgs) -> CliResult {
+    let format = ExportFormat::parse(&a.format).map_err(|e| usage(e.to_string()))?;
     let (app, state) = load(cx, &a.state)?;
     let search = Search::from_state(app, state)?;
-    let lines: Vec<String> = match a.format.as_str() {
-        "mixture" => vec![serde_json::to_string_pretty(&mixture_json(&search))?],
-        "ids" => curriculum(&search, a.count)?.into_iter().map(|t| t.id).collect(),
-        "rl" => curriculum(&search, a.count)?
-            .into_iter()
-            .map(|t| {
-                serde_json::json!({
-                    "schema": "netpress.rl.v1",
-                    "id": t.id,
-                    "curriculum": {"component": t.component, "weight": t.weight, "round": t.round},
-                })
-                .to_string()
-            })
-            .collect(),
-        x => return Err(usage(format!("unknown --format {x:?} (ids, rl, mixture)"))),
-    };
-    cx.console.write_out(a.output.as_deref(), |w| {
-        for l in &lines {
-            writeln!(w, "{l}")?;
-        }
-        Ok(())
-    })
+    let text = export(&search, format, a.count)?;
+    cx.console.write_out(a.output.as_deref(), |w| w.write_all(text.as_bytes()))
 }

@@ -3,7 +3,8 @@
 //! Family and wording are not knobs: an id's family is its index modulo the level's family
 //! count, and its wording the first draw of its canonical id's stream. A cell's id is the
 //! smallest index with both, found without generating. The topology seed is not searched and
-//! the `xl` shape is left out (its build alone takes about half a second).
+//! the `xl` shape is searched only with `--allow-xl` (its build alone takes about half a
+//! second; see [`crate::adapt::XL`]).
 
 use super::family::Family;
 use super::generate::{canonical, family_of, topo_key, wording};
@@ -18,11 +19,12 @@ fn families() -> Vec<Family> {
 pub fn space() -> Space {
     let names: Vec<String> = families().iter().map(|f| f.id().to_string()).collect();
     Space {
-        id: "malt-space-v1",
+        // v2: the `xl` shape joined (searched only with `--allow-xl`).
+        id: "malt-space-v2",
         dims: vec![
             Dim::range("level", 1, 4, Via::Level, Enc::Ordinal),
             Dim { name: "family", values: names, via: Via::Scan, enc: Enc::OneHot },
-            Dim::new("shape", &["small", "default", "large"], Via::Knob('k'), Enc::Ordinal),
+            Dim::new("shape", &["small", "default", "large", "xl"], Via::Knob('k'), Enc::Ordinal),
             Dim::range("wording", 1, 3, Via::Scan, Enc::OneHot),
         ],
         reference: Reference::Oracle,

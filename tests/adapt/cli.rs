@@ -1,7 +1,12 @@
-//! `netpress adapt` end to end: `--confirm-each` confirms after every promoting round, and
-//! `adapt report --format csv` writes the table for spreadsheets.
+//! `netpress adapt` end to end: `--confirm-each` confirms after every promoting round,
+//! `adapt report --format csv` writes the table for spreadsheets, the agent's turn hold is kept
+//! in the state so a resume runs the same agent, and `adapt export` writes what the Adapt view
+//! downloads.
 
-use netpress::adapt::{Observer, Pin, Reference, Search, Settings, State};
+use netpress::adapt::{
+    ExportFormat, Linked, Observer, Pin, Reference, Remote, SCHEMA_V1, ScoreKind, Search, Settings,
+    SpaceSpec, State, export_linked,
+};
 use netpress::cli::Console;
 use netpress::conversation::AgentInfo;
 use netpress::registry::Registry;
@@ -95,5 +100,88 @@ fn the_cli_takes_confirm_each_and_writes_csv() {
     let (code, _, err) = cli(&["adapt", "report", state, "--format", "tsv"]);
     assert_eq!(code, 2);
     assert!(err.contains("markdown, csv, json"), "{err}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A scratch directory of this test process.
+fn scratch(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("netpress-adapt-{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// `netpress adapt` on Route level 1 with the baseline held to `held` turns.
+fn held_search(state: &str, rounds: &str, held: Option<&str>, resume: bool) -> (u8, String) {
+    let mut args = vec!["adapt", "--app", "route", "--agent", "baseline", "--levels", "1", "--turns", "10"];
+    args.extend(["--rounds", rounds, "--budget", "4", "--k", "3", "--confirm", "6", "--state", state]);
+    if let Some(t) = held {
+        args.extend(["--max-turns", t]);
+    }
+    if resume {
+        args.push("--resume");
+    }
+    let (code, _, err) = cli(&args);
+    (code, err)
+}
+
+#[test]
+fn the_turn_hold_is_kept_in_the_state_and_a_resume_runs_the_same_agent() {
+    let dir = scratch("held");
+    let (whole, part) = (dir.join("whole.json"), dir.join("part.json"));
+    let (whole, part) = (whole.to_str().unwrap(), part.to_str().unwrap());
+    let (code, err) = held_search(whole, "2", Some("1"), false);
+    assert_eq!(code, 0, "{err}");
+    let saved = State::parse(&std::fs::read_to_string(whole).unwrap()).unwrap();
+    assert_eq!(saved.settings.max_turns, Some(1));
+    assert!(saved.promotions.iter().any(|p| p.gap > 0.0), "one turn is too few for some tasks");
+    // One round, then a resume that does not repeat --max-turns and asks for one round more
+    // (mode train's `--rounds +1`): the same bytes.
+    assert_eq!(held_search(part, "1", Some("1"), false).0, 0);
+    let (code, err) = held_search(part, "+1", None, true);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(std::fs::read_to_string(part).unwrap(), std::fs::read_to_string(whole).unwrap());
+    // A different hold is refused, naming the setting.
+    let (code, err) = held_search(part, "2", Some("2"), true);
+    assert_ne!(code, 0);
+    assert!(err.contains("max_turns"), "{err}");
+    let (code, err) = held_search(part, "+x", None, true);
+    assert_eq!(code, 2);
+    assert!(err.contains("a number or +N"), "{err}");
+    // A state from before the hold was stored reads but does not continue.
+    let old = State { schema: SCHEMA_V1.into(), ..saved };
+    std::fs::write(part, old.to_json()).unwrap();
+    let (code, err) = held_search(part, "3", Some("1"), true);
+    assert_ne!(code, 0);
+    assert!(err.contains("does not record the agent's turn limit"), "{err}");
+    let (code, _, err) = cli(&["adapt", "report", part, "--format", "csv"]);
+    assert_eq!(code, 0, "{err}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn the_cli_export_is_the_page_export() {
+    let dir = scratch("export");
+    let state = dir.join("state.json");
+    let state = state.to_str().unwrap();
+    assert_eq!(held_search(state, "1", Some("1"), false).0, 0);
+    let app = Registry::standard().app("route").unwrap();
+    let saved = State::parse(&std::fs::read_to_string(state).unwrap()).unwrap();
+    // The page's path: the space and ids come from the engine through a spec, as from a worker.
+    let spec: SpaceSpec = serde_json::from_str(&serde_json::to_string(&SpaceSpec::of(app)).unwrap()).unwrap();
+    let remote = Remote::new(app.info(), &spec).unwrap();
+    let search = Search::from_state(&remote, saved).unwrap();
+    let agent =
+        |_: &str| -> Box<dyn netpress::conversation::Agent> { unreachable!("an export runs nothing") };
+    let mut host = Linked { app, agent: &agent, settings: Default::default(), score: ScoreKind::Correct };
+    for (format, name) in
+        [(ExportFormat::Rl, "rl"), (ExportFormat::Mixture, "mixture"), (ExportFormat::Ids, "ids")]
+    {
+        let (code, cli_bytes, err) = cli(&["adapt", "export", state, "--format", name, "--count", "200"]);
+        assert_eq!(code, 0, "{err}");
+        assert_eq!(export_linked(&search, &remote, &mut host, format, 200).unwrap(), cli_bytes, "{name}");
+    }
+    let (code, _, err) = cli(&["adapt", "export", state, "--format", "csv"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("ids, rl, mixture"), "{err}");
     std::fs::remove_dir_all(&dir).unwrap();
 }

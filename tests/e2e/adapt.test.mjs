@@ -1,7 +1,9 @@
 // Adapt: the library's adaptive search run in the tab (the route baseline held to 1 turn,
 // against the baseline with the task's own limit), the weakness map and table drawn, the same
 // state hash as `netpress adapt` with the same settings, the page drawing frames meanwhile; the
-// link reopens the search without running anything, and Continue runs one more round.
+// link reopens the search without running anything, and Continue runs one more round with the
+// state's turn hold. The curriculum and mixture downloads are the bytes `netpress adapt export`
+// writes; a CLI state file opens in the view, and a bad one says why.
 // Also: a worker whose bundle cannot load says so (not "crashed").
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -22,15 +24,30 @@ async function setField(page, selector, value) {
   await page.dispatchEvent(selector, 'change');
 }
 
-/** The state `netpress adapt` writes for the same search. */
-function nativeState(rounds) {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'netpress-adapt-'));
-  const file = path.join(dir, 'state.json');
+/** The state file `netpress adapt` writes for the same search (its path). */
+function nativeFile(rounds) {
+  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'netpress-adapt-')), 'state.json');
   cli(['adapt', '--app', 'route', '--agent', 'baseline', '--max-turns', '1', '--levels', '1', '--turns', '10',
     '--rounds', String(rounds), '--budget', '4', '--k', '3', '--confirm', '6', '--state', file]);
+  return file;
+}
+
+/** The state `netpress adapt` writes for the same search. */
+function nativeState(rounds) {
+  const file = nativeFile(rounds);
   const state = JSON.parse(fs.readFileSync(file, 'utf8'));
-  fs.rmSync(dir, { recursive: true, force: true });
+  fs.rmSync(path.dirname(file), { recursive: true, force: true });
   return state;
+}
+
+/** The text of the file a click on `selector` downloads. */
+async function downloaded(page, selector) {
+  const [download] = await Promise.all([page.waitForEvent('download'), page.click(selector)]);
+  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'netpress-adapt-dl-')), download.suggestedFilename());
+  await download.saveAs(file);
+  const text = fs.readFileSync(file, 'utf8');
+  fs.rmSync(path.dirname(file), { recursive: true, force: true });
+  return text;
 }
 
 test('an adaptive search runs in the tab as the CLI runs it, and its link reopens and continues it', async () => {
@@ -59,8 +76,12 @@ test('an adaptive search runs in the tab as the CLI runs it, and its link reopen
   // One turn is too few for some of these tasks: the search finds a gap and promotes it.
   assert.match(await page.textContent('#adapt-promotions'), /^[1-9]\d* promoted/);
   const hash = await page.textContent('#adapt-hash');
-  assert.equal(hash, nativeState(2).state_hash, 'the same search as netpress adapt');
+  const cliFile = nativeFile(2);
+  assert.equal(hash, JSON.parse(fs.readFileSync(cliFile, 'utf8')).state_hash, 'the same search as netpress adapt');
   await screenshot(page, 'adapt-done');
+  // The curriculum files are the CLI's, byte for byte (the first 1,000 tasks: export's default).
+  assert.equal(await downloaded(page, '#adapt-rl'), cli(['adapt', 'export', cliFile, '--format', 'rl']));
+  assert.equal(await downloaded(page, '#adapt-mixture'), cli(['adapt', 'export', cliFile, '--format', 'mixture']));
 
   // The address bar holds the state: a reload-free open of the link draws it, running nothing.
   const link = await page.getAttribute('#adapt-link', 'href');
@@ -71,9 +92,11 @@ test('an adaptive search runs in the tab as the CLI runs it, and its link reopen
   assert.equal(await other.textContent('#adapt-hash'), hash);
   assert.match(await other.textContent('#adapt-status'), /0\+0 episodes/);
   assert.ok(await other.$('#adapt-map svg rect'), 'the map is drawn from the link');
-  // Continue with one more round: the CLI's three-round search, resumed. The turn hold is the
-  // agent's run setting, not part of the state (as with the CLI's --max-turns), so it is set again.
-  await setField(other, '#a-held', 1);
+  // Continue with one more round: the CLI's three-round search, resumed. The turn hold is in
+  // the state (the form shows it), and Continue holds the agent as the state says even when the
+  // field is changed.
+  assert.equal(await other.inputValue('#a-held'), '1');
+  await setField(other, '#a-held', 5);
   await setField(other, '#a-rounds', 3);
   await other.click('#adapt-continue');
   await other.waitForFunction(() => document.querySelector('#adapt-status')?.dataset.phase === 'running');
@@ -84,6 +107,20 @@ test('an adaptive search runs in the tab as the CLI runs it, and its link reopen
   await screenshot(other, 'adapt-continued');
   assert.deepEqual(page.errors, []);
   assert.deepEqual(other.errors, []);
+
+  // A CLI state file opens in the view as the link does; a bad file says why.
+  const third = await openPage(browser.context);
+  await third.goto(`${site.url}#/adapt`);
+  await third.waitForSelector('#adapt-import');
+  await third.setInputFiles('#adapt-import', { name: 'bad.json', mimeType: 'application/json', buffer: Buffer.from('{"schema": 1') });
+  await third.waitForSelector('#adapt-error');
+  assert.match(await third.textContent('#adapt-error'), /^bad\.json: not an adapt state/);
+  await third.setInputFiles('#adapt-import', cliFile);
+  await third.waitForFunction(() => document.querySelector('#adapt-status')?.dataset.phase === 'loaded');
+  assert.equal(await third.textContent('#adapt-hash'), hash);
+  assert.equal(await third.$('#adapt-error'), null, 'the error is gone');
+  fs.rmSync(path.dirname(cliFile), { recursive: true, force: true });
+  assert.deepEqual(third.errors, []);
 });
 
 test('a worker whose bundle does not load says so', async () => {

@@ -13,12 +13,15 @@ use yew::prelude::*;
 use super::agents::form::EndpointForm;
 use super::sandbox::use_workers;
 use super::settings::use_settings;
-use super::util::{download, duration, event_value};
-use crate::adapt::{MAX_TOKEN, Pin, Settings, State, Verdict};
+use super::util::{download, duration, event_value, read_file};
+use crate::adapt::{ExportFormat, MAX_TOKEN, Pin, Settings, State, Verdict};
 use crate::agent::AgentInfo;
 use crate::app::AppInfo;
 use crate::link::View;
 use run::{Agent, Phase, SharedRun, Start};
+
+/// Tasks in a curriculum download: `netpress adapt export`'s default `--count`.
+const CURRICULUM_COUNT: usize = 1000;
 
 #[derive(Properties, PartialEq)]
 pub struct AdaptProps {
@@ -74,7 +77,19 @@ impl Form {
         if !self.turns.is_empty() {
             s.pins.push(Pin { dim: "turns".into(), values: vec![self.turns.clone()] });
         }
+        if self.agent == "baseline" {
+            s.max_turns = Some(self.held.max(1));
+        }
         s
+    }
+
+    /// The form showing a loaded state's application and, for a held baseline, its turn hold.
+    fn of_state(&self, app: &'static AppInfo, state: &State) -> Form {
+        let mut f = if app.name == self.app.name { self.clone() } else { Form::new(app) };
+        if let Some(t) = state.settings.max_turns {
+            (f.agent, f.held) = ("baseline".into(), t);
+        }
+        f
     }
 
     fn agent_info(&self) -> AgentInfo {
@@ -107,15 +122,8 @@ pub fn adapt_page(props: &AdaptProps) -> Html {
                 let running = current.borrow().as_ref().is_some_and(|r| r.borrow().running());
                 if !running {
                     wasm_bindgen_futures::spawn_local(async move {
-                        match open(&workers, &token).await {
-                            Ok(shown) => {
-                                let app = shown.borrow().app;
-                                form.set(Form { app, ..(*form).clone() });
-                                *current.borrow_mut() = Some(shown);
-                                error.set(None);
-                            }
-                            Err(e) => error.set(Some(e)),
-                        }
+                        let state = State::from_token(&token).map_err(|e| e.to_string());
+                        show_state(&workers, state, Loaded { current, error, form }).await;
                         redraw.emit(());
                     });
                 }
@@ -144,6 +152,8 @@ pub fn adapt_page(props: &AdaptProps) -> Html {
                 endpoint.clone(),
             );
             let previous = current.borrow().as_ref().and_then(|r| r.borrow().state.clone());
+            // Continuing a held baseline's search holds it as the state says.
+            let held = previous.as_ref().filter(|_| resume).and_then(|s| s.settings.max_turns);
             wasm_bindgen_futures::spawn_local(async move {
                 let remote = match run::space_of(&workers, form.app).await {
                     Ok(r) => r,
@@ -154,7 +164,7 @@ pub fn adapt_page(props: &AdaptProps) -> Html {
                         Ok(c) => (Agent::Endpoint(c.clone()), Some(c)),
                         Err(e) => return error.set(Some(e)),
                     },
-                    _ => (Agent::Baseline(form.held), None),
+                    _ => (Agent::Baseline(held.unwrap_or(form.held)), None),
                 };
                 // The built-in agent names itself as the CLI's `--agent baseline` does, so a
                 // search here and `netpress adapt` with the same settings share a state hash.
@@ -209,15 +219,71 @@ pub fn adapt_page(props: &AdaptProps) -> Html {
             if let Some(agent) = differs {
                 <p class="warn" id="adapt-agent-differs">{ format!("⚠ This search was run by {agent}; Continue runs the agent chosen above.") }</p>
             }
+            { import_view(&workers, Loaded { current: current.clone(), error: error.clone(), form: form.clone() }, redraw.clone(), running) }
             if let Some(e) = &*error { <p class="error" role="alert" id="adapt-error">{ e }</p> }
-            if let Some(r) = run_now { { progress(&r) } }
+            if let Some(r) = run_now { { progress(&r, &workers, &error) } }
         </section>
     }
 }
 
-/// Reads a link's token, fetches its application's space and draws it.
-async fn open(workers: &super::sandbox::Workers, token: &str) -> Result<SharedRun, String> {
-    let state = State::from_token(token).map_err(|e| e.to_string())?;
+/// Where a loaded state (a link's or an imported file's) goes.
+#[derive(Clone)]
+struct Loaded {
+    current: Rc<std::cell::RefCell<Option<SharedRun>>>,
+    error: UseStateHandle<Option<String>>,
+    form: UseStateHandle<Form>,
+}
+
+/// Draws a state from a link or a file (or says why it cannot), running nothing.
+async fn show_state(workers: &super::sandbox::Workers, state: Result<State, String>, to: Loaded) {
+    match async { open(workers, state?).await }.await {
+        Ok(shown) => {
+            let (app, state) = {
+                let s = shown.borrow();
+                (s.app, s.state.clone())
+            };
+            if let Some(state) = state {
+                to.form.set(to.form.of_state(app, &state));
+            }
+            *to.current.borrow_mut() = Some(shown);
+            to.error.set(None);
+        }
+        Err(e) => to.error.set(Some(e)),
+    }
+}
+
+/// Import of a state file (`netpress adapt --state`'s, or this view's Save state).
+fn import_view(workers: &super::sandbox::Workers, to: Loaded, redraw: Callback<()>, running: bool) -> Html {
+    let workers = workers.clone();
+    let on_import = Callback::from(move |e: Event| {
+        let Some(file) = file_of(&e) else { return };
+        let (workers, to, redraw) = (workers.clone(), to.clone(), redraw.clone());
+        wasm_bindgen_futures::spawn_local(async move {
+            let name = file.name();
+            let state = read_file(&file)
+                .await
+                .and_then(|text| State::parse(&text).map_err(|e| e.to_string()))
+                .map_err(|e| format!("{name}: {e}"));
+            show_state(&workers, state, to).await;
+            redraw.emit(());
+        });
+    });
+    html! {
+        <p class="row">
+            <label for="adapt-import">{ "Open a state file" }</label>
+            <input id="adapt-import" class="file" type="file" accept=".json,application/json" disabled={running} onchange={on_import} />
+        </p>
+    }
+}
+
+/// The file an `<input type=file>` change event picked, if any.
+fn file_of(e: &Event) -> Option<web_sys::File> {
+    use wasm_bindgen::JsCast;
+    e.target()?.dyn_into::<web_sys::HtmlInputElement>().ok()?.files()?.get(0)
+}
+
+/// Fetches a state's application space and draws the state.
+async fn open(workers: &super::sandbox::Workers, state: State) -> Result<SharedRun, String> {
     let app = crate::registry::info(&state.app).map_err(|e| e.to_string())?;
     let remote = run::space_of(workers, app).await?;
     let (svg, rows, state) = run::draw(&remote, state)?;
@@ -287,7 +353,11 @@ fn form_view(form: &UseStateHandle<Form>, running: bool) -> Html {
 }
 
 /// Progress, the link and files, the map and the table.
-fn progress(shown: &SharedRun) -> Html {
+fn progress(
+    shown: &SharedRun,
+    workers: &super::sandbox::Workers,
+    error: &UseStateHandle<Option<String>>,
+) -> Html {
     let r = shown.borrow();
     let Some(state) = &r.state else {
         return html! { <p class="muted" id="adapt-status" role="status">{ "Starting the search…" }</p> };
@@ -320,6 +390,19 @@ fn progress(shown: &SharedRun) -> Html {
     let on_state = Callback::from(move |_| {
         let _ = download("adapt-state.json", "application/json", &json);
     });
+    let curriculum = |format: ExportFormat| {
+        let (workers, error, state, app) = (workers.clone(), error.clone(), state.clone(), r.app);
+        Callback::from(move |_| {
+            let (workers, error, state) = (workers.clone(), error.clone(), state.clone());
+            wasm_bindgen_futures::spawn_local(async move {
+                let file = run::export(&workers, app, state, format, CURRICULUM_COUNT).await;
+                match file.and_then(|text| download(format.file_name(), "application/json", &text)) {
+                    Ok(()) => error.set(None),
+                    Err(e) => error.set(Some(format!("curriculum export: {e}"))),
+                }
+            });
+        })
+    };
     let weak = r.rows.iter().filter(|w| w.verdict == Verdict::Weak).count();
     html! {
         <div class="adapt-run">
@@ -331,6 +414,9 @@ fn progress(shown: &SharedRun) -> Html {
                     <span class="muted">{ format!("This state ({} bytes as a link) is longer than a link holds; save the state file instead.", token.len()) }</span>
                 }
                 <button type="button" class="secondary" id="adapt-state" onclick={on_state}>{ "Save state (JSON)" }</button>
+                <button type="button" class="secondary" id="adapt-rl" onclick={curriculum(ExportFormat::Rl)}
+                        title={format!("the first {CURRICULUM_COUNT} tasks, as netpress adapt export --format rl writes them")}>{ "Curriculum (rl)" }</button>
+                <button type="button" class="secondary" id="adapt-mixture" onclick={curriculum(ExportFormat::Mixture)}>{ "Mixture file" }</button>
                 <span class="muted">{ "state hash " }<code id="adapt-hash">{ state.hash() }</code></span>
             </p>
             if !r.svg.is_empty() {

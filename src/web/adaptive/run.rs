@@ -15,7 +15,9 @@ use super::super::batch::job::{Crew, Plan, run_batch};
 use super::super::sandbox::{Workers, ask_worker};
 use super::super::util::{now_ms, yield_now};
 use crate::QueryId;
-use crate::adapt::{Host, Remote, Search, SpaceSpec, State, WeakRow, weakness_map, weakness_table};
+use crate::adapt::{
+    ExportFormat, Host, Remote, Search, SpaceSpec, State, WeakRow, weakness_map, weakness_table,
+};
 use crate::agent::AgentInfo;
 use crate::app::AppInfo;
 use crate::run::RunSettings;
@@ -101,14 +103,23 @@ impl PageHost {
     }
 }
 
+/// The ids of `(cell index, seed)` pairs, realised in the application's worker.
+async fn realise_in_worker(
+    workers: &Workers,
+    app: &'static AppInfo,
+    pairs: &[(u64, u64)],
+) -> Result<Vec<Option<String>>, String> {
+    let request = json!({"op": "realise", "app": app.name, "cells": pairs});
+    let answer = ask_worker(workers, app.name, &request, "realised").await?;
+    serde_json::from_value(answer["ids"].clone()).map_err(|e| format!("the worker's ids are unreadable: {e}"))
+}
+
 impl Host for PageHost {
     async fn realise(&mut self, pairs: &[(u64, u64)]) -> Result<Vec<Option<String>>, String> {
         self.searched();
-        let request = json!({"op": "realise", "app": self.app.name, "cells": pairs});
-        let answer = ask_worker(&self.workers, self.app.name, &request, "realised").await?;
+        let ids = realise_in_worker(&self.workers, self.app, pairs).await;
         self.since = now_ms();
-        serde_json::from_value(answer["ids"].clone())
-            .map_err(|e| format!("the worker's ids are unreadable: {e}"))
+        ids
     }
 
     async fn scores(&mut self, ids: &[String], reference: bool) -> Result<Option<Vec<f64>>, String> {
@@ -166,6 +177,37 @@ impl Host for PageHost {
         self.since = now_ms();
         self.redraw.emit(());
     }
+}
+
+/// A host that only realises ids: a curriculum export runs no episodes.
+struct Realiser {
+    workers: Workers,
+    app: &'static AppInfo,
+}
+
+impl Host for Realiser {
+    async fn realise(&mut self, pairs: &[(u64, u64)]) -> Result<Vec<Option<String>>, String> {
+        realise_in_worker(&self.workers, self.app, pairs).await
+    }
+
+    async fn scores(&mut self, _ids: &[String], _reference: bool) -> Result<Option<Vec<f64>>, String> {
+        Err("a curriculum export runs no episodes".into())
+    }
+}
+
+/// The curriculum file of a state, the bytes `netpress adapt export --count COUNT` writes for it
+/// (the library's [`crate::adapt::export`]; the ids come from the worker).
+pub async fn export(
+    workers: &Workers,
+    app: &'static AppInfo,
+    state: State,
+    format: ExportFormat,
+    count: usize,
+) -> Result<String, String> {
+    let remote = space_of(workers, app).await?;
+    let search = Search::from_state(&remote, state).map_err(|e| e.to_string())?;
+    let mut host = Realiser { workers: workers.clone(), app };
+    crate::adapt::export_remote(&search, &remote, &mut host, format, count).await
 }
 
 /// The application's space, from its worker.
