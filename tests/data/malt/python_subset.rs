@@ -14,10 +14,7 @@ pub const REFUSED: &[(&str, &str)] = &[
         "    return '\\N{BULLET}'",
         "SyntaxError: \\N{...} escapes are not supported: this interpreter has no Unicode character-name table",
     ),
-    (
-        "    return f'x\\N{LATIN SMALL LETTER E WITH ACUTE}'",
-        "\\N{...} escapes are not supported",
-    ),
+    ("    return f'x\\N{LATIN SMALL LETTER E WITH ACUTE}'", "\\N{...} escapes are not supported"),
     (
         "    import unicodedata\n    return unicodedata.lookup('BULLET')",
         "KeyError: undefined character name 'BULLET' (this interpreter has no Unicode character-name table)",
@@ -26,7 +23,10 @@ pub const REFUSED: &[(&str, &str)] = &[
         "    import unicodedata\n    return unicodedata.name('a')",
         "ValueError: no such name (this interpreter has no Unicode character-name table)",
     ),
-    ("    import re\n    return re.compile(r'\\p{L}')", "Invalid escape: \\p (Unicode property classes are not supported"),
+    (
+        "    import re\n    return re.compile(r'\\p{L}')",
+        "Invalid escape: \\p (Unicode property classes are not supported",
+    ),
     ("    import re\n    return re.findall(r'[\\PL]', 'a')", "Invalid escape: \\P"),
 ];
 
