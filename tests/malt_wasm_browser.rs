@@ -13,6 +13,8 @@ mod big_ops;
 mod cases;
 #[path = "data/malt/golden_ids.rs"]
 mod golden_ids;
+#[path = "data/malt/python_subset.rs"]
+mod python_subset;
 
 #[wasm_bindgen_test]
 fn topology_exports_match() {
@@ -32,4 +34,9 @@ fn oracle_scores_in_the_wasm_sandbox() {
 #[wasm_bindgen_test]
 fn single_big_operations_end_at_once_in_the_browser() {
     big_ops::single_operations_are_bounded(1000.0);
+}
+
+#[wasm_bindgen_test]
+fn python_subset_answers_as_natively() {
+    python_subset::refusals_are_clear_and_unicode_classes_kept();
 }

@@ -15,6 +15,8 @@ mod golden;
 mod oracle;
 mod prompt;
 #[cfg(feature = "sandbox")]
+mod python_subset;
+#[cfg(feature = "sandbox")]
 mod sandbox;
 mod spaces;
 #[cfg(feature = "sandbox")]

@@ -10,7 +10,7 @@ use ruff_python_ast::{
     token::TokenKind,
     visitor::{Visitor, walk_expr},
 };
-use ruff_python_parser::parse_module;
+use ruff_python_parser::{LexicalErrorType, ParseErrorType, parse_module};
 use ruff_text_size::{Ranged, TextRange, TextSize};
 
 use crate::{
@@ -207,8 +207,8 @@ pub(crate) fn parse_with_interner(
     // Interned up front so a syntax error can be located without a `Parser`,
     // leaving the parser to be built once, fully populated, after parsing.
     let filename_id = interner.intern(filename);
-    let parsed =
-        parse_module(code).map_err(|e| ParseError::syntax(e.error.to_string(), code_range(filename_id, e.range())))?;
+    let parsed = parse_module(code)
+        .map_err(|e| ParseError::syntax(syntax_message(code, &e), code_range(filename_id, e.range())))?;
     // Harvested before `into_syntax` drops the token stream.
     let class_keyword_offsets = parsed
         .tokens()
@@ -218,6 +218,23 @@ pub(crate) fn parse_with_interner(
         .collect();
     let mut parser = Parser::new(code, filename_id, interner, class_keyword_offsets);
     parser.parse_statements(parsed.into_syntax().body)
+}
+
+/// The message of a syntax error from ruff's parser.
+///
+/// netpress patch: the build links no Unicode character-name table (the `unicode_names2` crate
+/// is patched with a table-less stand-in), so every `\N{NAME}` escape fails to resolve; the
+/// parser reports that as "Got unexpected unicode", which does not say why. A failed escape whose
+/// range follows `\N{` gets a message that does.
+fn syntax_message(code: &str, error: &ruff_python_parser::ParseError) -> String {
+    let start = usize::from(error.range().start());
+    let after_named_escape = code.get(..start).is_some_and(|before| before.ends_with("\\N{"));
+    if after_named_escape && matches!(error.error, ParseErrorType::Lexical(LexicalErrorType::UnicodeError)) {
+        return "\\N{...} escapes are not supported: this interpreter has no Unicode character-name table; \
+                write the character itself or a \\u/\\U escape"
+            .to_owned();
+    }
+    error.error.to_string()
 }
 
 /// Parser for converting ruff AST to Monty's intermediate ParseNode representation.

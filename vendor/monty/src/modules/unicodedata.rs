@@ -130,10 +130,15 @@ fn uni_name(vm: &mut VM<'_>, args: ArgValues) -> RunResult<Value> {
         Some(name) => Ok(allocate_string(name.to_string(), vm.heap)),
         None => match default_guard.into_inner() {
             Some(default) => Ok(default),
-            None => Err(SimpleException::new_msg(ExcType::ValueError, "no such name").into()),
+            // netpress patch: the build has no character-name table (see `NO_NAME_TABLE`).
+            None => Err(SimpleException::new_msg(ExcType::ValueError, format!("no such name ({NO_NAME_TABLE})")).into()),
         },
     }
 }
+
+/// netpress patch: `unicode_names2` is patched with a stand-in that has no character-name
+/// table, so every name look-up fails; the errors say so rather than blame the argument.
+const NO_NAME_TABLE: &str = "this interpreter has no Unicode character-name table";
 
 /// `unicodedata.lookup(name)` — the character with a given Unicode name.
 ///
@@ -145,7 +150,11 @@ fn uni_lookup(vm: &mut VM<'_>, args: ArgValues) -> RunResult<Value> {
     let name = value.to_str(vm)?;
     match unicode_names2::character(name) {
         Some(c) => Ok(allocate_string(c.to_string(), vm.heap)),
-        None => Err(SimpleException::new_msg(ExcType::KeyError, format!("undefined character name '{name}'")).into()),
+        None => Err(SimpleException::new_msg(
+            ExcType::KeyError,
+            format!("undefined character name '{name}' ({NO_NAME_TABLE})"),
+        )
+        .into()),
     }
 }
 

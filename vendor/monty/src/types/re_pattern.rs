@@ -608,6 +608,7 @@ pub(crate) fn extract_count(val: Option<Value>, vm: &mut VM<'_>) -> RunResult<Op
 /// overflow from an invalid pattern (see [`is_size_limit_error`]) before
 /// converting to `re.PatternError`.
 fn compile_regex_limited(pattern: &str, flags: u16, delegate_size_limit: Option<usize>) -> Result<Regex, RegexError> {
+    refuse_property_escapes(pattern)?;
     let mut prefix = String::new();
     if flags & IGNORECASE != 0 {
         prefix.push('i');
@@ -634,6 +635,32 @@ fn compile_regex_limited(pattern: &str, flags: u16, delegate_size_limit: Option<
         builder.delegate_size_limit(limit);
     }
     builder.build()
+}
+
+/// netpress patch: refuses `\p`/`\P` (Unicode property classes), as CPython's `re` does
+/// ("bad escape"), before the engine sees them.
+///
+/// The project builds the regex engine without its Unicode property tables (only the `\w`,
+/// `\d`, `\s` and case-folding tables Python's `re` needs), to keep the browser bundle small;
+/// native builds may still get the tables through other crates' features. Refusing the escape
+/// here makes both builds answer alike, and like CPython. A backslash escapes the next
+/// character, so `\\p` (a literal backslash, then `p`) is not refused.
+fn refuse_property_escapes(pattern: &str) -> Result<(), RegexError> {
+    let mut chars = pattern.char_indices();
+    while let Some((at, c)) = chars.next() {
+        if c != '\\' {
+            continue;
+        }
+        match chars.next() {
+            Some((_, escaped @ ('p' | 'P'))) => {
+                let escape = format!("\\{escaped} (Unicode property classes are not supported, as in CPython)");
+                return Err(RegexError::ParseError(at, fancy_regex::ParseError::InvalidEscape(escape)));
+            }
+            Some(_) => {}
+            None => break,
+        }
+    }
+    Ok(())
 }
 
 /// True when `err` is the delegated engine's exceeded-size-limit error: the
