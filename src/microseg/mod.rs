@@ -21,6 +21,7 @@
 pub mod allow;
 pub mod baseline;
 pub mod family;
+pub mod forms;
 pub mod judge;
 pub mod policy;
 mod prompt;
@@ -30,6 +31,7 @@ pub mod score;
 pub mod task;
 mod tool;
 pub mod world;
+pub mod write;
 
 use std::sync::Arc;
 
