@@ -18,26 +18,30 @@ use crate::flows::{Connection, NO_VM};
 use super::family::Family;
 use super::policy::{Peer, Policy, Proto, Reserved, Rule};
 use super::score::star_policy;
+use super::task::Generated;
 use super::world::World;
+use super::write::write;
 
 /// The baselines by name.
 pub const NAMES: [&str; 3] = ["observed", "portsig", "oracle"];
 
-/// A baseline's answer (the returned dict) for a family, or `None` for an unknown name.
-pub fn answer(name: &str, w: &World, f: Family, given: &str) -> Option<Value> {
+/// A baseline's answer (the returned dict) for a task, or `None` for an unknown name. Policies
+/// are written in the task's form.
+pub fn answer(name: &str, g: &Generated) -> Option<Value> {
+    let (w, f, form) = (&*g.world, g.family, g.form);
     let data = match (name, f.roles()) {
         ("observed", true) => observed_roles(w, f),
-        ("observed", false) => observed_policy(w, f, given).to_json(),
+        ("observed", false) => write(form, &observed_policy(w, f, &g.given), w),
         ("portsig", true) => roles_json(w, &portsig(w).0),
-        ("portsig", false) => portsig(w).1.to_json(),
+        ("portsig", false) => write(form, &portsig(w).1, w),
         ("oracle", true) => {
             let names: Vec<String> = w.visible.iter().map(|&v| w.role_name(v).to_string()).collect();
             roles_json(w, &names)
         }
-        ("oracle", false) => star_policy(w).to_json(),
+        ("oracle", false) => write(form, &star_policy(w), w),
         _ => return None,
     };
-    Some(json!({"type": f.answer_type(), "data": data}))
+    Some(json!({"type": f.answer_type(form), "data": data}))
 }
 
 fn roles_json(w: &World, names: &[String]) -> Value {

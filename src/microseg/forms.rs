@@ -111,7 +111,8 @@ fn proto(p: u8) -> Proto {
 impl Allows for Grouped<'_> {
     type Side = Endpoint;
     fn side(&self, e: End) -> Endpoint {
-        let groups = e.vm.and_then(|v| self.member_of.get(&v)).map_or_else(Vec::new, |g| g.iter().copied().collect());
+        let groups =
+            e.vm.and_then(|v| self.member_of.get(&v)).map_or_else(Vec::new, |g| g.iter().copied().collect());
         Endpoint { ip: Ipv4Addr::from(e.ip), groups }
     }
     fn class(&self, s: &Endpoint) -> Vec<u64> {
@@ -187,10 +188,11 @@ pub fn pod_labels(w: &World) -> Vec<(u32, Ipv4Addr, Labels)> {
 /// Scores a rendered answer's data on a world, or says why the rendering is invalid.
 pub fn score(w: &World, form: Form, data: &Value) -> Result<Metrics, String> {
     let text = data.to_string();
-    let grouped = |allows: &dyn Fn(&Endpoint, &Endpoint, Proto, u16) -> bool, groups: Vec<Vec<u32>>, nets, size| {
-        let (member_of, notes) = replay(w, groups.iter().map(Vec::as_slice));
-        measure(w, w.sets(), &Grouped { allows, member_of, nets, size, notes })
-    };
+    let grouped =
+        |allows: &dyn Fn(&Endpoint, &Endpoint, Proto, u16) -> bool, groups: Vec<Vec<u32>>, nets, size| {
+            let (member_of, notes) = replay(w, groups.iter().map(Vec::as_slice));
+            measure(w, w.sets(), &Grouped { allows, member_of, nets, size, notes })
+        };
     match form {
         Form::Np => {
             let p = super::policy::parse(data)?;
@@ -212,7 +214,11 @@ pub fn score(w: &World, form: Form, data: &Value) -> Result<Metrics, String> {
             let labels = pod_labels(w);
             let pods: Vec<PodRef<'_>> = labels.iter().map(|(_, ip, l)| render::k8s::pod(l, *ip)).collect();
             let index = labels.iter().enumerate().map(|(i, (v, _, _))| (*v, i)).collect();
-            Ok(measure(w, w.sets(), &Pods { compiled: doc.compile(&pods), index, policies: doc.policies.len() }))
+            Ok(measure(
+                w,
+                w.sets(),
+                &Pods { compiled: doc.compile(&pods), index, policies: doc.policies.len() },
+            ))
         }
     }
 }

@@ -321,12 +321,18 @@ pub fn measure<A: Allows>(w: &World, sets: &Sets, c: &A) -> Metrics {
     top.sort_by_key(|(k, n)| (std::cmp::Reverse(*n), *k));
     lines.extend(top.iter().take(5).map(|(k, n)| format!("denied: {}: {n} connections", key_text(w, k))));
     lines.extend(
-        admitted_a.iter().take(5).map(|(k, r)| format!("{} admits attack key {}", c.rule_name(*r), key_text(w, k))),
+        admitted_a
+            .iter()
+            .take(5)
+            .map(|(k, r)| format!("{} admits attack key {}", c.rule_name(*r), key_text(w, k))),
     );
     let mut blamed: Vec<(usize, u64)> = blame.into_iter().collect();
     blamed.sort_by_key(|&(r, n)| (std::cmp::Reverse(n), r));
     lines.extend(
-        blamed.iter().take(5).map(|&(r, n)| format!("{} admits {n} keys the intended policy denies", c.rule_text(r))),
+        blamed
+            .iter()
+            .take(5)
+            .map(|&(r, n)| format!("{} admits {n} keys the intended policy denies", c.rule_text(r))),
     );
     lines.extend(denied_k.iter().take(5).map(|k| format!("critical key denied: {}", key_text(w, k))));
     lines.extend(c.notes());

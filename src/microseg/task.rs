@@ -16,6 +16,7 @@ use crate::traffic::check::py_json;
 use crate::view::Picture;
 
 use super::family::{self, Family};
+use super::forms::Form;
 use super::judge::{self, Verdict};
 use super::prompt;
 use super::score::star_policy_at;
@@ -33,6 +34,8 @@ pub struct Generated {
     pub setup: Setup,
     pub family: Family,
     pub wording: usize,
+    /// The form a policy answer takes (np unless the family renders).
+    pub form: Form,
     pub question: String,
     pub world: Arc<World>,
     /// The incremental family's w1 policy (JSON), else empty.
@@ -46,6 +49,11 @@ pub fn generate(id: &QueryId) -> Result<Generated> {
     let family = families[(id.index % families.len() as u64) as usize];
     let mut s = Stream::new(&id.seed_material(true), Width::W64);
     let wording = s.index(3);
+    let form = match setup.form {
+        Some(f) if family.rendered() => f,
+        None if family.rendered() => *s.choose(&Form::RENDERED),
+        _ => Form::Np,
+    };
     let world = world::world(&setup, family.shape())?;
     let given = if family == Family::Incremental {
         let h1 = u64::from(world.windows[1].start_min) * 60_000;
@@ -53,8 +61,8 @@ pub fn generate(id: &QueryId) -> Result<Generated> {
     } else {
         String::new()
     };
-    let question = family::question(family, &world, wording, &given);
-    Ok(Generated { id: id.clone(), setup, family, wording, question, world, given })
+    let question = family::question(family, &world, wording, &given, form);
+    Ok(Generated { id: id.clone(), setup, family, wording, form, question, world, given })
 }
 
 /// One microseg task.
@@ -68,7 +76,7 @@ impl MicrosegTask {
     pub fn new(g: Generated, limits: Limits) -> MicrosegTask {
         let prompt = prompt::render(&g.world, &g.question, &limits, PromptVariant::ZeroshotBase);
         let expected = json!({
-            "type": g.family.answer_type(),
+            "type": g.family.answer_type(g.form),
             "star_rules": g.world.star.len(),
             "visible_vms": g.world.visible.len(),
             "test_vms": g.world.test_vms.len(),
@@ -84,7 +92,7 @@ impl MicrosegTask {
             prompt,
             params: json!({
                 "wording": g.wording + 1, "family": g.family.id(), "a": k.a, "n": k.n, "d": k.d, "c": k.c,
-                "k": k.k, "u": k.u, "l": k.layout.name(), "f": k.format.name(), "r": "np", "t": g.setup.turns,
+                "k": k.k, "u": k.u, "l": k.layout.name(), "f": k.format.name(), "r": g.form.name(), "t": g.setup.turns,
                 "churn_stream": g.world.churn_stream,
             })
             .into(),
@@ -155,9 +163,10 @@ impl Episode for MicrosegEpisode {
         self.turns += 1;
         let t = &self.task;
         let value = run(&t.world, reply, &self.limits);
-        let checked = value.clone().and_then(|v| judge::envelope(&v, t.family.answer_type()).map(|_| ()));
+        let want = t.family.answer_type(t.form);
+        let checked = value.clone().and_then(|v| judge::envelope(&v, want).map(|_| ()));
         let observation = match &checked {
-            Ok(()) => format!("Returned an answer of type {}.", t.family.answer_type()),
+            Ok(()) => format!("Returned an answer of type {want}."),
             Err(e) => format!("Error: {e}"),
         };
         if checked.is_ok() {
@@ -177,7 +186,7 @@ impl Episode for MicrosegEpisode {
     fn score(&self) -> Score {
         let t = &self.task;
         let answer = self.last.clone().unwrap_or_else(|| Err("no answer was given".into()));
-        let v = judge::judge(&t.world, t.family, answer);
+        let v = judge::judge(&t.world, t.family, t.form, answer);
         score_of(&v, self.turns)
     }
     fn stop(&mut self) {

@@ -77,8 +77,8 @@ fn tally(a: &Args) -> Result<Tally, String> {
                     .map_err(|e: crate::Error| e.to_string())?;
                 let g = generate(&id).map_err(|e| e.to_string())?;
                 for (ai, name) in a.agents.iter().enumerate() {
-                    let ans = answer(name, &g.world, *f, &g.given).ok_or("unknown agent")?;
-                    let v = judge(&g.world, *f, Ok(ans));
+                    let ans = answer(name, &g).ok_or("unknown agent")?;
+                    let v = judge(&g.world, *f, g.form, Ok(ans));
                     let e = t.entry((ai, l, fi)).or_default();
                     *e = (e.0 + u64::from(v.correct), e.1 + u64::from(v.safe), e.2 + 1);
                 }

@@ -83,7 +83,9 @@ fn nsg_rule(name: String, priority: usize, inbound: bool, r: Option<&Rule>) -> V
     m.insert("protocol".into(), json!(["Tcp", "Udp", "*"][proto as usize]));
     match r.map_or(&[][..], |r| &r.ports[..]) {
         [] => m.insert("destinationPortRange".into(), json!("*")),
-        ports => m.insert("destinationPortRanges".into(), json!(ports.iter().map(port_text).collect::<Vec<_>>())),
+        ports => {
+            m.insert("destinationPortRanges".into(), json!(ports.iter().map(port_text).collect::<Vec<_>>()))
+        }
     };
     for (peer, side) in [(src, "source"), (dst, "destination")] {
         let (k, v) = nsg_side(peer, side);
@@ -93,14 +95,22 @@ fn nsg_rule(name: String, priority: usize, inbound: bool, r: Option<&Rule>) -> V
 }
 
 fn nsg(p: &Policy) -> Value {
-    let asgs: Vec<Value> =
-        p.groups.iter().map(|(g, m)| json!({"name": g, "members": m.iter().map(|&a| dotted(a)).collect::<Vec<_>>()})).collect();
+    let asgs: Vec<Value> = p
+        .groups
+        .iter()
+        .map(|(g, m)| json!({"name": g, "members": m.iter().map(|&a| dotted(a)).collect::<Vec<_>>()}))
+        .collect();
     let (mut rules, mut prio) = (Vec::new(), [100usize, 100]);
     for (i, r) in p.rules.iter().enumerate() {
         for (inbound, on) in [(false, tenant_side(&r.src)), (true, tenant_side(&r.dst))] {
             if on {
                 let dir = if inbound { "in" } else { "out" };
-                rules.push(nsg_rule(format!("r{}-{dir}", i + 1), prio[usize::from(inbound)], inbound, Some(r)));
+                rules.push(nsg_rule(
+                    format!("r{}-{dir}", i + 1),
+                    prio[usize::from(inbound)],
+                    inbound,
+                    Some(r),
+                ));
                 prio[usize::from(inbound)] += 1;
             }
         }
@@ -139,7 +149,9 @@ fn sg_permissions(r: &Rule, peer: &Peer) -> Vec<Value> {
     let mut to = json!({});
     match peer {
         Peer::Group(g) => to["UserIdGroupPairs"] = json!([{ "GroupName": g }]),
-        Peer::Reserved(x) => to["IpRanges"] = json!(cidrs(*x).iter().map(|c| json!({"CidrIp": c})).collect::<Vec<_>>()),
+        Peer::Reserved(x) => {
+            to["IpRanges"] = json!(cidrs(*x).iter().map(|c| json!({"CidrIp": c})).collect::<Vec<_>>())
+        }
         Peer::Cidr(..) => to["IpRanges"] = json!([{ "CidrIp": peer.text() }]),
     }
     let protos: &[&str] = match r.proto {
@@ -172,7 +184,9 @@ fn sg(p: &Policy, w: &World) -> Value {
             if !tenant_side(subject) {
                 continue;
             }
-            let g = groups.entry(sg_subject(subject)).or_insert_with(|| (inside(subject, w), Vec::new(), Vec::new()));
+            let g = groups
+                .entry(sg_subject(subject))
+                .or_insert_with(|| (inside(subject, w), Vec::new(), Vec::new()));
             let list = if egress { &mut g.2 } else { &mut g.1 };
             list.extend(sg_permissions(r, peer));
         }

@@ -2,6 +2,7 @@
 //! Filter by module: `cargo test --test microseg oracle::`.
 
 mod oracle;
+mod render;
 mod replay;
 #[cfg(feature = "sandbox")]
 mod sandboxed;

@@ -35,7 +35,8 @@ impl K8s {
             return Err(invalid("document", "a JSON list of NetworkPolicy objects is expected"));
         };
         at_most(items.len(), MAX_RULES, "policies")?;
-        let policies = items.iter().enumerate().map(|(i, o)| policy(o).map_err(|e| invalid(format!("[{i}]"), e)));
+        let policies =
+            items.iter().enumerate().map(|(i, o)| policy(o).map_err(|e| invalid(format!("[{i}]"), e)));
         Ok(K8s { policies: policies.collect::<Result<_, _>>()? })
     }
 
@@ -52,7 +53,10 @@ fn policy(o: &Value) -> Result<NetworkPolicy, String> {
         return Err(format!("kind '{}' (NetworkPolicy)", text("kind").unwrap_or_default()));
     }
     if text("apiVersion").is_some_and(|k| k != "networking.k8s.io/v1") {
-        return Err(format!("apiVersion '{}' (networking.k8s.io/v1)", text("apiVersion").unwrap_or_default()));
+        return Err(format!(
+            "apiVersion '{}' (networking.k8s.io/v1)",
+            text("apiVersion").unwrap_or_default()
+        ));
     }
     let d = decode_policy(o).map_err(|e| e.0)?;
     if let Some(u) = d.unknown.first() {

@@ -14,7 +14,9 @@ use std::net::Ipv4Addr;
 use ipnet::Ipv4Net;
 use serde::{Deserialize, Serialize};
 
-use super::{Endpoint, MAX_GROUPS, MAX_MEMBERS, MAX_RULES, Proto, RenderError, TENANT, at_most, invalid, is_tenant};
+use super::{
+    Endpoint, MAX_GROUPS, MAX_MEMBERS, MAX_RULES, Proto, RenderError, TENANT, at_most, invalid, is_tenant,
+};
 
 /// The `AzureLoadBalancer` service tag's address in our tenants.
 pub const AZURE_LOAD_BALANCER: Ipv4Addr = Ipv4Addr::new(100, 64, 0, 1);
@@ -195,7 +197,9 @@ impl Nsg {
     pub fn nets(&self) -> Vec<Ipv4Net> {
         let mut nets = vec![TENANT, SHARED];
         for r in self.inbound.iter().chain(&self.outbound) {
-            nets.extend(r.src.iter().chain(&r.dst).filter_map(|a| if let Addr::Net(n) = a { Some(*n) } else { None }));
+            nets.extend(
+                r.src.iter().chain(&r.dst).filter_map(|a| if let Addr::Net(n) = a { Some(*n) } else { None }),
+            );
         }
         nets.sort_unstable();
         nets.dedup();
