@@ -11,8 +11,15 @@ use netpress::microseg::{MICROSEG, generate};
 
 #[test]
 fn oracle_and_observed_through_the_sandbox() {
-    for id in ["microseg-v1-L1-s3-i0", "microseg-v1-L1-s3-i1", "microseg-v1-L1-s3-i2", "microseg-v1-L2-s3-i4"]
-    {
+    for id in [
+        "microseg-v1-L1-s3-i0",
+        "microseg-v1-L1-s3-i1",
+        "microseg-v1-L1-s3-i2",
+        "microseg-v1-L2-s3-i4",
+        "microseg-v1-L2-s3-i3-rnsg",
+        "microseg-v1-L2-s3-i3-rsg",
+        "microseg-v1-L2-s3-i3-rk8s",
+    ] {
         let q = id.parse().unwrap();
         let g = generate(&q).unwrap();
         let mut oracle = MICROSEG.oracle(&q).unwrap();
