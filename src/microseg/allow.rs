@@ -98,6 +98,21 @@ impl<'a> Compiled<'a> {
         Compiled { policy, world, names, member_of, notes }
     }
 
+    /// The policy over the visible windows: every VM seen there is in the groups listing its
+    /// address (what the repair report judges).
+    pub fn visible(policy: &'a Policy, world: &'a World) -> Compiled<'a> {
+        let names: Vec<&str> = policy.groups.keys().map(String::as_str).collect();
+        let mut member_of: BTreeMap<u32, BTreeSet<usize>> = BTreeMap::new();
+        for (g, members) in policy.groups.values().enumerate() {
+            for &v in &world.visible {
+                if members.contains(&world.trace.vms[v as usize].ip) {
+                    member_of.entry(v).or_default().insert(g);
+                }
+            }
+        }
+        Compiled { policy, world, names, member_of, notes: Vec::new() }
+    }
+
     /// The groups a test VM is in at replay.
     pub fn groups_of(&self, vm: u32) -> Vec<&'a str> {
         self.member_of.get(&vm).map_or_else(Vec::new, |g| g.iter().map(|&i| self.names[i]).collect())

@@ -22,8 +22,8 @@ use super::task::Generated;
 use super::world::World;
 use super::write::write;
 
-/// The baselines by name.
-pub const NAMES: [&str; 3] = ["observed", "portsig", "oracle"];
+/// The baselines by name (`scripted` answers the repair family only, the others every other).
+pub const NAMES: [&str; 4] = ["observed", "portsig", "scripted", "oracle"];
 
 /// A baseline's answer (the returned dict) for a task, or `None` for an unknown name. Policies
 /// are written in the task's form.
@@ -316,10 +316,27 @@ impl Agent for Baseline {
         AgentInfo::new("baseline", "microseg-observed")
     }
     fn reply(&mut self, messages: &[Message]) -> Result<AgentReply, AgentError> {
+        if messages.iter().any(|m| m.content.contains("\nReport:\n")) {
+            return super::repairing::Scripted.reply(messages);
+        }
         Ok(AgentReply {
             text: format!("```python\n{}```", observed_code(question(messages))),
             ..Default::default()
         })
+    }
+}
+
+/// The oracle of a repair task: the known-good fix, then `done`.
+pub struct Commands(pub String);
+
+impl Agent for Commands {
+    fn info(&self) -> AgentInfo {
+        AgentInfo::new("baseline", "microseg-oracle")
+    }
+    fn reply(&mut self, messages: &[Message]) -> Result<AgentReply, AgentError> {
+        let first = messages.iter().filter(|m| m.role == Role::Assistant).count() == 0;
+        let text = if first { self.0.clone() } else { "```\ndone\n```".into() };
+        Ok(AgentReply { text, ..Default::default() })
     }
 }
 

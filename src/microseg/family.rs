@@ -1,5 +1,6 @@
 //! The task families and their requests, in three wordings with the same facts
-//! (docs/microseg.md, "Families"). The repair family is not built yet.
+//! (docs/microseg.md, "Families"). The repair family's request carries the faulty policy and
+//! its report (`policy` holds them).
 
 use super::forms::Form;
 use super::world::{Shape, World};
@@ -11,13 +12,20 @@ pub enum Family {
     RoleLabel,
     Policy,
     Render,
+    Repair,
     Incremental,
     Pipeline,
 }
 
 const L1: [Family; 3] = [Family::RoleCluster, Family::RoleLabel, Family::Policy];
-const L23: [Family; 5] =
-    [Family::RoleCluster, Family::RoleLabel, Family::Policy, Family::Render, Family::Incremental];
+const L23: [Family; 6] = [
+    Family::RoleCluster,
+    Family::RoleLabel,
+    Family::Policy,
+    Family::Render,
+    Family::Repair,
+    Family::Incremental,
+];
 const L4: [Family; 1] = [Family::Pipeline];
 
 impl Family {
@@ -35,6 +43,7 @@ impl Family {
             Family::RoleLabel => "role-label",
             Family::Policy => "policy",
             Family::Render => "render",
+            Family::Repair => "repair",
             Family::Incremental => "incremental",
             Family::Pipeline => "pipeline",
         }
@@ -111,6 +120,18 @@ the policy is enforced for the following {m} minutes, including on VMs deployed 
             let policy = policy.split(" Return {").next().unwrap_or_default();
             format!("{policy} Express it as {rform}.{}", form.schema())
         }
+        (Family::Repair, 0) => format!(
+            "This policy was correct until faults were injected; find and fix them with the commands. The episode \
+ends when the report says No findings., on done, or after the turn limit.\n{policy}"
+        ),
+        (Family::Repair, 1) => format!(
+            "Faults were injected into this once-correct policy. Repair it with the commands; the episode stops at \
+No findings., at done, or at the turn limit.\n{policy}"
+        ),
+        (Family::Repair, _) => format!(
+            "Someone broke this policy, which used to be correct. Use the commands to repair it; the episode is over \
+once the report reads No findings., after done, or at the turn limit.\n{policy}"
+        ),
         (Family::Incremental, 0) => format!(
             "Here is the policy that was correct at the end of w1: {policy}. VMs were added and removed between w1 and w2. \
 Update it for the VMs present at the end of w2."
@@ -133,6 +154,9 @@ w2; revise it so that it fits the VMs present at the end of w2."
             "First infer the roles from the logs, then give the policy as {rform}; VMs of existing roles will be added later."
         ),
     };
+    if f == Family::Repair {
+        return head;
+    }
     let ret = match (f.roles(), form) {
         (true, _) => " Return {'type': 'roles', 'data': {address: role name}}.".to_string(),
         (false, Form::Np) => " Return {'type': 'policy', 'data': the policy}.".to_string(),

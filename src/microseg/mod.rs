@@ -22,12 +22,15 @@
 pub mod allow;
 pub mod baseline;
 pub mod family;
+pub mod fault;
 pub mod forms;
 pub mod judge;
+pub mod mend;
 pub mod policy;
 mod prompt;
 pub mod render;
 pub mod repair;
+pub mod repairing;
 pub mod score;
 pub mod task;
 mod tool;
@@ -126,6 +129,9 @@ impl App for Microseg {
 
     fn oracle(&self, id: &QueryId) -> Option<Box<dyn Agent>> {
         let g = generate(id).ok()?;
+        if g.family == family::Family::Repair {
+            return Some(Box::new(baseline::Commands(fault::fix(&score::star_policy(&g.world), &g.faults))));
+        }
         let answer = baseline::answer("oracle", &g)?;
         Some(Box::new(baseline::Oracle(answer)))
     }

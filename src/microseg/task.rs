@@ -16,10 +16,14 @@ use crate::traffic::check::py_json;
 use crate::view::Picture;
 
 use super::family::{self, Family};
+use super::fault::{self, Fault};
 use super::forms::Form;
 use super::judge::{self, Verdict};
+use super::mend::{State, report};
 use super::prompt;
-use super::score::star_policy_at;
+use super::repair::Show;
+use super::repairing::{RepairEpisode, codes};
+use super::score::{star_policy, star_policy_at};
 use super::world::{self, Setup, World};
 
 /// The sandbox limits of microseg answers: 10 s and 512 MiB (the logs are large).
@@ -40,6 +44,9 @@ pub struct Generated {
     pub world: Arc<World>,
     /// The incremental family's w1 policy (JSON), else empty.
     pub given: String,
+    /// The repair family's faults (else none) and the policy they left.
+    pub faults: Vec<Fault>,
+    pub start: State,
 }
 
 /// Generates the task of an id (already checked against the app's description).
@@ -55,14 +62,22 @@ pub fn generate(id: &QueryId) -> Result<Generated> {
         _ => Form::Np,
     };
     let world = world::world(&setup, family.shape())?;
-    let given = if family == Family::Incremental {
-        let h1 = u64::from(world.windows[1].start_min) * 60_000;
-        star_policy_at(&world, h1).to_json().to_string()
-    } else {
-        String::new()
+    let (given, faults, start) = match family {
+        Family::Incremental => {
+            let h1 = u64::from(world.windows[1].start_min) * 60_000;
+            (star_policy_at(&world, h1).to_json().to_string(), Vec::new(), State::default())
+        }
+        Family::Repair => {
+            let star = star_policy(&world);
+            let faults = fault::faults(&mut s, id.level, &world, &star)?;
+            let start = fault::inject(&star, &faults);
+            let shown = start.show(&Show::All).unwrap_or_default();
+            (format!("{shown}\nReport:\n{}", report(&start, &world).join("\n")), faults, start)
+        }
+        _ => (String::new(), Vec::new(), State::default()),
     };
     let question = family::question(family, &world, wording, &given, form);
-    Ok(Generated { id: id.clone(), setup, family, wording, form, question, world, given })
+    Ok(Generated { id: id.clone(), setup, family, wording, form, question, world, given, faults, start })
 }
 
 /// One microseg task.
@@ -74,7 +89,8 @@ pub struct MicrosegTask {
 
 impl MicrosegTask {
     pub fn new(g: Generated, limits: Limits) -> MicrosegTask {
-        let prompt = prompt::render(&g.world, &g.question, &limits, PromptVariant::ZeroshotBase);
+        let repair = g.family == Family::Repair;
+        let prompt = prompt::render(&g.world, &g.question, &limits, PromptVariant::ZeroshotBase, repair);
         let expected = json!({
             "type": g.family.answer_type(g.form),
             "star_rules": g.world.star.len(),
@@ -93,12 +109,12 @@ impl MicrosegTask {
             params: json!({
                 "wording": g.wording + 1, "family": g.family.id(), "a": k.a, "n": k.n, "d": k.d, "c": k.c,
                 "k": k.k, "u": k.u, "l": k.layout.name(), "f": k.format.name(), "r": g.form.name(), "t": g.setup.turns,
-                "churn_stream": g.world.churn_stream,
+                "churn_stream": g.world.churn_stream, "faults": codes(&g.faults),
             })
             .into(),
             expected,
             question: Some(g.question.clone()),
-            max_turns: max_turns(g.setup.turns),
+            max_turns: if repair { g.setup.turns } else { max_turns(g.setup.turns) },
         };
         MicrosegTask { generated: Arc::new(g), card, limits }
     }
@@ -119,9 +135,15 @@ impl Task for MicrosegTask {
         &self.card
     }
     fn prompt(&self, variant: PromptVariant) -> String {
-        prompt::render(&self.generated.world, &self.generated.question, &self.limits, variant)
+        let repair = self.generated.family == Family::Repair;
+        prompt::render(&self.generated.world, &self.generated.question, &self.limits, variant, repair)
     }
     fn start(&self, max: Option<u32>) -> Box<dyn Episode> {
+        let g = &self.generated;
+        if g.family == Family::Repair {
+            let max = max.unwrap_or(self.card.max_turns).max(1);
+            return Box::new(RepairEpisode::new(g.clone(), g.start.clone(), max));
+        }
         let max = max.unwrap_or(self.card.max_turns).clamp(1, 5);
         Box::new(MicrosegEpisode {
             task: self.generated.clone(),

@@ -11,13 +11,14 @@ use crate::tool_args;
 use super::baseline::{NAMES, answer};
 use super::family::Family;
 use super::judge::judge;
+use super::repairing::solve;
 use super::task::generate;
 
 pub const BASELINES: Tool = Tool {
     name: "baselines",
-    about: "score the observed, portsig and oracle baselines natively over many seeds",
+    about: "score the observed, portsig, scripted and oracle baselines natively over many seeds",
     usage:
-        "usage: netpress microseg baselines [--agent observed|portsig|oracle] [--levels 1,2,3] [--seeds A..B]
+        "usage: netpress microseg baselines [--agent observed|portsig|scripted|oracle] [--levels 1,2,3] [--seeds A..B]
 
 Scores the baseline's answer to every family of each level for seeds A to B-1 (default 0..300)
 without the sandbox and prints, per level and family, correct and safe rates with 95% Wilson
@@ -45,7 +46,7 @@ fn args(argv: &[String]) -> Result<Args, String> {
         let v = tool_args::value(&mut p, &flag)?;
         match name.as_str() {
             "agent" if NAMES.contains(&v.as_str()) => a.agents = vec![v],
-            "agent" => return Err(format!("--agent takes observed, portsig or oracle, got {v:?}")),
+            "agent" => return Err(format!("--agent takes observed, portsig, scripted or oracle, got {v:?}")),
             "levels" => {
                 a.levels = v
                     .split(',')
@@ -76,9 +77,18 @@ fn tally(a: &Args) -> Result<Tally, String> {
                     .parse()
                     .map_err(|e: crate::Error| e.to_string())?;
                 let g = generate(&id).map_err(|e| e.to_string())?;
+                let g = std::sync::Arc::new(g);
                 for (ai, name) in a.agents.iter().enumerate() {
-                    let ans = answer(name, &g).ok_or("unknown agent")?;
-                    let v = judge(&g.world, *f, g.form, Ok(ans));
+                    let v = if *f == Family::Repair {
+                        match solve(g.clone(), name) {
+                            Some(v) => v,
+                            None => continue,
+                        }
+                    } else if name == "scripted" {
+                        continue;
+                    } else {
+                        judge(&g.world, *f, g.form, Ok(answer(name, &g).ok_or("unknown agent")?))
+                    };
                     let e = t.entry((ai, l, fi)).or_default();
                     *e = (e.0 + u64::from(v.correct), e.1 + u64::from(v.safe), e.2 + 1);
                 }

@@ -3,6 +3,7 @@
 
 mod oracle;
 mod render;
+mod repair;
 mod replay;
 #[cfg(feature = "sandbox")]
 mod sandboxed;

@@ -15,7 +15,7 @@ fn oracle_and_observed_through_the_sandbox() {
         "microseg-v1-L1-s3-i0",
         "microseg-v1-L1-s3-i1",
         "microseg-v1-L1-s3-i2",
-        "microseg-v1-L2-s3-i4",
+        "microseg-v1-L2-s3-i5",
         "microseg-v1-L2-s3-i3-rnsg",
         "microseg-v1-L2-s3-i3-rsg",
         "microseg-v1-L2-s3-i3-rk8s",
