@@ -18,7 +18,7 @@ pub const BASELINES: Tool = Tool {
     name: "baselines",
     about: "score the observed, portsig, scripted and oracle baselines natively over many seeds",
     usage:
-        "usage: netpress microseg baselines [--agent observed|portsig|scripted|oracle] [--levels 1,2,3] [--seeds A..B]
+        "usage: netpress microseg baselines [--agent observed|portsig|scripted|oracle] [--family ID] [--levels 1,2,3] [--seeds A..B]
 
 Scores the baseline's answer to every family of each level for seeds A to B-1 (default 0..300)
 without the sandbox and prints, per level and family, correct and safe rates with 95% Wilson
@@ -31,11 +31,18 @@ struct Args {
     agents: Vec<String>,
     levels: Vec<u8>,
     seeds: (u64, u64),
+    /// Only this family, if given.
+    family: Option<String>,
 }
 
 fn args(argv: &[String]) -> Result<Args, String> {
     use lexopt::Arg::Long;
-    let mut a = Args { agents: NAMES.map(String::from).to_vec(), levels: vec![1, 2, 3], seeds: (0, 300) };
+    let mut a = Args {
+        agents: NAMES.map(String::from).to_vec(),
+        levels: vec![1, 2, 3],
+        seeds: (0, 300),
+        family: None,
+    };
     let mut p = tool_args::parser(argv);
     while let Some(arg) = tool_args::next(&mut p)? {
         let flag = tool_args::shown(&arg);
@@ -54,6 +61,7 @@ fn args(argv: &[String]) -> Result<Args, String> {
                     .collect::<Option<_>>()
                     .ok_or(format!("--levels takes levels 1..4 separated by commas, got {v:?}"))?;
             }
+            "family" => a.family = Some(v),
             "seeds" => {
                 let bad = || format!("--seeds takes A..B, got {v:?}");
                 let (x, y) = v.split_once("..").ok_or_else(bad)?;
@@ -73,6 +81,9 @@ fn tally(a: &Args) -> Result<Tally, String> {
     for seed in a.seeds.0..a.seeds.1 {
         for &l in &a.levels {
             for (fi, f) in Family::of_level(l).iter().enumerate() {
+                if a.family.as_ref().is_some_and(|x| x != f.id()) {
+                    continue;
+                }
                 let id = format!("microseg-v1-L{l}-s{seed}-i{fi}")
                     .parse()
                     .map_err(|e: crate::Error| e.to_string())?;
