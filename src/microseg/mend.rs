@@ -94,7 +94,17 @@ impl State {
         match c {
             Command::Show(s) => return self.show(s),
             Command::Check => return Ok(report(self, w).join("\n")),
-            Command::Flows(q) => return Ok(flows(w, &q.filters, q.top.unwrap_or(20))),
+            Command::Flows(q) => {
+                let cols = q.filters.iter().map(|f| match f {
+                    Filter::Equals { column, .. } | Filter::Within { column, .. } => column,
+                });
+                if let Some(c) =
+                    cols.chain(&q.by).find(|c| !["src", "dst", "proto", "dport"].contains(&c.as_str()))
+                {
+                    return Err(RepairError::FlowsColumn(c.clone()));
+                }
+                return Ok(flows(w, &q.filters, q.top.unwrap_or(20)));
+            }
             Command::GroupNew(g) if groups.contains_key(g) => {
                 return Err(RepairError::GroupExists(g.clone()));
             }
@@ -196,6 +206,9 @@ pub fn observed(w: &World) -> BTreeMap<(End, End, u8, u16), u64> {
     keys
 }
 
+/// Denied observed connections are grouped by (source groups, destination groups, proto, port).
+type DeniedKey<'a> = (Vec<&'a str>, Vec<&'a str>, u8, u16);
+
 /// The report on the visible windows: `No findings.` when there is nothing to say.
 pub fn report(s: &State, w: &World) -> Vec<String> {
     let c = Compiled::visible(&s.policy, w);
@@ -209,7 +222,7 @@ pub fn report(s: &State, w: &World) -> Vec<String> {
         };
         format!("{name} {}", dotted(e.ip))
     };
-    let mut denied: BTreeMap<(Vec<&str>, Vec<&str>, u8, u16), (End, End, u64)> = BTreeMap::new();
+    let mut denied: BTreeMap<DeniedKey<'_>, (End, End, u64)> = BTreeMap::new();
     for (&(a, b, p, port), &n) in &seen {
         if !s.admits(&c, a, b, p, port) {
             let g = |e: End| e.vm.map(|v| c.groups_of(v)).unwrap_or_default();
@@ -285,7 +298,7 @@ fn unobserved(s: &State, w: &World, c: &Compiled<'_>, seen: &BTreeMap<(End, End,
 }
 
 /// `flows`: visible connections per key, most first, filtered on `src`, `dst` (`=` or `~`),
-/// `proto` and `dport`.
+/// `proto` and `dport` (`by=` adds nothing: the listing is per key already).
 pub fn flows(w: &World, filters: &[Filter], top: usize) -> String {
     let keep = |a: u32, b: u32, p: u8, port: u16| {
         filters.iter().all(|f| match f {

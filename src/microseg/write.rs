@@ -176,8 +176,11 @@ fn sg_permissions(r: &Rule, peer: &Peer) -> Vec<Value> {
     out
 }
 
+/// A security group being written: members, ingress and egress permissions.
+type SgGroup = (Vec<u32>, Vec<Value>, Vec<Value>);
+
 fn sg(p: &Policy, w: &World) -> Value {
-    let mut groups: BTreeMap<String, (Vec<u32>, Vec<Value>, Vec<Value>)> =
+    let mut groups: BTreeMap<String, SgGroup> =
         p.groups.iter().map(|(g, m)| (g.clone(), (m.clone(), Vec::new(), Vec::new()))).collect();
     for r in &p.rules {
         for (egress, subject, peer) in [(true, &r.src, &r.dst), (false, &r.dst, &r.src)] {
