@@ -46,46 +46,71 @@ pub fn plurality<'w>(world: &'w World, holders: &[u32]) -> Option<&'w str> {
     count.into_iter().find(|&(_, c)| c == best).map(|(r, _)| r)
 }
 
+/// Each test VM's groups at replay, given each group's listed addresses (group indexes in the
+/// order given), and a note on listed addresses that are not VMs of the visible windows.
+pub fn replay<'m>(
+    world: &World,
+    groups: impl Iterator<Item = &'m [u32]>,
+) -> (BTreeMap<u32, BTreeSet<usize>>, Vec<String>) {
+    let visible: BTreeSet<u32> = world.visible.iter().map(|&v| world.trace.vms[v as usize].ip).collect();
+    let mut notes = BTreeSet::new();
+    let mut listed: BTreeMap<u32, BTreeSet<usize>> = BTreeMap::new();
+    let mut plural = Vec::new();
+    for (g, members) in groups.enumerate() {
+        let mut holders: Vec<u32> = Vec::new();
+        for &ip in members {
+            if !visible.contains(&ip) {
+                notes.insert(dotted(ip));
+                continue;
+            }
+            if let Some(v) = world.holder(ip)
+                && listed.entry(v).or_default().insert(g)
+            {
+                holders.push(v);
+            }
+        }
+        plural.push(plurality(world, &holders).map(str::to_string));
+    }
+    let mut member_of = BTreeMap::new();
+    for &v in &world.test_vms {
+        let vm = &world.trace.vms[v as usize];
+        let groups = if vm.start_ms < world.vis_end {
+            listed.get(&v).cloned().unwrap_or_default()
+        } else {
+            let role = world.role_name(v);
+            (0..plural.len()).filter(|&g| plural[g].as_deref() == Some(role)).collect()
+        };
+        member_of.insert(v, groups);
+    }
+    let notes = if notes.is_empty() {
+        Vec::new()
+    } else {
+        let list: Vec<String> = notes.into_iter().collect();
+        vec![format!("ignored members that are not VMs of the visible windows: {}", list.join(", "))]
+    };
+    (member_of, notes)
+}
+
 impl<'a> Compiled<'a> {
     pub fn new(policy: &'a Policy, world: &'a World) -> Compiled<'a> {
         let names: Vec<&str> = policy.groups.keys().map(String::as_str).collect();
-        let visible: BTreeSet<u32> = world.visible.iter().map(|&v| world.trace.vms[v as usize].ip).collect();
-        let mut notes = BTreeSet::new();
-        let mut listed: BTreeMap<u32, BTreeSet<usize>> = BTreeMap::new();
-        let mut plural = Vec::new();
+        let (member_of, notes) = replay(world, policy.groups.values().map(Vec::as_slice));
+        Compiled { policy, world, names, member_of, notes }
+    }
+
+    /// The policy over the visible windows: every VM seen there is in the groups listing its
+    /// address (what the repair report judges).
+    pub fn visible(policy: &'a Policy, world: &'a World) -> Compiled<'a> {
+        let names: Vec<&str> = policy.groups.keys().map(String::as_str).collect();
+        let mut member_of: BTreeMap<u32, BTreeSet<usize>> = BTreeMap::new();
         for (g, members) in policy.groups.values().enumerate() {
-            let mut holders: Vec<u32> = Vec::new();
-            for &ip in members {
-                if !visible.contains(&ip) {
-                    notes.insert(dotted(ip));
-                    continue;
-                }
-                if let Some(v) = world.holder(ip)
-                    && listed.entry(v).or_default().insert(g)
-                {
-                    holders.push(v);
+            for &v in &world.visible {
+                if members.contains(&world.trace.vms[v as usize].ip) {
+                    member_of.entry(v).or_default().insert(g);
                 }
             }
-            plural.push(plurality(world, &holders).map(str::to_string));
         }
-        let mut member_of = BTreeMap::new();
-        for &v in &world.test_vms {
-            let vm = &world.trace.vms[v as usize];
-            let groups = if vm.start_ms < world.vis_end {
-                listed.get(&v).cloned().unwrap_or_default()
-            } else {
-                let role = world.role_name(v);
-                (0..names.len()).filter(|&g| plural[g].as_deref() == Some(role)).collect()
-            };
-            member_of.insert(v, groups);
-        }
-        let notes = if notes.is_empty() {
-            Vec::new()
-        } else {
-            let list: Vec<String> = notes.into_iter().collect();
-            vec![format!("ignored members that are not VMs of the visible windows: {}", list.join(", "))]
-        };
-        Compiled { policy, world, names, member_of, notes }
+        Compiled { policy, world, names, member_of, notes: Vec::new() }
     }
 
     /// The groups a test VM is in at replay.

@@ -18,26 +18,30 @@ use crate::flows::{Connection, NO_VM};
 use super::family::Family;
 use super::policy::{Peer, Policy, Proto, Reserved, Rule};
 use super::score::star_policy;
+use super::task::Generated;
 use super::world::World;
+use super::write::write;
 
-/// The baselines by name.
-pub const NAMES: [&str; 3] = ["observed", "portsig", "oracle"];
+/// The baselines by name (`scripted` answers the repair family only, the others every other).
+pub const NAMES: [&str; 4] = ["observed", "portsig", "scripted", "oracle"];
 
-/// A baseline's answer (the returned dict) for a family, or `None` for an unknown name.
-pub fn answer(name: &str, w: &World, f: Family, given: &str) -> Option<Value> {
+/// A baseline's answer (the returned dict) for a task, or `None` for an unknown name. Policies
+/// are written in the task's form.
+pub fn answer(name: &str, g: &Generated) -> Option<Value> {
+    let (w, f, form) = (&*g.world, g.family, g.form);
     let data = match (name, f.roles()) {
         ("observed", true) => observed_roles(w, f),
-        ("observed", false) => observed_policy(w, f, given).to_json(),
+        ("observed", false) => write(form, &observed_policy(w, f, &g.given), w),
         ("portsig", true) => roles_json(w, &portsig(w).0),
-        ("portsig", false) => portsig(w).1.to_json(),
+        ("portsig", false) => write(form, &portsig(w).1, w),
         ("oracle", true) => {
             let names: Vec<String> = w.visible.iter().map(|&v| w.role_name(v).to_string()).collect();
             roles_json(w, &names)
         }
-        ("oracle", false) => star_policy(w).to_json(),
+        ("oracle", false) => write(form, &star_policy(w), w),
         _ => return None,
     };
-    Some(json!({"type": f.answer_type(), "data": data}))
+    Some(json!({"type": f.answer_type(form), "data": data}))
 }
 
 fn roles_json(w: &World, names: &[String]) -> Value {
@@ -184,6 +188,58 @@ def rules(ks):
             for (s, d, p), ps in sorted(by.items())]
 ";
 
+/// `observed`'s /32 rules written in a provider form (as `write` does natively).
+const FORMS: &str = "def tenant(a):
+    return a.split('/')[0].startswith('10.')
+
+def nsg(rs):
+    out, prio = [], {'Inbound': 100, 'Outbound': 100}
+    for i, r in enumerate(rs):
+        for d, on in [('Outbound', tenant(r['src'])), ('Inbound', tenant(r['dst']))]:
+            if on:
+                p = {'priority': prio[d], 'direction': d, 'access': 'Allow', 'sourcePortRange': '*',
+                     'protocol': r['proto'].capitalize(), 'destinationPortRanges': r['ports'],
+                     'sourceAddressPrefix': r['src'], 'destinationAddressPrefix': r['dst']}
+                prio[d] += 1
+                out.append({'name': f'r{i + 1}-' + ('in' if d == 'Inbound' else 'out'), 'properties': p})
+    for d in ['Inbound', 'Outbound']:
+        out.append({'name': 'deny-all-' + ('in' if d == 'Inbound' else 'out'), 'properties': {'priority': 4096,
+            'direction': d, 'access': 'Deny', 'sourcePortRange': '*', 'protocol': '*', 'destinationPortRange': '*',
+            'sourceAddressPrefix': '*', 'destinationAddressPrefix': '*'}})
+    return {'applicationSecurityGroups': [], 'securityRules': out}
+
+def sg(rs):
+    gs = {}
+    for r in rs:
+        for egress, me, peer in [(True, r['src'], r['dst']), (False, r['dst'], r['src'])]:
+            if tenant(me):
+                g = gs.setdefault(me, {'GroupName': 'cidr-' + me.replace('.', '-').replace('/', '-'),
+                    'Members': [me.split('/')[0]], 'IpPermissions': [], 'IpPermissionsEgress': []})
+                key = 'IpPermissionsEgress' if egress else 'IpPermissions'
+                g[key] += [{'IpProtocol': r['proto'], 'FromPort': int(p), 'ToPort': int(p),
+                            'IpRanges': [{'CidrIp': peer}]} for p in r['ports']]
+    return {'SecurityGroups': [gs[k] for k in sorted(gs)]}
+
+def k8s(rs):
+    pols = {}
+    for r in rs:
+        for egress, me, peer in [(True, r['src'], r['dst']), (False, r['dst'], r['src'])]:
+            if tenant(me):
+                rule = {('to' if egress else 'from'): [{'ipBlock': {'cidr': peer}}],
+                        'ports': [{'protocol': r['proto'].upper(), 'port': int(p)} for p in r['ports']]}
+                pols.setdefault((egress, me), []).append(rule)
+    out = [{'apiVersion': 'networking.k8s.io/v1', 'kind': 'NetworkPolicy',
+            'metadata': {'name': 'default-deny', 'namespace': 'tenant'},
+            'spec': {'podSelector': {}, 'policyTypes': ['Ingress', 'Egress']}}]
+    for i, (egress, me) in enumerate(sorted(pols)):
+        sel = {'matchExpressions': [{'key': 'vm', 'operator': 'In', 'values': [me.split('/')[0].replace('.', '-')]}]}
+        t = 'Egress' if egress else 'Ingress'
+        out.append({'apiVersion': 'networking.k8s.io/v1', 'kind': 'NetworkPolicy',
+                    'metadata': {'name': f'p{i + 1}', 'namespace': 'tenant'},
+                    'spec': {'podSelector': sel, 'policyTypes': [t], t.lower(): pols[(egress, me)]}})
+    return out
+";
+
 const CLUSTER: &str = "def process_flows(F, G):
     return {'type': 'roles', 'data': {n: n for n in G.nodes() if n.startswith('10.')}}
 ";
@@ -204,6 +260,12 @@ const LABEL: &str = "def process_flows(F, G):
 
 const POLICY: &str = "def process_flows(F, G):
     return {'type': 'policy', 'data': {'groups': {}, 'rules': rules(keys(F, [])), 'default': 'deny'}}
+";
+
+/// The policy written in a form (`FORM` is the form's name).
+const RENDER: &str = "def process_flows(F, G):
+    rs = rules(keys(F, []))
+    return {'type': FORM, 'data': {'nsg': nsg, 'sg': sg, 'k8s': k8s}[FORM](rs)}
 ";
 
 const UPDATE: &str = "def process_flows(F, G):
@@ -230,9 +292,11 @@ pub fn observed_code(question: &str) -> String {
         })?;
         Some(&question[a..end])
     });
-    match given {
-        Some(policy) => format!("{KEYS}\nBASE = {policy}\n\n{UPDATE}"),
-        None => format!("{KEYS}\n{POLICY}"),
+    let form = ["nsg", "sg", "k8s"].into_iter().find(|f| question.contains(&format!("{{'type': '{f}'")));
+    match (given, form) {
+        (_, Some(form)) => format!("{KEYS}\n{FORMS}\nFORM = '{form}'\n\n{RENDER}"),
+        (Some(policy), None) => format!("{KEYS}\nBASE = {policy}\n\n{UPDATE}"),
+        (None, None) => format!("{KEYS}\n{POLICY}"),
     }
 }
 
@@ -252,10 +316,27 @@ impl Agent for Baseline {
         AgentInfo::new("baseline", "microseg-observed")
     }
     fn reply(&mut self, messages: &[Message]) -> Result<AgentReply, AgentError> {
+        if messages.iter().any(|m| m.content.contains("\nReport:\n")) {
+            return super::repairing::Scripted.reply(messages);
+        }
         Ok(AgentReply {
             text: format!("```python\n{}```", observed_code(question(messages))),
             ..Default::default()
         })
+    }
+}
+
+/// The oracle of a repair task: the known-good fix, then `done`.
+pub struct Commands(pub String);
+
+impl Agent for Commands {
+    fn info(&self) -> AgentInfo {
+        AgentInfo::new("baseline", "microseg-oracle")
+    }
+    fn reply(&mut self, messages: &[Message]) -> Result<AgentReply, AgentError> {
+        let first = messages.iter().filter(|m| m.role == Role::Assistant).count() == 0;
+        let text = if first { self.0.clone() } else { "```\ndone\n```".into() };
+        Ok(AgentReply { text, ..Default::default() })
     }
 }
 
@@ -267,9 +348,64 @@ impl Agent for Oracle {
         AgentInfo::new("baseline", "microseg-oracle")
     }
     fn reply(&mut self, _: &[Message]) -> Result<AgentReply, AgentError> {
-        Ok(AgentReply {
-            text: format!("```python\ndef process_flows(F, G):\n    return {}\n```", self.0),
-            ..Default::default()
-        })
+        let mut py = Literal::default();
+        for v in subtrees(&self.0) {
+            *py.count.entry(v).or_default() += 1;
+        }
+        let expr = py.write(&self.0);
+        let text = format!("```python\n{}def process_flows(F, G):\n    return {expr}\n```", py.defs);
+        Ok(AgentReply { text, ..Default::default() })
+    }
+}
+
+/// Every object and list inside a value, as JSON text.
+fn subtrees(v: &Value) -> Vec<String> {
+    let inner: Vec<&Value> = match v {
+        Value::Array(a) => a.iter().collect(),
+        Value::Object(m) => m.values().collect(),
+        _ => return Vec::new(),
+    };
+    let mut out = vec![v.to_string()];
+    out.extend(inner.into_iter().flat_map(subtrees));
+    out
+}
+
+/// A JSON value as a Python expression whose large repeated parts are variables defined first
+/// (a rendered policy repeats its selectors and groups; the sandbox limits the code's size).
+#[derive(Default)]
+struct Literal {
+    count: BTreeMap<String, usize>,
+    names: BTreeMap<String, String>,
+    defs: String,
+}
+
+impl Literal {
+    fn write(&mut self, v: &Value) -> String {
+        let text = v.to_string();
+        if let Some(n) = self.names.get(&text) {
+            return n.clone();
+        }
+        let body = match v {
+            Value::Null => return "None".into(),
+            Value::Bool(b) => return if *b { "True" } else { "False" }.into(),
+            Value::Number(_) | Value::String(_) => return text,
+            Value::Array(a) => {
+                format!("[{}]", a.iter().map(|x| self.write(x)).collect::<Vec<_>>().join(", "))
+            }
+            Value::Object(m) => {
+                let items: Vec<String> = m
+                    .iter()
+                    .map(|(k, x)| format!("{}: {}", Value::from(k.as_str()), self.write(x)))
+                    .collect();
+                format!("{{{}}}", items.join(", "))
+            }
+        };
+        if text.len() < 80 || self.count.get(&text).is_none_or(|&c| c < 2) {
+            return body;
+        }
+        let name = format!("V{}", self.names.len());
+        self.defs.push_str(&format!("{name} = {body}\n"));
+        self.names.insert(text, name.clone());
+        name
     }
 }

@@ -1,6 +1,8 @@
 //! The task families and their requests, in three wordings with the same facts
-//! (docs/microseg.md, "Families"). Rendering and repair families are not built yet.
+//! (docs/microseg.md, "Families"). The repair family's request carries the faulty policy and
+//! its report (`policy` holds them).
 
+use super::forms::Form;
 use super::world::{Shape, World};
 
 /// One family.
@@ -9,12 +11,21 @@ pub enum Family {
     RoleCluster,
     RoleLabel,
     Policy,
+    Render,
+    Repair,
     Incremental,
     Pipeline,
 }
 
 const L1: [Family; 3] = [Family::RoleCluster, Family::RoleLabel, Family::Policy];
-const L23: [Family; 4] = [Family::RoleCluster, Family::RoleLabel, Family::Policy, Family::Incremental];
+const L23: [Family; 6] = [
+    Family::RoleCluster,
+    Family::RoleLabel,
+    Family::Policy,
+    Family::Render,
+    Family::Repair,
+    Family::Incremental,
+];
 const L4: [Family; 1] = [Family::Pipeline];
 
 impl Family {
@@ -31,6 +42,8 @@ impl Family {
             Family::RoleCluster => "role-cluster",
             Family::RoleLabel => "role-label",
             Family::Policy => "policy",
+            Family::Render => "render",
+            Family::Repair => "repair",
             Family::Incremental => "incremental",
             Family::Pipeline => "pipeline",
         }
@@ -45,9 +58,14 @@ impl Family {
         matches!(self, Family::RoleCluster | Family::RoleLabel)
     }
 
-    /// The answer's `type`.
-    pub fn answer_type(self) -> &'static str {
-        if self.roles() { "roles" } else { "policy" }
+    /// Whether the family asks for a provider form (drawn unless the `r` knob fixes it).
+    pub fn rendered(self) -> bool {
+        matches!(self, Family::Render | Family::Pipeline)
+    }
+
+    /// The answer's `type` when the answer is in `form`.
+    pub fn answer_type(self, form: Form) -> &'static str {
+        if self.roles() { "roles" } else { form.answer_type() }
     }
 }
 
@@ -58,13 +76,13 @@ pub fn names(w: &World) -> Vec<String> {
     n
 }
 
-/// The request of a family in wording `w` (0..3); `policy` is the w1 policy's JSON for the
-/// incremental family.
-pub fn question(f: Family, world: &World, wording: usize, policy: &str) -> String {
+/// The request of a family in wording `w` (0..3), its answer in `form`; `policy` is the w1
+/// policy's JSON for the incremental family.
+pub fn question(f: Family, world: &World, wording: usize, policy: &str, form: Form) -> String {
     let names = names(world).join(", ");
     let test = world.windows.last().expect("test");
     let m = test.len_min;
-    let rform = "the policy JSON";
+    let rform = form.phrase();
     let head = match (f, wording) {
         (Family::RoleCluster, 0) => {
             "Group every tenant VM (address in 10.0.0.0/8) seen in the logs by role; names are free.".to_string()
@@ -97,6 +115,23 @@ traffic the roles need. It applies to the next {m} minutes, and VMs added later 
             "Produce role-based allow rules over VM groups, deny everything else, and grant no more than the roles need; \
 the policy is enforced for the following {m} minutes, including on VMs deployed later in existing roles."
         ),
+        (Family::Render, _) => {
+            let policy = question(Family::Policy, world, wording, policy, form);
+            let policy = policy.split(" Return {").next().unwrap_or_default();
+            format!("{policy} Express it as {rform}.{}", form.schema())
+        }
+        (Family::Repair, 0) => format!(
+            "This policy was correct until faults were injected; find and fix them with the commands. The episode \
+ends when the report says No findings., on done, or after the turn limit.\n{policy}"
+        ),
+        (Family::Repair, 1) => format!(
+            "Faults were injected into this once-correct policy. Repair it with the commands; the episode stops at \
+No findings., at done, or at the turn limit.\n{policy}"
+        ),
+        (Family::Repair, _) => format!(
+            "Someone broke this policy, which used to be correct. Use the commands to repair it; the episode is over \
+once the report reads No findings., after done, or at the turn limit.\n{policy}"
+        ),
         (Family::Incremental, 0) => format!(
             "Here is the policy that was correct at the end of w1: {policy}. VMs were added and removed between w1 and w2. \
 Update it for the VMs present at the end of w2."
@@ -119,10 +154,17 @@ w2; revise it so that it fits the VMs present at the end of w2."
             "First infer the roles from the logs, then give the policy as {rform}; VMs of existing roles will be added later."
         ),
     };
-    let ret = if f.roles() {
-        " Return {'type': 'roles', 'data': {address: role name}}."
-    } else {
-        " Return {'type': 'policy', 'data': the policy}."
+    if f == Family::Repair {
+        return head;
+    }
+    let ret = match (f.roles(), form) {
+        (true, _) => " Return {'type': 'roles', 'data': {address: role name}}.".to_string(),
+        (false, Form::Np) => " Return {'type': 'policy', 'data': the policy}.".to_string(),
+        (false, r) => {
+            let data = if r == Form::K8s { "the list of NetworkPolicy objects" } else { "the document" };
+            format!(" Return {{'type': '{}', 'data': {data}}}.", r.name())
+        }
     };
-    format!("{head}{ret}")
+    let schema = if f == Family::Pipeline { form.schema() } else { "" };
+    format!("{head}{schema}{ret}")
 }

@@ -9,8 +9,8 @@ use crate::flows::tenant::dotted;
 
 use super::allow::Compiled;
 use super::family::Family;
+use super::forms::{self, Form};
 use super::policy;
-use super::score;
 use super::world::World;
 
 /// The verdict on one answer.
@@ -43,13 +43,13 @@ pub fn envelope(v: &Value, want: &str) -> Result<Value, String> {
     map.get("data").cloned().ok_or_else(|| "the dict has no 'data'".into())
 }
 
-/// Judges a returned value (already JSON) for a family.
-pub fn judge(w: &World, f: Family, answer: Result<Value, String>) -> Verdict {
-    let data = match answer.and_then(|v| envelope(&v, f.answer_type())) {
+/// Judges a returned value (already JSON) for a family whose policy answers are in `form`.
+pub fn judge(w: &World, f: Family, form: Form, answer: Result<Value, String>) -> Verdict {
+    let data = match answer.and_then(|v| envelope(&v, f.answer_type(form))) {
         Ok(d) => d,
         Err(e) => return Verdict::invalid(e, f.roles()),
     };
-    if f.roles() { roles(w, f, &data) } else { policy(w, f, &data) }
+    if f.roles() { roles(w, f, &data) } else { policy(w, f, form, &data) }
 }
 
 fn pct(x: f64) -> String {
@@ -136,15 +136,15 @@ fn roles(w: &World, f: Family, data: &Value) -> Verdict {
     Verdict { correct: acc >= 0.95 && lost == 0, safe: true, progress: acc, why, lines }
 }
 
-fn policy(w: &World, f: Family, data: &Value) -> Verdict {
-    let p = match policy::parse(data) {
-        Ok(p) => p,
-        Err(e) => return Verdict::invalid(format!("invalid policy: {e}"), false),
+fn policy(w: &World, f: Family, form: Form, data: &Value) -> Verdict {
+    let m = match forms::score(w, form, data) {
+        Ok(m) => m,
+        Err(e) if form == Form::Np => return Verdict::invalid(format!("invalid policy: {e}"), false),
+        Err(e) => return Verdict::invalid(format!("invalid {}: {e}", form.phrase()), false),
     };
-    let m = score::evaluate(w, w.sets(), &p);
     let mut correct = m.correct();
     let mut lines = m.lines.clone();
-    if f == Family::Incremental {
+    if let (Family::Incremental, Ok(p)) = (f, policy::parse(data)) {
         let misplaced = added_misplaced(w, &p);
         correct &= misplaced.is_empty();
         lines.extend(misplaced.into_iter().take(10));

@@ -14,22 +14,28 @@
 //! - `render`: the Azure NSG and AWS security-group forms and what each allows
 //!   (docs/microseg-render.md); `repair`: the repair command language (docs/microseg-repair.md).
 //!
-//! Not wired yet: the render and repair families (their parsers and evaluators exist, the
-//! families, the k8s form and the repair episode do not) and the picture; level 4's pipeline
-//! asks for the neutral form until the renderings are families.
+//! - `forms`: reading a policy answer in any form into an allow function scoring can evaluate;
+//!   `write`: a neutral policy written in each form (the oracle's and baselines' renderings).
+//!
+//! Not wired yet: the repair family (its parser exists, the episode does not) and the picture.
 
 pub mod allow;
 pub mod baseline;
 pub mod family;
+pub mod fault;
+pub mod forms;
 pub mod judge;
+pub mod mend;
 pub mod policy;
 mod prompt;
 pub mod render;
 pub mod repair;
+pub mod repairing;
 pub mod score;
 pub mod task;
 mod tool;
 pub mod world;
+pub mod write;
 
 use std::sync::Arc;
 
@@ -70,7 +76,12 @@ with new VMs, reused addresses and injected attacks.",
         },
         KnobInfo { key: 'l', name: "layout", help: "tier (a /22 per role) or flat", values: "tier|flat" },
         KnobInfo { key: 'f', name: "format", help: "flow-log format", values: "aws2|aws5|nsg2|vnet4|gcp" },
-        KnobInfo { key: 'r', name: "rendering", help: "policy form (only np is built)", values: "np" },
+        KnobInfo {
+            key: 'r',
+            name: "rendering",
+            help: "policy form of render and pipeline (default drawn)",
+            values: "np|nsg|sg|k8s",
+        },
         KnobInfo {
             key: 't',
             name: "turns",
@@ -118,7 +129,10 @@ impl App for Microseg {
 
     fn oracle(&self, id: &QueryId) -> Option<Box<dyn Agent>> {
         let g = generate(id).ok()?;
-        let answer = baseline::answer("oracle", &g.world, g.family, &g.given)?;
+        if g.family == family::Family::Repair {
+            return Some(Box::new(baseline::Commands(fault::fix(&score::star_policy(&g.world), &g.faults))));
+        }
+        let answer = baseline::answer("oracle", &g)?;
         Some(Box::new(baseline::Oracle(answer)))
     }
 

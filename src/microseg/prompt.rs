@@ -85,8 +85,21 @@ pub const COT: &str = "Think step by step: say which records, ports and roles yo
 const RESPONSE: &str =
     "Reply with one fenced ```python block that defines def process_flows(F, G): and returns the dict.";
 
-/// The full prompt of a request in one variant.
-pub fn render(w: &World, question: &str, limits: &crate::sandbox::Limits, variant: PromptVariant) -> String {
+const REPAIR_RESPONSE: &str = "Reply with one fenced ``` block of commands.";
+
+/// The full prompt of a request in one variant (`repair`: the command family's).
+pub fn render(
+    w: &World,
+    question: &str,
+    limits: &crate::sandbox::Limits,
+    variant: PromptVariant,
+    repair: bool,
+) -> String {
+    if repair {
+        let sections = [ROLE.to_string(), tenant(w), super::repairing::COMMANDS.to_string()];
+        let close = crate::malt::prompt::closing(question, variant, COT, REPAIR_RESPONSE);
+        return format!("{}\n\n{close}", sections.join("\n\n"));
+    }
     let mut sections = vec![ROLE.to_string(), tenant(w), API.to_string(), SCHEMA.to_string(), python(limits)];
     sections.push(OUTPUT.to_string());
     if variant.few_shot() {

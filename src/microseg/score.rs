@@ -227,29 +227,77 @@ fn pct(r: Rate) -> String {
     format!("{:.2}%", 100.0 * r.value())
 }
 
+/// What scoring needs of an allow function, the neutral policy's or a rendering's: a side per
+/// endpoint (computed once), a class key (endpoints of one party with equal keys decide alike),
+/// the verdict with the admitting rule when there is one, and the size.
+pub trait Allows {
+    type Side: Clone;
+    fn side(&self, e: End) -> Self::Side;
+    fn class(&self, side: &Self::Side) -> Vec<u64>;
+    fn admit(&self, s: &Self::Side, d: &Self::Side, proto: u8, port: u16) -> Option<usize>;
+    /// `rule 3`, or how a rendering names what admits.
+    fn rule_name(&self, r: usize) -> String;
+    /// `rule 3 (a → b tcp/80)`.
+    fn rule_text(&self, r: usize) -> String;
+    /// Rules, groups, members, CIDR rules.
+    fn size(&self) -> [usize; 4];
+    fn notes(&self) -> Vec<String>;
+}
+
+impl Allows for Compiled<'_> {
+    type Side = (Bits, Bits);
+    fn side(&self, e: End) -> (Bits, Bits) {
+        (self.bits(e, true), self.bits(e, false))
+    }
+    fn class(&self, side: &(Bits, Bits)) -> Vec<u64> {
+        side.0.iter().chain(&side.1).copied().collect()
+    }
+    fn admit(&self, s: &(Bits, Bits), d: &(Bits, Bits), proto: u8, port: u16) -> Option<usize> {
+        self.admits(&s.0, &d.1, proto, port)
+    }
+    fn rule_name(&self, r: usize) -> String {
+        format!("rule {}", r + 1)
+    }
+    fn rule_text(&self, r: usize) -> String {
+        format!("rule {} ({})", r + 1, self.policy.rules[r].text())
+    }
+    fn size(&self) -> [usize; 4] {
+        let p = self.policy;
+        [p.rules.len(), p.groups.len(), p.members(), p.rules.iter().filter(|r| r.is_cidr()).count()]
+    }
+    fn notes(&self) -> Vec<String> {
+        self.notes.clone()
+    }
+}
+
 /// Scores a valid policy on a world.
 pub fn evaluate(w: &World, sets: &Sets, policy: &Policy) -> Metrics {
-    let c = Compiled::new(policy, w);
-    let mut memo: BTreeMap<End, (Bits, Bits)> = BTreeMap::new();
-    let mut bits = |e: End| memo.entry(e).or_insert_with(|| (c.bits(e, true), c.bits(e, false))).clone();
+    measure(w, sets, &Compiled::new(policy, w))
+}
+
+/// Scores any allow function on a world.
+pub fn measure<A: Allows>(w: &World, sets: &Sets, c: &A) -> Metrics {
+    let mut memo: BTreeMap<End, A::Side> = BTreeMap::new();
     let mut admit = |k: &Key| {
-        let (s, d) = (bits(k.s).0, bits(k.d).1);
-        c.admits(&s, &d, k.proto, k.port)
+        let s = memo.entry(k.s).or_insert_with(|| c.side(k.s)).clone();
+        let d = memo.entry(k.d).or_insert_with(|| c.side(k.d));
+        c.admit(&s, d, k.proto, k.port)
     };
     let denied_b: Vec<&(Key, u64)> = sets.b.iter().filter(|(k, _)| admit(k).is_none()).collect();
     let admitted_a: Vec<(&Key, usize)> = sets.a.iter().filter_map(|k| admit(k).map(|r| (k, r))).collect();
     let denied_k: Vec<&Key> = sets.k.iter().filter(|k| admit(k).is_none()).collect();
-    let (gdr, op, blame) = universe(w, sets, &c);
+    let (gdr, op, blame) = universe(w, sets, c);
+    let [rules, groups, members, cidr_rules] = c.size();
     let mut m = Metrics {
         fdr: Rate { hit: denied_b.len() as u64, of: sets.b.len() as u64 },
         gdr,
         far: Rate { hit: admitted_a.len() as u64, of: sets.a.len() as u64 },
         op,
         cdr: Rate { hit: denied_k.len() as u64, of: sets.k.len() as u64 },
-        rules: policy.rules.len(),
-        groups: policy.groups.len(),
-        members: policy.members(),
-        cidr_rules: policy.rules.iter().filter(|r| r.is_cidr()).count(),
+        rules,
+        groups,
+        members,
+        cidr_rules,
         star_rules: w.star.len(),
         lines: Vec::new(),
     };
@@ -276,37 +324,41 @@ pub fn evaluate(w: &World, sets: &Sets, policy: &Policy) -> Metrics {
         admitted_a
             .iter()
             .take(5)
-            .map(|(k, r)| format!("rule {} admits attack key {}", r + 1, key_text(w, k))),
+            .map(|(k, r)| format!("{} admits attack key {}", c.rule_name(*r), key_text(w, k))),
     );
     let mut blamed: Vec<(usize, u64)> = blame.into_iter().collect();
     blamed.sort_by_key(|&(r, n)| (std::cmp::Reverse(n), r));
-    lines.extend(blamed.iter().take(5).map(|&(r, n)| {
-        format!("rule {} ({}) admits {n} keys the intended policy denies", r + 1, policy.rules[r].text())
-    }));
+    lines.extend(
+        blamed
+            .iter()
+            .take(5)
+            .map(|&(r, n)| format!("{} admits {n} keys the intended policy denies", c.rule_text(r))),
+    );
     lines.extend(denied_k.iter().take(5).map(|k| format!("critical key denied: {}", key_text(w, k))));
-    lines.extend(c.notes.iter().cloned());
+    lines.extend(c.notes());
     m.lines = lines;
     m
 }
 
 /// GDR and OP over U by classes, and the unintended keys each rule admits first.
-fn universe(w: &World, sets: &Sets, c: &Compiled<'_>) -> (Rate, Rate, BTreeMap<usize, u64>) {
-    let mut classes: BTreeMap<(Party, Bits, Bits), u64> = BTreeMap::new();
+fn universe<A: Allows>(w: &World, sets: &Sets, c: &A) -> (Rate, Rate, BTreeMap<usize, u64>) {
+    let mut classes: BTreeMap<(Party, Vec<u64>), (A::Side, u64)> = BTreeMap::new();
     for &e in &sets.ends {
-        *classes.entry((party(w, e), c.bits(e, true), c.bits(e, false))).or_default() += 1;
+        let side = c.side(e);
+        classes.entry((party(w, e), c.class(&side))).or_insert((side, 0)).1 += 1;
     }
-    let classes: Vec<((Party, Bits, Bits), u64)> = classes.into_iter().collect();
+    let classes: Vec<(Party, A::Side, u64)> = classes.into_iter().map(|((p, _), (s, n))| (p, s, n)).collect();
     let (mut gdr, mut op) = (Rate::default(), Rate::default());
     let mut blame: BTreeMap<usize, u64> = BTreeMap::new();
-    for (i, ((ps, sb, _), ns)) in classes.iter().enumerate() {
-        for (j, ((pd, _, db), nd)) in classes.iter().enumerate() {
+    for (i, (ps, sb, ns)) in classes.iter().enumerate() {
+        for (j, (pd, db, nd)) in classes.iter().enumerate() {
             let tenant = matches!(ps, Party::Role(_)) || matches!(pd, Party::Role(_));
             let n = if i == j { ns * (ns - 1) } else { ns * nd };
             if !tenant || n == 0 {
                 continue;
             }
             for &(proto, port) in &sets.ports {
-                let allowed = c.admits(sb, db, proto, port);
+                let allowed = c.admit(sb, db, proto, port);
                 if w.intended(*ps, *pd, proto, port) {
                     gdr.of += n;
                     gdr.hit += if allowed.is_none() { n } else { 0 };

@@ -16,9 +16,14 @@ use crate::traffic::check::py_json;
 use crate::view::Picture;
 
 use super::family::{self, Family};
+use super::fault::{self, Fault};
+use super::forms::Form;
 use super::judge::{self, Verdict};
+use super::mend::{State, report};
 use super::prompt;
-use super::score::star_policy_at;
+use super::repair::Show;
+use super::repairing::{RepairEpisode, codes};
+use super::score::{star_policy, star_policy_at};
 use super::world::{self, Setup, World};
 
 /// The sandbox limits of microseg answers: 10 s and 512 MiB (the logs are large).
@@ -33,10 +38,15 @@ pub struct Generated {
     pub setup: Setup,
     pub family: Family,
     pub wording: usize,
+    /// The form a policy answer takes (np unless the family renders).
+    pub form: Form,
     pub question: String,
     pub world: Arc<World>,
     /// The incremental family's w1 policy (JSON), else empty.
     pub given: String,
+    /// The repair family's faults (else none) and the policy they left.
+    pub faults: Vec<Fault>,
+    pub start: State,
 }
 
 /// Generates the task of an id (already checked against the app's description).
@@ -46,15 +56,28 @@ pub fn generate(id: &QueryId) -> Result<Generated> {
     let family = families[(id.index % families.len() as u64) as usize];
     let mut s = Stream::new(&id.seed_material(true), Width::W64);
     let wording = s.index(3);
-    let world = world::world(&setup, family.shape())?;
-    let given = if family == Family::Incremental {
-        let h1 = u64::from(world.windows[1].start_min) * 60_000;
-        star_policy_at(&world, h1).to_json().to_string()
-    } else {
-        String::new()
+    let form = match setup.form {
+        Some(f) if family.rendered() => f,
+        None if family.rendered() => *s.choose(&Form::RENDERED),
+        _ => Form::Np,
     };
-    let question = family::question(family, &world, wording, &given);
-    Ok(Generated { id: id.clone(), setup, family, wording, question, world, given })
+    let world = world::world(&setup, family.shape())?;
+    let (given, faults, start) = match family {
+        Family::Incremental => {
+            let h1 = u64::from(world.windows[1].start_min) * 60_000;
+            (star_policy_at(&world, h1).to_json().to_string(), Vec::new(), State::default())
+        }
+        Family::Repair => {
+            let star = star_policy(&world);
+            let faults = fault::faults(&mut s, id.level, &world, &star)?;
+            let start = fault::inject(&star, &faults);
+            let shown = start.show(&Show::All).unwrap_or_default();
+            (format!("{shown}\nReport:\n{}", report(&start, &world).join("\n")), faults, start)
+        }
+        _ => (String::new(), Vec::new(), State::default()),
+    };
+    let question = family::question(family, &world, wording, &given, form);
+    Ok(Generated { id: id.clone(), setup, family, wording, form, question, world, given, faults, start })
 }
 
 /// One microseg task.
@@ -66,9 +89,10 @@ pub struct MicrosegTask {
 
 impl MicrosegTask {
     pub fn new(g: Generated, limits: Limits) -> MicrosegTask {
-        let prompt = prompt::render(&g.world, &g.question, &limits, PromptVariant::ZeroshotBase);
+        let repair = g.family == Family::Repair;
+        let prompt = prompt::render(&g.world, &g.question, &limits, PromptVariant::ZeroshotBase, repair);
         let expected = json!({
-            "type": g.family.answer_type(),
+            "type": g.family.answer_type(g.form),
             "star_rules": g.world.star.len(),
             "visible_vms": g.world.visible.len(),
             "test_vms": g.world.test_vms.len(),
@@ -84,13 +108,13 @@ impl MicrosegTask {
             prompt,
             params: json!({
                 "wording": g.wording + 1, "family": g.family.id(), "a": k.a, "n": k.n, "d": k.d, "c": k.c,
-                "k": k.k, "u": k.u, "l": k.layout.name(), "f": k.format.name(), "r": "np", "t": g.setup.turns,
-                "churn_stream": g.world.churn_stream,
+                "k": k.k, "u": k.u, "l": k.layout.name(), "f": k.format.name(), "r": g.form.name(), "t": g.setup.turns,
+                "churn_stream": g.world.churn_stream, "faults": codes(&g.faults),
             })
             .into(),
             expected,
             question: Some(g.question.clone()),
-            max_turns: max_turns(g.setup.turns),
+            max_turns: if repair { g.setup.turns } else { max_turns(g.setup.turns) },
         };
         MicrosegTask { generated: Arc::new(g), card, limits }
     }
@@ -111,9 +135,15 @@ impl Task for MicrosegTask {
         &self.card
     }
     fn prompt(&self, variant: PromptVariant) -> String {
-        prompt::render(&self.generated.world, &self.generated.question, &self.limits, variant)
+        let repair = self.generated.family == Family::Repair;
+        prompt::render(&self.generated.world, &self.generated.question, &self.limits, variant, repair)
     }
     fn start(&self, max: Option<u32>) -> Box<dyn Episode> {
+        let g = &self.generated;
+        if g.family == Family::Repair {
+            let max = max.unwrap_or(self.card.max_turns).max(1);
+            return Box::new(RepairEpisode::new(g.clone(), g.start.clone(), max));
+        }
         let max = max.unwrap_or(self.card.max_turns).clamp(1, 5);
         Box::new(MicrosegEpisode {
             task: self.generated.clone(),
@@ -155,9 +185,10 @@ impl Episode for MicrosegEpisode {
         self.turns += 1;
         let t = &self.task;
         let value = run(&t.world, reply, &self.limits);
-        let checked = value.clone().and_then(|v| judge::envelope(&v, t.family.answer_type()).map(|_| ()));
+        let want = t.family.answer_type(t.form);
+        let checked = value.clone().and_then(|v| judge::envelope(&v, want).map(|_| ()));
         let observation = match &checked {
-            Ok(()) => format!("Returned an answer of type {}.", t.family.answer_type()),
+            Ok(()) => format!("Returned an answer of type {want}."),
             Err(e) => format!("Error: {e}"),
         };
         self.finish = Finish::constructive(checked.is_ok(), self.turns, self.max);
@@ -173,7 +204,7 @@ impl Episode for MicrosegEpisode {
     fn score(&self) -> Score {
         let t = &self.task;
         let answer = self.last.clone().unwrap_or_else(|| Err("no answer was given".into()));
-        let v = judge::judge(&t.world, t.family, answer);
+        let v = judge::judge(&t.world, t.family, t.form, answer);
         score_of(&v, self.turns)
     }
     fn stop(&mut self) {

@@ -11,13 +11,14 @@ use crate::tool_args;
 use super::baseline::{NAMES, answer};
 use super::family::Family;
 use super::judge::judge;
+use super::repairing::solve;
 use super::task::generate;
 
 pub const BASELINES: Tool = Tool {
     name: "baselines",
-    about: "score the observed, portsig and oracle baselines natively over many seeds",
+    about: "score the observed, portsig, scripted and oracle baselines natively over many seeds",
     usage:
-        "usage: netpress microseg baselines [--agent observed|portsig|oracle] [--levels 1,2,3] [--seeds A..B]
+        "usage: netpress microseg baselines [--agent observed|portsig|scripted|oracle] [--family ID] [--levels 1,2,3] [--seeds A..B]
 
 Scores the baseline's answer to every family of each level for seeds A to B-1 (default 0..300)
 without the sandbox and prints, per level and family, correct and safe rates with 95% Wilson
@@ -30,11 +31,18 @@ struct Args {
     agents: Vec<String>,
     levels: Vec<u8>,
     seeds: (u64, u64),
+    /// Only this family, if given.
+    family: Option<String>,
 }
 
 fn args(argv: &[String]) -> Result<Args, String> {
     use lexopt::Arg::Long;
-    let mut a = Args { agents: NAMES.map(String::from).to_vec(), levels: vec![1, 2, 3], seeds: (0, 300) };
+    let mut a = Args {
+        agents: NAMES.map(String::from).to_vec(),
+        levels: vec![1, 2, 3],
+        seeds: (0, 300),
+        family: None,
+    };
     let mut p = tool_args::parser(argv);
     while let Some(arg) = tool_args::next(&mut p)? {
         let flag = tool_args::shown(&arg);
@@ -45,7 +53,7 @@ fn args(argv: &[String]) -> Result<Args, String> {
         let v = tool_args::value(&mut p, &flag)?;
         match name.as_str() {
             "agent" if NAMES.contains(&v.as_str()) => a.agents = vec![v],
-            "agent" => return Err(format!("--agent takes observed, portsig or oracle, got {v:?}")),
+            "agent" => return Err(format!("--agent takes observed, portsig, scripted or oracle, got {v:?}")),
             "levels" => {
                 a.levels = v
                     .split(',')
@@ -53,6 +61,7 @@ fn args(argv: &[String]) -> Result<Args, String> {
                     .collect::<Option<_>>()
                     .ok_or(format!("--levels takes levels 1..4 separated by commas, got {v:?}"))?;
             }
+            "family" => a.family = Some(v),
             "seeds" => {
                 let bad = || format!("--seeds takes A..B, got {v:?}");
                 let (x, y) = v.split_once("..").ok_or_else(bad)?;
@@ -72,13 +81,25 @@ fn tally(a: &Args) -> Result<Tally, String> {
     for seed in a.seeds.0..a.seeds.1 {
         for &l in &a.levels {
             for (fi, f) in Family::of_level(l).iter().enumerate() {
+                if a.family.as_ref().is_some_and(|x| x != f.id()) {
+                    continue;
+                }
                 let id = format!("microseg-v1-L{l}-s{seed}-i{fi}")
                     .parse()
                     .map_err(|e: crate::Error| e.to_string())?;
                 let g = generate(&id).map_err(|e| e.to_string())?;
+                let g = std::sync::Arc::new(g);
                 for (ai, name) in a.agents.iter().enumerate() {
-                    let ans = answer(name, &g.world, *f, &g.given).ok_or("unknown agent")?;
-                    let v = judge(&g.world, *f, Ok(ans));
+                    let v = if *f == Family::Repair {
+                        match solve(g.clone(), name) {
+                            Some(v) => v,
+                            None => continue,
+                        }
+                    } else if name == "scripted" {
+                        continue;
+                    } else {
+                        judge(&g.world, *f, g.form, Ok(answer(name, &g).ok_or("unknown agent")?))
+                    };
                     let e = t.entry((ai, l, fi)).or_default();
                     *e = (e.0 + u64::from(v.correct), e.1 + u64::from(v.safe), e.2 + 1);
                 }

@@ -16,6 +16,7 @@ use crate::flows::{Format, Knobs, Layout, Scenario, Tenant, TenantKey, Trace, Wi
 use crate::id::QueryId;
 use crate::seed::{Stream, Width};
 
+use super::forms::Form;
 use super::policy::Reserved;
 use super::score::Sets;
 use crate::flows::format;
@@ -51,6 +52,8 @@ pub struct Setup {
     pub knobs: Knobs,
     /// Turn limit (`t`).
     pub turns: u32,
+    /// The policy form the `r` knob fixes, if given.
+    pub form: Option<Form>,
 }
 
 /// The level defaults, with the drawn ones (a at L3, f from L2 on) drawn first.
@@ -92,13 +95,10 @@ pub fn setup(id: &QueryId) -> Result<Setup> {
         k.format = Format::parse(f)
             .ok_or_else(|| bad(format!("knob f must be aws2, aws5, nsg2, vnet4 or gcp, got {f:?}")))?;
     }
-    match id.knob('r') {
-        None | Some("np") => {}
-        Some(r @ ("nsg" | "sg" | "k8s")) => {
-            return Err(bad(format!("rendering {r} is not built yet (this build has np only)")));
-        }
-        Some(r) => return Err(bad(format!("knob r must be np, nsg, sg or k8s, got {r:?}"))),
-    }
+    let form = id
+        .knob('r')
+        .map(|r| Form::parse(r).ok_or_else(|| bad(format!("knob r must be np, nsg, sg or k8s, got {r:?}"))))
+        .transpose()?;
     let turns = num('t')?.unwrap_or(10);
     if !(1..=50).contains(&turns) {
         return Err(bad(format!("knob t={turns} is out of range 1..50")));
@@ -107,7 +107,7 @@ pub fn setup(id: &QueryId) -> Result<Setup> {
     if k.d < 15 {
         return Err(bad(format!("knob d={} is out of range 15..1440 for microseg", k.d)));
     }
-    Ok(Setup { level: id.level, seed: id.seed, knobs: k, turns })
+    Ok(Setup { level: id.level, seed: id.seed, knobs: k, turns, form })
 }
 
 /// A tenant, its trace and the truth, for one window shape.
@@ -364,7 +364,7 @@ mod tests {
         assert_eq!((s.knobs.n, s.knobs.c, s.knobs.format), (8, 400, Format::Aws2));
         for (bad, msg) in [
             ("microseg-v1-L1-s0-i0-d10", "15..1440"),
-            ("microseg-v1-L1-s0-i0-rnsg", "not built yet"),
+            ("microseg-v1-L1-s0-i0-raws", "knob r"),
             ("microseg-v1-L1-s0-i0-fxx", "knob f"),
             ("microseg-v1-L1-s0-i0-t0", "1..50"),
         ] {

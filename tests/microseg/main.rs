@@ -2,6 +2,8 @@
 //! Filter by module: `cargo test --test microseg oracle::`.
 
 mod oracle;
+mod render;
+mod repair;
 mod replay;
 #[cfg(feature = "sandbox")]
 mod sandboxed;

@@ -8,6 +8,7 @@
 //! calls it over the equivalence classes of keys. Errors say which rule or group and what is
 //! wrong, in one line.
 
+pub mod k8s;
 pub mod nsg;
 pub mod sg;
 
@@ -15,6 +16,7 @@ use std::net::Ipv4Addr;
 
 use ipnet::Ipv4Net;
 
+pub use k8s::K8s;
 pub use nsg::{Nsg, NsgDoc};
 pub use sg::{Sg, SgDoc};
 
@@ -23,6 +25,14 @@ pub use sg::{Sg, SgDoc};
 pub enum Proto {
     Tcp,
     Udp,
+}
+
+/// One end of a connection as a rendering sees it: its address and the groups (indexes in the
+/// document's order) it belongs to, which scoring sets by the replay membership rule.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Endpoint {
+    pub ip: Ipv4Addr,
+    pub groups: Vec<usize>,
 }
 
 /// Largest rendering read, in bytes.

@@ -14,7 +14,9 @@ use std::net::Ipv4Addr;
 use ipnet::Ipv4Net;
 use serde::{Deserialize, Serialize};
 
-use super::{MAX_GROUPS, MAX_MEMBERS, MAX_RULES, Proto, RenderError, TENANT, at_most, invalid, is_tenant};
+use super::{
+    Endpoint, MAX_GROUPS, MAX_MEMBERS, MAX_RULES, Proto, RenderError, TENANT, at_most, invalid, is_tenant,
+};
 
 /// The `AzureLoadBalancer` service tag's address in our tenants.
 pub const AZURE_LOAD_BALANCER: Ipv4Addr = Ipv4Addr::new(100, 64, 0, 1);
@@ -167,28 +169,64 @@ impl Nsg {
 
     /// Whether the connection passes: Outbound at a tenant source, Inbound at a tenant
     /// destination (an external end has no NSG; with none at either end nothing filters).
+    /// ASG membership is the listed one.
     pub fn allows(&self, src: Ipv4Addr, dst: Ipv4Addr, proto: Proto, dport: u16) -> bool {
+        self.allows_ends(&self.listed(src), &self.listed(dst), proto, dport)
+    }
+
+    /// As [`Nsg::allows`], with each end's ASGs given (the replay membership).
+    pub fn allows_ends(&self, src: &Endpoint, dst: &Endpoint, proto: Proto, dport: u16) -> bool {
         let pass = |rules: &[Rule]| {
             rules.iter().find(|r| self.matches(r, src, dst, proto, dport)).is_some_and(|r| r.allow)
         };
-        (!is_tenant(src) || pass(&self.outbound)) && (!is_tenant(dst) || pass(&self.inbound))
+        (!is_tenant(src.ip) || pass(&self.outbound)) && (!is_tenant(dst.ip) || pass(&self.inbound))
     }
 
-    fn matches(&self, r: &Rule, src: Ipv4Addr, dst: Ipv4Addr, proto: Proto, dport: u16) -> bool {
+    /// An address with the ASGs listing it.
+    pub fn listed(&self, ip: Ipv4Addr) -> Endpoint {
+        Endpoint { ip, groups: (0..self.asgs.len()).filter(|&i| self.asgs[i].contains(&ip)).collect() }
+    }
+
+    /// Each ASG's listed members, in the document's order.
+    pub fn groups(&self) -> Vec<Vec<u32>> {
+        self.asgs.iter().map(|a| a.iter().map(|&ip| u32::from(ip)).collect()).collect()
+    }
+
+    /// Every network a rule tests an address against (the tags' included): addresses inside
+    /// the same ones, with the same ASGs, are treated alike.
+    pub fn nets(&self) -> Vec<Ipv4Net> {
+        let mut nets = vec![TENANT, SHARED];
+        for r in self.inbound.iter().chain(&self.outbound) {
+            nets.extend(
+                r.src.iter().chain(&r.dst).filter_map(|a| if let Addr::Net(n) = a { Some(*n) } else { None }),
+            );
+        }
+        nets.sort_unstable();
+        nets.dedup();
+        nets
+    }
+
+    /// User rules (the defaults excluded), ASGs, members.
+    pub fn size(&self) -> [usize; 3] {
+        let user = self.inbound.len() + self.outbound.len() - 6;
+        [user, self.asgs.len(), self.asgs.iter().map(BTreeSet::len).sum()]
+    }
+
+    fn matches(&self, r: &Rule, src: &Endpoint, dst: &Endpoint, proto: Proto, dport: u16) -> bool {
         r.live
             && r.proto.is_none_or(|p| p == proto)
             && r.ports.iter().any(|&(a, b)| (a..=b).contains(&dport))
-            && r.src.iter().any(|a| self.addr_has(a, src))
-            && r.dst.iter().any(|a| self.addr_has(a, dst))
+            && r.src.iter().any(|a| addr_has(a, src))
+            && r.dst.iter().any(|a| addr_has(a, dst))
     }
+}
 
-    fn addr_has(&self, a: &Addr, ip: Ipv4Addr) -> bool {
-        match a {
-            Addr::Any => true,
-            Addr::Net(n) => n.contains(&ip),
-            Addr::Internet => !TENANT.contains(&ip) && !SHARED.contains(&ip),
-            Addr::Asg(i) => self.asgs[*i].contains(&ip),
-        }
+fn addr_has(a: &Addr, e: &Endpoint) -> bool {
+    match a {
+        Addr::Any => true,
+        Addr::Net(n) => n.contains(&e.ip),
+        Addr::Internet => !TENANT.contains(&e.ip) && !SHARED.contains(&e.ip),
+        Addr::Asg(i) => e.groups.contains(i),
     }
 }
 

@@ -11,7 +11,7 @@ use std::net::Ipv4Addr;
 use ipnet::Ipv4Net;
 use serde::{Deserialize, Serialize};
 
-use super::{MAX_GROUPS, MAX_MEMBERS, MAX_RULES, Proto, RenderError, at_most, invalid, is_tenant};
+use super::{Endpoint, MAX_GROUPS, MAX_MEMBERS, MAX_RULES, Proto, RenderError, at_most, invalid, is_tenant};
 
 /// The JSON form: `{"SecurityGroups": [...]}`, AWS's field names.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -144,25 +144,57 @@ impl Sg {
 
     /// Whether the connection passes: some egress permission of the source's groups (if the
     /// source is a tenant VM) and some ingress permission of the destination's groups (if the
-    /// destination is one) admit it. With no tenant end nothing filters it.
+    /// destination is one) admit it. With no tenant end nothing filters it. Membership is the
+    /// listed one.
     pub fn allows(&self, src: Ipv4Addr, dst: Ipv4Addr, proto: Proto, dport: u16) -> bool {
-        let admits = |vm: Ipv4Addr, peer: Ipv4Addr, egress: bool| {
-            self.member_of.get(&vm).into_iter().flatten().any(|&g| {
-                let g = &self.groups[g];
-                let perms = if egress { &g.egress } else { &g.ingress };
-                perms.iter().any(|p| self.permits(p, peer, proto, dport))
-            })
-        };
-        (!is_tenant(src) || admits(src, dst, true)) && (!is_tenant(dst) || admits(dst, src, false))
+        self.allows_ends(&self.listed(src), &self.listed(dst), proto, dport)
     }
 
-    fn permits(&self, p: &Permission, peer: Ipv4Addr, proto: Proto, dport: u16) -> bool {
-        p.live
-            && p.proto.is_none_or(|x| x == proto)
-            && (p.ports.0..=p.ports.1).contains(&dport)
-            && (p.nets.iter().any(|n| n.contains(&peer))
-                || p.groups.iter().any(|&g| self.groups[g].members.contains(&peer)))
+    /// As [`Sg::allows`], with each end's groups given (the replay membership).
+    pub fn allows_ends(&self, src: &Endpoint, dst: &Endpoint, proto: Proto, dport: u16) -> bool {
+        let admits = |vm: &Endpoint, peer: &Endpoint, egress: bool| {
+            vm.groups.iter().any(|&g| {
+                let g = &self.groups[g];
+                let perms = if egress { &g.egress } else { &g.ingress };
+                perms.iter().any(|p| permits(p, peer, proto, dport))
+            })
+        };
+        (!is_tenant(src.ip) || admits(src, dst, true)) && (!is_tenant(dst.ip) || admits(dst, src, false))
     }
+
+    /// An address with the groups listing it.
+    pub fn listed(&self, ip: Ipv4Addr) -> Endpoint {
+        Endpoint { ip, groups: self.member_of.get(&ip).cloned().unwrap_or_default() }
+    }
+
+    /// Each group's listed members, in the document's order.
+    pub fn groups(&self) -> Vec<Vec<u32>> {
+        self.groups.iter().map(|g| g.members.iter().map(|&ip| u32::from(ip)).collect()).collect()
+    }
+
+    /// Every network a permission tests an address against, and the tenant's.
+    pub fn nets(&self) -> Vec<Ipv4Net> {
+        let mut nets = vec![super::TENANT];
+        for g in &self.groups {
+            nets.extend(g.ingress.iter().chain(&g.egress).flat_map(|p| p.nets.iter().copied()));
+        }
+        nets.sort_unstable();
+        nets.dedup();
+        nets
+    }
+
+    /// Permissions, groups, members.
+    pub fn size(&self) -> [usize; 3] {
+        let perms = self.groups.iter().map(|g| g.ingress.len() + g.egress.len()).sum();
+        [perms, self.groups.len(), self.groups.iter().map(|g| g.members.len()).sum()]
+    }
+}
+
+fn permits(p: &Permission, peer: &Endpoint, proto: Proto, dport: u16) -> bool {
+    p.live
+        && p.proto.is_none_or(|x| x == proto)
+        && (p.ports.0..=p.ports.1).contains(&dport)
+        && (p.nets.iter().any(|n| n.contains(&peer.ip)) || p.groups.iter().any(|g| peer.groups.contains(g)))
 }
 
 fn permission(p: &PermissionDoc, index: &BTreeMap<&str, usize>) -> Result<Permission, String> {

@@ -44,6 +44,9 @@ pub enum RepairError {
     UnknownGroup(String),
     #[error("error: group '{0}' exists")]
     GroupExists(String),
+    /// `flows` lists connection keys, so it filters and groups on their columns only.
+    #[error("error: flows works on src, dst, proto and dport here, not '{0}'")]
+    FlowsColumn(String),
 }
 
 fn rules_range(count: usize) -> String {

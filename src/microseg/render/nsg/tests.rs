@@ -207,7 +207,7 @@ proptest! {
             // A differing verdict needs an Allow and a Deny user rule matching this key.
             let matching: Vec<bool> = a.inbound[..spec.len()]
                 .iter()
-                .filter(|r| a.matches(r, s, d, p, port))
+                .filter(|r| a.matches(r, &a.listed(s), &a.listed(d), p, port))
                 .map(|r| r.allow)
                 .collect();
             prop_assert!(matching.contains(&true) && matching.contains(&false), "{s} {d} {p:?} {port}: {spec:?}");
