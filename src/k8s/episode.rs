@@ -16,6 +16,7 @@ use super::meta::TURN_SECONDS;
 use super::probe::{Matrix, Verdict, evaluate_cluster, mismatch_line, probes, report};
 use super::shell;
 use super::task::TaskData;
+use super::tenancy::{AdminSet, intended_admin};
 use super::view;
 use crate::app::{Episode, Finish, Score, ScoreDetails, StepOutcome};
 use crate::reply::{bounded, fenced_blocks, json_objects};
@@ -134,7 +135,9 @@ impl Episode for K8sEpisode {
 
     fn score(&self) -> Score {
         let words = Words { matrix: &self.matrix, turns: self.turns };
-        score::score(&self.tracker, self.turns, &words, hygiene::notes(&self.env.cluster))
+        let none = AdminSet::new();
+        let admin = if self.data.card.level == 4 { intended_admin() } else { &none };
+        score::score(&self.tracker, self.turns, &words, hygiene::notes(&self.env.cluster, admin))
     }
 
     fn panels(&self) -> Vec<Panel> {

@@ -1,5 +1,8 @@
 //! Hygiene notes (docs/k8s.md, "Scoring": shown, not scored): how the final state differs from the intended one
-//! once both are canonicalised (defaults applied; rules, peers and ports as sets).
+//! once both are canonicalised (defaults applied; rules, peers and ports as sets). The admin
+//! policies of level 4 are compared in [`admin`], where order matters.
+
+mod admin;
 
 use std::collections::BTreeSet;
 
@@ -7,6 +10,7 @@ use super::cluster::Cluster;
 use super::generate::pristine;
 use super::intent::{intended_spec, policy_names};
 use super::policy::{Direction, PolicySpec, Rule, port_text, rule_key};
+use super::tenancy::AdminSet;
 
 fn peer_text(p: &super::policy::Peer) -> String {
     super::yaml::to_json_compact(&p.to_json())
@@ -68,8 +72,9 @@ fn spec_diffs(name: &str, have: &PolicySpec, want: &PolicySpec, out: &mut Vec<St
     rule_diffs(name, Direction::Egress, &have.egress, &want.egress, out);
 }
 
-/// Every difference between `c` and the intended cluster.
-pub fn notes(c: &Cluster) -> Vec<String> {
+/// Every difference between `c` and the intended cluster, whose admin policies are
+/// `intended_admin` (none below level 4).
+pub fn notes(c: &Cluster, intended_admin: &AdminSet) -> Vec<String> {
     let mut out = Vec::new();
     for ((ns, name), p) in &c.policies {
         let intended = ns == "default" && policy_names().any(|n| n == name);
@@ -84,6 +89,7 @@ pub fn notes(c: &Cluster) -> Vec<String> {
             out.push(format!("missing policy default/{name}"));
         }
     }
+    admin::notes(c, intended_admin, &mut out);
     let base = pristine();
     let pairs = [
         (
@@ -132,12 +138,12 @@ mod tests {
     #[test]
     fn intended_cluster_is_clean_and_diffs_are_named() {
         let mut set = intended_set();
-        assert!(notes(&inject_cluster(&set)).is_empty());
+        assert!(notes(&inject_cluster(&set), &AdminSet::new()).is_empty());
         let key = ("default".to_string(), "emailservice".to_string());
         std::sync::Arc::make_mut(set.get_mut(&key).unwrap()).spec.ingress[0]
             .ports
             .push(PolicyPort::tcp(5000));
-        let n = notes(&inject_cluster(&set));
+        let n = notes(&inject_cluster(&set), &AdminSet::new());
         assert_eq!(n, vec!["emailservice: ingress[0] extra port 5000/TCP"]);
     }
 }

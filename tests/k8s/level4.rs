@@ -107,5 +107,30 @@ fn the_baseline_solves_seeds_0_to_29() {
         let task = K8sApp.generate(&id(seed)).unwrap();
         let record = run_episode(task, K8sApp.baseline().as_mut(), RunSettings::default());
         assert!(record.score.correct, "{}: {:?}", record.id, record.finish);
+        let admin_notes: Vec<&String> =
+            record.score.details.hygiene.iter().filter(|n| n.contains("AdminNetworkPolicy")).collect();
+        assert!(
+            admin_notes.is_empty(),
+            "{}: the baseline restores the admin specs: {admin_notes:?}",
+            record.id
+        );
     }
+}
+
+/// An agent that relaxes the baseline instead of repairing a NetworkPolicy gets a hygiene
+/// note saying so (docs/k8s.md, "Scoring").
+#[test]
+fn relaxing_the_baseline_is_a_hygiene_note() {
+    let task = K8sApp.generate(&id(0)).unwrap();
+    let mut episode = task.start(None);
+    let patch = "kubectl patch banp default --type=json -p '[{\"op\":\"replace\",\"path\":\"/spec/egress/0/action\",\"value\":\"Allow\"}]'";
+    let out = episode.step(&format!("```bash\n{patch}\n```"));
+    assert!(out.output.contains("patched"), "{}", out.output);
+    let hygiene = episode.score().details.hygiene;
+    assert!(
+        hygiene.iter().any(|n| n.starts_with(
+            "BaselineAdminNetworkPolicy default: egress rule default-deny: action Allow (intended Deny): the baseline is relaxed"
+        )),
+        "{hygiene:?}"
+    );
 }

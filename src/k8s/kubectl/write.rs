@@ -2,7 +2,9 @@
 //! and `delete`.
 //!
 //! Writes are limited as by the agent's RBAC role (patch, apply, create and delete only
-//! NetworkPolicies; label pods, namespaces, services, deployments and NetworkPolicies).
+//! NetworkPolicies and the admin policies; label pods, namespaces, services, deployments,
+//! NetworkPolicies and the admin policies: `kubectl label` is a patch, so the role that may
+//! patch a kind may label it).
 //! Every policy write goes through `admit`, the API server's path: decode (unknown
 //! fields warned and dropped, or rejected when strict), default, validate, and persist only
 //! on change with a new resourceVersion (and generation when the spec changed).
@@ -313,8 +315,15 @@ fn parse_label_args(args: &[String]) -> Result<(Vec<String>, Vec<LabelOp>), Stri
     Ok((resources, ops))
 }
 
-const LABELABLE: [Kind; 5] =
-    [Kind::Pod, Kind::Namespace, Kind::Service, Kind::Deployment, Kind::NetworkPolicy];
+const LABELABLE: [Kind; 7] = [
+    Kind::Pod,
+    Kind::Namespace,
+    Kind::Service,
+    Kind::Deployment,
+    Kind::NetworkPolicy,
+    Kind::AdminNetworkPolicy,
+    Kind::BaselineAdminNetworkPolicy,
+];
 
 pub fn label(a: &Args, env: &mut Env) -> Output {
     let (resources, ops) = match parse_label_args(&a.positional) {
@@ -451,11 +460,13 @@ fn meta_mut<'a>(
             std::sync::Arc::make_mut(&mut c.namespaces).iter_mut().map(|p| &mut p.meta).find(|m| hit(m))
         }
         Kind::NetworkPolicy => c.policies.values_mut().map(|p| &mut p.meta).find(|m| hit(m)),
-        Kind::ReplicaSet
-        | Kind::Endpoints
-        | Kind::Node
-        | Kind::AdminNetworkPolicy
-        | Kind::BaselineAdminNetworkPolicy => None,
+        Kind::AdminNetworkPolicy | Kind::BaselineAdminNetworkPolicy => c
+            .admin
+            .values_mut()
+            .filter(|o| Some(o.policy.kind) == kind.admin())
+            .map(|o| &mut o.meta)
+            .find(|m| hit(m)),
+        Kind::ReplicaSet | Kind::Endpoints | Kind::Node => None,
     }
 }
 
