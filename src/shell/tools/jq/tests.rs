@@ -116,7 +116,7 @@ fn what_could_run_forever_is_refused_before_it_runs() {
             "{prog}"
         );
     }
-    let doubling = vec!["[.[],.[]]"; 9].join(" | ");
+    let doubling = ["[.[],.[]]"; 9].join(" | ");
     assert_eq!(
         jq(&[&doubling], "[1]"),
         ("jq: error: unsupported filter in this lab: more than 8 commas\n".into(), 3)
