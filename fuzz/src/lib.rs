@@ -4,6 +4,8 @@
 pub mod adapt_state;
 pub mod agent_replies;
 pub mod bgp_episode;
+pub mod bgp_jq;
+pub mod bgp_verdict;
 pub mod env_protocol;
 pub mod flows_api;
 pub mod flows_logs;
@@ -29,6 +31,8 @@ pub const TARGETS: &[(&str, fn(&[u8]))] = &[
     ("adapt_state", adapt_state::fuzz),
     ("agent_replies", agent_replies::fuzz),
     ("bgp_episode", bgp_episode::fuzz),
+    ("bgp_jq", bgp_jq::fuzz),
+    ("bgp_verdict", bgp_verdict::fuzz),
     ("env_protocol", env_protocol::fuzz),
     ("flows_api", flows_api::fuzz),
     ("flows_logs", flows_logs::fuzz),

@@ -10,6 +10,11 @@
 //! origin's route invalid is a ROA misconfiguration; a new path through a valley is a route
 //! leak of the valley's type; a new origin neighbour absent from the relationships is a
 //! forged origin; every vantage point ending withdrawn is an outage; anything else is none.
+//!
+//! A prefix whose historic origin is seen prepending itself is traffic engineering: its paths
+//! changed because the origin asked for it, so the valley and forged-origin rules skip its
+//! updates. Without that, the relationships' inference errors (mislabelled or missing links)
+//! on the paths the prepending moves vantage points onto read as leaks or forged origins.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -236,12 +241,36 @@ impl Evidence {
         }
     }
 
+    /// The prefixes whose historic origin prepends itself on some announced path (the origin's
+    /// ASN repeated at the path's end): the origin is steering its traffic.
+    fn engineered(&self) -> BTreeSet<&str> {
+        let old = self.all_historic();
+        self.updates
+            .iter()
+            .filter(|u| {
+                u.path.as_ref().is_some_and(|p| match p.as_slice() {
+                    [.., a, o] => a == o && old.contains(o),
+                    _ => false,
+                })
+            })
+            .map(|u| u.prefix.as_str())
+            .collect()
+    }
+
+    /// The announcements whose change the origin's own prepending does not explain, with their
+    /// paths (prepends collapsed).
+    fn unexplained(&self) -> impl Iterator<Item = (&Upd, Vec<u32>)> {
+        let engineered = self.engineered();
+        self.updates.iter().filter(move |u| !engineered.contains(u.prefix.as_str())).filter_map(|u| {
+            let mut p = u.path.clone()?;
+            p.dedup();
+            Some((u, p))
+        })
+    }
+
     /// The first valley on an announced path: (leaker, RFC 7908 type).
     fn valley(&self) -> Option<(u32, u8, u64)> {
-        for u in &self.updates {
-            let Some(path) = &u.path else { continue };
-            let mut p = path.clone();
-            p.dedup();
+        for (u, p) in self.unexplained() {
             for w in p.windows(3) {
                 // Routes flow right to left: w[1] learned from w[2] and sent to w[0].
                 let (from, to) = (self.rel(w[1], w[2]), self.rel(w[1], w[0]));
@@ -259,10 +288,7 @@ impl Evidence {
     }
 
     fn forged(&self) -> Option<(u32, u64)> {
-        for u in &self.updates {
-            let Some(path) = &u.path else { continue };
-            let mut p = path.clone();
-            p.dedup();
+        for (u, p) in self.unexplained() {
             if let [.., x, o] = p.as_slice()
                 && self.rel(*x, *o) == '?'
             {

@@ -45,6 +45,26 @@ fn the_baseline_investigates_through_the_runner() {
     assert!(correct >= 9, "the baseline solves L1 tasks: {correct}/10");
 }
 
+/// Prepending is traffic engineering, not an incident: it moves vantage points onto paths whose
+/// links the relationships may mislabel or miss (L3 and up), which must not read as a leak or a
+/// forged origin. Before the baseline set aside paths its origin's prepending explains, it
+/// accused someone in about a quarter of these controls: the three drawn ids below (a peer
+/// valley faked by a mislabelled link twice, a missing link read as a forged origin once).
+#[test]
+fn the_baseline_accuses_no_one_over_prepending() {
+    let app = registry::app("bgp").unwrap();
+    let drawn = ["bgp-v1-L3-s49-i0", "bgp-v1-L3-s105-i0", "bgp-v1-L3-s118-i0"].map(String::from);
+    let forced = (0..16)
+        .map(|s| format!("bgp-v1-L3-s{s}-i0-fBP"))
+        .chain((0..4).map(|s| format!("bgp-v1-L2-s{s}-i0-fBP")));
+    for id in drawn.into_iter().chain(forced) {
+        let task = registry::generate(&id).unwrap();
+        assert_eq!(task.card().label.split(':').nth(1), Some("BP"), "{id}");
+        let record = run_episode(task, app.baseline().as_mut(), RunSettings::default());
+        assert!(record.score.correct && record.score.safe, "{}: {}", record.id, record.score.explanation);
+    }
+}
+
 #[test]
 fn bad_verdicts_cost_a_turn_and_end_nothing() {
     let task = registry::generate("bgp-v1-L1-s0-i0").unwrap();

@@ -1,13 +1,14 @@
 //! The text tools every application's shell has, with GNU coreutils' options, messages and
 //! exit statuses for what agents pipe command output into: `cat`, `echo`, `grep` (also
 //! `egrep`, `fgrep`), `head`, `tail`, `wc`, `sort`, `uniq`, `cut`, `sed` (line addresses
-//! only), `true`, `false` and `sleep` (which returns at once: time does not pass in an
+//! only), `jq` (a bounded jq language, for JSON answers), `true`, `false` and `sleep` (which returns at once: time does not pass in an
 //! emulated lab). File operands are read through the
 //! application ([`super::Commands::read`]); an application without files reports them
 //! missing, as a machine without them would.
 
 mod columns;
 mod grep;
+mod jq;
 mod lines;
 mod sed;
 
@@ -31,6 +32,7 @@ pub(crate) fn run(name: &str, args: &[String], stdin: &str, files: Files<'_>, io
         "uniq" => columns::uniq(args, stdin, files, io),
         "cut" => columns::cut(args, stdin, files, io),
         "sed" => sed::sed(args, stdin, files, io),
+        "jq" => jq::run(args, stdin, files, io),
         "true" | "sleep" => 0,
         "false" => 1,
         _ => return None,
