@@ -102,7 +102,7 @@ impl RepairEpisode {
 impl Episode for RepairEpisode {
     fn step(&mut self, reply: &str) -> StepOutcome {
         if self.finish.is_some() {
-            return StepOutcome { observation: "The episode is over.".into(), ..Default::default() };
+            return StepOutcome::over();
         }
         self.turns += 1;
         let w = self.task.world.clone();
