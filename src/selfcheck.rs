@@ -44,6 +44,43 @@ pub fn core(golden: &str) -> Result<usize, Vec<String>> {
     if errors.is_empty() { Ok(checked) } else { Err(errors) }
 }
 
+/// Seeds of the cross-application sample: the first two, and seeds past `u32::MAX / 2` up to the
+/// largest the page's "random task" draws (below 2^32), where a generator that narrows a seed
+/// or a draw to `usize` would part ways on wasm32.
+const SAMPLE_SEEDS: [u64; 4] = [0, 1, 2_654_435_769, 4_294_967_295];
+
+/// One task id per application, level and sample seed (index 0, default knobs): the ids
+/// whose content hashes `tests/data/app_hashes.tsv` pins natively and in the browser. An
+/// application's top level takes the largest seed only: its tasks are the big ones (a BGP
+/// level-4 Internet takes seconds in a debug build), and they run the lower levels' code.
+pub fn sample_ids() -> Vec<String> {
+    let mut ids = Vec::new();
+    for info in crate::registry::catalog() {
+        let top = info.levels.iter().map(|l| l.level).max();
+        for level in info.levels.iter().map(|l| l.level) {
+            let seeds = if Some(level) == top { &SAMPLE_SEEDS[3..] } else { &SAMPLE_SEEDS[..] };
+            ids.extend(seeds.iter().map(|&seed| info.default_id(level, seed, 0).to_string()));
+        }
+    }
+    ids
+}
+
+/// `id<TAB>content hash` lines of [`sample_ids`], as this build generates them.
+pub fn sample_hashes() -> crate::error::Result<String> {
+    let mut out = String::new();
+    for id in sample_ids() {
+        let task = crate::registry::generate(&id)?;
+        out.push_str(&format!("{id}\t{}\n", task.card().content_hash));
+    }
+    Ok(out)
+}
+
+/// Checks `id<TAB>hash` lines (the format of [`sample_hashes`]) by generating each task.
+pub fn task_hash_lines(text: &str) -> Result<usize, Vec<String>> {
+    let pairs = text.lines().map(|l| l.split_once('\t').unwrap_or((l, "")));
+    task_hashes(pairs)
+}
+
 /// Checks `(id, content hash)` pairs by generating each task through the registry.
 pub fn task_hashes<'a>(pairs: impl IntoIterator<Item = (&'a str, &'a str)>) -> Result<usize, Vec<String>> {
     let mut errors = Vec::new();

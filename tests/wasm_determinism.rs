@@ -1,5 +1,5 @@
 //! Browser half of the determinism check: the same golden files as the native tests
-//! (`tests/determinism.rs`, `route_golden.rs`, `k8s_determinism.rs`, `k8s_conformance`), run by
+//! (`tests/results/core_determinism.rs`, `tests/route`, `tests/k8s`; every application's sample ids), run by
 //! wasm-bindgen-test in headless Chrome. MALT's browser goldens are in `malt_wasm_browser.rs`.
 #![cfg(target_arch = "wasm32")]
 
@@ -25,6 +25,24 @@ fn route_content_hashes_hold_in_the_browser() {
 fn k8s_content_hashes_hold_in_the_browser() {
     let data = include_str!("data/k8s/task_hashes.tsv");
     assert_eq!(netpress::k8s::conformance::task_hashes(data), Ok(3000));
+}
+
+/// One task per application, level and sample seed (seeds up to 2^32 - 1, as the page's random
+/// task draws them): the hashes `tests/results/core_determinism.rs` pins natively. The test
+/// yields to the event loop after each task, since the runner gives up on a page that stays
+/// silent for about 20 s and the sample takes longer than that.
+#[wasm_bindgen_test]
+async fn every_application_s_sample_hashes_hold_in_the_browser() {
+    let data = include_str!("data/app_hashes.tsv");
+    assert_eq!(data.lines().count(), netpress::selfcheck::sample_ids().len());
+    let mut errors = Vec::new();
+    for line in data.lines() {
+        if let Err(e) = netpress::selfcheck::task_hash_lines(line) {
+            errors.extend(e);
+        }
+        gloo::timers::future::TimeoutFuture::new(0).await;
+    }
+    assert!(errors.is_empty(), "native and wasm32 generation disagree:\n{}", errors.join("\n"));
 }
 
 #[wasm_bindgen_test]

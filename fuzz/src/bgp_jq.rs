@@ -1,11 +1,11 @@
 //! The shell's `jq` on any filter over any input: the first line is the filter (quoted, so the
 //! bytes reach jq whole), the rest its standard input. No panic, no hang, no stack overflow,
 //! output within the shell's limit: the walk that refuses unbounded filters and the depth
-//! checks on filters and input are what this target leans on.
+//! checks on filters and input are what this target leans on. It runs in BGP's shell, the one
+//! that registers `jq` (inputs past the shell's line limit are refused before jq runs).
 
-use netpress::k8s::cluster::Cluster;
-use netpress::k8s::kubectl::{Env, VerbPolicy};
-use netpress::k8s::shell as k8s;
+use netpress::bgp::task::Task;
+use netpress::bgp::tools;
 
 pub fn fuzz(data: &[u8]) {
     let text = String::from_utf8_lossy(data);
@@ -16,8 +16,10 @@ pub fn fuzz(data: &[u8]) {
     };
     let flags = if flags.is_empty() { String::new() } else { format!("-{flags} ") };
     let quoted = filter.replace('\'', "'\\''");
-    let mut env = Env::new(Cluster::pristine(), VerbPolicy::default());
+    thread_local! {
+        static TASK: Task = Task::generate(&"bgp-v1-L1-s1-i0".parse().expect("valid id")).expect("generates");
+    }
     let script = format!("cat <<'NETPRESS_END' | jq {flags}'{quoted}'\n{input}\nNETPRESS_END");
-    let out = k8s::run(&script, &mut env);
-    assert!(out.output.len() <= k8s::MAX_OUTPUT + 64, "{}", out.output.len());
+    let out = TASK.with(|task| tools::run(task, 0, &script));
+    assert!(out.output.len() <= tools::PIPE_LIMIT + 64, "{}", out.output.len());
 }

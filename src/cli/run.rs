@@ -8,7 +8,6 @@
 
 use std::collections::BTreeSet;
 use std::io::Write;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use clap::{ArgMatches, Args};
@@ -16,10 +15,11 @@ use indicatif::{ProgressBar, ProgressStyle};
 
 use super::agents::{EndpointArgs, agent_factory};
 use super::{CliResult, Console, Context, Fail, knobs, stats_cmd};
-use crate::app::{App, PromptVariant, Task};
+use crate::app::{App, PromptVariant};
+use crate::id::QueryId;
 use crate::record::{ResultRecord, parse_results};
 use crate::run::parse_filter;
-use crate::run::{AgentFactory, run_threads};
+use crate::run::{AgentFactory, Named, run_threads};
 use crate::run::{Cancel, RunSettings, TaskSelection};
 use crate::stats::{Grouping, Summary, breakdown};
 
@@ -92,13 +92,16 @@ pub fn run(cx: &mut Context, args: RunArgs, matches: &ArgMatches) -> CliResult {
         RunSettings { variant: PromptVariant::parse(&args.prompt_variant)?, max_turns: args.max_turns };
     let cancel = Cancel::new();
     let factory = agent_factory(app, &args.agent, &args.endpoint, &cancel)?;
-    let mut tasks = select_tasks(cx, app, &args, matches)?;
+    let mut ids = select_tasks(cx, app, &args, matches)?;
     let mut append = false;
     if args.resume {
         let done = done_ids(args.output.as_deref().unwrap_or_default());
-        tasks.retain(|t| !done.contains(&t.card().id));
+        ids.retain(|id| !done.contains(&id.to_string()));
         append = true;
     }
+    // Each task is generated when its episode starts (a long run of big tasks holds only the
+    // running ones, and writes its first record before it has generated the last task).
+    let tasks: Vec<Named> = ids.into_iter().map(|id| Named { app, id }).collect();
     let total = tasks.len();
     if cx.console.is_process() {
         cancel_on_ctrl_c(&cancel);
@@ -136,14 +139,14 @@ fn cancel_on_ctrl_c(cancel: &Cancel) {
     });
 }
 
-/// The tasks a `run` covers, in a fixed order: level, seed, index (seed, level, index with
+/// The ids of the tasks a `run` covers, in a fixed order: level, seed, index (seed, level, index with
 /// `--interleave`); the flags fill the library's selection, which decides.
 fn select_tasks(
     cx: &Context,
     app: &dyn App,
     args: &RunArgs,
     matches: &ArgMatches,
-) -> CliResult<Vec<Arc<dyn Task>>> {
+) -> CliResult<Vec<QueryId>> {
     let seeds = match args.seed {
         Some(s) => (s, s),
         None => parse_seeds(&args.seeds)?,
@@ -171,7 +174,7 @@ fn select_tasks(
         interleave: args.interleave,
         max_tasks: args.queries,
     };
-    Ok(selection.tasks(app)?)
+    Ok(selection.select_ids(app)?)
 }
 
 /// `--seeds A..B` or one seed, with the CLI's wording of a mistake.
@@ -200,7 +203,7 @@ struct Batch<'a> {
 /// The progress bar is the process's, on its terminal only.
 fn run_all(
     console: &mut Console,
-    tasks: Vec<Arc<dyn Task>>,
+    tasks: Vec<Named>,
     batch: &Batch,
     output: Option<&str>,
     append: bool,

@@ -27,7 +27,7 @@ mod rescore;
 mod select;
 
 #[cfg(not(target_arch = "wasm32"))]
-pub use batch::{AgentFactory, run_threads};
+pub use batch::{AgentFactory, Named, Planned, run_threads};
 pub use batch::{Batch, Ended, Finished};
 pub use cancel::Cancel;
 pub use episode::{RunSettings, Runner, StopCause, drive, run_episode};

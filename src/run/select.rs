@@ -108,6 +108,19 @@ impl TaskSelection {
         self.levels_of(info).into_iter().try_for_each(|level| info.check_id(&self.id(info, level, 0, 0)))
     }
 
+    /// The ids of the selected tasks in run order, for a runner that generates each task when
+    /// its episode starts ([`super::Named`]), so a run of thousands of large tasks holds only
+    /// the running ones. A plain plan is named without generating anything; with a label,
+    /// filters or `per_label` each task is generated once here to be judged, and dropped.
+    pub fn select_ids(&self, app: &dyn App) -> Result<Vec<QueryId>> {
+        let plain = self.per_label.is_none() && self.label.is_none() && self.filters.is_empty();
+        if plain {
+            self.check(app.info())?;
+            return Ok(self.ids(app.info()));
+        }
+        self.stream(app).map(|task| task.and_then(|t| t.card().id.parse())).collect()
+    }
+
     /// Generates the selected tasks in run order.
     pub fn tasks(&self, app: &dyn App) -> Result<Vec<Arc<dyn Task>>> {
         self.stream(app).collect()

@@ -36,7 +36,8 @@ test('a copied link reopens the same task with the same content hash', async () 
   assert.equal(await elsewhere.$eval('#variant', (s) => s.value), 'fewshot_cot');
   assert.equal(await elsewhere.textContent('#prompt'), prompt);
   const native = JSON.parse(cli(['generate', '--id', id]));
-  assert.equal(hash, native.content_hash);
+  // The id is random (any application, level and seed): a mismatch must name it.
+  assert.equal(hash, native.content_hash, `${id}: the page's content hash differs from the CLI's`);
   await screenshot(elsewhere, 'link-reopened');
   assert.deepEqual([...page.errors, ...elsewhere.errors], []);
 });

@@ -2,6 +2,8 @@
 //! area; see `tests/route/main.rs`): `stats`, `plan`, `report` and `export`, and the native
 //! half of the cross-application determinism check. `common` builds the records they share.
 
+#[path = "../support/bless.rs"]
+mod bless;
 mod cli;
 mod common;
 mod core_determinism;

@@ -100,7 +100,7 @@ struct Lab<'a> {
 }
 
 impl Commands for Lab<'_> {
-    fn run(&mut self, name: &str, args: &[String], _stdin: &str, io: &mut Io) -> Option<i32> {
+    fn run(&mut self, name: &str, args: &[String], stdin: &str, io: &mut Io) -> Option<i32> {
         let task = self.task;
         Some(match name {
             "help" => {
@@ -114,6 +114,8 @@ impl Commands for Lab<'_> {
             "asrel" => registry::asrel(task, args, io),
             "vrps" => registry::vrps(task, args, io),
             "atlas" => registry::atlas(task, args, io),
+            // RIPEstat answers and traceroutes are JSON: the shell's jq reads them.
+            "jq" => shell::tools::jq(args, stdin, &|path| self.read(path), io),
             "submit" => {
                 io.fail(2, "submit: give the verdict as JSON: submit {\"incident_type\": \"...\", ...}")
             }

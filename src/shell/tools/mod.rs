@@ -1,10 +1,14 @@
 //! The text tools every application's shell has, with GNU coreutils' options, messages and
 //! exit statuses for what agents pipe command output into: `cat`, `echo`, `grep` (also
 //! `egrep`, `fgrep`), `head`, `tail`, `wc`, `sort`, `uniq`, `cut`, `sed` (line addresses
-//! only), `jq` (a bounded jq language, for JSON answers), `true`, `false` and `sleep` (which returns at once: time does not pass in an
-//! emulated lab). File operands are read through the
-//! application ([`super::Commands::read`]); an application without files reports them
-//! missing, as a machine without them would.
+//! only), `true`, `false` and `sleep` (which returns at once: time does not pass in an
+//! emulated lab). File operands are read through the application
+//! ([`super::Commands::read`]); an application without files reports them missing, as a
+//! machine without them would.
+//!
+//! `jq` (a bounded jq language, [`jq`]) is here but not in that list: an application whose
+//! tools print JSON registers it among its own commands. The jq interpreter is about a third of
+//! a shell bundle, so the bundles of applications that never print JSON leave it out.
 
 mod columns;
 mod grep;
@@ -32,11 +36,15 @@ pub(crate) fn run(name: &str, args: &[String], stdin: &str, files: Files<'_>, io
         "uniq" => columns::uniq(args, stdin, files, io),
         "cut" => columns::cut(args, stdin, files, io),
         "sed" => sed::sed(args, stdin, files, io),
-        "jq" => jq::run(args, stdin, files, io),
         "true" | "sleep" => 0,
         "false" => 1,
         _ => return None,
     })
+}
+
+/// `jq` over standard input or file operands, for the applications that register it.
+pub(crate) fn jq(args: &[String], stdin: &str, files: Files<'_>, io: &mut Io) -> i32 {
+    jq::run(args, stdin, files, io)
 }
 
 /// The message GNU tools print for an unknown short option, and its status.
