@@ -15,6 +15,7 @@ Needs OpenRLHF (its base classes); the package's tests use pinned stubs of them.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 from typing import Any
@@ -33,13 +34,20 @@ def _reward() -> Any:
     return json.loads(value) if value.lstrip().startswith("{") else value
 
 
-def _number(value: float) -> Any:
-    """A tensor when torch imports (OpenRLHF calls ``.item()`` on rewards), else the float."""
+@functools.cache
+def _torch() -> Any:
+    """torch, or None; looked for once (a failed import is not cached by Python)."""
     try:
         import torch
     except ImportError:
-        return value
-    return torch.tensor(value)
+        return None
+    return torch
+
+
+def _number(value: float) -> Any:
+    """A tensor when torch imports (OpenRLHF calls ``.item()`` on rewards), else the float."""
+    torch = _torch()
+    return value if torch is None else torch.tensor(value)
 
 
 class AgentInstance(AgentInstanceBase):
