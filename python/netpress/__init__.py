@@ -205,7 +205,7 @@ def _play(task_id: str, agent: Callable[[list[dict]], str], max_turns: int | Non
             try:
                 action: str | dict = agent(env.messages())
             except Exception as e:  # the agent's failure is a failed turn, as in `netpress run`
-                action = {"error": f"{type(e).__name__}: {e}"}
+                action = {"error": f"{type(e).__name__}: {e}", "fatal": bool(getattr(e, "fatal", False))}
             _, _, done, _ = env.step(action)
         return env.record()
 

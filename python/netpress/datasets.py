@@ -18,6 +18,8 @@ from typing import Any, Iterable, Mapping
 
 import netpress
 
+from . import _tools
+
 __all__ = ["SPLITS", "FORMATS", "rows", "build", "write_parquet", "from_mixture"]
 
 # name -> (first seed, seeds): the benchmark's seeds, the next thousand, and the curriculum's range
@@ -48,6 +50,11 @@ def _knobs(task_id: str, app: dict) -> dict:
     return {names.get(p[0], p[0]): p[1:] for p in parts}
 
 
+def _verl_tools(app: str, task_id: str) -> dict:
+    tool = _tools.name(app)
+    return {tool: {"create_kwargs": {"task_id": task_id}}} if tool else {}
+
+
 def _added(fmt: str, app: str, task_id: str, n: int) -> dict:
     if fmt == "skyrl":
         return {"env_class": "netpress", "reward_spec": {"method": "env"}, "extra_info": {"task_id": task_id}}
@@ -56,7 +63,12 @@ def _added(fmt: str, app: str, task_id: str, n: int) -> dict:
             "data_source": f"netpress/{app}",
             "ability": "network-ops",
             "reward_model": {"style": "rule", "ground_truth": task_id},
-            "extra_info": {"index": n, "tools_kwargs": {}, "interaction_kwargs": {"task_id": task_id}},
+            "extra_info": {
+                "index": n,
+                # How verl's tool and interaction reach the row's task (netpress.verl).
+                "tools_kwargs": _verl_tools(app, task_id),
+                "interaction_kwargs": {"name": "netpress", "task_id": task_id},
+            },
         }
     return {}
 

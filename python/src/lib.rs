@@ -6,6 +6,10 @@
 //! crosses the boundary as the protocol's JSON (the same bytes as stdio and the server send),
 //! so Python sees exactly the messages of the other transports and this file stays a shim.
 //!
+//! Beside the sessions it holds the agents a Python caller drives episodes with: each
+//! application's scripted baseline and the OpenAI-compatible endpoint agent (the core's
+//! `native-agents` transport), both as callables over chat messages.
+//!
 //! Resets, steps and whole baseline episodes run with the GIL released (`Python::detach`), so
 //! environments in several Python threads step in parallel. A panic in the core is caught,
 //! closes that session and raises `EnvError` with reason `PANIC`, as the server does.
@@ -13,13 +17,16 @@
 use std::panic::AssertUnwindSafe;
 use std::sync::{Mutex, MutexGuard};
 
+use netpress::agent::client::Client;
+use netpress::agent::native::{EndpointAgent, Transport};
+use netpress::agent::openai::OpenAiConfig;
 use netpress::app::PromptVariant;
 use netpress::conversation::{Agent, Message, Role};
 use netpress::env::{
     Action, Defaults, EnvError as CoreError, Reason, ResetParams, Session as CoreSession, StepResult, guarded,
 };
 use netpress::registry::Registry;
-use netpress::run::{RunSettings, run_episode};
+use netpress::run::{Cancel, RunSettings, run_episode};
 use pyo3::create_exception;
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyList, PyString};
@@ -296,6 +303,59 @@ fn run_baseline(
     .map_err(raise)
 }
 
+create_exception!(
+    _core,
+    EndpointError,
+    pyo3::exceptions::PyRuntimeError,
+    "An endpoint agent's failed call: args are (message, fatal); fatal means no later call can
+succeed (a refused key, an unknown model), as the runner's failure rules read it."
+);
+
+/// An OpenAI-compatible chat endpoint as a callable `[(role, content)] -> reply`: the crate's
+/// endpoint agent (request, retries, failure rules, key scrubbing) on its blocking transport.
+#[pyclass(frozen, module = "netpress._core")]
+struct OpenAiAgent {
+    client: std::sync::Arc<Client>,
+    transport: Transport,
+}
+
+#[pymethods]
+impl OpenAiAgent {
+    #[new]
+    #[pyo3(signature = (base_url, model, api_key=None, temperature=None, max_tokens=None, timeout_ms=None))]
+    fn new(
+        base_url: &str,
+        model: &str,
+        api_key: Option<String>,
+        temperature: Option<f64>,
+        max_tokens: Option<u32>,
+        timeout_ms: Option<u64>,
+    ) -> Self {
+        let mut config = OpenAiConfig::new(base_url, model);
+        config.api_key = api_key;
+        config.temperature = temperature;
+        config.max_tokens = max_tokens;
+        config.timeout_ms = timeout_ms.unwrap_or(config.timeout_ms);
+        let transport = Transport::new(Cancel::new());
+        OpenAiAgent { client: std::sync::Arc::new(Client::OpenAi(config)), transport }
+    }
+
+    /// The reply to a conversation; the GIL is released while the endpoint answers.
+    fn __call__(&self, py: Python<'_>, messages: Vec<(String, String)>) -> PyResult<String> {
+        let messages = to_messages(messages)?;
+        // An agent per call: its state is only A2A's message-id counter, and a shared one would
+        // make calls from several threads wait for each other.
+        let reply =
+            py.detach(|| EndpointAgent::new(self.client.clone(), self.transport.clone()).reply(&messages));
+        reply.map(|r| r.text).map_err(|e| EndpointError::new_err((e.message, e.fatal)))
+    }
+
+    /// The agent as results describe it (model, endpoint without credentials; JSON).
+    fn info(&self) -> String {
+        to_json(&self.client.info())
+    }
+}
+
 /// Task ids `start..start + count` of the curriculum stream of a mixture file's text (the
 /// adaptive mode's `netpress.mixture.v1`), as `netpress adapt export --format ids` lists them.
 #[pyfunction]
@@ -316,8 +376,10 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", netpress::VERSION)?;
     m.add("PROTOCOL", netpress::env::PROTOCOL)?;
     m.add("EnvError", m.py().get_type::<EnvError>())?;
+    m.add("EndpointError", m.py().get_type::<EndpointError>())?;
     m.add_class::<Session>()?;
     m.add_class::<Baseline>()?;
+    m.add_class::<OpenAiAgent>()?;
     m.add_function(wrap_pyfunction!(step_many, m)?)?;
     m.add_function(wrap_pyfunction!(run_baseline, m)?)?;
     m.add_function(wrap_pyfunction!(info, m)?)?;

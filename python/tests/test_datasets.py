@@ -66,7 +66,11 @@ def test_trainer_formats_add_their_columns(fmt):
             "data_source": "netpress/k8s",
             "ability": "network-ops",
             "reward_model": {"style": "rule", "ground_truth": tid},
-            "extra_info": {"index": 0, "tools_kwargs": {}, "interaction_kwargs": {"task_id": tid}},
+            "extra_info": {
+                "index": 0,
+                "tools_kwargs": {"run": {"create_kwargs": {"task_id": tid}}},
+                "interaction_kwargs": {"name": "netpress", "task_id": tid},
+            },
         },
     }[fmt]
 

@@ -6,7 +6,8 @@
 //!
 //! Endpoint agents are split like the runner: the protocols ([`openai`], [`a2a`]) and the
 //! retry and failure rules ([`retry`], [`http`], [`client`]) are pure and compile for wasm32;
-//! the CLI's blocking transport is [`native`] (feature `cli`), the browser's is
+//! the native blocking transport is [`native`] (feature `native-agents`, which `cli`
+//! includes; the Python package enables it alone), the browser's is
 //! `web::endpoint` (feature `web`). [`mock`] is a scripted test server for both. [`replay`]
 //! plays back replies from a results file or a pasted text.
 
@@ -15,7 +16,7 @@ pub mod client;
 pub mod http;
 #[cfg(all(feature = "cli", not(target_arch = "wasm32")))]
 pub mod mock;
-#[cfg(all(feature = "cli", not(target_arch = "wasm32")))]
+#[cfg(all(feature = "native-agents", not(target_arch = "wasm32")))]
 pub mod native;
 pub mod openai;
 pub mod replay;

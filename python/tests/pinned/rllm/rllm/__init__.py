@@ -1,0 +1,1 @@
+"""Package marker of a pinned interface stub (python/tests/pinned/README.md)."""
