@@ -47,6 +47,7 @@ pub mod level;
 pub mod names;
 pub mod numbering;
 pub mod orgs;
+pub mod picture;
 pub mod prefixes;
 pub mod probes;
 mod prompt;
