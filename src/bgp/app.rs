@@ -109,7 +109,7 @@ impl App for BgpApp {
     }
 
     fn tools(&self) -> &'static [crate::app::Tool] {
-        &[super::cli::MRT]
+        &[super::cli::MRT, super::cli::TOPO]
     }
 
     fn labels(&self, level: u8) -> Vec<String> {
