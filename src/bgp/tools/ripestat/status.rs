@@ -56,11 +56,18 @@ impl Subject {
         }
     }
 
-    /// Whether the subject concerns the address family (an AS concerns both).
-    fn in_family(self, v6: bool) -> bool {
+    /// Whether the subject concerns the address family: a prefix its own, an AS a family it
+    /// holds space in or is seen originating in (else every peer of the family would be
+    /// listed as not seeing an AS that never announced anything there).
+    fn in_family(self, task: &Task, seen: &[BTreeSet<usize>; 2], v6: bool) -> bool {
         match self {
             Subject::Prefix(p) => p.addr().is_ipv6() == v6,
-            Subject::Origin(_) => true,
+            Subject::Origin(a) => {
+                let t = &task.world.topology;
+                let owns =
+                    t.prefixes.iter().any(|p| t.ases[p.owner].asn == a && p.net.addr().is_ipv6() == v6);
+                owns || !seen[usize::from(v6)].is_empty()
+            }
         }
     }
 }
@@ -112,12 +119,13 @@ pub(super) fn visibility(q: &Query<'_>) -> Result<Value, String> {
                                          "ipv4_peer_count": feeding.len(), "ipv6_peer_count": if has_v6(task) { feeding.len() } else { 0 }}});
             for (fam, v6) in [("ipv4", false), ("ipv6", true)] {
                 let full: Vec<usize> = full_peers(task, v6).into_iter().filter(|k| feeding.contains(k)).collect();
-                let (yes, no): (Vec<usize>, Vec<usize>) = if subject.in_family(v6) {
+                let concerned = subject.in_family(task, &seen, v6);
+                let (yes, no): (Vec<usize>, Vec<usize>) = if concerned {
                     full.iter().partition(|&&k| seen[usize::from(v6)].contains(&k))
                 } else {
                     (Vec::new(), Vec::new())
                 };
-                let count = if subject.in_family(v6) { full.len() } else { 0 };
+                let count = if concerned { full.len() } else { 0 };
                 v[format!("{fam}_full_table_peer_count")] = json!(count);
                 v[format!("{fam}_full_table_peers_not_seeing")] = no.iter().map(|&k| peer(k, v6)).collect();
                 if with_seeing {

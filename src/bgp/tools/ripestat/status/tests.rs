@@ -125,3 +125,33 @@ fn bad_parameters_answer_as_ripestat_errors() {
     let never = data(&t, "ripestat routing-status resource=AS65000");
     assert!(never.get("first_seen").is_none(), "an AS never seen has no first or last seen");
 }
+
+#[test]
+fn an_as_without_ipv6_space_is_not_missing_from_ipv6_peers() {
+    let t = task("bgp-v1-L2-s0-i0");
+    let tp = &t.world.topology;
+    assert!(tp.prefixes.iter().any(|p| p.net.addr().is_ipv6()), "the world has IPv6");
+    let owner = |v6: bool| {
+        tp.ases.iter().map(|a| a.asn).find(|&asn| {
+            let has = |fam: bool| {
+                tp.prefixes.iter().any(|p| tp.ases[p.owner].asn == asn && p.net.addr().is_ipv6() == fam)
+            };
+            has(false) && has(true) == v6
+        })
+    };
+    let v4_only = owner(false).expect("an AS with IPv4 space only");
+    let d = data(&t, &format!("ripestat visibility resource=AS{v4_only}"));
+    for c in d["visibilities"].as_array().unwrap() {
+        assert_eq!(c["ipv6_full_table_peer_count"], 0, "{c}");
+        assert!(c["ipv6_full_table_peers_not_seeing"].as_array().unwrap().is_empty());
+    }
+    let dual = owner(true).expect("an AS with both");
+    let d = data(&t, &format!("ripestat visibility resource=AS{dual}"));
+    assert!(
+        d["visibilities"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|c| c["ipv6_full_table_peer_count"].as_u64() > Some(0))
+    );
+}
