@@ -9,7 +9,7 @@
 //! selection is what `netpress bgp topo` prints.
 //!
 //! Layout: rows by rank in the customer–provider DAG (the Tier-1s on top, stubs at the bottom),
-//! each row in AS index order and wrapped after [`ROW_MAX`] ASes; a provider–customer link is
+//! each row in AS index order and wrapped after `ROW_MAX` ASes; a provider–customer link is
 //! an arrow down to the customer, a peering a plain line. Nothing in the task's picture hints
 //! at the answer: every tone is neutral. Once the episode is over (scored), its picture marks
 //! the culprit ✗, the affected paths' links (✗ for an incident, ✓ for a harmless change), a
