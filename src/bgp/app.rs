@@ -9,7 +9,7 @@ use super::family::{self, Family};
 use super::level::Level;
 use super::task::Task as BgpTask;
 use super::verdict::{self, Verdict};
-use super::{baseline, prompt, score, tools};
+use super::{baseline, picture, prompt, score, tools};
 use crate::answer::{Field, FieldKind};
 use crate::app::{
     AnswerKind, App, AppInfo, AppKind, Episode, Finish, KnobInfo, LevelInfo, PromptVariant, Score,
@@ -109,7 +109,7 @@ impl App for BgpApp {
     }
 
     fn tools(&self) -> &'static [crate::app::Tool] {
-        &[super::cli::MRT]
+        &[super::cli::MRT, super::cli::TOPO]
     }
 
     fn labels(&self, level: u8) -> Vec<String> {
@@ -179,7 +179,7 @@ impl Task for Generated {
     }
 
     fn picture(&self) -> Picture {
-        Picture::default()
+        picture::task_picture(&self.task)
     }
 }
 
@@ -304,5 +304,11 @@ impl Episode for Investigation {
 
     fn stop(&mut self) {
         self.stopped = true;
+    }
+
+    /// Once scored, the task's picture with the truth marked; until then the task's stands, so
+    /// the picture gives nothing away mid-investigation.
+    fn picture(&self) -> Option<Picture> {
+        self.finished().map(|_| picture::scored(&self.task, self.verdict.as_ref()))
     }
 }

@@ -23,12 +23,13 @@
 //! - [`tools`]: the agent's commands (bgpdump over the collectors' files, which also exist as
 //!   real MRT, RIPEstat-shaped calls, as-rel, VRPs, Atlas probes) in the crate's shell;
 //!   [`verdict`] and [`score`]: the answer and its scoring; `prompt`, `baseline` and `app`: the
-//!   prompts, the rule-based investigator and the application's roles; `cli`: `netpress bgp mrt`.
+//!   prompts, the rule-based investigator and the application's roles; `cli`: `netpress bgp mrt`
+//!   and `netpress bgp topo`; [`picture`]: the AS neighbourhood of the incident the surfaces draw.
 //!
 //! - [`churn`], [`distractor`], [`asrel_noise`]: what hides the incident: background routing
 //!   changes, a second unrelated incident at L4, and inference errors in the as-rel file.
 //!
-//! To come: the data plane and traceroutes, pictures and panels.
+//! To come: the data plane and traceroutes, and the panels.
 
 mod app;
 pub mod asrel_noise;
@@ -47,6 +48,7 @@ pub mod level;
 pub mod names;
 pub mod numbering;
 pub mod orgs;
+pub mod picture;
 pub mod prefixes;
 pub mod probes;
 mod prompt;

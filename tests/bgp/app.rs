@@ -86,3 +86,25 @@ fn bad_verdicts_cost_a_turn_and_end_nothing() {
     let s = ep.score();
     assert!(s.correct && s.safe, "{}", s.explanation);
 }
+
+#[test]
+fn netpress_bgp_topo_prints_the_neighbourhood_through_the_cli() {
+    use netpress::cli::Console;
+    use netpress::registry::Registry;
+    let run = |args: &[&str]| {
+        let (mut out, mut err) = (Vec::new(), Vec::new());
+        let argv = ["netpress", "bgp", "topo"].iter().chain(args);
+        let code =
+            netpress::cli::main(Registry::standard(), argv, Console::new(&b""[..], &mut out, &mut err));
+        (code, String::from_utf8(out).unwrap(), String::from_utf8(err).unwrap())
+    };
+    let (code, out, err) = run(&["--task", "bgp-v1-L1-s0-i0"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.starts_with("# AS neighbourhood of bgp-v1-L1-s0-i0 around "), "{out}");
+    let rows: Vec<&str> = out.lines().filter(|l| !l.starts_with('#')).collect();
+    assert!(!rows.is_empty());
+    assert!(rows.iter().all(|r| r.ends_with("|-1") || r.ends_with("|0")), "{out}");
+    let (code, _, err) = run(&["--task", "bgp-v1-L1-s0-i0", "--format", "png"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("unknown format \"png\""), "{err}");
+}

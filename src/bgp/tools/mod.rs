@@ -49,6 +49,11 @@ submit {JSON}                          your verdict; ends the investigation
 Text tools: grep, head, tail, wc, sort, uniq, cut, sed (line addresses: sed -n 'A,Bp'), cat, echo; pipes |, ;, &&.
 ";
 
+/// Calls served since the v1 prompt was fixed. The prompt quotes [`HELP`] and is part of every
+/// task's content hash, so a call added later is listed by `help` alone until the generator's
+/// version moves (docs/bgp.md, "The tools").
+pub const HELP_LATER: &str = "RIPEstat also serves: visibility (resource, query_time, include=peers_seeing), routing-status (resource, timestamp).\n";
+
 /// The lab's words for what it refuses.
 fn refusal(r: &Refused) -> String {
     match r {
@@ -105,6 +110,7 @@ impl Commands for Lab<'_> {
         Some(match name {
             "help" => {
                 io.out(HELP);
+                io.out(HELP_LATER);
                 0
             }
             "ls" => bgpdump::ls(task, args, io),

@@ -21,6 +21,8 @@ use crate::bgp::collectors::{self, Feed};
 use crate::bgp::rpki::Validity;
 use crate::bgp::task::Task;
 
+mod status;
+
 /// What a `resource` parameter names.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Resource {
@@ -62,7 +64,9 @@ const CALLS: &[(&str, &[&str])] = &[
     ("looking-glass", &["look_back_limit"]),
     ("prefix-overview", &["min_peers_seeing"]),
     ("routing-history", &["starttime", "endtime", "min_peers"]),
+    ("routing-status", &["timestamp", "min_peers_seeing"]),
     ("rpki-validation", &["prefix"]),
+    ("visibility", &["query_time", "include"]),
     ("whois", &[]),
 ];
 
@@ -258,6 +262,8 @@ fn data(task: &Task, call: &str, params: &[(String, String)]) -> Result<Value, S
         "as-overview" => as_overview(&q),
         "asn-neighbours" => asn_neighbours(&q),
         "rpki-validation" => rpki_validation(&q),
+        "routing-status" => status::routing_status(&q),
+        "visibility" => status::visibility(&q),
         _ => whois(&q),
     }
 }
@@ -514,20 +520,24 @@ fn block(p: IpNet) -> Value {
     json!({"resource": resource, "desc": desc, "name": "IANA-SPECIAL"})
 }
 
+/// The longest prefix the routes ever carried that covers `a` (the address as a host prefix
+/// if none does), which is what RIPEstat resolves an address resource to.
+fn routed_prefix(task: &Task, a: IpAddr) -> IpNet {
+    known_prefixes(task)
+        .into_iter()
+        .filter(|p| p.contains(&a))
+        .max_by_key(|p| p.prefix_len())
+        .unwrap_or_else(|| IpNet::from(a))
+}
+
 fn prefix_overview(q: &Query<'_>) -> Result<Value, String> {
     let task = q.task;
-    let res = q.prefix_like()?;
-    let known = known_prefixes(task);
-    let target = match res {
+    let target = match q.prefix_like()? {
         Resource::Prefix(p) => p,
-        Resource::Ip(a) => known
-            .iter()
-            .filter(|p| p.contains(&a))
-            .max_by_key(|p| p.prefix_len())
-            .copied()
-            .unwrap_or_else(|| IpNet::from(a)),
+        Resource::Ip(a) => routed_prefix(task, a),
         Resource::Asn(_) => unreachable!("prefix_like refuses ASNs"),
     };
+    let known = known_prefixes(task);
     let end = task.world.clock.end();
     let origins: BTreeSet<u32> = task
         .timeline
