@@ -6,7 +6,9 @@ use clap::Parser;
 use super::{CliResult, Context, Fail};
 use crate::agent::Agent;
 use crate::agent::replay::ReplaySource;
-use crate::app::PromptVariant;
+use crate::answer::{AnswerKind, Pasting};
+use crate::app::{Episode, PromptVariant};
+use crate::paste::{Piece, split_paste};
 use crate::run::{RunSettings, Runner};
 use crate::view::panels_to_text;
 
@@ -30,8 +32,26 @@ pub struct ExecArgs {
     pub max_turns: Option<u32>,
 }
 
-/// Replies are split as a replay file is: Python apps take the whole input as one answer;
-/// others take one reply per non-empty line (`#` lines are comments) or a JSON array.
+/// A JSON array of replies or a results file is read as a replay; anything else as the web
+/// app's paste box splits it (`paste::split_paste`): a program is one answer, otherwise a
+/// transcript's replies, fenced blocks or one command per line (`#` lines are comments), each
+/// typed command composed into a reply by the episode as the page's terminal does.
+fn replies(input: &str, answer: AnswerKind, episode: &dyn Episode) -> crate::error::Result<ReplaySource> {
+    let head = input.trim_start();
+    if answer.pasting() == Pasting::Whole || head.starts_with('[') || head.starts_with('{') {
+        return ReplaySource::parse(input, answer);
+    }
+    let targets = episode.targets();
+    let replies = split_paste(input, answer, &targets)
+        .into_iter()
+        .map(|piece| match piece {
+            Piece::Reply(r) => r,
+            Piece::Command(line) => episode.compose(line.target.as_deref(), &line.command),
+        })
+        .collect();
+    Ok(ReplaySource::Same(replies))
+}
+
 pub fn exec(cx: &mut Context, args: ExecArgs) -> CliResult {
     let task = cx.registry.generate(&args.task)?;
     let app = cx.registry.app(&task.card().app)?;
@@ -44,10 +64,10 @@ pub fn exec(cx: &mut Context, args: ExecArgs) -> CliResult {
         }
     };
     let out = cx.console.out();
-    let source = ReplaySource::parse(&input, app.info().answer_of(&*task))?;
-    let mut agent = source.agent_for(&task.card().id);
     let settings = RunSettings { variant: PromptVariant::ZeroshotBase, max_turns: args.max_turns };
     let mut runner = Runner::new(task.clone(), settings);
+    let source = replies(&input, app.info().answer_of(&*task), runner.episode())?;
+    let mut agent = source.agent_for(&task.card().id);
     let card = task.card();
     writeln!(out, "# {}  content hash {}", card.id, card.content_hash)?;
     if args.prompt {

@@ -11,6 +11,7 @@
 //!   agreement from `stats::compare_partitions`);
 //! - `family`, `prompt`, `task`: requests, prompts, the task and its episode;
 //! - `baseline`: `observed`, `portsig`, `oracle`; `tool`: `netpress microseg baselines`;
+//!   `logs`: `netpress microseg logs`, a task's flow logs in each provider's format;
 //! - `render`: the Azure NSG and AWS security-group forms and what each allows
 //!   (docs/microseg-render.md); `repair`: the repair command language (docs/microseg-repair.md).
 //!
@@ -25,6 +26,7 @@ pub mod family;
 pub mod fault;
 pub mod forms;
 pub mod judge;
+mod logs;
 pub mod mend;
 pub mod policy;
 mod prompt;
@@ -141,6 +143,6 @@ impl App for Microseg {
     }
 
     fn tools(&self) -> &'static [Tool] {
-        &[tool::BASELINES]
+        &[tool::BASELINES, logs::LOGS]
     }
 }

@@ -146,6 +146,10 @@ impl Episode for RepairEpisode {
     fn stop(&mut self) {
         self.finish.get_or_insert(Finish::Stopped);
     }
+    /// A typed command becomes a one-line block, since a turn's commands travel in one fence.
+    fn compose(&self, _target: Option<&str>, line: &str) -> String {
+        format!("```\n{line}\n```")
+    }
 }
 
 /// The faults' codes, `DR+MV`.

@@ -5,7 +5,9 @@ use std::sync::Arc;
 
 use serde_json::{Value, json};
 
-use crate::app::{Episode, Finish, PromptVariant, Score, ScoreDetails, StepOutcome, Task, TaskCard};
+use crate::app::{
+    AnswerKind, Episode, Finish, PromptVariant, Score, ScoreDetails, StepOutcome, Task, TaskCard,
+};
 use crate::error::Result;
 use crate::id::QueryId;
 use crate::malt::extract::{self, FLOWS};
@@ -156,6 +158,11 @@ impl Task for MicrosegTask {
     }
     fn picture(&self) -> Picture {
         Picture::default()
+    }
+    /// Repair is answered command by command (docs/microseg-repair.md), the other families by
+    /// one program, so a terminal and a paste box split repair's input per turn.
+    fn answer_kind(&self) -> Option<AnswerKind> {
+        (self.generated.family == Family::Repair).then_some(AnswerKind::Commands)
     }
 }
 

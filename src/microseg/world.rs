@@ -170,16 +170,27 @@ impl World {
         self.lazy.table.get_or_init(|| self.make_table().map(Arc::new)).clone()
     }
 
-    fn make_table(&self) -> std::result::Result<Table, String> {
-        let format = self.tenant.key.knobs.format;
-        let visible = Trace {
+    /// The trace of the visible windows: what the agent's logs may show, never the hidden one.
+    fn visible_trace(&self) -> Trace {
+        Trace {
             minutes: (self.vis_end / MIN) as u32,
             vms: self.trace.vms.clone(),
             connections: self.trace.connections.iter().filter(|c| c.start < self.vis_end).copied().collect(),
-        };
+        }
+    }
+
+    /// The visible windows' flow logs as the provider of `format` writes them (`F.raw`'s text
+    /// when `format` is the id's own).
+    pub fn logs(&self, format: Format) -> String {
+        let visible = self.visible_trace();
         let records = format::emit(format, &self.tenant, &visible, format::Options::default());
-        let text = format::render(format, &self.tenant, &visible, &records);
-        let inv = format::Inventory::new(&visible.vms);
+        format::render(format, &self.tenant, &visible, &records)
+    }
+
+    fn make_table(&self) -> std::result::Result<Table, String> {
+        let format = self.tenant.key.knobs.format;
+        let text = self.logs(format);
+        let inv = format::Inventory::new(&self.trace.vms);
         let parsed = format::parse(format, &text, &inv).map_err(|e| e.to_string())?;
         let windows = self.windows[..self.windows.len() - 1]
             .iter()
