@@ -62,12 +62,7 @@ pub struct Mock {
 
 impl Mock {
     pub fn graph(&self) -> Graph {
-        let edges: Vec<(String, String, [i64; 3])> = self
-            .edges
-            .iter()
-            .map(|&(u, v, w)| (self.nodes[u].0.clone(), self.nodes[v].0.clone(), w))
-            .collect();
-        Graph::from_parts(&self.nodes, &edges)
+        Graph::from_parts(&self.nodes, &self.edges)
     }
 }
 

@@ -244,8 +244,14 @@ pub fn generate(id: &QueryId) -> Result<Generated> {
         )));
     }
     let base = logs.as_ref().map_or_else(|| graph.clone(), |l| l.graph.clone());
-    let mut expected = base.clone();
-    apply(&query, view, &mut expected);
+    // A question leaves the base graph as it is: no working copy to change.
+    let expected_graph = if truth.is_some() {
+        base.to_json()
+    } else {
+        let mut expected = base.clone();
+        apply(&query, view, &mut expected);
+        expected.to_json()
+    };
     Ok(Generated {
         id: id.clone(),
         family,
@@ -257,7 +263,7 @@ pub fn generate(id: &QueryId) -> Result<Generated> {
         flows: logs.as_ref().map(|l| l.table.clone()),
         logs,
         truth,
-        expected_graph: expected.to_json(),
+        expected_graph,
     })
 }
 
@@ -278,9 +284,11 @@ fn apply(q: &Query, v: &View, g: &mut Graph) {
             with(label).into_iter().for_each(|u| call("set", vec![s(&v.ips[u]), s("color"), s(color)]))
         }
         Query::NbrColor { label, color } => {
-            let marked = with(label);
+            // A mask, not a list: the test runs once per neighbour of every node.
+            let mut marked = vec![false; v.ips.len()];
+            with(label).into_iter().for_each(|u| marked[u] = true);
             for u in 0..v.ips.len() {
-                if v.adj[u].iter().any(|w| marked.contains(w)) {
+                if v.adj[u].iter().any(|&w| marked[w]) {
                     call("set", vec![s(&v.ips[u]), s("color"), s(color)]);
                 }
             }
