@@ -103,3 +103,16 @@ fn long_outputs_are_cut_at_a_line_with_a_paging_note() {
     assert!(cut.contains("[truncated: lines 1–"), "{}", &cut[cut.len() - 100..]);
     assert_eq!(observe("short\n"), "short\n");
 }
+
+/// BGP's shell registers `jq` (the JSON tools' reader), fed by a pipe or by a file operand
+/// through the lab's files (an MRT file reads as a pointer to bgpdump, not JSON).
+#[test]
+fn jq_reads_ripestat_answers_in_the_bgp_shell() {
+    let t = task("bgp-v1-L1-s0-i0");
+    let (status, st) = out(&t, "ripestat as-overview resource=AS1 | jq -r .status");
+    assert_eq!((status.as_str(), st), ("ok\n", 0), "{status}");
+    let (echoed, st) = out(&t, "echo '{\"a\": [1, 2]}' | jq -c .a");
+    assert_eq!((echoed.as_str(), st), ("[1,2]\n", 0));
+    let (missing, st) = out(&t, "jq . nowhere.json");
+    assert_eq!(st, 2, "{missing}");
+}
