@@ -1,5 +1,5 @@
 //! The shell's `jq` on any filter over any input: the first line is the filter (quoted, so the
-//! bytes reach jq whole), the rest its standard input. No panic, no hang, no stack overflow,
+//! bytes reach jq whole), the rest its standard input (quoted and echoed). No panic, no hang, no stack overflow,
 //! output within the shell's limit: the walk that refuses unbounded filters and the depth
 //! checks on filters and input are what this target leans on. It runs in BGP's shell, the one
 //! that registers `jq` (inputs past the shell's line limit are refused before jq runs).
@@ -19,7 +19,9 @@ pub fn fuzz(data: &[u8]) {
     thread_local! {
         static TASK: Task = Task::generate(&"bgp-v1-L1-s1-i0".parse().expect("valid id")).expect("generates");
     }
-    let script = format!("cat <<'NETPRESS_END' | jq {flags}'{quoted}'\n{input}\nNETPRESS_END");
+    // BGP's grammar has no here-documents: the input comes quoted through `echo`.
+    let input = input.replace('\'', "'\\''");
+    let script = format!("echo '{input}' | jq {flags}'{quoted}'");
     let out = TASK.with(|task| tools::run(task, 0, &script));
     assert!(out.output.len() <= tools::PIPE_LIMIT + 64, "{}", out.output.len());
 }

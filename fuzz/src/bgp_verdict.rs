@@ -17,7 +17,16 @@ pub fn fuzz(data: &[u8]) {
     if let Ok(v) = serde_json::from_str::<Value>(text) {
         let mut o = Map::new();
         o.insert("incident_type".into(), Value::from("route_leak_type1"));
-        for key in ["offender_asn", "link", "victim_prefix", "victim_asn", "start_ts", "end_ts", "affected", "mitigation"] {
+        for key in [
+            "offender_asn",
+            "link",
+            "victim_prefix",
+            "victim_asn",
+            "start_ts",
+            "end_ts",
+            "affected",
+            "mitigation",
+        ] {
             let mut with = o.clone();
             with.insert(key.into(), v.clone());
             objects.push(with);

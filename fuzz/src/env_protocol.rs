@@ -14,13 +14,16 @@ use serde_json::Value;
 fn costly(line: &[u8]) -> bool {
     let Ok(v) = serde_json::from_slice::<Value>(line) else { return false };
     let data = &v["data"];
-    let id_knobs =
-        data["task_id"].as_str().and_then(|id| id.parse::<QueryId>().ok()).is_some_and(|id| !id.knobs.is_empty());
+    let id_knobs = data["task_id"]
+        .as_str()
+        .and_then(|id| id.parse::<QueryId>().ok())
+        .is_some_and(|id| !id.knobs.is_empty());
     id_knobs || !data["knobs"].is_null()
 }
 
 pub fn fuzz(data: &[u8]) {
-    let mut dispatcher = Dispatcher::new(Registry::standard(), Defaults::default(), Limits::default(), counter_ids());
+    let mut dispatcher =
+        Dispatcher::new(Registry::standard(), Defaults::default(), Limits::default(), counter_ids());
     for line in data.split(|&b| b == b'\n').filter(|l| !costly(l)) {
         let answer = dispatcher.handle(line);
         let v: Value = serde_json::from_str(&answer).expect("an answer is JSON");

@@ -12,12 +12,36 @@ use netpress::malt::api::{Py, unlimited};
 
 const F_METHODS: [&str; 8] = ["info", "count", "rows", "distinct", "group", "series", "raw", "nope"];
 const G_METHODS: [&str; 12] = [
-    "node", "nodes", "get", "set", "add_label", "remove_label", "degree", "edges", "add_edge", "remove_node",
-    "nodes_with_label", "edge",
+    "node",
+    "nodes",
+    "get",
+    "set",
+    "add_label",
+    "remove_label",
+    "degree",
+    "edges",
+    "add_edge",
+    "remove_node",
+    "nodes_with_label",
+    "edge",
 ];
 const WORDS: [&str; 16] = [
-    "src", "dst", "dport", "action", "state", "in", "cidr", "==", "<", "notin", "10.0.0.0/8", "count", "sum",
-    "desc", "10.0.0.10", "type=VM",
+    "src",
+    "dst",
+    "dport",
+    "action",
+    "state",
+    "in",
+    "cidr",
+    "==",
+    "<",
+    "notin",
+    "10.0.0.0/8",
+    "count",
+    "sum",
+    "desc",
+    "10.0.0.10",
+    "type=VM",
 ];
 
 fn fixture() -> &'static (Table, Graph) {
@@ -30,7 +54,10 @@ fn fixture() -> &'static (Table, Graph) {
         let text = format::render(Format::Vnet4, &t, &tr, &e);
         let inv = Inventory::new(&tr.vms);
         let parsed = format::parse(Format::Vnet4, &text, &inv).expect("parses");
-        (Table::new(Format::Vnet4, parsed, &inv, vec![]).expect("table"), Graph::from_trace(&t, &tr, false, None))
+        (
+            Table::new(Format::Vnet4, parsed, &inv, vec![]).expect("table"),
+            Graph::from_trace(&t, &tr, false, None),
+        )
     })
 }
 
@@ -55,7 +82,8 @@ pub fn fuzz(data: &[u8]) {
         if b & 0x80 == 0 {
             let _ = table::call(f, F_METHODS[usize::from(b) % F_METHODS.len()], args, vec![], &unlimited);
         } else {
-            let _ = graph::call(&mut g, G_METHODS[usize::from(b) % G_METHODS.len()], args, vec![], &unlimited);
+            let _ =
+                graph::call(&mut g, G_METHODS[usize::from(b) % G_METHODS.len()], args, vec![], &unlimited);
         }
     }
 }

@@ -21,7 +21,8 @@ pub fn fuzz(data: &[u8]) {
         }
     }
     if let Ok(doc) = serde_json::from_str::<Value>(&text) {
-        let base = json!({"nodes": [{"id": "10.0.0.1", "color": "red", "size": 4, "labels": ["a"]}], "links": []});
+        let base =
+            json!({"nodes": [{"id": "10.0.0.1", "color": "red", "size": 4, "labels": ["a"]}], "links": []});
         let _ = check::diff(&base, &doc);
         let _ = check::diff(&doc, &doc);
     }

@@ -13,7 +13,8 @@ use serde_json::Value;
 /// Whether a line asks for work the protocol does not bound.
 fn costly(line: &str) -> bool {
     let Ok(v) = serde_json::from_str::<Value>(line) else { return false };
-    let knobs = v["id"].as_str().and_then(|id| id.parse::<QueryId>().ok()).is_some_and(|id| !id.knobs.is_empty());
+    let knobs =
+        v["id"].as_str().and_then(|id| id.parse::<QueryId>().ok()).is_some_and(|id| !id.knobs.is_empty());
     v["op"] == "bench" || knobs
 }
 

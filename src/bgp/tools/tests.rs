@@ -113,6 +113,9 @@ fn jq_reads_ripestat_answers_in_the_bgp_shell() {
     assert_eq!((status.as_str(), st), ("ok\n", 0), "{status}");
     let (echoed, st) = out(&t, "echo '{\"a\": [1, 2]}' | jq -c .a");
     assert_eq!((echoed.as_str(), st), ("[1,2]\n", 0));
+    // The fuzz target's form: a quoted input over several lines, echoed into jq.
+    let (doc, st) = out(&t, "echo '{\"a\":\n 1}' | jq -c .a");
+    assert_eq!((doc.as_str(), st), ("1\n", 0));
     let (missing, st) = out(&t, "jq . nowhere.json");
     assert_eq!(st, 2, "{missing}");
 }
