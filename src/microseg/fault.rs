@@ -143,16 +143,39 @@ fn draw(code: &str, s: &mut Stream, w: &World, star: &Policy, used: &mut Vec<usi
 }
 
 /// Draws the level's faults: the types, then parameters, resampled (at most 64 times) until
-/// every fault shows in the report and none is masked by the others.
+/// every fault shows in the report and none is masked by the others. Some pairs of types can
+/// never both show (a default allow hides a dropped rule), so when 64 draws of parameters fail
+/// the types are drawn again, from the same stream: a task whose first types work is drawn
+/// exactly as before, and one that could not be generated now can.
 pub fn faults(s: &mut Stream, level: u8, w: &World, star: &Policy) -> Result<Vec<Fault>> {
-    let codes: Vec<&str> = if level <= 2 {
+    let mut tried = Vec::new();
+    for _ in 0..8 {
+        let codes = fault_types(s, level);
+        if let Some(f) = visible_faults(s, &codes, w, star) {
+            return Ok(f);
+        }
+        tried.push(codes);
+    }
+    Err(Error::GenerationExhausted(format!(
+        "no visible, unmasked repair faults of {tried:?} in 64 draws each"
+    )))
+}
+
+/// The types of the level's faults: one at levels 1 and 2, two or three distinct above.
+fn fault_types(s: &mut Stream, level: u8) -> Vec<&'static str> {
+    if level <= 2 {
         vec![TYPES[s.index(5)]]
     } else {
         let count = 2 + s.index(2);
         let mut k = s.subset(8, count);
         k.sort_unstable();
         k.into_iter().map(|i| TYPES[i]).collect()
-    };
+    }
+}
+
+/// Faults of the given types whose report differs from the clean one and from the report of
+/// every subset missing one of them, within 64 draws of parameters.
+fn visible_faults(s: &mut Stream, codes: &[&str], w: &World, star: &Policy) -> Option<Vec<Fault>> {
     for _ in 0..64 {
         let mut used = Vec::new();
         let drawn: Option<Vec<Fault>> = codes.iter().map(|c| draw(c, s, w, star, &mut used)).collect();
@@ -165,10 +188,10 @@ pub fn faults(s: &mut Stream, level: u8, w: &World, star: &Policy) -> Result<Vec
             report(&inject(star, &rest), w) != all
         });
         if all != clean && unmasked {
-            return Ok(f);
+            return Some(f);
         }
     }
-    Err(Error::GenerationExhausted(format!("no visible, unmasked repair faults {codes:?} in 64 draws")))
+    None
 }
 
 /// The known-good fix of the injected policy, as one command block.

@@ -92,3 +92,20 @@ fn the_episode_ends_on_no_findings_and_the_prompt_lists_the_commands() {
     let s = e.score();
     assert!(s.correct && s.safe, "{}", s.explanation);
 }
+
+/// Level-3 repair tasks whose first fault types can never all show (a default allow hides a
+/// dropped rule) draw their types again rather than failing to generate, and the known-good
+/// fix solves one.
+#[test]
+fn a_masked_pair_of_fault_types_is_drawn_again() {
+    for id in ["microseg-v1-L3-s169-i4", "microseg-v1-L3-s185-i4", "microseg-v1-L3-s290-i4"] {
+        let g = generate(&id.parse().unwrap()).unwrap_or_else(|e| panic!("{id}: {e}"));
+        let codes: Vec<&str> = g.faults.iter().map(Fault::code).collect();
+        assert!(!(codes.contains(&"DR") && codes.contains(&"DF")), "{id}: {codes:?}");
+        if id.ends_with("s169-i4") {
+            // One solve: an oracle episode of a level-3 world is slow in a debug build.
+            let v = solve(Arc::new(g), "oracle").unwrap();
+            assert!(v.correct && v.safe, "{id}: {codes:?} {}", v.why);
+        }
+    }
+}
