@@ -136,8 +136,7 @@ impl<T> Batch<T> {
 
     /// Takes in an ended episode: applies the stop rule and says whether its record counts.
     pub fn finish(&mut self, index: usize, ended: Ended) -> Finished {
-        self.running = self.running.saturating_sub(1);
-        self.done += 1;
+        self.end_one();
         if !self.cancel.is_cancelled() {
             self.apply_stop_rule(&ended);
         }
@@ -149,9 +148,14 @@ impl<T> Batch<T> {
     /// Takes back a started task whose episode could not begin (its task failed to generate):
     /// it ends with no record, as a cancelled one does.
     pub fn abandon(&mut self, index: usize) -> Finished {
+        self.end_one();
+        Finished { index, record: None, done: self.done, total: self.total }
+    }
+
+    /// One started task is over, however it ended.
+    fn end_one(&mut self) {
         self.running = self.running.saturating_sub(1);
         self.done += 1;
-        Finished { index, record: None, done: self.done, total: self.total }
     }
 
     fn apply_stop_rule(&mut self, ended: &Ended) {
