@@ -16,7 +16,7 @@ export NETPRESS_BGPY_PYTHON="$PWD/.venv-bgpy/bin/python"
 export NETPRESS_FLOWLOGS_PYTHON="$PWD/.venv-flows/bin/python"
 # The traffic truths against networkx (same setup step).
 export NETPRESS_NX_PYTHON="$PWD/.venv-nx/bin/python"
-step() { printf '\n== %s\n' "$*"; }
+step() { printf '\n== %s (at %d s)\n' "$*" "$SECONDS"; }
 
 step "Fresh machine: the serve path's setup fills an empty cargo cache for the offline web build"
 bash scripts/fresh-cargo-check.sh
@@ -86,4 +86,4 @@ cargo build --bin netpress
 step "Python package (maturin wheel into .venv-py, pytest)"
 bash scripts/python-test.sh
 
-printf '\nAll tests passed.\n'
+printf '\nAll tests passed in %d s.\n' "$SECONDS"
