@@ -44,9 +44,10 @@ cargo fetch --locked
 if [ "${1:-}" = "--test" ]; then
   # g++: the fuzz crate's libfuzzer-sys compiles libFuzzer, also when built on stable for the
   # regression replay.
-  step "Debian packages for the tests (Chromium, ChromeDriver, iproute2, iptables, ping, traceroute, net-tools, g++)"
+  # bgpdump: the BGP application's MRT files must read the same in the real bgpdump (tests/bgp).
+  step "Debian packages for the tests (Chromium, ChromeDriver, iproute2, iptables, ping, traceroute, net-tools, g++, bgpdump)"
   need=()
-  for pkg in chromium chromium-driver iproute2 iptables iputils-ping traceroute net-tools g++; do
+  for pkg in chromium chromium-driver iproute2 iptables iputils-ping traceroute net-tools g++ bgpdump; do
     dpkg -s "$pkg" >/dev/null 2>&1 || need+=("$pkg")
   done
   if [ ${#need[@]} -eq 0 ]; then echo "already installed"; else

@@ -12,6 +12,8 @@ export PATH="$PWD/tests/e2e/node_modules/.bin:$PATH"
 export CARGO_INCREMENTAL=0 CARGO_PROFILE_DEV_DEBUG=line-tables-only
 # The BGP differential test's oracle (scripts/setup.sh --test made the venv).
 export NETPRESS_BGPY_PYTHON="$PWD/.venv-bgpy/bin/python"
+# The real bgpdump our MRT files are read with (Debian's package, same setup step).
+export NETPRESS_BGPDUMP=/usr/bin/bgpdump
 # The flows round trip through flowlogs-reader (same setup step).
 export NETPRESS_FLOWLOGS_PYTHON="$PWD/.venv-flows/bin/python"
 # The traffic truths against networkx (same setup step).

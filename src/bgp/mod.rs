@@ -29,7 +29,10 @@
 //! - [`churn`], [`distractor`], [`asrel_noise`]: what hides the incident: background routing
 //!   changes, a second unrelated incident at L4, and inference errors in the as-rel file.
 //!
-//! To come: the data plane and traceroutes, and the panels.
+//! - [`dataplane`]: where a packet goes AS by AS at a given time, which `atlas traceroute`
+//!   reports.
+//!
+//! To come: the panels.
 
 mod app;
 pub mod asrel_noise;
@@ -38,6 +41,7 @@ pub mod churn;
 mod cli;
 pub mod clock;
 pub mod collectors;
+pub mod dataplane;
 pub mod distractor;
 pub mod family;
 pub mod generate;

@@ -54,6 +54,35 @@ impl Region {
             Region::SouthAmerica => ["BR", "AR"],
         }
     }
+
+    /// The continent-level area, for round-trip times.
+    fn area(self) -> u8 {
+        match self {
+            Region::NaEast | Region::NaWest => 0,
+            Region::EuWest | Region::EuEast => 1,
+            Region::AsiaPacific => 2,
+            Region::SouthAmerica => 3,
+        }
+    }
+
+    /// The round-trip time of one link between an AS here and one in `other`, in
+    /// milliseconds: 2 inside a region, 30 between the two halves of North America or of
+    /// Europe, else a figure per pair of continents of the order real paths show.
+    pub fn rtt_ms(self, other: Region) -> u32 {
+        if self == other {
+            return 2;
+        }
+        let (a, b) = (self.area().min(other.area()), self.area().max(other.area()));
+        match (a, b) {
+            (0, 0) | (1, 1) => 30,
+            (0, 1) => 80,
+            (0, 3) => 110,
+            (0, 2) => 120,
+            (1, 2) => 160,
+            (1, 3) => 190,
+            _ => 300, // Asia-Pacific to South America
+        }
+    }
 }
 
 #[cfg(test)]
@@ -67,5 +96,23 @@ mod tests {
         names.dedup();
         assert_eq!(names.len(), 6);
         assert_eq!(Region::nth(7), Region::NaWest);
+    }
+
+    #[test]
+    fn link_rtts_are_symmetric_and_grow_with_distance() {
+        for a in Region::ALL {
+            assert_eq!(a.rtt_ms(a), 2);
+            for b in Region::ALL {
+                assert_eq!(a.rtt_ms(b), b.rtt_ms(a));
+            }
+        }
+        assert_eq!(Region::NaEast.rtt_ms(Region::NaWest), 30);
+        assert_eq!(Region::EuEast.rtt_ms(Region::EuWest), 30);
+        assert_eq!(Region::NaWest.rtt_ms(Region::EuEast), 80);
+        assert_eq!(Region::NaEast.rtt_ms(Region::SouthAmerica), 110);
+        assert_eq!(Region::NaEast.rtt_ms(Region::AsiaPacific), 120);
+        assert_eq!(Region::EuWest.rtt_ms(Region::AsiaPacific), 160);
+        assert_eq!(Region::EuWest.rtt_ms(Region::SouthAmerica), 190);
+        assert_eq!(Region::AsiaPacific.rtt_ms(Region::SouthAmerica), 300);
     }
 }

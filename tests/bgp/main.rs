@@ -7,8 +7,10 @@
 //! - [`families`]: the same test on every incident family's post-state, from generated tasks.
 //! - [`app`]: golden ids, and the baseline playing episodes through the runner.
 //! - [`mrt`]: our MRT files read back by bgpkit-parser.
+//! - [`bgpdump`]: the same files through the real `bgpdump -m`, byte for byte.
 
 mod app;
+mod bgpdump;
 mod bgpy;
 mod case;
 mod families;

@@ -2,19 +2,21 @@
 //!
 //! Everything the agent can look at is computed on demand from the task: the collectors'
 //! files read through `bgpdump -m` ([`bgpdump`]), RIPEstat-shaped JSON through `ripestat` or an
-//! offline `curl` (`ripestat`), the AS relationships, the VRPs and the probe list
-//! (`registry`). Pipes, `grep`, `head`, `tail`, `wc` and the rest come from the shell.
+//! offline `curl` (`ripestat`), the AS relationships and the VRPs (`registry`), the probes and
+//! their traceroutes over the data plane (`atlas`, `traceroute`). Pipes, `grep`, `head`, `tail`, `wc` and the rest come from the shell.
 //!
 //! The agent sees at most [`OBSERVATION`] characters of a command's output, cut at a line end
 //! with a note that says how to page; pipes in between carry up to [`PIPE_LIMIT`] bytes, so a
 //! whole RIB dump can be grepped.
 
+mod atlas;
 pub mod bgpdump;
 mod json;
 pub mod mrt;
 mod registry;
 mod ripestat;
 pub mod time;
+mod traceroute;
 pub mod view;
 
 use super::task::Task;
@@ -52,7 +54,10 @@ Text tools: grep, head, tail, wc, sort, uniq, cut, sed (line addresses: sed -n '
 /// Calls served since the v1 prompt was fixed. The prompt quotes [`HELP`] and is part of every
 /// task's content hash, so a call added later is listed by `help` alone until the generator's
 /// version moves (docs/bgp.md, "The tools").
-pub const HELP_LATER: &str = "RIPEstat also serves: visibility (resource, query_time, include=peers_seeing), routing-status (resource, timestamp).\n";
+pub const HELP_LATER: &str = "\
+atlas traceroute --probes ID,... --target ADDR [--time T]   ICMP traceroutes from up to 10 probes at T (default the window's end), RIPE Atlas JSON
+RIPEstat also serves: visibility (resource, query_time, include=peers_seeing), routing-status (resource, timestamp).
+";
 
 /// The lab's words for what it refuses.
 fn refusal(r: &Refused) -> String {
@@ -119,7 +124,7 @@ impl Commands for Lab<'_> {
             "curl" => ripestat::curl(task, self.turn, args, io),
             "asrel" => registry::asrel(task, args, io),
             "vrps" => registry::vrps(task, args, io),
-            "atlas" => registry::atlas(task, args, io),
+            "atlas" => atlas::atlas(task, args, io),
             // RIPEstat answers and traceroutes are JSON: the shell's jq reads them.
             "jq" => shell::tools::jq(args, stdin, &|path| self.read(path), io),
             "submit" => {

@@ -1,11 +1,10 @@
-//! The registries and measurement network: `asrel` (CAIDA serial-1 relationships),
-//! `vrps` (Routinator-style CSV of the VRPs at the window's end) and `atlas probes`.
+//! The registries: `asrel` (CAIDA serial-1 relationships) and `vrps` (Routinator-style CSV of
+//! the VRPs at the window's end).
 
 use ipnet::IpNet;
 
 use super::view::vrps_at;
 use super::{Io, unknown_option};
-use crate::bgp::region::Region;
 use crate::bgp::task::Task;
 use crate::bgp::topology::LinkKind;
 
@@ -36,7 +35,8 @@ pub fn asrel_rows(task: &Task) -> Vec<(u32, u32, i8)> {
     rows
 }
 
-fn asn_arg(text: &str) -> Option<u32> {
+/// An AS number as the tools accept it: `64520` or `AS64520`.
+pub fn asn_arg(text: &str) -> Option<u32> {
     let digits = text.strip_prefix("AS").or_else(|| text.strip_prefix("as")).unwrap_or(text);
     if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
         return None;
@@ -101,51 +101,6 @@ pub fn vrps(task: &Task, args: &[String], io: &mut Io) -> i32 {
             continue;
         }
         io.outln(&format!("AS{},{},{},netpress", r.origin, r.prefix, r.max_len));
-    }
-    0
-}
-
-/// `atlas probes [--asn N] [--region R]`; traceroutes are not served yet.
-pub fn atlas(task: &Task, args: &[String], io: &mut Io) -> i32 {
-    match args.first().map(String::as_str) {
-        Some("probes") => probes(task, &args[1..], io),
-        Some("traceroute") => io.fail(2, "atlas: traceroute measurements are not available in this lab yet"),
-        _ => io.fail(2, "atlas: usage: atlas probes [--asn N] [--region R]\nTry 'help'."),
-    }
-}
-
-fn probes(task: &Task, args: &[String], io: &mut Io) -> i32 {
-    let mut asn = None;
-    let mut region: Option<Region> = None;
-    let mut it = args.iter();
-    while let Some(a) = it.next() {
-        match a.as_str() {
-            "--asn" => match it.next().and_then(|v| asn_arg(v)) {
-                Some(n) => asn = Some(n),
-                None => return io.fail(2, "atlas: --asn takes an AS number"),
-            },
-            "--region" => {
-                let name = it.next().map(String::as_str).unwrap_or("");
-                match Region::ALL.iter().find(|r| r.name() == name) {
-                    Some(r) => region = Some(*r),
-                    None => return io.fail(2, &format!("atlas: unknown region {name}")),
-                }
-            }
-            opt => return unknown_option(io, "atlas", opt),
-        }
-    }
-    let t = &task.world.topology;
-    io.outln("prb_id asn_v4 asn_v6 address_v4 address_v6 country region");
-    for p in &task.world.probes {
-        let a = t.ases[p.asx].asn;
-        if asn.is_some_and(|n| n != a) || region.is_some_and(|r| r != p.region) {
-            continue;
-        }
-        let (asn6, v6) = match p.v6 {
-            Some(v6) => (a.to_string(), v6.to_string()),
-            None => ("-".to_string(), "-".to_string()),
-        };
-        io.outln(&format!("{} {a} {asn6} {} {v6} {} {}", p.id, p.v4, p.country, p.region.name()));
     }
     0
 }

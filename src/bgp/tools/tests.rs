@@ -119,3 +119,111 @@ fn jq_reads_ripestat_answers_in_the_bgp_shell() {
     let (missing, st) = out(&t, "jq . nowhere.json");
     assert_eq!(st, 2, "{missing}");
 }
+
+/// `atlas traceroute`: RIPE Atlas's result objects, one per probe, keys sorted, hops answered by
+/// the routers of the path and the destination's echo reply last.
+#[test]
+fn traceroutes_print_atlas_results() {
+    let t = task("bgp-v1-L2-s3-i0");
+    let p = t.world.topology.prefixes.iter().find(|p| p.net.addr().is_ipv4()).unwrap();
+    let dst = match p.net {
+        ipnet::IpNet::V4(n) => std::net::Ipv4Addr::from(u32::from(n.network()) + 10),
+        _ => unreachable!(),
+    };
+    let (text, st) = out(&t, &format!("atlas traceroute --probes 1000,1001 --target {dst}"));
+    assert_eq!(st, 0, "{text}");
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!((lines[0], lines[lines.len() - 1], lines.len()), ("[", "]", 4));
+    assert!(lines[1].starts_with("{\"af\":4,\"dst_addr\":") && lines[1].ends_with("},"), "{}", lines[1]);
+    let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let r = &v[0];
+    let keys: Vec<&String> = r.as_object().unwrap().keys().collect();
+    let mut sorted = keys.clone();
+    sorted.sort();
+    assert_eq!(keys, sorted);
+    assert_eq!(
+        (r["fw"].as_u64(), r["prb_id"].as_u64(), r["size"].as_u64()),
+        (Some(5080), Some(1000), Some(48))
+    );
+    assert_eq!(r["timestamp"].as_u64(), Some(t.world.clock.end()));
+    assert_eq!(r["msm_id"], r["group_id"]);
+    assert_eq!(r["src_addr"], t.world.probes[0].v4.to_string());
+    let hops = r["result"].as_array().unwrap();
+    let last = &hops[hops.len() - 1]["result"];
+    // Delivered: the destination answers the echo with the probe's 48 bytes and a TTL from 64.
+    assert_eq!(last[0]["from"], dst.to_string());
+    assert_eq!(last[0]["size"], 48);
+    assert_eq!(last[0]["ttl"].as_u64(), Some(64 - hops.len() as u64 + 1));
+    for (i, h) in hops.iter().enumerate() {
+        assert_eq!(h["hop"].as_u64(), Some(i as u64 + 1));
+        for reply in h["result"].as_array().unwrap() {
+            let rtt = reply["rtt"].as_f64().unwrap();
+            assert_eq!((rtt * 1000.0).round() / 1000.0, rtt, "three decimals");
+            assert!(rtt >= 0.4 * (i + 1) as f64);
+        }
+        if i + 1 < hops.len() {
+            assert_eq!(h["result"][0]["size"], 76);
+            assert_eq!(h["result"][0]["ttl"].as_u64(), Some(255 - i as u64));
+        }
+    }
+    // The same call gives the same bytes; jq reads it.
+    assert_eq!(out(&t, &format!("atlas traceroute --probes 1000,1001 --target {dst}")).0, text);
+    let (ids, _) = out(&t, &format!("atlas traceroute --probes 1001 --target {dst} | jq -c '[.[].prb_id]'"));
+    assert_eq!(ids, "[1001]\n");
+}
+
+#[test]
+fn traceroute_errors_name_the_bad_argument() {
+    let t = task("bgp-v1-L2-s3-i0");
+    let end = t.world.clock.end();
+    let cases = [
+        ("atlas traceroute --probes 1000,99 --target 198.18.0.1", "atlas: unknown probe 99"),
+        ("atlas traceroute --probes x --target 198.18.0.1", "atlas: unknown probe x"),
+        (
+            "atlas traceroute --probes 1000,1001,1002,1003,1004,1005,1006,1007,1008,1009,1010 --target 198.18.0.1",
+            "atlas: at most 10 probes per call",
+        ),
+        (
+            "atlas traceroute --probes 1000 --target 198.18.0.300",
+            "atlas: invalid target address: 198.18.0.300",
+        ),
+        ("atlas traceroute --probes 1000 --target 198.18.0.1 --time soon", "atlas: invalid time: soon"),
+        (
+            "atlas traceroute --probes 1000 --target 198.18.0.1 --bogus",
+            "atlas: unknown option -- bogus\nTry 'help'.",
+        ),
+    ];
+    for (line, want) in cases {
+        assert_eq!(out(&t, line), (format!("{want}\n"), 2), "{line}");
+    }
+    let late = format!("atlas traceroute --probes 1000 --target 198.18.0.1 --time {}", end + 1);
+    assert_eq!(out(&t, &late), ("atlas: --time outside the window\n".into(), 2));
+    let early = format!("atlas traceroute --probes 1000 --target 198.18.0.1 --time {}", t.world.clock.w0 - 1);
+    assert_eq!(out(&t, &early).1, 2);
+    let (usage, st) = out(&t, "atlas traceroute --target 198.18.0.1");
+    assert!(usage.starts_with("atlas: usage: ") && st == 2, "{usage}");
+    if let Some(p) = t.world.probes.iter().find(|p| p.v6.is_none()) {
+        let line = format!("atlas traceroute --probes {} --target 2001:db8::1", p.id);
+        assert_eq!(out(&t, &line), (format!("atlas: probe {} has no IPv6 address\n", p.id), 2));
+    }
+    let (help, _) = out(&t, "help");
+    assert!(help.contains("atlas traceroute --probes ID,... --target ADDR [--time T]"));
+}
+
+/// An address nobody routes: the probe's own router answers, then five silent hops and the
+/// probe gives up at hop 255.
+#[test]
+fn an_unrouted_target_ends_in_silence() {
+    let t = task("bgp-v1-L1-s0-i0");
+    let (text, st) = out(&t, "atlas traceroute --probes 1000 --target 192.0.2.77");
+    assert_eq!(st, 0);
+    let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let hops = v[0]["result"].as_array().unwrap();
+    let numbers: Vec<u64> = hops.iter().map(|h| h["hop"].as_u64().unwrap()).collect();
+    assert_eq!(numbers, [1, 2, 3, 4, 5, 6, 255]);
+    assert!(hops[0]["result"][0]["from"].is_string());
+    for h in &hops[1..] {
+        assert_eq!(h["result"], serde_json::json!([{"x": "*"}, {"x": "*"}, {"x": "*"}]));
+    }
+    assert_eq!(v[0]["endtime"].as_u64(), Some(t.world.clock.end() + 1 + 4 * 18));
+}

@@ -1,0 +1,113 @@
+//! Our MRT files read by the real `bgpdump` (Debian's 1.6.2): `bgpdump -m` of each file must
+//! print exactly the text our `bgpdump` tool prints, and `bgpdump -m -t change` too but for the
+//! RIB entries' times, which that build prints as 0 ([`as_debian_prints`]).
+//!
+//! The binary is `NETPRESS_BGPDUMP` (scripts/test.sh sets it after scripts/setup.sh --test
+//! installed the package), else `bgpdump` on the PATH. Without one that reports version 1.6,
+//! the test says why and skips.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use netpress::QueryId;
+use netpress::bgp::task::Task;
+use netpress::bgp::tools::bgpdump::{File, dump, lookup};
+use netpress::bgp::tools::{mrt, time};
+
+/// A usable bgpdump, or why there is none.
+fn find() -> Result<PathBuf, String> {
+    let bin = std::env::var_os("NETPRESS_BGPDUMP").map_or_else(|| PathBuf::from("bgpdump"), PathBuf::from);
+    // bgpdump has no --version: an unknown option prints the version and the usage.
+    let out =
+        Command::new(&bin).arg("-!").output().map_err(|e| format!("cannot run {}: {e}", bin.display()))?;
+    let text = String::from_utf8_lossy(&out.stderr);
+    match text.lines().find(|l| l.starts_with("bgpdump version ")) {
+        Some(v) if v.starts_with("bgpdump version 1.6.") => Ok(bin),
+        Some(v) => Err(format!("{}: {v}, not 1.6.x", bin.display())),
+        None => Err(format!("{}: no version line", bin.display())),
+    }
+}
+
+/// Real bgpdump's `-m` (and `-t change`) text of the file at `path`.
+fn real(bin: &Path, path: &Path, change: bool) -> String {
+    let mut cmd = Command::new(bin);
+    cmd.arg("-m");
+    if change {
+        cmd.args(["-t", "change"]);
+    }
+    let out = cmd.arg(path).output().expect("bgpdump runs");
+    assert!(out.status.success(), "bgpdump {}: {}", path.display(), String::from_utf8_lossy(&out.stderr));
+    String::from_utf8(out.stdout).expect("bgpdump prints ASCII")
+}
+
+/// Our `-t change` text as Debian's bgpdump 1.6.2 prints it: every RIB entry's time is 0 in
+/// its one-line output (its multi-line output does show the originated time the file holds, as
+/// `ORIGINATED:`), while our tool prints that time (docs/bgp.md, "bgpdump"). Updates lines
+/// are the same under `-t change`.
+fn as_debian_prints(ours: &str) -> String {
+    ours.lines()
+        .map(|l| match l.strip_prefix("TABLE_DUMP2|").and_then(|rest| rest.split_once('|')) {
+            Some((_, rest)) => format!("TABLE_DUMP2|0|{rest}\n"),
+            None => format!("{l}\n"),
+        })
+        .collect()
+}
+
+/// The first and last RIB dumps and three updates files of each collector: the first, the one
+/// holding the incident's start, the last.
+fn sample(task: &Task) -> Vec<(String, File)> {
+    let c = task.world.clock;
+    let start = task.incident.start;
+    let mut names = vec![format!("bview.{}", time::stamp(c.w0)), format!("bview.{}", time::stamp(c.end()))];
+    for t in [c.w0, start - (start - c.w0) % 900, c.end() - 900] {
+        names.push(format!("updates.{}", time::stamp(t)));
+    }
+    let mut out = Vec::new();
+    for k in 0..task.world.collectors.count {
+        for name in &names {
+            let path = format!("rc{k:02}/{name}");
+            let file = lookup(task, &path).unwrap_or_else(|| panic!("{}: {path} exists", task.id));
+            out.push((path, file));
+        }
+    }
+    out
+}
+
+#[test]
+fn real_bgpdump_prints_our_text() {
+    let bin = match find() {
+        Ok(b) => b,
+        Err(why) => {
+            println!("SKIP bgp-mrt: {why}");
+            return;
+        }
+    };
+    let dir = std::env::temp_dir().join(format!("netpress-bgpdump-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let (mut files, mut lines) = (0, 0);
+    // IPv4 only at L1; IPv6 prefixes and next hops from L2; 32-bit ASNs and exploration at L3.
+    for id in ["bgp-v1-L1-s0-i0", "bgp-v1-L2-s1-i0", "bgp-v1-L3-s2-i0-n200"] {
+        let task = Task::generate(&id.parse::<QueryId>().unwrap()).unwrap();
+        for (name, file) in sample(&task) {
+            let path = dir.join(format!("{files}.mrt"));
+            std::fs::write(&path, mrt::bytes(&task, file)).expect("write MRT");
+            for change in [false, true] {
+                let ours = if change {
+                    as_debian_prints(&dump(&task, file, true))
+                } else {
+                    dump(&task, file, false)
+                };
+                let theirs = real(&bin, &path, change);
+                if theirs != ours {
+                    let diff = ours.lines().zip(theirs.lines()).find(|(a, b)| a != b);
+                    panic!("{id} {name} (-t change: {change}): first difference {diff:?}");
+                }
+                lines += ours.lines().count();
+            }
+            files += 1;
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(lines > 1000, "a meaningful sample: {lines} lines in {files} files");
+    println!("bgp-mrt: {files} files, {lines} lines of -m and -m -t change equal to real bgpdump's");
+}
