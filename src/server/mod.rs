@@ -15,6 +15,7 @@
 mod assessor;
 mod deadline;
 mod http;
+pub mod load;
 mod sessions;
 mod ws;
 

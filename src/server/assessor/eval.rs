@@ -166,7 +166,10 @@ pub fn assess(registry: &Registry, plan: &Plan, emit: &mut dyn FnMut(Update)) {
     let client = match connect(&EndpointConfig::A2a(A2aConfig::new(&plan.url)), &transport) {
         Ok(client) => std::sync::Arc::new(client),
         Err(e) => {
-            return emit(Update::Failed(format!("cannot reach the participant {}: {}", plan.role, e.message)));
+            return emit(Update::Failed(format!(
+                "cannot reach the participant {}: {}",
+                plan.role, e.message
+            )));
         }
     };
     let opts = LeaderboardOptions {
