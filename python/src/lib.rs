@@ -23,7 +23,7 @@ use netpress::agent::http::{CallError, Scope};
 use netpress::agent::native::{EndpointAgent as CoreEndpointAgent, Transport, connect};
 use netpress::agent::openai::OpenAiConfig;
 use netpress::app::PromptVariant;
-use netpress::conversation::{Agent, Message, Role};
+use netpress::conversation::{Agent, AgentError, AgentReply, Message, Role};
 use netpress::env::{
     Action, Defaults, EnvError as CoreError, Reason, ResetParams, Session as CoreSession, StepResult, guarded,
 };
@@ -31,8 +31,9 @@ use netpress::registry::Registry;
 use netpress::run::{Cancel, RunSettings, run_episode};
 use pyo3::create_exception;
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyDict, PyList, PyString};
 use serde_json::Value;
+
+mod to_py;
 
 create_exception!(
     _core,
@@ -89,16 +90,20 @@ impl Session {
     }
 
     fn step_json(&self, action: &str) -> Result<String, CoreError> {
-        self.step_with(action, to_json)
+        self.step_with(action, |r| to_json(&r))
     }
 
     /// One step; `out` renders its result (as JSON text, or as a value tree for a dict).
-    fn step_with<T>(&self, action: &str, out: impl FnOnce(&StepResult) -> T) -> Result<T, CoreError> {
+    fn step_with<T>(&self, action: &str, out: impl FnOnce(StepResult) -> T) -> Result<T, CoreError> {
         let turn = Action::from_value(Some(parse(action)?))?.into_turn()?;
+        self.step_turn_with(turn, out)
+    }
+
+    fn step_turn_with<T>(&self, turn: Turn, out: impl FnOnce(StepResult) -> T) -> Result<T, CoreError> {
         let mut guard = self.lock();
         let session = guard.as_mut().ok_or_else(no_episode)?;
         match guarded(AssertUnwindSafe(|| session.step(turn))) {
-            Ok(result) => Ok(out(&result)),
+            Ok(result) => Ok(out(result)),
             Err(e) => {
                 *guard = None;
                 Err(e)
@@ -108,6 +113,18 @@ impl Session {
 
     fn with<T>(&self, f: impl FnOnce(&CoreSession) -> T) -> Result<T, CoreError> {
         self.lock().as_ref().map(f).ok_or_else(no_episode)
+    }
+}
+
+/// A step's input: the agent's reply or its failed call.
+type Turn = Result<AgentReply, AgentError>;
+
+impl Session {
+    /// One step without the GIL, its answer built as a dict once the GIL is back.
+    fn step_turn<'py>(&self, py: Python<'py>, turn: Turn) -> PyResult<Bound<'py, PyAny>> {
+        // The result is moved out (not serialized) across the GIL hand-back: it borrows nothing.
+        let result = py.detach(|| self.step_turn_with(turn, |r| r)).map_err(raise)?;
+        to_py::to_py(py, &result)
     }
 }
 
@@ -134,11 +151,17 @@ impl Session {
         py.detach(|| self.step_json(action)).map_err(raise)
     }
 
-    /// `step`'s answer as a dict, built from the value tree without JSON text in between
-    /// (`json.loads` of an observation costs more than the step's binding itself).
+    /// `step`'s answer as a dict, serialized straight into Python objects (`json.loads` of an
+    /// observation, or a `serde_json::Value` tree in between, costs more than the step itself).
     fn step_dict<'py>(&self, py: Python<'py>, action: &str) -> PyResult<Bound<'py, PyAny>> {
-        let value = py.detach(|| self.step_with(action, |r| serde_json::to_value(r).unwrap_or(Value::Null)));
-        to_py(py, &value.map_err(raise)?)
+        let turn = py.detach(|| Action::from_value(Some(parse(action)?))?.into_turn()).map_err(raise)?;
+        self.step_turn(py, turn)
+    }
+
+    /// `step_dict` of a plain reply text: no action JSON to write in Python and parse here.
+    fn step_reply<'py>(&self, py: Python<'py>, reply: &str) -> PyResult<Bound<'py, PyAny>> {
+        let action = Action { reply: Some(reply.to_string()), ..Action::default() };
+        self.step_turn(py, action.into_turn().map_err(raise)?)
     }
 
     /// The state (JSON).
@@ -166,30 +189,6 @@ impl Session {
     fn close(&self) {
         *self.lock() = None;
     }
-}
-
-/// A JSON value as the Python object `json.loads` would give (keys in the value's order).
-fn to_py<'py>(py: Python<'py>, v: &Value) -> PyResult<Bound<'py, PyAny>> {
-    Ok(match v {
-        Value::Null => py.None().into_bound(py),
-        Value::Bool(b) => PyBool::new(py, *b).to_owned().into_any(),
-        Value::Number(n) => match (n.as_i64(), n.as_u64()) {
-            (Some(i), _) => i.into_pyobject(py)?.into_any(),
-            (None, Some(u)) => u.into_pyobject(py)?.into_any(),
-            _ => n.as_f64().unwrap_or(f64::NAN).into_pyobject(py)?.into_any(),
-        },
-        Value::String(s) => PyString::new(py, s).into_any(),
-        Value::Array(a) => {
-            PyList::new(py, a.iter().map(|x| to_py(py, x)).collect::<PyResult<Vec<_>>>()?)?.into_any()
-        }
-        Value::Object(o) => {
-            let d = PyDict::new(py);
-            for (k, x) in o {
-                d.set_item(k, to_py(py, x)?)?;
-            }
-            d.into_any()
-        }
-    })
 }
 
 fn role_name(role: Role) -> String {
