@@ -22,11 +22,12 @@
 
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpStream};
+use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Barrier};
 use std::time::{Duration, Instant};
 
 use netpress::registry::Registry;
+use netpress::server::load::Transport;
 use netpress::server::{Config, Server};
 use serde_json::{Value, json};
 use tungstenite::Message;
@@ -94,50 +95,11 @@ fn step() -> Value {
     json!({"type": "step", "data": {"reply": "kubectl get pods -A"}})
 }
 
-/// One load client: `steps` round trips (or until `limit` has passed since every client was
-/// ready); the latency of each, in µs.
-fn client(url: String, seed: usize, steps: usize, limit: Duration, ready: Arc<Barrier>) -> Vec<u64> {
-    let mut ws = Ws::connect(&url);
-    ws.ask(&reset(seed, 50));
-    ready.wait();
-    let deadline = Instant::now() + limit;
-    let mut latencies = Vec::with_capacity(steps);
-    while latencies.len() < steps && Instant::now() < deadline {
-        let t = Instant::now();
-        let answer = ws.ask(&step());
-        latencies.push(t.elapsed().as_micros() as u64);
-        if answer["data"]["done"] == true {
-            ws.ask(&reset(seed, 50));
-        }
-    }
-    latencies
-}
-
+/// The load of `netpress bench --serve ws` (`server::load`).
 fn load(sessions: usize, total_steps: usize, limit: Duration) {
     let server = start(sessions.max(4096));
-    let url = format!("ws://{}/ws", server.addr());
-    let per = total_steps.div_ceil(sessions);
-    // Every client connects and resets before the clock starts: the figure is of steps.
-    let ready = Arc::new(Barrier::new(sessions + 1));
-    let threads: Vec<_> = (0..sessions)
-        .map(|i| {
-            let (url, ready) = (url.clone(), ready.clone());
-            std::thread::spawn(move || client(url, i, per, limit, ready))
-        })
-        .collect();
-    ready.wait();
-    let start = Instant::now();
-    let mut all: Vec<u64> = threads.into_iter().flat_map(|t| t.join().expect("client")).collect();
-    let elapsed = start.elapsed().as_secs_f64();
-    all.sort_unstable();
-    let pct = |p: f64| all[((all.len() as f64 * p) as usize).min(all.len() - 1)] as f64 / 1000.0;
-    println!(
-        "load, ws, {sessions:>4} sessions: {:>6} steps in {elapsed:.2} s = {:>7.0} steps/s; step p50 {:.3} ms, p99 {:.3} ms",
-        all.len(),
-        all.len() as f64 / elapsed,
-        pct(0.50),
-        pct(0.99)
-    );
+    let report = netpress::server::load::run(server.addr(), Transport::Ws, sessions, total_steps, limit);
+    println!("{}", report.expect("the load run"));
     server.shutdown().expect("shutdown");
 }
 

@@ -145,6 +145,8 @@ class Env:
 
     def step(self, reply: str | dict) -> tuple[str, float, bool, dict]:
         """One turn: a reply text (or an action dict, e.g. ``{"error": "timeout"}``)."""
+        if isinstance(reply, str):
+            return self._unpack(self._session.step_reply(reply))
         return self._unpack(self._session.step_dict(_action(reply)))
 
     def _unpack(self, result: dict) -> tuple[str, float, bool, dict]:

@@ -48,28 +48,24 @@ class EndpointError(RuntimeError):
         self.fatal = fatal
 
 
-class OpenAI:
-    """An OpenAI-compatible chat endpoint as a callable ``messages -> reply`` (what
-    ``agents.openai`` returns).
+class _Endpoint:
+    """An endpoint agent of the core as a callable ``messages -> reply``. Credentials are read
+    from an environment variable of the process that makes the first call, never stored in the
+    object's pickled state: a Ray actor reads its own node's environment. After a fatal failure
+    every later call of the same process fails at once, as the rest of a ``netpress run`` does."""
 
-    The key is read from the environment variable ``api_key_env`` of the process that makes the
-    first call, never stored in the object's pickled state: a Ray actor reads its own node's
-    environment. After a fatal failure every later call of the same process fails at once,
-    as the rest of a ``netpress run`` does.
-    """
+    _core: _core.EndpointAgent | None = None
 
-    def __init__(self, base_url: str, model: str, api_key_env: str = "OPENAI_API_KEY", *,
-                 temperature: float | None = None, max_tokens: int | None = None,
-                 timeout_s: float | None = None):
-        self.base_url, self.model, self.api_key_env = base_url, model, api_key_env
-        self.settings = {"temperature": temperature, "max_tokens": max_tokens,
-                         "timeout_ms": None if timeout_s is None else int(timeout_s * 1000)}
-        self._core: _core.OpenAiAgent | None = None
+    def _make(self, secret: str | None) -> _core.EndpointAgent:
+        raise NotImplementedError
 
-    def _agent(self) -> _core.OpenAiAgent:
+    def _secret_env(self) -> str | None:
+        raise NotImplementedError
+
+    def _agent(self) -> _core.EndpointAgent:
         if self._core is None:
-            key = os.environ.get(self.api_key_env) if self.api_key_env else None
-            self._core = _core.OpenAiAgent(self.base_url, self.model, key, **self.settings)
+            env = self._secret_env()
+            self._core = self._make(os.environ.get(env) if env else None)
         return self._core
 
     def __call__(self, messages: list[dict]) -> str:
@@ -79,11 +75,33 @@ class OpenAI:
             raise EndpointError(*e.args) from None
 
     def info(self) -> dict:
-        """The agent as result records describe it (model, endpoint without credentials)."""
-        return json.loads(self._agent().info())
+        """The agent as result records describe it (model or card name, endpoint without
+        credentials). An A2A agent's card is fetched first."""
+        try:
+            return json.loads(self._agent().info())
+        except _core.EndpointError as e:
+            raise EndpointError(*e.args) from None
 
     def __getstate__(self) -> dict:
-        return {k: v for k, v in self.__dict__.items() if k != "_core"} | {"_core": None}
+        return {k: v for k, v in self.__dict__.items() if k != "_core"}
+
+
+class OpenAI(_Endpoint):
+    """An OpenAI-compatible chat endpoint (what ``agents.openai`` returns); the key comes from
+    the variable ``api_key_env``."""
+
+    def __init__(self, base_url: str, model: str, api_key_env: str = "OPENAI_API_KEY", *,
+                 temperature: float | None = None, max_tokens: int | None = None,
+                 timeout_s: float | None = None):
+        self.base_url, self.model, self.api_key_env = base_url, model, api_key_env
+        self.settings = {"temperature": temperature, "max_tokens": max_tokens,
+                         "timeout_ms": None if timeout_s is None else int(timeout_s * 1000)}
+
+    def _secret_env(self) -> str | None:
+        return self.api_key_env
+
+    def _make(self, secret: str | None) -> _core.EndpointAgent:
+        return _core.EndpointAgent.openai(self.base_url, self.model, secret, **self.settings)
 
 
 def openai(base_url: str, model: str, api_key_env: str = "OPENAI_API_KEY", **settings) -> OpenAI:
@@ -93,3 +111,30 @@ def openai(base_url: str, model: str, api_key_env: str = "OPENAI_API_KEY", **set
     ``timeout_s``. The key comes from the caller's environment variable ``api_key_env`` (none
     sent when it is unset or ``api_key_env`` is empty)."""
     return OpenAI(base_url, model, api_key_env, **settings)
+
+
+class A2A(_Endpoint):
+    """An A2A 0.3 agent (what ``agents.a2a`` returns); the bearer token, if any, comes from the
+    variable ``token_env``."""
+
+    def __init__(self, url: str, token_env: str | None = None, *, timeout_s: float | None = None,
+                 poll_s: float | None = None):
+        self.url, self.token_env = url, token_env
+        self.settings = {"timeout_ms": None if timeout_s is None else int(timeout_s * 1000),
+                         "poll_ms": None if poll_s is None else int(poll_s * 1000)}
+
+    def _secret_env(self) -> str | None:
+        return self.token_env
+
+    def _make(self, secret: str | None) -> _core.EndpointAgent:
+        return _core.EndpointAgent.a2a(self.url, secret, **self.settings)
+
+
+def a2a(url: str, token_env: str | None = None, **settings) -> A2A:
+    """The crate's A2A client (the one of ``netpress run --agent a2a``, NetArena's purple-agent
+    protocol) as a callable ``messages -> reply``: the agent card is fetched on the first call,
+    then each turn is one ``message/send`` carrying the whole transcript as one text part, an
+    unfinished task polled with ``tasks/get``. ``url`` is the agent's base URL or its card's URL;
+    ``token_env`` names a variable holding a bearer token; ``settings``: ``timeout_s`` (one
+    turn, default 300), ``poll_s`` (default 1). The GIL is released while the agent answers."""
+    return A2A(url, token_env, **settings)

@@ -7,21 +7,23 @@
 //! so Python sees exactly the messages of the other transports and this file stays a shim.
 //!
 //! Beside the sessions it holds the agents a Python caller drives episodes with: each
-//! application's scripted baseline and the OpenAI-compatible endpoint agent (the core's
-//! `native-agents` transport), both as callables over chat messages.
+//! application's scripted baseline and the endpoint agents, OpenAI-compatible and A2A (the
+//! core's `native-agents` transport), all as callables over chat messages.
 //!
 //! Resets, steps and whole baseline episodes run with the GIL released (`Python::detach`), so
 //! environments in several Python threads step in parallel. A panic in the core is caught,
 //! closes that session and raises `EnvError` with reason `PANIC`, as the server does.
 
 use std::panic::AssertUnwindSafe;
-use std::sync::{Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard};
 
-use netpress::agent::client::Client;
-use netpress::agent::native::{EndpointAgent, Transport};
+use netpress::agent::a2a::A2aConfig;
+use netpress::agent::client::{Client, EndpointConfig};
+use netpress::agent::http::{CallError, Scope};
+use netpress::agent::native::{EndpointAgent as CoreEndpointAgent, Transport, connect};
 use netpress::agent::openai::OpenAiConfig;
 use netpress::app::PromptVariant;
-use netpress::conversation::{Agent, Message, Role};
+use netpress::conversation::{Agent, AgentError, AgentReply, Message, Role};
 use netpress::env::{
     Action, Defaults, EnvError as CoreError, Reason, ResetParams, Session as CoreSession, StepResult, guarded,
 };
@@ -29,8 +31,9 @@ use netpress::registry::Registry;
 use netpress::run::{Cancel, RunSettings, run_episode};
 use pyo3::create_exception;
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyDict, PyList, PyString};
 use serde_json::Value;
+
+mod to_py;
 
 create_exception!(
     _core,
@@ -87,16 +90,20 @@ impl Session {
     }
 
     fn step_json(&self, action: &str) -> Result<String, CoreError> {
-        self.step_with(action, to_json)
+        self.step_with(action, |r| to_json(&r))
     }
 
     /// One step; `out` renders its result (as JSON text, or as a value tree for a dict).
-    fn step_with<T>(&self, action: &str, out: impl FnOnce(&StepResult) -> T) -> Result<T, CoreError> {
+    fn step_with<T>(&self, action: &str, out: impl FnOnce(StepResult) -> T) -> Result<T, CoreError> {
         let turn = Action::from_value(Some(parse(action)?))?.into_turn()?;
+        self.step_turn_with(turn, out)
+    }
+
+    fn step_turn_with<T>(&self, turn: Turn, out: impl FnOnce(StepResult) -> T) -> Result<T, CoreError> {
         let mut guard = self.lock();
         let session = guard.as_mut().ok_or_else(no_episode)?;
         match guarded(AssertUnwindSafe(|| session.step(turn))) {
-            Ok(result) => Ok(out(&result)),
+            Ok(result) => Ok(out(result)),
             Err(e) => {
                 *guard = None;
                 Err(e)
@@ -106,6 +113,18 @@ impl Session {
 
     fn with<T>(&self, f: impl FnOnce(&CoreSession) -> T) -> Result<T, CoreError> {
         self.lock().as_ref().map(f).ok_or_else(no_episode)
+    }
+}
+
+/// A step's input: the agent's reply or its failed call.
+type Turn = Result<AgentReply, AgentError>;
+
+impl Session {
+    /// One step without the GIL, its answer built as a dict once the GIL is back.
+    fn step_turn<'py>(&self, py: Python<'py>, turn: Turn) -> PyResult<Bound<'py, PyAny>> {
+        // The result is moved out (not serialized) across the GIL hand-back: it borrows nothing.
+        let result = py.detach(|| self.step_turn_with(turn, |r| r)).map_err(raise)?;
+        to_py::to_py(py, &result)
     }
 }
 
@@ -132,11 +151,17 @@ impl Session {
         py.detach(|| self.step_json(action)).map_err(raise)
     }
 
-    /// `step`'s answer as a dict, built from the value tree without JSON text in between
-    /// (`json.loads` of an observation costs more than the step's binding itself).
+    /// `step`'s answer as a dict, serialized straight into Python objects (`json.loads` of an
+    /// observation, or a `serde_json::Value` tree in between, costs more than the step itself).
     fn step_dict<'py>(&self, py: Python<'py>, action: &str) -> PyResult<Bound<'py, PyAny>> {
-        let value = py.detach(|| self.step_with(action, |r| serde_json::to_value(r).unwrap_or(Value::Null)));
-        to_py(py, &value.map_err(raise)?)
+        let turn = py.detach(|| Action::from_value(Some(parse(action)?))?.into_turn()).map_err(raise)?;
+        self.step_turn(py, turn)
+    }
+
+    /// `step_dict` of a plain reply text: no action JSON to write in Python and parse here.
+    fn step_reply<'py>(&self, py: Python<'py>, reply: &str) -> PyResult<Bound<'py, PyAny>> {
+        let action = Action { reply: Some(reply.to_string()), ..Action::default() };
+        self.step_turn(py, action.into_turn().map_err(raise)?)
     }
 
     /// The state (JSON).
@@ -164,30 +189,6 @@ impl Session {
     fn close(&self) {
         *self.lock() = None;
     }
-}
-
-/// A JSON value as the Python object `json.loads` would give (keys in the value's order).
-fn to_py<'py>(py: Python<'py>, v: &Value) -> PyResult<Bound<'py, PyAny>> {
-    Ok(match v {
-        Value::Null => py.None().into_bound(py),
-        Value::Bool(b) => PyBool::new(py, *b).to_owned().into_any(),
-        Value::Number(n) => match (n.as_i64(), n.as_u64()) {
-            (Some(i), _) => i.into_pyobject(py)?.into_any(),
-            (None, Some(u)) => u.into_pyobject(py)?.into_any(),
-            _ => n.as_f64().unwrap_or(f64::NAN).into_pyobject(py)?.into_any(),
-        },
-        Value::String(s) => PyString::new(py, s).into_any(),
-        Value::Array(a) => {
-            PyList::new(py, a.iter().map(|x| to_py(py, x)).collect::<PyResult<Vec<_>>>()?)?.into_any()
-        }
-        Value::Object(o) => {
-            let d = PyDict::new(py);
-            for (k, x) in o {
-                d.set_item(k, to_py(py, x)?)?;
-            }
-            d.into_any()
-        }
-    })
 }
 
 fn role_name(role: Role) -> String {
@@ -311,19 +312,45 @@ create_exception!(
 succeed (a refused key, an unknown model), as the runner's failure rules read it."
 );
 
-/// An OpenAI-compatible chat endpoint as a callable `[(role, content)] -> reply`: the crate's
-/// endpoint agent (request, retries, failure rules, key scrubbing) on its blocking transport.
+/// An endpoint agent (OpenAI-compatible chat or A2A) as a callable `[(role, content)] -> reply`:
+/// the crate's endpoint agent (request, retries, failure rules, key scrubbing) on its blocking
+/// transport. An A2A agent's card is fetched on the first call (or `info`), not at construction,
+/// so an agent can be built (and pickled) before its server is up.
 #[pyclass(frozen, module = "netpress._core")]
-struct OpenAiAgent {
-    client: std::sync::Arc<Client>,
+struct EndpointAgent {
+    config: EndpointConfig,
+    client: Mutex<Option<Arc<Client>>>,
     transport: Transport,
 }
 
+impl EndpointAgent {
+    fn of(config: EndpointConfig) -> Self {
+        EndpointAgent { config, client: Mutex::new(None), transport: Transport::new(Cancel::new()) }
+    }
+
+    /// The connected client; connecting again after a failed attempt.
+    fn client(&self) -> Result<Arc<Client>, CallError> {
+        let mut slot = self.client.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(client) = slot.as_ref() {
+            return Ok(client.clone());
+        }
+        let client = Arc::new(connect(&self.config, &self.transport)?);
+        *slot = Some(client.clone());
+        Ok(client)
+    }
+}
+
+fn endpoint_error(e: CallError) -> PyErr {
+    // A failed connection (no card, a refused token) is fatal, as it ends a `netpress run`.
+    EndpointError::new_err((e.message, e.scope == Scope::Run))
+}
+
 #[pymethods]
-impl OpenAiAgent {
-    #[new]
+impl EndpointAgent {
+    /// An OpenAI-compatible chat endpoint.
+    #[staticmethod]
     #[pyo3(signature = (base_url, model, api_key=None, temperature=None, max_tokens=None, timeout_ms=None))]
-    fn new(
+    fn openai(
         base_url: &str,
         model: &str,
         api_key: Option<String>,
@@ -336,24 +363,48 @@ impl OpenAiAgent {
         config.temperature = temperature;
         config.max_tokens = max_tokens;
         config.timeout_ms = timeout_ms.unwrap_or(config.timeout_ms);
-        let transport = Transport::new(Cancel::new());
-        OpenAiAgent { client: std::sync::Arc::new(Client::OpenAi(config)), transport }
+        Self::of(EndpointConfig::Openai(config))
+    }
+
+    /// An A2A 0.3 agent at `url` (its base URL or its card's URL).
+    #[staticmethod]
+    #[pyo3(signature = (url, bearer=None, timeout_ms=None, poll_ms=None))]
+    fn a2a(url: &str, bearer: Option<String>, timeout_ms: Option<u64>, poll_ms: Option<u64>) -> Self {
+        let mut config = A2aConfig::new(url);
+        config.bearer = bearer;
+        config.timeout_ms = timeout_ms.unwrap_or(config.timeout_ms);
+        config.poll_ms = poll_ms.unwrap_or(config.poll_ms);
+        Self::of(EndpointConfig::A2a(config))
     }
 
     /// The reply to a conversation; the GIL is released while the endpoint answers.
     fn __call__(&self, py: Python<'_>, messages: Vec<(String, String)>) -> PyResult<String> {
         let messages = to_messages(messages)?;
-        // An agent per call: its state is only A2A's message-id counter, and a shared one would
-        // make calls from several threads wait for each other.
-        let reply =
-            py.detach(|| EndpointAgent::new(self.client.clone(), self.transport.clone()).reply(&messages));
-        reply.map(|r| r.text).map_err(|e| EndpointError::new_err((e.message, e.fatal)))
+        // An agent per call: its state is only A2A's message-id prefix and counter (each new
+        // agent takes a fresh prefix), and a shared one would make threads wait for each other.
+        let reply = py.detach(|| {
+            let client = self.client().map_err(|e| (e.message, e.scope == Scope::Run))?;
+            endpoint_reply(client, &self.transport, &messages)
+        });
+        reply.map_err(|(message, fatal)| EndpointError::new_err((message, fatal)))
     }
 
-    /// The agent as results describe it (model, endpoint without credentials; JSON).
-    fn info(&self) -> String {
-        to_json(&self.client.info())
+    /// The agent as results describe it (model or card name, endpoint without credentials;
+    /// JSON). An A2A agent is connected first.
+    fn info(&self, py: Python<'_>) -> PyResult<String> {
+        let client = py.detach(|| self.client()).map_err(endpoint_error)?;
+        Ok(to_json(&client.info()))
     }
+}
+
+/// One call of a connected endpoint: the reply, or the failure's message and whether it is fatal.
+fn endpoint_reply(
+    client: Arc<Client>,
+    transport: &Transport,
+    messages: &[Message],
+) -> Result<String, (String, bool)> {
+    let reply = CoreEndpointAgent::new(client, transport.clone()).reply(messages);
+    reply.map(|r| r.text).map_err(|e| (e.message, e.fatal))
 }
 
 /// Task ids `start..start + count` of the curriculum stream of a mixture file's text (the
@@ -379,7 +430,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("EndpointError", m.py().get_type::<EndpointError>())?;
     m.add_class::<Session>()?;
     m.add_class::<Baseline>()?;
-    m.add_class::<OpenAiAgent>()?;
+    m.add_class::<EndpointAgent>()?;
     m.add_function(wrap_pyfunction!(step_many, m)?)?;
     m.add_function(wrap_pyfunction!(run_baseline, m)?)?;
     m.add_function(wrap_pyfunction!(info, m)?)?;

@@ -7,7 +7,7 @@ use clap::Args;
 
 use super::env_cmd::SessionArgs;
 use super::{CliResult, Context, Fail};
-use crate::server::{Config, Server};
+use crate::server::{AssessorConfig, Config, Server};
 
 #[derive(Args, Debug)]
 pub struct ServeArgs {
@@ -28,6 +28,16 @@ pub struct ServeArgs {
     /// A browser origin allowed to call (repeatable); requests from other pages get 403.
     #[arg(long = "allow-origin")]
     pub allow_origins: Vec<String>,
+    /// A further name the Host header may give (repeatable), e.g. a container's service name.
+    #[arg(long = "allow-host")]
+    pub allow_hosts: Vec<String>,
+    /// Also serve as an A2A assessor ("green agent"): `POST /` JSON-RPC takes an EvalRequest and
+    /// scores the participant agent it names (docs/env.md, "A2A assessor").
+    #[arg(long)]
+    pub a2a_assessor: bool,
+    /// [--a2a-assessor] The URL clients reach this server at, for the agent card.
+    #[arg(long, requires = "a2a_assessor")]
+    pub card_url: Option<String>,
 }
 
 pub fn serve(cx: &mut Context, args: ServeArgs) -> CliResult {
@@ -46,8 +56,9 @@ pub fn serve(cx: &mut Context, args: ServeArgs) -> CliResult {
     let _ = ctrlc::set_handler(stop);
     writeln!(
         cx.console.out(),
-        "listening on http://{} (HTTP /reset /step /state /close, WebSocket /ws)",
-        server.addr()
+        "listening on http://{} (HTTP /reset /step /state /close, WebSocket /ws{})",
+        server.addr(),
+        if args.a2a_assessor { ", A2A assessor POST /" } else { "" }
     )?;
     cx.console.out().flush()?;
     server.wait()?;
@@ -80,6 +91,8 @@ fn config(cx: &mut Context, args: &ServeArgs) -> CliResult<Config> {
         idle_timeout: Duration::from_secs(args.idle_timeout.max(1)),
         token,
         allow_origins: args.allow_origins.clone(),
+        allow_hosts: args.allow_hosts.clone(),
+        assessor: args.a2a_assessor.then(|| AssessorConfig { card_url: args.card_url.clone() }),
         ..Config::default()
     })
 }

@@ -44,30 +44,30 @@ pub fn export(
     provenance: &Provenance,
 ) -> Result<Value, String> {
     check_single(records)?;
-    let mut results: Vec<Value> = records
-        .iter()
-        .map(|r| {
-            let card = lookup(&r.id);
-            let mut dict = match opts.kind {
-                AppKind::Constructive => constructive(r, card.as_ref()),
-                AppKind::Reactive => reactive(r, card.as_ref()),
-            };
-            dict["agent_info"] = json!({
-                "base_url": r.agent.endpoint.as_deref().map(crate::provenance::scrub_url).unwrap_or_default(),
-                "name": opts.participant,
-                "prompt_type": r.prompt_variant.as_str(),
-            });
-            dict["netpress_id"] = json!(r.id);
-            dict["content_hash"] = json!(r.content_hash);
-            dict
-        })
-        .collect();
+    let mut results: Vec<Value> =
+        records.iter().map(|r| query_dict(r, opts, lookup(&r.id).as_ref())).collect();
     results.push(averages(&Summary::of(records), opts.kind));
     Ok(json!({
         "participants": { opts.participant.clone(): opts.participant_id },
         "results": results,
         "netpress": provenance,
     }))
+}
+
+/// One query's dict of the results file (the A2A assessor streams these one by one).
+pub fn query_dict(r: &ResultRecord, opts: &LeaderboardOptions, card: Option<&TaskCard>) -> Value {
+    let mut dict = match opts.kind {
+        AppKind::Constructive => constructive(r, card),
+        AppKind::Reactive => reactive(r, card),
+    };
+    dict["agent_info"] = json!({
+        "base_url": r.agent.endpoint.as_deref().map(crate::provenance::scrub_url).unwrap_or_default(),
+        "name": opts.participant,
+        "prompt_type": r.prompt_variant.as_str(),
+    });
+    dict["netpress_id"] = json!(r.id);
+    dict["content_hash"] = json!(r.content_hash);
+    dict
 }
 
 /// One agent and one application per file, as the leaderboard scores them.
@@ -140,7 +140,8 @@ fn log_content(r: &ResultRecord) -> String {
     log
 }
 
-fn averages(s: &Summary, kind: AppKind) -> Value {
+/// The results file's last dict: the averages of the application's kind.
+pub fn averages(s: &Summary, kind: AppKind) -> Value {
     match kind {
         AppKind::Constructive => json!({
             "avg_correctness": s.correct.rate,

@@ -248,7 +248,7 @@ fn check(state: &Shared, headers: &HeaderMap) -> Result<(), (StatusCode, String)
     }
     let forbidden = |m: String| (StatusCode::FORBIDDEN, m);
     let host = headers.get(header::HOST).and_then(|h| h.to_str().ok()).unwrap_or("");
-    if !host_allowed(host, state.addr) {
+    if !host_allowed(host, state.addr) && !state.config.allow_hosts.iter().any(|h| host_name(host) == h) {
         return Err(forbidden(format!(
             "Host {host:?} is not this server (localhost, 127.0.0.1, [::1] or the bound address)"
         )));
@@ -278,19 +278,24 @@ fn check(state: &Shared, headers: &HeaderMap) -> Result<(), (StatusCode, String)
 
 /// Whether `host` (a Host header, port optional) names this server.
 fn host_allowed(host: &str, addr: std::net::SocketAddr) -> bool {
-    let name = match host.rsplit_once(':') {
+    let name = host_name(host);
+    let bound = match addr.ip() {
+        std::net::IpAddr::V4(ip) => ip.to_string(),
+        std::net::IpAddr::V6(ip) => format!("[{ip}]"),
+    };
+    ["localhost", "127.0.0.1", "[::1]", bound.as_str()].contains(&name)
+}
+
+/// A Host header without its port.
+fn host_name(host: &str) -> &str {
+    match host.rsplit_once(':') {
         Some((name, port))
             if !name.is_empty() && port.bytes().all(|b| b.is_ascii_digit()) && !host.ends_with(']') =>
         {
             name
         }
         _ => host,
-    };
-    let bound = match addr.ip() {
-        std::net::IpAddr::V4(ip) => ip.to_string(),
-        std::net::IpAddr::V6(ip) => format!("[{ip}]"),
-    };
-    ["localhost", "127.0.0.1", "[::1]", bound.as_str()].contains(&name)
+    }
 }
 
 /// Compares two secrets in time that depends on their lengths only. Hand-written: one fold,

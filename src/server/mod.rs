@@ -12,8 +12,10 @@
 //! optional bearer token. Nothing a request says is opened, run or connected to: the
 //! emulators are pure functions of the task and the replies. docs/env.md says more.
 
+mod assessor;
 mod deadline;
 mod http;
+pub mod load;
 mod sessions;
 mod ws;
 
@@ -28,6 +30,7 @@ use tokio::sync::watch;
 use crate::env::{Defaults, Limits};
 use crate::registry::Registry;
 
+pub use assessor::{AssessorConfig, MAX_QUERIES};
 pub use deadline::STEP_DEADLINE;
 pub use http::MAX_HEADER_BYTES;
 pub use sessions::Sessions;
@@ -46,6 +49,10 @@ pub struct Config {
     pub allow_origins: Vec<String>,
     /// A step that takes longer is answered `TIMEOUT` and its session closed.
     pub step_deadline: Duration,
+    /// More names the `Host` header may give (a container's service name).
+    pub allow_hosts: Vec<String>,
+    /// Serve as an A2A assessor too (`POST /` JSON-RPC, the agent card).
+    pub assessor: Option<AssessorConfig>,
 }
 
 impl Default for Config {
@@ -58,6 +65,8 @@ impl Default for Config {
             token: None,
             allow_origins: Vec::new(),
             step_deadline: STEP_DEADLINE,
+            allow_hosts: Vec::new(),
+            assessor: None,
         }
     }
 }
@@ -69,7 +78,15 @@ pub(crate) struct State {
     /// The address bound (the `Host` check accepts it).
     addr: SocketAddr,
     sessions: Sessions,
+    /// The assessor's tasks (empty unless it is on).
+    tasks: assessor::Tasks,
     shutdown: watch::Receiver<bool>,
+}
+
+impl State {
+    fn assessor(&self) -> AssessorConfig {
+        self.config.assessor.clone().unwrap_or_default()
+    }
 }
 
 type Shared = Arc<State>;
@@ -94,6 +111,7 @@ impl Server {
             sessions: Sessions::new(config.limits.max_sessions),
             config,
             addr,
+            tasks: assessor::Tasks::default(),
             shutdown: shutdown.clone(),
         });
         let app = router(state.clone());
@@ -157,7 +175,14 @@ async fn stopped(mut shutdown: watch::Receiver<bool>) {
 }
 
 fn router(state: Shared) -> Router {
-    Router::new()
+    let mut routes = Router::new();
+    if state.config.assessor.is_some() {
+        routes = routes
+            .route("/", post(assessor::rpc))
+            .route("/.well-known/agent-card.json", get(assessor::card))
+            .route("/.well-known/agent.json", get(assessor::card));
+    }
+    routes
         .route("/reset", post(http::reset))
         .route("/step", post(http::step))
         .route("/state", get(http::state))

@@ -4,6 +4,7 @@
 //! against OpenEnv's types, and a panicking application isolated to its session.
 #![cfg(all(feature = "cli", not(target_arch = "wasm32")))]
 
+mod assessor;
 mod openenv;
 mod panic;
 mod parity;

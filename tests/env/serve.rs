@@ -332,3 +332,20 @@ fn headers_past_their_limit_are_refused() {
     assert_eq!(http(addr, "GET", "/health", &many, "").status, 431);
     server.shutdown().unwrap();
 }
+
+#[test]
+fn bench_serve_runs_a_bounded_load() {
+    for transport in ["ws", "http"] {
+        let args =
+            ["bench", "--serve", transport, "--sessions", "2", "--steps", "20", "--seconds", "30", "--json"];
+        let out = crate::support::netpress(&args);
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(
+            (report[0]["transport"].as_str(), report[0]["sessions"].as_u64()),
+            (Some(transport), Some(2))
+        );
+        assert_eq!(report[0]["steps"], 20, "{report}");
+        assert!(report[0]["p99_ms"].as_f64().unwrap() >= report[0]["p50_ms"].as_f64().unwrap());
+    }
+}
