@@ -1,40 +1,24 @@
 //! Adaptive mode's own cost (docs/adapt.md, "Cost"): one round's search work on the whole
 //! Route space (23,520 cells) with 150 evaluations behind it (fit, 4,096+ candidates, a
 //! batch of five by kriging believer), against one Route baseline episode, the unit a round
-//! spends 2·B·k of. Run with `cargo bench --bench adapt`.
+//! spends 2·B·k of. Run with `cargo bench --bench adapt`. The fixture and the timed call are
+//! the library's (`netpress::adapt::route_search_with_history`, `round_work`), which the web
+//! app's Benchmark view times in the page too.
 
 use std::hint::black_box;
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use netpress::adapt::{Phase, Point, Reference, Search, Settings};
+use netpress::adapt::{round_work, route_search_with_history};
 use netpress::app::App;
-use netpress::conversation::AgentInfo;
-use netpress::id::QueryId;
 use netpress::route::RouteApp;
 use netpress::run::{RunSettings, run_episode};
 
-/// A search of the full route space with ten rounds of 15 synthetic evaluations.
-fn search_with_history() -> Search<'static> {
-    let mut search =
-        Search::new(&RouteApp, Settings::new(Reference::Baseline), AgentInfo::new("bench", "x")).unwrap();
-    let n = search.cells().len();
-    let ids = vec![QueryId::new("route", 1, 1, 0, 0); 10];
-    for e in 0..150usize {
-        let cell = search.cells()[(e * 7919) % n].clone();
-        let subnets: u32 = search.space().value(&cell, "subnets").unwrap().parse().unwrap();
-        let agent: Vec<f64> = (0..10).map(|i| if subnets >= 9 && i % 3 != 0 { 0.0 } else { 1.0 }).collect();
-        let point = Point { round: (e / 15) as u32 + 1, phase: Phase::Random, cell, ids: ids.clone() };
-        search.record(&point, agent, vec![1.0; 10]);
-    }
-    search
-}
-
 fn round_cost(c: &mut Criterion) {
-    let search = search_with_history();
+    let search = route_search_with_history(&RouteApp).unwrap();
     let mut group = c.benchmark_group("adapt");
     group.sample_size(10);
     group.bench_function("search work of one round (route space, 150 evaluations)", |b| {
-        b.iter(|| black_box(search.pick_guided(10, &[])))
+        b.iter(|| black_box(round_work(&search)))
     });
     let task = RouteApp.generate(&"route-v1-L2-s1000001-i0-n7-m2-t10".parse().unwrap()).unwrap();
     group.bench_function("one route baseline episode (L2 n7 m2)", |b| {

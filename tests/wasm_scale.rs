@@ -55,3 +55,26 @@ fn largest_route_and_k8s_tasks_run_in_the_page() {
         );
     }
 }
+
+#[wasm_bindgen_test]
+fn one_adaptive_search_round_in_the_page() {
+    // The fixture and call `cargo bench --bench adapt` times natively (docs/adapt.md, "Cost"):
+    // one round's search work on the whole Route space with 150 evaluations behind it.
+    let search =
+        netpress::adapt::route_search_with_history(&netpress::route::RouteApp).expect("route's space");
+    let mut times: Vec<f64> = (0..5)
+        .map(|_| {
+            let t = now();
+            let batch = netpress::adapt::round_work(&search);
+            let took = now() - t;
+            assert_eq!(batch.len(), 5, "a batch of five guided cells");
+            took
+        })
+        .collect();
+    let samples = format!("{times:.1?}");
+    times.sort_by(f64::total_cmp);
+    console_log!(
+        "adaptive search, one round (route space, 150 evaluations): median {:.1} ms of 5 {samples}",
+        times[2]
+    );
+}

@@ -14,7 +14,7 @@ use serde_json::{Value, json};
 use super::search::Search;
 use super::space::Space;
 use super::state::Component;
-use crate::app::App;
+use crate::app::{App, PromptVariant};
 use crate::error::{Error, Result};
 use crate::id::QueryId;
 use crate::registry::Registry;
@@ -100,28 +100,41 @@ impl ExportFormat {
     }
 }
 
+/// How `rl` lines are written: the prompt variant and the command the provenance names.
+#[derive(Debug, Clone, Copy)]
+pub struct RlLines<'a> {
+    pub variant: PromptVariant,
+    pub command: &'a str,
+}
+
 /// The bytes of a curriculum export of `count` tasks (the mixture file ignores `count`): what
 /// `netpress adapt export` writes and the Adapt view downloads, so both give the same file
-/// for the same state.
-pub fn export(search: &Search<'_>, format: ExportFormat, count: usize) -> Result<String> {
+/// for the same state. `rl` generates every task (the page's search has no engine: its
+/// worker writes them, [`crate::sandbox`]'s `curriculum` request).
+pub fn export(search: &Search<'_>, format: ExportFormat, count: usize, rl: RlLines<'_>) -> Result<String> {
     let lines: Vec<String> = match format {
         ExportFormat::Mixture => vec![
             serde_json::to_string_pretty(&mixture_json(search)).map_err(|e| Error::Invalid(e.to_string()))?,
         ],
         ExportFormat::Ids => curriculum(search, count)?.into_iter().map(|t| t.id).collect(),
-        ExportFormat::Rl => curriculum(search, count)?
-            .into_iter()
-            .map(|t| {
-                json!({
-                    "schema": "netpress.rl.v1",
-                    "id": t.id,
-                    "curriculum": {"component": t.component, "weight": t.weight, "round": t.round},
-                })
-                .to_string()
-            })
-            .collect(),
+        ExportFormat::Rl => return export_rl(search, count, rl),
     };
     Ok(lines.into_iter().map(|l| l + "\n").collect())
+}
+
+/// `netpress.rl.v1` lines of the stream's tasks exactly as `netpress export --rl` writes
+/// generated tasks (prompt, expected outcome, content hash), each with its `curriculum` entry
+/// `{component, weight, round}`.
+fn export_rl(search: &Search<'_>, count: usize, rl: RlLines<'_>) -> Result<String> {
+    let app = search.app();
+    let tasks = curriculum(search, count)?.into_iter().map(|t| {
+        let entry = json!({"component": t.component, "weight": t.weight, "round": t.round});
+        (t.id.parse::<QueryId>().and_then(|id| app.generate(&id)), entry)
+    });
+    let mut out = Vec::new();
+    crate::export::rl::write_curriculum(tasks, rl.variant, rl.command, &mut out)
+        .map_err(|e| Error::Invalid(e.to_string()))?;
+    String::from_utf8(out).map_err(|e| Error::Invalid(e.to_string()))
 }
 
 /// A mixture file (`netpress.mixture.v1`) as it is read back.

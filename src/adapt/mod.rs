@@ -14,6 +14,7 @@
 //! - `state`: settings and the resumable JSON state.
 //! - `search`: the round logic (random points, GP-UCB batch, promotion, confirmation).
 //! - `map`: the weakness map (posterior mean over two dimensions) and table.
+//! - `cost`: the fixture the search's own cost is measured on (criterion and the page).
 //! - `curriculum`: the mixture file and the task stream trainers read.
 //! - `fake`: the `fake:PRED` agent whose weak region is known, for tests and demos.
 //! - `remote`: the same search in the web page, whose engines are in workers.
@@ -21,6 +22,7 @@
 //!
 //! Everything but `drive` is pure and builds for wasm32.
 
+mod cost;
 mod curriculum;
 #[cfg(not(target_arch = "wasm32"))]
 mod drive;
@@ -32,8 +34,10 @@ mod search;
 mod space;
 mod state;
 
+pub use cost::{EVALUATIONS, round_work, route_search_with_history};
 pub use curriculum::{
-    ExportFormat, MIXTURE_SCHEMA, STREAM_SEEDS, StreamTask, curriculum, export, mixture_json, mixture_stream,
+    ExportFormat, MIXTURE_SCHEMA, RlLines, STREAM_SEEDS, StreamTask, curriculum, export, mixture_json,
+    mixture_stream,
 };
 #[cfg(not(target_arch = "wasm32"))]
 pub use drive::{Observer, Quiet, drive};
@@ -45,7 +49,9 @@ pub use remote::{
     export_remote, realise_all,
 };
 pub use search::{CONFIRM_SEEDS, MAX_CANDIDATES, Next, Point, SEARCH_SEEDS, Search, XL, normal_quantile};
-pub use space::{Cell, Dim, Enc, Encoder, Reference, Space, Via, feasible_cells, realise_knobs, scan};
+pub use space::{
+    Cell, Dim, Enc, Encoder, Reference, Space, Via, feasible_cells, realise_knobs, scan, scan_generating,
+};
 pub use state::{
     Component, Confirmation, Evaluation, MAX_TOKEN, Mode, Phase, Pin, Promotion, RateCi, RoundNote, SCHEMA,
     SCHEMA_V1, ScoreKind, Select, Settings, State, Verdict, promote,

@@ -353,7 +353,8 @@ pub fn drive_linked(
 
 /// [`export`](super::curriculum::export) of a search made over `remote`: the ids the stream
 /// needs are fetched through the host (the page's worker) until none is missing, so the bytes
-/// are those `netpress adapt export` writes for the same state.
+/// are those `netpress adapt export` writes for the same state. Ids and the mixture only: `rl`
+/// lines hold generated tasks, which the application's worker writes whole.
 pub async fn export_remote(
     search: &Search<'_>,
     remote: &Remote,
@@ -361,8 +362,12 @@ pub async fn export_remote(
     format: super::curriculum::ExportFormat,
     count: usize,
 ) -> std::result::Result<String, String> {
+    if format == super::curriculum::ExportFormat::Rl {
+        return Err("rl lines hold generated tasks: the application's worker writes them".into());
+    }
+    let rl = super::curriculum::RlLines { variant: Default::default(), command: "" };
     loop {
-        let text = super::curriculum::export(search, format, count);
+        let text = super::curriculum::export(search, format, count, rl);
         let missing = remote.take_missing();
         if missing.is_empty() {
             return text.map_err(|e| e.to_string());

@@ -300,6 +300,26 @@ pub fn scan(id: QueryId, limit: u64, fits: impl Fn(&QueryId) -> bool) -> Result<
     Err(Error::GenerationExhausted(id.to_string()))
 }
 
+/// [`scan`] for an application whose fitting ids can still fail to generate (a family forced
+/// into a world that cannot hold it): the smallest fitting index that also generates, with at
+/// most `tries` generations (a failure can be the seed's, not the index's, and one generation
+/// can take seconds), else `GenerationExhausted`.
+pub fn scan_generating(
+    id: QueryId,
+    limit: u64,
+    tries: u32,
+    fits: impl Fn(&QueryId) -> bool,
+    generates: impl Fn(&QueryId) -> bool,
+) -> Result<QueryId> {
+    let left = std::cell::Cell::new(tries);
+    scan(id, limit, |c| {
+        fits(c) && left.get() > 0 && {
+            left.set(left.get() - 1);
+            generates(c)
+        }
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -342,6 +362,22 @@ mod tests {
         // two categories are at distance 1
         let d2: f64 = [h, -h].iter().map(|x| x * x).sum();
         assert!((d2 - 1.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn scan_generating_generates_only_fitting_ids_and_at_most_its_tries() {
+        let id = QueryId::new("t", 1, 1, 0, 0);
+        let generated = std::cell::Cell::new(0);
+        let generates = |id: &QueryId| {
+            generated.set(generated.get() + 1);
+            id.index == 7
+        };
+        let odd = |id: &QueryId| id.index % 2 == 1;
+        assert_eq!(scan_generating(id.clone(), 64, 4, odd, generates).unwrap().index, 7);
+        assert_eq!(generated.replace(0), 4, "indexes 1, 3, 5 and 7");
+        let err = scan_generating(id, 64, 3, odd, generates).unwrap_err();
+        assert!(matches!(err, Error::GenerationExhausted(_)), "{err}");
+        assert_eq!(generated.get(), 3);
     }
 
     #[test]

@@ -112,6 +112,18 @@ impl App for BgpApp {
         &[super::cli::MRT, super::cli::TOPO]
     }
 
+    fn space(&self) -> crate::adapt::Space {
+        super::space::space()
+    }
+
+    fn feasible(&self, cell: &crate::adapt::Cell) -> bool {
+        super::space::feasible(cell)
+    }
+
+    fn realise(&self, s: &crate::adapt::Space, cell: &crate::adapt::Cell, seed: u64) -> Result<QueryId> {
+        super::space::realise(&INFO, s, cell, seed)
+    }
+
     fn labels(&self, level: u8) -> Vec<String> {
         let Some(l) = Level::from_number(level) else { return Vec::new() };
         family::offered(l).into_iter().map(|f: Family| format!("L{level}:{}", f.code())).collect()

@@ -26,6 +26,7 @@
 //!   prompts, the rule-based investigator and the application's roles; `cli`: `netpress bgp mrt`
 //!   and `netpress bgp topo`; [`picture`]: the AS neighbourhood of the incident the surfaces draw.
 //!
+//! - [`space`]: the task space adaptive mode searches (docs/adapt.md).
 //! - [`churn`], [`distractor`], [`asrel_noise`]: what hides the incident: background routing
 //!   changes, a second unrelated incident at L4, and inference errors in the as-rel file.
 //!
@@ -60,6 +61,7 @@ pub mod region;
 pub mod routing;
 pub mod rpki;
 pub mod score;
+pub mod space;
 pub mod task;
 pub mod timeline;
 pub mod tools;

@@ -12,10 +12,10 @@ use clap::{ArgMatches, Args, Subcommand};
 use super::agents::{EndpointArgs, agent_factory};
 use super::{CliResult, Context, Fail, knobs};
 use crate::adapt::{
-    ExportFormat, Mode, Observer, Pin, Reference, ScoreKind, Search, Select, Settings, State, export,
-    weakness_map, weakness_table,
+    ExportFormat, Mode, Observer, Pin, Reference, RlLines, ScoreKind, Search, Select, Settings, State,
+    export, weakness_map, weakness_table,
 };
-use crate::app::App;
+use crate::app::{App, PromptVariant};
 use crate::record::ResultRecord;
 use crate::report;
 use crate::run::{Cancel, RunSettings};
@@ -146,9 +146,13 @@ pub struct AdaptExportArgs {
     /// Tasks in the stream.
     #[arg(long, default_value_t = 1000)]
     pub count: usize,
-    /// ids (one per line), rl (JSON lines with the curriculum) or mixture (the mixture file).
+    /// ids (one per line), rl (`netpress export --rl` lines of the generated tasks, each with
+    /// its curriculum entry) or mixture (the mixture file).
     #[arg(long, default_value = "ids")]
     pub format: String,
+    /// [rl] Prompt variant: zeroshot_base, zeroshot_cot, fewshot_base, fewshot_cot.
+    #[arg(long = "prompt", default_value = "zeroshot_base")]
+    pub prompt_variant: String,
     #[arg(short, long)]
     pub output: Option<String>,
 }
@@ -416,6 +420,7 @@ fn export_cmd(cx: &mut Context, a: AdaptExportArgs) -> CliResult {
     let format = ExportFormat::parse(&a.format).map_err(|e| usage(e.to_string()))?;
     let (app, state) = load(cx, &a.state)?;
     let search = Search::from_state(app, state)?;
-    let text = export(&search, format, a.count)?;
+    let variant = PromptVariant::parse(&a.prompt_variant)?;
+    let text = export(&search, format, a.count, RlLines { variant, command: &cx.command_line })?;
     cx.console.write_out(a.output.as_deref(), |w| w.write_all(text.as_bytes()))
 }

@@ -51,6 +51,9 @@ struct Line<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     agent: Option<AgentInfo>,
     reward: Option<Reward>,
+    /// Adaptive mode's curriculum entry of the task (`netpress adapt export --format rl`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    curriculum: Option<Value>,
     netpress: LineProvenance<'a>,
 }
 
@@ -67,8 +70,28 @@ pub fn write_tasks(
     command: &str,
     out: &mut dyn Write,
 ) -> std::io::Result<usize> {
+    write_generated(tasks.into_iter().map(|t| (t, None)), variant, command, out)
+}
+
+/// [`write_tasks`] with each task's curriculum entry (`{component, weight, round}`) in the line:
+/// adaptive mode's curriculum export, the same lines otherwise.
+pub fn write_curriculum(
+    tasks: impl IntoIterator<Item = (crate::Result<Arc<dyn Task>>, Value)>,
+    variant: PromptVariant,
+    command: &str,
+    out: &mut dyn Write,
+) -> std::io::Result<usize> {
+    write_generated(tasks.into_iter().map(|(t, c)| (t, Some(c))), variant, command, out)
+}
+
+fn write_generated(
+    tasks: impl IntoIterator<Item = (crate::Result<Arc<dyn Task>>, Option<Value>)>,
+    variant: PromptVariant,
+    command: &str,
+    out: &mut dyn Write,
+) -> std::io::Result<usize> {
     let mut lines = 0;
-    for task in tasks {
+    for (task, curriculum) in tasks {
         let task = task.map_err(std::io::Error::other)?;
         let card = task.card();
         // The prompt exactly as the runner would send it in this variant.
@@ -85,6 +108,7 @@ pub fn write_tasks(
             expected: Some(&card.expected),
             agent: None,
             reward: None,
+            curriculum,
             netpress: LineProvenance {
                 schema: SCHEMA,
                 netpress_version: crate::VERSION,
@@ -127,6 +151,7 @@ pub fn write_records<'a>(
                 turns: s.turns,
                 finish: r.finish,
             }),
+            curriculum: None,
             netpress: LineProvenance {
                 schema: SCHEMA,
                 netpress_version: crate::VERSION,

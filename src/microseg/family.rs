@@ -37,6 +37,12 @@ impl Family {
         }
     }
 
+    /// The family of an id's index: the index modulo the level's family count.
+    pub fn of_index(level: u8, index: u64) -> Family {
+        let families = Family::of_level(level);
+        families[(index % families.len() as u64) as usize]
+    }
+
     pub fn id(self) -> &'static str {
         match self {
             Family::RoleCluster => "role-cluster",

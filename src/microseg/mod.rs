@@ -10,6 +10,7 @@
 //! - `score`: the key sets B, I, A, K and the rates; `judge`: an answer's verdict (partition
 //!   agreement from `stats::compare_partitions`);
 //! - `family`, `prompt`, `task`: requests, prompts, the task and its episode;
+//! - `space`: the task space adaptive mode searches (docs/adapt.md);
 //! - `baseline`: `observed`, `portsig`, `oracle`; `tool`: `netpress microseg baselines`;
 //!   `logs`: `netpress microseg logs`, a task's flow logs in each provider's format;
 //! - `render`: the Azure NSG and AWS security-group forms and what each allows
@@ -34,6 +35,7 @@ pub mod render;
 pub mod repair;
 pub mod repairing;
 pub mod score;
+pub mod space;
 pub mod task;
 mod tool;
 pub mod world;
@@ -136,6 +138,18 @@ impl App for Microseg {
         }
         let answer = baseline::answer("oracle", &g)?;
         Some(Box::new(baseline::Oracle(answer)))
+    }
+
+    fn space(&self) -> crate::adapt::Space {
+        space::space()
+    }
+
+    fn feasible(&self, cell: &crate::adapt::Cell) -> bool {
+        space::feasible(cell)
+    }
+
+    fn realise(&self, s: &crate::adapt::Space, cell: &crate::adapt::Cell, seed: u64) -> Result<QueryId> {
+        space::realise(&INFO, s, cell, seed)
     }
 
     fn labels(&self, level: u8) -> Vec<String> {

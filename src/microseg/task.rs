@@ -54,8 +54,7 @@ pub struct Generated {
 /// Generates the task of an id (already checked against the app's description).
 pub fn generate(id: &QueryId) -> Result<Generated> {
     let setup = world::setup(id)?;
-    let families = Family::of_level(id.level);
-    let family = families[(id.index % families.len() as u64) as usize];
+    let family = Family::of_index(id.level, id.index);
     let mut s = Stream::new(&id.seed_material(true), Width::W64);
     let wording = s.index(3);
     let form = match setup.form {

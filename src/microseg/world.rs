@@ -56,6 +56,9 @@ pub struct Setup {
     pub form: Option<Form>,
 }
 
+/// Instances per role when the id has no `n` knob.
+pub const DEFAULT_SCALE: u32 = 4;
+
 /// The level defaults, with the drawn ones (a at L3, f from L2 on) drawn first.
 fn defaults(level: u8, seed: u64) -> Knobs {
     let mut s = Stream::new(&format!("netpress|flows|v1|microseg|L{level}|s{seed}|draws"), Width::W64);
@@ -70,7 +73,7 @@ fn defaults(level: u8, seed: u64) -> Knobs {
         2 => *s.choose(&[Format::Vnet4, Format::Nsg2, Format::Aws5]),
         _ => *s.choose(&Format::ALL),
     };
-    Knobs { a, n: 4, d, c: 200, k, u, layout, format }
+    Knobs { a, n: DEFAULT_SCALE, d, c: 200, k, u, layout, format }
 }
 
 /// The id's setup: level defaults overridden by its knobs (`a n d c k u l f r t`).

@@ -42,6 +42,10 @@
 //! - `{"op":"realise","app":NAME,"cells":[[INDEX,SEED],…]}`: the ids of cells (grid indexes)
 //!   on seeds ([`crate::adapt::realise_all`]; `null` where the generator has no task). At most
 //!   10,000 pairs. → `realised`.
+//! - `{"op":"curriculum","state":STATE,"count":N,"variant":V?}`: the `rl` curriculum export
+//!   of an adaptive search's state (the JSON text of `netpress adapt --state`), the lines
+//!   `netpress adapt export --format rl` writes ([`crate::adapt::export`]); N is 1..=10,000.
+//!   → `curriculum`.
 //! - `{"op":"ping"}` → `pong`.
 //!
 //! `L`, the limit overrides, is `{"time_ms":T,"memory_mb":M,"host_calls":H,"recursion":R}`,
@@ -67,6 +71,7 @@
 //! - `benched` `{bench}`: an [`crate::bench::AppBench`].
 //! - `space` `{space}`: a [`crate::adapt::SpaceSpec`].
 //! - `realised` `{ids}`: one id (or `null`) per pair asked for, in order.
+//! - `curriculum` `{text}`: the export's bytes.
 //! - `pong` `{}`.
 //! - `error` `{message}`: a request that could not be read or served (malformed JSON, an
 //!   unknown op or application, a bad id, `submit` with no episode). An `error` is always the
@@ -161,11 +166,21 @@ pub enum Request {
         app: String,
         cells: Vec<(u64, u64)>,
     },
+    Curriculum {
+        state: String,
+        count: usize,
+        #[serde(default)]
+        variant: PromptVariant,
+    },
     Ping,
 }
 
-/// The most pairs a `realise` request may ask for.
+/// The most pairs a `realise` request may ask for (and tasks a `curriculum` request).
 pub const MAX_REALISE: usize = 10_000;
+
+/// The command an `rl` line of the Adapt view's curriculum names (the CLI's names its own
+/// command line).
+pub const CURRICULUM_COMMAND: &str = "netpress web: Adapt view, curriculum (rl)";
 
 /// The worker's state: the applications it serves and at most one episode in progress.
 pub struct Worker {
@@ -266,6 +281,7 @@ impl Worker {
             Request::Bench { app, tasks } => vec![self.bench(app.as_deref(), tasks)],
             Request::Space { app } => vec![self.space(&app)],
             Request::Realise { app, cells } => vec![self.realise(&app, &cells)],
+            Request::Curriculum { state, count, variant } => vec![self.curriculum(&state, count, variant)],
         }
     }
 
@@ -410,6 +426,23 @@ impl Worker {
         match self.registry.app(app) {
             Ok(a) => message("space", json!({"space": to_json(&crate::adapt::SpaceSpec::of(a))})),
             Err(e) => error(format!("space: {e}")),
+        }
+    }
+
+    /// The `rl` curriculum of a state, for the page's download: the tasks are generated here.
+    fn curriculum(&self, state: &str, count: usize, variant: PromptVariant) -> String {
+        use crate::adapt::{ExportFormat, RlLines, Search, State};
+        if !(1..=MAX_REALISE).contains(&count) {
+            return error(format!("curriculum: count must be 1..={MAX_REALISE}, not {count}"));
+        }
+        let rl = RlLines { variant, command: CURRICULUM_COMMAND };
+        let text = State::parse(state).and_then(|s| {
+            let app = self.registry.app(&s.app)?;
+            crate::adapt::export(&Search::from_state(app, s)?, ExportFormat::Rl, count, rl)
+        });
+        match text {
+            Ok(text) => message("curriculum", json!({"text": text})),
+            Err(e) => error(format!("curriculum: {e}")),
         }
     }
 

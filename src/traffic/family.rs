@@ -63,6 +63,12 @@ impl Family {
         }
     }
 
+    /// The family of an id's index: the index modulo the level's family count.
+    pub fn of_index(level: u8, index: u64) -> Family {
+        let families = Family::of_level(level);
+        families[(index % families.len() as u64) as usize]
+    }
+
     /// Whether the family reads the flow logs (`process_flows(F, G)` on a tenant).
     pub fn is_flow(self) -> bool {
         matches!(self, Family::TopTalkers | Family::TimeSeries | Family::PortScan | Family::HeavyHitters)

@@ -8,7 +8,8 @@
 //! - `mock`: the seeded mock graph; `family`: the families, draws, wordings, truth and
 //!   reference code; `check`: return contract, value comparison, graph diff;
 //! - `prompt`; `task`: generation, the task and its episode, the sandbox host (`F`, `G`);
-//! - `baseline`: the template compiler; `tool`: `netpress traffic export`.
+//! - `baseline`: the template compiler; `tool`: `netpress traffic export`; `space`: the task
+//!   space adaptive mode searches (docs/adapt.md).
 
 pub mod algo;
 mod baseline;
@@ -17,6 +18,7 @@ pub mod family;
 pub mod flowq;
 pub mod mock;
 mod prompt;
+pub mod space;
 pub mod task;
 mod tool;
 pub mod wording;
@@ -127,6 +129,18 @@ impl App for Traffic {
 
     fn baseline(&self) -> Box<dyn Agent> {
         Box::new(baseline::Baseline)
+    }
+
+    fn space(&self) -> crate::adapt::Space {
+        space::space()
+    }
+
+    fn feasible(&self, cell: &crate::adapt::Cell) -> bool {
+        space::feasible(cell)
+    }
+
+    fn realise(&self, s: &crate::adapt::Space, cell: &crate::adapt::Cell, seed: u64) -> Result<QueryId> {
+        space::realise(&INFO, s, cell, seed)
     }
 
     fn labels(&self, level: u8) -> Vec<String> {

@@ -155,9 +155,12 @@ fn num(id: &QueryId, key: char, default: u64) -> Result<u64> {
     }
 }
 
+/// The mock graph's nodes when the id has no `n` knob.
+pub const DEFAULT_NODES: u64 = 60;
+
 /// The graph knobs of an id (defaults where absent).
 pub fn knobs(id: &QueryId) -> Result<MockKnobs> {
-    let n = num(id, 'n', 60)? as usize;
+    let n = num(id, 'n', DEFAULT_NODES)? as usize;
     let k = MockKnobs { n, p: num(id, 'p', 4)? as usize, e: num(id, 'e', MockKnobs::default_density(n))? };
     k.check().map_err(|e| crate::Error::bad_id(&id.to_string(), e.to_string()))?;
     Ok(k)
@@ -223,8 +226,7 @@ pub fn generate(id: &QueryId) -> Result<Generated> {
         cached_mock(&material, k)?
     };
     let (view, graph) = &*shared;
-    let families = Family::of_level(id.level);
-    let family = families[(id.index % families.len() as u64) as usize];
+    let family = Family::of_index(id.level, id.index);
     let mut s = Stream::new(&id.seed_material(true), Width::W64);
     let wording = s.index(3);
     let logs = if family.is_flow() { Some(flowq::logs(id.level, id.seed, &fk)?) } else { None };

@@ -115,6 +115,7 @@ pub fn bench_page() -> Html {
                     (None, false) => String::new(),
                 }
             }</p>
+            <super::adapt_cost::AdaptCost />
             { match &*native {
                 Some(Err(e)) => html! { <p class="error" role="alert">{ e }</p> },
                 Some(Ok(r)) => html! { <p class="ok" id="bench-native-status">{

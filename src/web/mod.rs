@@ -11,6 +11,7 @@
 //! [`store`] (the IndexedDB history), [`settings`] (page settings in context, kept in local
 //! storage) and [`util`].
 
+mod adapt_cost;
 mod adaptive;
 mod agents;
 mod answer;

@@ -173,12 +173,45 @@ fn the_cli_export_is_the_page_export() {
     let agent =
         |_: &str| -> Box<dyn netpress::conversation::Agent> { unreachable!("an export runs nothing") };
     let mut host = Linked { app, agent: &agent, settings: Default::default(), score: ScoreKind::Correct };
-    for (format, name) in
-        [(ExportFormat::Rl, "rl"), (ExportFormat::Mixture, "mixture"), (ExportFormat::Ids, "ids")]
-    {
+    for (format, name) in [(ExportFormat::Mixture, "mixture"), (ExportFormat::Ids, "ids")] {
         let (code, cli_bytes, err) = cli(&["adapt", "export", state, "--format", name, "--count", "200"]);
         assert_eq!(code, 0, "{err}");
         assert_eq!(export_linked(&search, &remote, &mut host, format, 200).unwrap(), cli_bytes, "{name}");
+    }
+    // rl lines hold generated tasks, which the page's worker writes: the same lines but for the
+    // command the provenance names.
+    let (code, ids, _) = cli(&["adapt", "export", state, "--format", "ids", "--count", "30"]);
+    assert_eq!(code, 0);
+    let (code, rl, err) =
+        cli(&["adapt", "export", state, "--format", "rl", "--count", "30", "--prompt", "fewshot_cot"]);
+    assert_eq!(code, 0, "{err}");
+    let mut worker = netpress::sandbox::worker::Worker::new(Registry::standard());
+    let text = std::fs::read_to_string(state).unwrap();
+    let request =
+        serde_json::json!({"op": "curriculum", "state": text, "count": 30, "variant": "fewshot_cot"});
+    let answer: serde_json::Value = serde_json::from_str(&worker.handle(&request.to_string())[0]).unwrap();
+    let page = answer["text"].as_str().unwrap_or_else(|| panic!("{answer}"));
+    let lines = |text: &str| -> Vec<serde_json::Value> {
+        text.lines()
+            .map(|l| {
+                let mut v: serde_json::Value = serde_json::from_str(l).unwrap();
+                v["netpress"]["command"] = serde_json::Value::Null;
+                v
+            })
+            .collect()
+    };
+    let (cli_lines, page_lines) = (lines(&rl), lines(page));
+    assert_eq!(cli_lines, page_lines);
+    assert_eq!(cli_lines.len(), 30);
+    for (line, id) in cli_lines.iter().zip(ids.lines()) {
+        // The task as `netpress export --rl` writes it, and its place in the curriculum.
+        let generated = netpress::registry::generate(id).unwrap();
+        assert_eq!(line["task_id"], id);
+        assert_eq!(line["prompt"], generated.prompt(netpress::app::PromptVariant::FewshotCot));
+        assert_eq!(line["expected"], generated.card().expected);
+        assert_eq!(line["prompt_variant"], "fewshot_cot");
+        assert!(line["curriculum"]["component"].is_u64() && line["curriculum"]["weight"].is_f64(), "{line}");
+        assert_eq!(line["netpress"]["schema"], "netpress.rl.v1");
     }
     let (code, _, err) = cli(&["adapt", "export", state, "--format", "csv"]);
     assert_eq!(code, 2);

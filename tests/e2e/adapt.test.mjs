@@ -2,8 +2,8 @@
 // against the baseline with the task's own limit), the weakness map and table drawn, the same
 // state hash as `netpress adapt` with the same settings, the page drawing frames meanwhile; the
 // link reopens the search without running anything, and Continue runs one more round with the
-// state's turn hold. The curriculum and mixture downloads are the bytes `netpress adapt export`
-// writes; a CLI state file opens in the view, and a bad one says why.
+// state's turn hold. The curriculum and mixture downloads are what `netpress adapt export`
+// writes (rl lines but for the command their provenance names); a CLI state file opens in the view, and a bad one says why.
 // Also: a worker whose bundle cannot load says so (not "crashed").
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -79,8 +79,18 @@ test('an adaptive search runs in the tab as the CLI runs it, and its link reopen
   const cliFile = nativeFile(2);
   assert.equal(hash, JSON.parse(fs.readFileSync(cliFile, 'utf8')).state_hash, 'the same search as netpress adapt');
   await screenshot(page, 'adapt-done');
-  // The curriculum files are the CLI's, byte for byte (the first 1,000 tasks: export's default).
-  assert.equal(await downloaded(page, '#adapt-rl'), cli(['adapt', 'export', cliFile, '--format', 'rl']));
+  // The curriculum files are the CLI's (the first 1,000 tasks: export's default): the mixture
+  // byte for byte, the rl lines (whole generated tasks, written by the Route worker) but for
+  // the command their provenance names.
+  const uncommanded = (text) => text.trimEnd().split('\n').map((l) => {
+    const v = JSON.parse(l);
+    v.netpress.command = null;
+    return JSON.stringify(v);
+  });
+  const rl = uncommanded(await downloaded(page, '#adapt-rl'));
+  assert.equal(rl.length, 1000);
+  assert.deepEqual(rl, uncommanded(cli(['adapt', 'export', cliFile, '--format', 'rl'])));
+  assert.ok(JSON.parse(rl[0]).prompt && JSON.parse(rl[0]).curriculum, 'rl lines hold the task and its component');
   assert.equal(await downloaded(page, '#adapt-mixture'), cli(['adapt', 'export', cliFile, '--format', 'mixture']));
 
   // The address bar holds the state: a reload-free open of the link draws it, running nothing.

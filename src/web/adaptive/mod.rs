@@ -6,6 +6,8 @@
 
 mod run;
 
+pub(super) use run::space_of;
+
 use std::rc::Rc;
 
 use yew::prelude::*;
@@ -44,6 +46,25 @@ struct Form {
     budget: u32,
     k: u32,
     confirm: u32,
+    /// `--allow-xl`: search the values named `xl` (slow builds) too.
+    allow_xl: bool,
+}
+
+/// What the form offers from the application's space (fetched from its worker): the turn
+/// limits a search can be pinned to, and whether any value is `xl`.
+#[derive(Clone, PartialEq)]
+struct Offered {
+    app: &'static str,
+    turns: Vec<String>,
+    xl: bool,
+}
+
+impl Offered {
+    fn of(app: &'static AppInfo, space: &crate::adapt::Space) -> Offered {
+        let turns = space.dim("turns").map(|(_, d)| d.values.clone()).unwrap_or_default();
+        let xl = space.dims.iter().any(|d| d.values.iter().any(|v| v == crate::adapt::XL));
+        Offered { app: app.name, turns, xl }
+    }
 }
 
 impl Form {
@@ -58,6 +79,7 @@ impl Form {
             budget: 15,
             k: 5,
             confirm: 20,
+            allow_xl: false,
         }
     }
 
@@ -80,6 +102,7 @@ impl Form {
         if self.agent == "baseline" {
             s.max_turns = Some(self.held.max(1));
         }
+        s.allow_xl = self.allow_xl;
         s
     }
 
@@ -89,6 +112,7 @@ impl Form {
         if let Some(t) = state.settings.max_turns {
             (f.agent, f.held) = ("baseline".into(), t);
         }
+        f.allow_xl = state.settings.allow_xl;
         f
     }
 
@@ -112,6 +136,19 @@ pub fn adapt_page(props: &AdaptProps) -> Html {
     let error = use_state(|| None::<String>);
     let redraws = use_force_update();
     let redraw = Callback::from(move |_| redraws.force_update());
+    let offered = use_state(|| None::<Offered>);
+
+    // The application's space, for the form's turn limits and xl switch.
+    {
+        let (workers, offered, app) = (workers.clone(), offered.clone(), form.app);
+        use_effect_with(form.app.name, move |_| {
+            wasm_bindgen_futures::spawn_local(async move {
+                if let Ok(remote) = run::space_of(&workers, app).await {
+                    offered.set(Some(Offered::of(app, &crate::App::space(&remote))));
+                }
+            });
+        });
+    }
 
     // A link's state: drawn without running anything.
     {
@@ -208,7 +245,7 @@ pub fn adapt_page(props: &AdaptProps) -> Html {
         <section class="adapt">
             <h2>{ "Adapt" }</h2>
             <p class="note">{ "Searches the application's task space for where the agent trails the reference (the baseline, or a perfect score where the application has an oracle) most, promotes those cells into a training mixture and confirms them on fresh seeds. The same search as " }<code>{ "netpress adapt" }</code>{ "." }</p>
-            { form_view(&form, running) }
+            { form_view(&form, offered.as_ref().filter(|o| o.app == form.app.name), running) }
             if form.agent == "endpoint" { <EndpointForm /> }
             <div class="row">
                 <button type="button" id="adapt-run" onclick={start(false)} disabled={running}>{ "Run" }</button>
@@ -292,7 +329,7 @@ async fn open(workers: &super::sandbox::Workers, state: State) -> Result<SharedR
     Ok(Rc::new(std::cell::RefCell::new(shown)))
 }
 
-fn form_view(form: &UseStateHandle<Form>, running: bool) -> Html {
+fn form_view(form: &UseStateHandle<Form>, offered: Option<&Offered>, running: bool) -> Html {
     let f = (**form).clone();
     let edit = |set: fn(&mut Form, String)| {
         let form = form.clone();
@@ -310,7 +347,19 @@ fn form_view(form: &UseStateHandle<Form>, running: bool) -> Html {
             </div>
         }
     };
-    let turns_dim = f.app.knobs.iter().any(|k| k.key == 't');
+    let turns: &[String] = offered.map_or(&[], |o| &o.turns);
+    let xl = offered.is_some_and(|o| o.xl);
+    let on_xl = {
+        let form = form.clone();
+        Callback::from(move |e: Event| {
+            use wasm_bindgen::JsCast;
+            let checked = e
+                .target()
+                .and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok())
+                .is_some_and(|i| i.checked());
+            form.set(Form { allow_xl: checked, ..(*form).clone() });
+        })
+    };
     html! {
         <form class="card batch-form" aria-label="Adapt settings" onsubmit={Callback::from(|e: SubmitEvent| e.prevent_default())}>
             <fieldset disabled={running}>
@@ -326,13 +375,21 @@ fn form_view(form: &UseStateHandle<Form>, running: bool) -> Html {
                     <label for="a-levels">{ "Levels" }</label>
                     <input id="a-levels" size="6" placeholder="all" value={f.levels.clone()} onchange={edit(|f, v| f.levels = v)} />
                 </div>
-                if turns_dim {
+                if !turns.is_empty() {
                     <div class="field">
                         <label for="a-turns">{ "Turn limit" }</label>
                         <select id="a-turns" onchange={edit(|f, v| f.turns = v)}>
                             <option value="" selected={f.turns.is_empty()}>{ "searched" }</option>
-                            { for ["3", "5", "10", "20"].iter().map(|t| html! { <option value={*t} selected={f.turns == *t}>{ *t }</option> }) }
+                            { for turns.iter().map(|t| html! { <option value={t.clone()} selected={f.turns == *t}>{ t.clone() }</option> }) }
                         </select>
+                    </div>
+                }
+                if xl {
+                    <div class="field">
+                        <label for="a-allow-xl" title="as netpress adapt --allow-xl: cells of the xl size too (one build takes about half a second)">
+                            <input id="a-allow-xl" type="checkbox" checked={f.allow_xl} onchange={on_xl} />
+                            { " Search xl sizes (slow)" }
+                        </label>
                     </div>
                 }
                 <div class="field">

@@ -204,6 +204,15 @@ pub async fn export(
     format: ExportFormat,
     count: usize,
 ) -> Result<String, String> {
+    if format == ExportFormat::Rl {
+        // The lines hold generated tasks: the application's worker writes them.
+        let request = json!({"op": "curriculum", "state": state.to_json(), "count": count});
+        let answer = ask_worker(workers, app.name, &request, "curriculum").await?;
+        return answer["text"]
+            .as_str()
+            .map(String::from)
+            .ok_or_else(|| "the worker's curriculum is unreadable".into());
+    }
     let remote = space_of(workers, app).await?;
     let search = Search::from_state(&remote, state).map_err(|e| e.to_string())?;
     let mut host = Realiser { workers: workers.clone(), app };
