@@ -47,8 +47,9 @@ pub fn optimal(xs: &[i64], k: usize) -> (f64, Vec<usize>) {
             }
             let mid = (lo + hi) / 2;
             let (mut best, mut bt) = (f64::INFINITY, tlo);
-            for t in tlo..=thi.min(mid - 1) {
-                let v = prev[t] + cost(t, mid);
+            let top = thi.min(mid - 1);
+            for (t, &before) in prev.iter().enumerate().take(top + 1).skip(tlo) {
+                let v = before + cost(t, mid);
                 if v < best {
                     (best, bt) = (v, t);
                 }

@@ -49,6 +49,7 @@ fn networkx_agrees_on_every_sampled_task() {
     lines.extend(export("0..10", "-n400-p16-e15-d4-fgcp"));
     let mut child = Command::new(&python)
         .arg(ORACLE)
+        .arg("--witnesses")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
