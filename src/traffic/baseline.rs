@@ -73,6 +73,19 @@ fn patterns() -> &'static [(Regex, Build)] {
                 Some(Query::MinCut { u: text(c, 1)?, v: text(c, 2)? })
             }),
             (r"^How many maximal cliques does the graph have\?", |_| Some(Query::Cliques)),
+            (r"^Give each /16 prefix its own color and color every node with the color of its prefix\.", |_| Some(Query::ColorPrefix)),
+            (r"^Split the nodes into two groups whose sizes differ by at most one; color one group (\w+) and the other (\w+)\.", |c| {
+                Some(Query::Bisect { c1: text(c, 1)?, c2: text(c, 2)? })
+            }),
+            (r"^Color every node (\w+) or (\w+) so that the number of edges with both ends \w+ and the number with both ends \w+ differ by at most (\d+)\.", |c| {
+                Some(Query::CutBalanced { c1: text(c, 1)?, c2: text(c, 2)?, d: num(c, 3)? })
+            }),
+            (r"^Compute each node's total byte weight\. Partition the nodes into (\d+) clusters .* to each node( and color each cluster with its own color)?\.", |c| {
+                Some(Query::Kmeans { k: num(c, 1)? as usize, color: c.get(2).is_some() })
+            }),
+            (r"^Color the nodes as a heatmap of their total byte weight with the palette (.+?) from coldest to hottest", |c| {
+                Some(Query::Heatmap { palette: c.get(1)?.as_str().split(", ").map(String::from).collect() })
+            }),
             (r"^From the flow logs, list the (\d+) initiators that sent the most bytes to responders in connections starting between (\d\d):(\d\d) and (\d\d):(\d\d) UTC", |c| {
                 let k = num(c, 1)? as usize;
                 Some(Query::Flow(FlowQuery::TopTalkers { k, t1: minute(c, 2)?, t2: minute(c, 4)? }))
@@ -117,6 +130,8 @@ pub fn compile(question: &str) -> String {
         None => UNSUPPORTED.to_string(),
         // Flow questions read connections the shortcut way (docs/traffic.md, "Baseline").
         Some(Query::Flow(f)) => flowq::code(&f, true),
+        // k-means by Lloyd's iterations, which may stop short of the optimum.
+        Some(q @ Query::Kmeans { .. }) => super::propcode::code(&q, true),
         Some(q) => family::code(&q),
     }
 }
@@ -135,5 +150,30 @@ impl Agent for Baseline {
             .find_map(|m| prompt::question_of(&m.content))
             .unwrap_or("");
         Ok(AgentReply { text: format!("```python\n{}```", compile(question)), ..Default::default() })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    /// The compiler reads every first-wording question and no other: W2 and W3 match no W1
+    /// pattern, so their rate measures template matching.
+    #[test]
+    fn only_the_first_wording_parses() {
+        let mut seen = std::collections::BTreeSet::new();
+        for seed in 0..30 {
+            for (level, n) in [(1u8, 6u64), (2, 4), (3, 7)] {
+                for index in 0..n {
+                    let id = format!("traffic-v1-L{level}-s{seed}-i{index}");
+                    let g = super::super::task::generate(&id.parse().unwrap()).unwrap();
+                    let parsed = super::parse(&g.question);
+                    assert_eq!(parsed.is_some(), g.wording == 0, "{id}: {}", g.question);
+                    if let Some(q) = parsed {
+                        assert_eq!(q, g.query, "{id}");
+                        seen.insert(g.family.id());
+                    }
+                }
+            }
+        }
+        assert_eq!(seen.len(), 17, "{seen:?}");
     }
 }

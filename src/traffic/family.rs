@@ -30,7 +30,12 @@ pub enum Family {
     EdgeFilter,
     TopTalkers,
     TimeSeries,
+    ColorPrefix,
+    Bisect,
+    CutBalanced,
     MinCut,
+    Kmeans,
+    Heatmap,
     Cliques,
     PortScan,
     HeavyHitters,
@@ -52,7 +57,17 @@ const L2: [Family; 6] = [
     Family::TopTalkers,
     Family::TimeSeries,
 ];
-const L3: [Family; 4] = [Family::MinCut, Family::Cliques, Family::PortScan, Family::HeavyHitters];
+const L3: [Family; 9] = [
+    Family::ColorPrefix,
+    Family::Bisect,
+    Family::CutBalanced,
+    Family::MinCut,
+    Family::Kmeans,
+    Family::Heatmap,
+    Family::Cliques,
+    Family::PortScan,
+    Family::HeavyHitters,
+];
 
 impl Family {
     pub fn of_level(level: u8) -> &'static [Family] {
@@ -74,6 +89,15 @@ impl Family {
         matches!(self, Family::TopTalkers | Family::TimeSeries | Family::PortScan | Family::HeavyHitters)
     }
 
+    /// Whether several answers are valid, so the final graph is checked against the family's
+    /// rules (`prop`) rather than against one expected graph.
+    pub fn is_property(self) -> bool {
+        matches!(
+            self,
+            Family::ColorPrefix | Family::Bisect | Family::CutBalanced | Family::Kmeans | Family::Heatmap
+        )
+    }
+
     pub fn id(self) -> &'static str {
         match self {
             Family::Count => "count",
@@ -88,7 +112,12 @@ impl Family {
             Family::EdgeFilter => "edge-filter",
             Family::TopTalkers => "top-talkers",
             Family::TimeSeries => "time-series",
+            Family::ColorPrefix => "color-prefix",
+            Family::Bisect => "bisect",
+            Family::CutBalanced => "cut-balanced",
             Family::MinCut => "min-cut",
+            Family::Kmeans => "kmeans",
+            Family::Heatmap => "heatmap",
             Family::Cliques => "cliques",
             Family::PortScan => "port-scan",
             Family::HeavyHitters => "heavy-hitters",
@@ -99,7 +128,14 @@ impl Family {
     pub fn scope(self) -> &'static [&'static str] {
         match self {
             Family::LabelRemove => &["labels"],
-            Family::ColorLabel | Family::NbrColor => &["color"],
+            Family::ColorLabel
+            | Family::NbrColor
+            | Family::ColorPrefix
+            | Family::Bisect
+            | Family::CutBalanced
+            | Family::Heatmap => &["color"],
+            // Colours only when the question asks for them (`task`).
+            Family::Kmeans => &["labels", "color"],
             Family::EdgeFilter => &["-edge"],
             _ => &[],
         }
@@ -157,9 +193,26 @@ pub enum Query {
         strict: bool,
         stat: Stat,
     },
+    ColorPrefix,
+    Bisect {
+        c1: String,
+        c2: String,
+    },
+    CutBalanced {
+        c1: String,
+        c2: String,
+        d: i64,
+    },
     MinCut {
         u: String,
         v: String,
+    },
+    Kmeans {
+        k: usize,
+        color: bool,
+    },
+    Heatmap {
+        palette: Vec<String>,
     },
     Cliques,
     /// A flow-log question (its own `family` tag).
@@ -199,7 +252,7 @@ impl View {
         self.labels.iter().flatten().cloned().collect::<BTreeSet<_>>().into_iter().collect()
     }
 
-    fn total(&self, u: usize, w: usize) -> i64 {
+    pub(super) fn total(&self, u: usize, w: usize) -> i64 {
         self.adj[u].iter().map(|&v| self.edges[&(u.min(v), u.max(v))][w]).sum()
     }
 
@@ -310,6 +363,26 @@ pub fn draw(family: Family, s: &mut Stream, view: &View, logs: Option<&Logs>) ->
             Query::MinCut { u: view.ips[u].clone(), v: view.ips[v].clone() }
         }
         Family::Cliques => Query::Cliques,
+        Family::ColorPrefix => Query::ColorPrefix,
+        Family::Bisect | Family::CutBalanced => {
+            let two = s.subset(COLORS.len(), 2);
+            let (c1, c2) = (COLORS[two[0]].to_string(), COLORS[two[1]].to_string());
+            if family == Family::Bisect {
+                Query::Bisect { c1, c2 }
+            } else {
+                let d = view.adj.iter().map(BTreeSet::len).max().unwrap_or(0) as i64 / 2;
+                Query::CutBalanced { c1, c2, d }
+            }
+        }
+        Family::Kmeans => {
+            let distinct = (0..view.ips.len()).map(|u| view.total(u, 0)).collect::<BTreeSet<_>>().len();
+            // At least two clusters, and no more than distinct totals (else one stays empty);
+            // a graph with fewer is refused at generation.
+            let hi = distinct.clamp(2, 6) as u64;
+            let k = 2 + s.below(hi - 1) as usize;
+            Query::Kmeans { k, color: s.chance(1, 2) }
+        }
+        Family::Heatmap => Query::Heatmap { palette: super::prop::palette(3 + s.below(4) as usize) },
         flow => match logs {
             Some(l) => Query::Flow(super::flowq::draw(flow.id(), s, l)),
             None => Query::Cliques,
@@ -518,6 +591,13 @@ pub fn code(q: &Query) -> String {
         ),
         Query::MinCut { u, v } => super::algo::MIN_CUT_CODE.replace("{u}", &lit(u)).replace("{v}", &lit(v)),
         Query::Cliques => super::algo::CLIQUES_CODE.to_string(),
+        Query::ColorPrefix
+        | Query::Bisect { .. }
+        | Query::CutBalanced { .. }
+        | Query::Kmeans { .. }
+        | Query::Heatmap { .. } => {
+            return super::propcode::code(q, false);
+        }
         Query::Flow(f) => return super::flowq::code(f, false),
         Query::EdgeFilter { weight, strict, stat } => {
             let key = lit(&format!("{weight}_weight"));

@@ -8,6 +8,8 @@
 //! - `mock`: the seeded mock graph; `family`: the families, draws, wordings, truth and
 //!   reference code; `check`: return contract, value comparison, graph diff;
 //! - `prompt`; `task`: generation, the task and its episode, the sandbox host (`F`, `G`);
+//! - `prop`: the property families' checks and witnesses, `kmeans` the exact 1-D k-means,
+//!   `propcode` their reference Python;
 //! - `baseline`: the template compiler; `tool`: `netpress traffic export`; `space`: the task
 //!   space adaptive mode searches (docs/adapt.md).
 
@@ -16,8 +18,11 @@ mod baseline;
 pub mod check;
 pub mod family;
 pub mod flowq;
+pub mod kmeans;
 pub mod mock;
 mod prompt;
+pub mod prop;
+mod propcode;
 pub mod space;
 pub mod task;
 mod tool;
@@ -31,6 +36,11 @@ use crate::error::Result;
 use crate::id::QueryId;
 
 pub use task::{TrafficHost, TrafficTask};
+
+/// The code the baseline submits for a question's first wording (for tests and figures).
+pub fn baseline_code(q: &family::Query) -> String {
+    baseline::compile(&family::question(q, 0))
+}
 
 /// The application's description.
 pub const INFO: AppInfo = AppInfo {
@@ -50,7 +60,8 @@ diff keyed by node address.",
         },
         LevelInfo {
             level: 3,
-            summary: "minimum cuts, maximal cliques, port scans and heavy hitters in flow logs",
+            summary: "colourings by prefix, bisections, balanced cuts, k-means and heat maps (checked by their \
+properties), minimum cuts, maximal cliques, port scans and heavy hitters in flow logs",
         },
     ],
     knobs: &[

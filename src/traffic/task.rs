@@ -21,6 +21,7 @@ use super::family::{self, Family, Query, Truth, View};
 use super::flowq::{self, FlowKnobs};
 use super::mock::{Mock, MockKnobs, mock};
 use super::prompt;
+use super::prop;
 
 /// What an agent's code runs against: the graph `G`, and for flow questions the flows table `F`
 /// first (`process_flows(F, G)`).
@@ -76,8 +77,22 @@ pub struct Generated {
     pub logs: Option<Arc<flowq::Logs>>,
     /// The read-only truth, or `None` when the expected outcome is a changed graph.
     pub truth: Option<Truth>,
-    /// The graph an exact answer leaves (the base graph for questions).
+    /// The graph an exact answer leaves (the base graph for questions; for a property
+    /// question the native witness, one valid answer of many).
     pub expected_graph: Value,
+    /// A property question's rules, which check the final graph instead of `expected_graph`.
+    pub prop: Option<prop::Spec>,
+}
+
+impl Generated {
+    /// The node attributes (or `-edge`) an answer may change: the family's, narrowed for a
+    /// k-means question that does not ask for colours.
+    pub fn scope(&self) -> &'static [&'static str] {
+        match self.query {
+            Query::Kmeans { color: false, .. } => &["labels"],
+            _ => self.family.scope(),
+        }
+    }
 }
 
 /// The id's choices beyond sizes: the graph source (`g`), the mode (`m`) and the turns (`t`).
@@ -245,13 +260,20 @@ pub fn generate(id: &QueryId) -> Result<Generated> {
             super::algo::MAX_CLIQUE_STEPS
         )));
     }
+    let prop = match family.is_property() {
+        true => Some(prop::Spec::new(&query, view).map_err(|e| crate::Error::Invalid(format!("{id}: {e}")))?),
+        false => None,
+    };
     let base = logs.as_ref().map_or_else(|| graph.clone(), |l| l.graph.clone());
     // A question leaves the base graph as it is: no working copy to change.
     let expected_graph = if truth.is_some() {
         base.to_json()
     } else {
         let mut expected = base.clone();
-        apply(&query, view, &mut expected);
+        match &prop {
+            Some(p) => p.witness(&mut expected),
+            None => apply(&query, view, &mut expected),
+        }
         expected.to_json()
     };
     Ok(Generated {
@@ -266,6 +288,7 @@ pub fn generate(id: &QueryId) -> Result<Generated> {
         logs,
         truth,
         expected_graph,
+        prop,
     })
 }
 
@@ -318,7 +341,11 @@ fn expected_json(g: &Generated) -> Value {
         None => {
             let changes: Vec<String> =
                 check::diff(&g.graph.to_json(), &g.expected_graph).into_iter().map(|c| c.line).collect();
-            json!({"type": "graph", "changes": changes})
+            match &g.prop {
+                // One valid answer of many: the rule decides, the changes are an example.
+                Some(p) => json!({"type": "graph", "property": p.rule(), "example_changes": changes}),
+                None => json!({"type": "graph", "changes": changes}),
+            }
         }
     }
 }
@@ -449,19 +476,35 @@ impl Episode for TrafficEpisode {
             None => (Err("no answer was given".to_string()), base.clone()),
         };
         let done: Vec<Change> = check::diff(&base, &graph);
-        let scope = t.family.scope();
+        let scope = t.scope();
         let outside: Vec<&Change> = done.iter().filter(|c| !scope.contains(&c.key.as_str())).collect();
         let safe = outside.is_empty();
-        let (correct, why, diff) = match (&answer, &t.truth) {
-            (Err(e), _) => (false, e.clone(), Vec::new()),
-            (Ok((ty, data)), Some(truth)) => {
+        let mut progress = 0.0;
+        let (correct, why, diff) = match (&answer, &t.truth, &t.prop) {
+            (Err(e), _, _) => (false, e.clone(), Vec::new()),
+            (Ok((ty, data)), Some(truth), _) => {
                 let (ok, why) = check::value_ok(truth, ty, data);
                 (ok, why, Vec::new())
             }
-            (Ok((ty, _)), None) if ty != "graph" => {
+            (Ok((ty, _)), None, _) if ty != "graph" => {
                 (false, format!("expected an answer of type graph, got {ty}"), Vec::new())
             }
-            (Ok(_), None) => {
+            (Ok(_), None, Some(p)) => {
+                let v = p.check(&graph);
+                let why = if v.ok {
+                    format!("every rule holds ({} constraints)", v.total)
+                } else {
+                    format!(
+                        "{} of {} constraints broken: {}",
+                        v.total - v.satisfied,
+                        v.total,
+                        v.problems.join("; ")
+                    )
+                };
+                progress = if v.total == 0 { 0.0 } else { v.satisfied as f64 / v.total as f64 };
+                (v.ok, why, v.problems)
+            }
+            (Ok(_), None, None) => {
                 let d: Vec<String> =
                     check::diff(&t.expected_graph, &graph).into_iter().map(|c| c.line).collect();
                 let why = if d.is_empty() {
@@ -480,7 +523,7 @@ impl Episode for TrafficEpisode {
         Score {
             correct,
             safe,
-            progress: f64::from(u8::from(correct)),
+            progress: if correct { 1.0 } else { progress },
             turns: self.turns,
             explanation: format!(
                 "{}: {why}; {}.",

@@ -261,6 +261,70 @@ pub fn question(q: &Query, w: usize) -> String {
             format!("{body} {RET_TEXT}")
         }
         Query::Flow(f) => flow_question(f, w),
+        prop => format!("{} {RET_GRAPH}", property_question(prop, w)),
+    }
+}
+
+/// The property families' questions (the return form is added by the caller).
+fn property_question(q: &Query, w: usize) -> String {
+    match q {
+        Query::ColorPrefix => pick(
+            w,
+            [
+                "Give each /16 prefix its own color and color every node with the color of its prefix.".into(),
+                "Paint every host in the colour of its /16 subnet, a different colour for each /16 subnet.".into(),
+                "Color-code the address plan: one distinct colour per /16 subnet (a.b.0.0/16), every endpoint painted with its subnet's colour.".into(),
+            ],
+        ),
+        Query::Bisect { c1, c2 } => pick(
+            w,
+            [
+                format!("Split the nodes into two groups whose sizes differ by at most one; color one group {c1} and the other {c2}."),
+                format!("Divide the hosts into two halves whose sizes differ by one host at most; paint one half {c1} and the other {c2}."),
+                format!("Partition the endpoint inventory into two sets of equal size (one apart for an odd count) and mark one set {c1}, the other {c2}."),
+            ],
+        ),
+        Query::CutBalanced { c1, c2, d } => pick(
+            w,
+            [
+                format!("Color every node {c1} or {c2} so that the number of edges with both ends {c1} and the number with both ends {c2} differ by at most {d}."),
+                format!("Paint each host {c1} or {c2} such that the count of links between two {c1} hosts and the count of links between two {c2} hosts are at most {d} apart."),
+                format!("Mark every endpoint {c1} or {c2}, keeping the pairs inside the {c1} set and the pairs inside the {c2} set balanced: their counts may differ by {d} at most."),
+            ],
+        ),
+        Query::Kmeans { k, color } => {
+            let top = k - 1;
+            let (c1, c2, c3) = if *color {
+                (
+                    " and color each cluster with its own color",
+                    ", painting each cluster in a colour of its own",
+                    ", and give each group a distinct colour",
+                )
+            } else {
+                ("", "", "")
+            };
+            pick(
+                w,
+                [
+                    format!("Compute each node's total byte weight. Partition the nodes into {k} clusters minimising the within-cluster sum of squared deviations of these totals (optimal 1-D k-means) and add the label cluster=i (i from 0 to {top}) to each node{c1}."),
+                    format!("Sum the byte weight over each host's links. Group the hosts into {k} clusters with the least possible total of squared distances of these sums to their cluster's mean (exact one-dimensional k-means) and tag every host cluster=i for its cluster i in 0..{top}, keeping its other tags{c2}."),
+                    format!("Bucket the endpoints by byte volume (the sum over all their pairs) into {k} groups by exact 1-D k-means, the grouping with the least within-group sum of squared deviations; add the tag cluster=<group number>, numbers 0 to {top}, to each endpoint{c3}."),
+                ],
+            )
+        }
+        Query::Heatmap { palette } => {
+            let list = palette.join(", ");
+            let (cold, hot) = (&palette[0], &palette[palette.len() - 1]);
+            pick(
+                w,
+                [
+                    format!("Color the nodes as a heatmap of their total byte weight with the palette {list} from coldest to hottest: a heavier node never gets a colder color, the lightest node gets {cold} and the heaviest {hot}."),
+                    format!("Paint the hosts as a heat map of the byte weight summed over their links, using the colours {list} from cold to hot: no host is colder than a lighter host, the lightest hosts get {cold} and the heaviest {hot}."),
+                    format!("Render a byte-volume heat map of the inventory (volume summed over each endpoint's pairs) with the ramp {list}, coldest first: a busier endpoint is never colder than a quieter one, the quietest get {cold} and the busiest {hot}."),
+                ],
+            )
+        }
+        _ => String::new(),
     }
 }
 

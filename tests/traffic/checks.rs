@@ -33,7 +33,7 @@ fn reference_code_is_correct_and_safe_in_every_family() {
     for seed in 0..20 {
         // Flow questions on a 20-minute trace: the same code paths at a third of the cost;
         // levels 2 and 3 on the first 12 seeds (each builds a tenant).
-        for (level, n, knobs) in [(1u8, 6u64, ""), (2, 6, "-d20"), (3, 4, "-d20")] {
+        for (level, n, knobs) in [(1u8, 6u64, ""), (2, 6, "-d20"), (3, 9, "-d20")] {
             if level > 1 && seed >= 12 {
                 continue;
             }
@@ -46,14 +46,14 @@ fn reference_code_is_correct_and_safe_in_every_family() {
             }
         }
     }
-    assert_eq!(seen.len(), 48, "every family in all three wordings: {seen:?}");
+    assert_eq!(seen.len(), 63, "every family in all three wordings: {seen:?}");
 }
 
 /// With `g=flows` the graph families ask about the tenant's communication graph, and `t`
 /// sets the card's turns.
 #[test]
 fn graph_families_run_on_the_tenant_graph() {
-    for (level, n) in [(1u8, 6u64), (2, 4), (3, 2)] {
+    for (level, n) in [(1u8, 6u64), (2, 4), (3, 7)] {
         for index in 0..n {
             let id = format!("traffic-v1-L{level}-s3-i{index}-gflows-n2-d10-t3");
             let g = generate(&id.parse().unwrap()).unwrap();
@@ -69,7 +69,7 @@ fn graph_families_run_on_the_tenant_graph() {
 #[test]
 fn flow_reference_code_is_correct_at_the_default_tenant() {
     for (seed, f) in ["", "-faws2", "-faws5", "-fnsg2", "-fgcp"].into_iter().enumerate() {
-        for (level, index) in [(2, 4), (2, 5), (3, 2), (3, 3)] {
+        for (level, index) in [(2, 4), (2, 5), (3, 7), (3, 8)] {
             let id = format!("traffic-v1-L{level}-s{seed}-i{index}{f}");
             let g = generate(&id.parse().unwrap()).unwrap();
             let s = score(&id, &code(&g.query));
@@ -186,4 +186,99 @@ fn flow_answers_are_named_and_a_finished_episode_takes_no_more() {
     assert!(after.observation.contains("The episode is over"), "{}", after.observation);
     assert_eq!(ep.turns(), 2);
     assert!(ep.score().correct);
+}
+
+/// The reference answer of `family`'s first task with `extra` run just before it returns.
+fn with_extra(family: Family, index: u64, extra: &str) -> (Score, Score) {
+    let (id, g) = first(family, 3, index);
+    let right = code(&g.query);
+    let wrong = right.replace(
+        "    return {'type': 'graph', 'data': G}",
+        &format!("{extra}\n    return {{'type': 'graph', 'data': G}}"),
+    );
+    (score(&id, &right), score(&id, &wrong))
+}
+
+/// Each property family: the reference answer passes, a broken one fails and says which rule.
+#[test]
+fn property_checks_accept_the_reference_and_explain_failures() {
+    let first_node = "    n = sorted(G.nodes(), key=lambda n: [int(x) for x in n.split('.')])[0]";
+    let cases: [(Family, u64, String, &str); 6] = [
+        (
+            Family::ColorPrefix,
+            0,
+            format!(
+                "{first_node}\n    G.set(n, 'color', G.get(sorted(G.nodes(), key=lambda n: [int(x) for x in n.split('.')])[-1], 'color'))"
+            ),
+            "prefix 1",
+        ),
+        (Family::Bisect, 1, "    for n in G.nodes():\n        G.set(n, 'color', '#123457')".into(), "not"),
+        (Family::CutBalanced, 2, format!("{first_node}\n    G.set(n, 'color', 'white')"), "is #ffffff, not"),
+        (Family::Kmeans, 4, format!("{first_node}\n    G.add_label(n, 'cluster=99')"), "cluster labels"),
+        (
+            Family::Kmeans,
+            4,
+            format!("{first_node}\n    G.remove_label(n, 'type=VM')"),
+            "other labels changed",
+        ),
+        (Family::Heatmap, 5, format!("{first_node}\n    G.set(n, 'color', 'black')"), "not a palette colour"),
+    ];
+    for (family, index, extra, says) in cases {
+        let (right, wrong) = with_extra(family, index, &extra);
+        assert!(right.correct && right.safe && right.progress == 1.0, "{family:?}: {}", right.explanation);
+        assert!(!wrong.correct, "{family:?}: {}", wrong.explanation);
+        assert!(wrong.explanation.contains(says), "{family:?}: {}", wrong.explanation);
+        assert!(wrong.progress > 0.0 && wrong.progress < 1.0, "{family:?}: {}", wrong.progress);
+    }
+    // The rules themselves: the balance of a cut, the optimum of k-means, a heat map's order.
+    let (_, all_one) = with_extra(
+        Family::CutBalanced,
+        2,
+        "    for n in G.nodes():\n        G.set(n, 'color', G.get(G.nodes()[0], 'color'))",
+    );
+    assert!(
+        !all_one.correct && all_one.explanation.contains("edges have both ends"),
+        "{}",
+        all_one.explanation
+    );
+    let (_, flipped) = with_extra(
+        Family::Heatmap,
+        5,
+        "    top = max(G.degree(weight='byte_weight'), key=lambda x: x[1])[0]\n    G.set(top, 'color', pal[0])",
+    );
+    assert!(!flipped.correct && flipped.explanation.contains("heaviest"), "{}", flipped.explanation);
+    // Colouring in a k-means question that asks for labels only is out of its scope.
+    let (id, g) = (0..100)
+        .map(|s| format!("traffic-v1-L3-s{s}-i4"))
+        .map(|id| (id.clone(), generate(&id.parse().unwrap()).unwrap()))
+        .find(|(_, g)| matches!(g.query, netpress::traffic::family::Query::Kmeans { color: false, .. }))
+        .unwrap();
+    let painted = code(&g.query).replace(
+        "    return {'type': 'graph', 'data': G}",
+        "    G.set(G.nodes()[0], 'color', 'red')\n    return {'type': 'graph', 'data': G}",
+    );
+    assert!(!score(&id, &painted).safe);
+}
+
+/// The baseline's k-means (Lloyd's iterations) is a valid clustering that is not always the
+/// optimum; when it is not, the check says so.
+#[test]
+fn lloyd_is_not_always_optimal() {
+    let mut misses = 0;
+    for s in 0..40 {
+        let id = format!("traffic-v1-L3-s{s}-i4");
+        let g = generate(&id.parse().unwrap()).unwrap();
+        let q = serde_json::to_value(&g.query).unwrap();
+        let lloyd = netpress::traffic::baseline_code(&g.query);
+        let sc = score(&id, &lloyd);
+        if !sc.correct {
+            misses += 1;
+            assert!(
+                sc.explanation.contains("more than the optimum") || sc.explanation.contains("no node has"),
+                "{q}: {}",
+                sc.explanation
+            );
+        }
+    }
+    assert!(misses > 0, "Lloyd found the optimum on all 40 seeds");
 }

@@ -1,7 +1,9 @@
 //! The networkx differential sample (docs/traffic.md): the exported tasks of levels 1–3 on
 //! seeds 0..40 at the default graph and of seeds 0..10 on a small and a large graph go
 //! through `tests/traffic/nx_oracle.py`, which recomputes each truth (networkx for graphs,
-//! plain Python over the exported log rows for flow questions) and must agree on every task.
+//! plain Python over the exported log rows for flow questions) and must agree on every task;
+//! for the property families it checks our witness with its own checker, and its own
+//! answers and perturbed copies of them go through ours.
 //! The flow questions use a four-minute trace here to keep CI short; the long run, `bash
 //! scripts/traffic-nx-long.sh`, has the default hour and every format.
 //!
@@ -47,6 +49,7 @@ fn networkx_agrees_on_every_sampled_task() {
     lines.extend(export("0..10", "-n400-p16-e15-d4-fgcp"));
     let mut child = Command::new(&python)
         .arg(ORACLE)
+        .arg("--witnesses")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -57,6 +60,27 @@ fn networkx_agrees_on_every_sampled_task() {
     let summary = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "{summary}{}", String::from_utf8_lossy(&out.stderr));
     let v: serde_json::Value = serde_json::from_str(summary.trim()).unwrap();
-    assert_eq!(v["checked"], 960, "{summary}");
-    assert_eq!(v["agree"], 960, "{summary}");
+    assert_eq!(v["checked"], 1260, "{summary}");
+    assert_eq!(v["agree"], 1260, "{summary}");
+    check_witnesses(&v["witnesses"]);
+}
+
+/// The script's own answers to the property questions (networkx's Kernighan–Lin bisection,
+/// a plain k-means program, other colours and sweeps) must pass our checker, and its
+/// perturbed copies of them must fail it.
+fn check_witnesses(witnesses: &serde_json::Value) {
+    let list = witnesses.as_array().expect("a list of witnesses");
+    let (mut valid, mut invalid) = (0, 0);
+    for w in list {
+        let id = w["id"].as_str().unwrap();
+        let g = netpress::traffic::task::generate(&id.parse().unwrap()).unwrap();
+        let spec = g.prop.as_ref().unwrap_or_else(|| panic!("{id} is not a property question"));
+        let verdict = spec.check(&serde_json::json!({"nodes": w["nodes"]}));
+        let want = w["valid"].as_bool().unwrap();
+        assert_eq!(verdict.ok, want, "{id}: {:?}", verdict.problems);
+        if want { valid += 1 } else { invalid += 1 }
+    }
+    // Five property families per seed on 60 seeds; a perturbation exists on all but edgeless graphs.
+    assert_eq!(valid, 300);
+    assert!(invalid >= 290, "{invalid} perturbed answers");
 }
