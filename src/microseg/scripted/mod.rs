@@ -16,6 +16,7 @@
 
 mod read;
 
+use std::collections::btree_map::Entry;
 use std::collections::{BTreeMap, BTreeSet};
 
 use crate::conversation::{Agent, AgentError, AgentInfo, AgentReply, Message, Role};
@@ -97,7 +98,7 @@ impl<'a> Groups<'a> {
                 scores.push((there.len(), g));
             }
         }
-        scores.sort_by(|a, b| b.0.cmp(&a.0));
+        scores.sort_by_key(|a| std::cmp::Reverse(a.0));
         match scores[..] {
             [(best, g), (next, _), ..] if best > next => Some(g),
             [(_, g)] => Some(g),
@@ -133,9 +134,9 @@ fn lines(s: &Seen) -> (BTreeMap<LineKey, Denied>, BTreeSet<LineKey>, bool) {
     for p in s.rule_probes.values() {
         complete &= !p.more;
         for d in &p.denied {
-            if !all.contains_key(&d.key()) {
+            if let Entry::Vacant(e) = all.entry(d.key()) {
                 carried.insert(d.key());
-                all.insert(d.key(), d.clone());
+                e.insert(d.clone());
             }
         }
     }
@@ -257,7 +258,7 @@ fn probes(s: &Seen, f: &Fixes, room: usize) -> Vec<String> {
         probe.push((i - f.deleted.iter().filter(|&&d| d < i).count(), spec));
         room -= 3;
     }
-    probe.sort_by(|a, b| b.0.cmp(&a.0));
+    probe.sort_by_key(|a| std::cmp::Reverse(a.0));
     for (j, _) in &probe {
         out.extend([format!("rule del {j}"), "check".into()]);
     }
