@@ -11,8 +11,9 @@ use netpress::microseg::baseline::answer;
 use netpress::microseg::family::Family;
 use netpress::microseg::forms::{Form, score};
 use netpress::microseg::generate;
-use netpress::microseg::repairing::{RepairEpisode, scripted};
+use netpress::microseg::repairing::RepairEpisode;
 use netpress::microseg::score::{evaluate, star_policy};
+use netpress::microseg::scripted::scripted;
 use netpress::microseg::world::{Shape, build, setup};
 
 mod quick;

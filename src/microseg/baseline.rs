@@ -317,7 +317,7 @@ impl Agent for Baseline {
     }
     fn reply(&mut self, messages: &[Message]) -> Result<AgentReply, AgentError> {
         if messages.iter().any(|m| m.content.contains("\nReport:\n")) {
-            return super::repairing::Scripted.reply(messages);
+            return super::scripted::Scripted.reply(messages);
         }
         Ok(AgentReply {
             text: format!("```python\n{}```", observed_code(question(messages))),

@@ -60,6 +60,11 @@ fn ports(p: &Ports) -> Vec<(u16, u16)> {
         .collect()
 }
 
+/// The rule a `rule add` spec denotes (whether its groups exist is not checked here).
+pub fn rule_of(spec: &RuleSpec) -> Rule {
+    Rule { src: peer(&spec.src), dst: peer(&spec.dst), proto: proto(spec.proto), ports: ports(&spec.ports) }
+}
+
 fn proto_name(p: u8) -> &'static str {
     if p == UDP { "udp" } else { "tcp" }
 }
@@ -75,12 +80,7 @@ impl State {
     fn rule(&self, spec: &RuleSpec) -> Result<Rule, RepairError> {
         self.group_must_exist(&spec.src)?;
         self.group_must_exist(&spec.dst)?;
-        Ok(Rule {
-            src: peer(&spec.src),
-            dst: peer(&spec.dst),
-            proto: proto(spec.proto),
-            ports: ports(&spec.ports),
-        })
+        Ok(rule_of(spec))
     }
 
     fn index(&self, n: usize) -> Result<usize, RepairError> {

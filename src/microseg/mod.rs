@@ -14,12 +14,13 @@
 //! - `baseline`: `observed`, `portsig`, `oracle`; `tool`: `netpress microseg baselines`;
 //!   `logs`: `netpress microseg logs`, a task's flow logs in each provider's format;
 //! - `render`: the Azure NSG and AWS security-group forms and what each allows
-//!   (docs/microseg-render.md); `repair`: the repair command language (docs/microseg-repair.md).
-//!
+//!   (docs/microseg-render.md); `repair`: the repair command language (docs/microseg-repair.md);
+//!   `fault`: the injected faults; `mend`: what commands do and the report; `repairing`: the
+//!   repair episode; `scripted`: the repair baseline;
 //! - `forms`: reading a policy answer in any form into an allow function scoring can evaluate;
 //!   `write`: a neutral policy written in each form (the oracle's and baselines' renderings).
 //!
-//! Not wired yet: the repair family (its parser exists, the episode does not) and the picture.
+//! Not built yet: the picture.
 
 pub mod allow;
 pub mod baseline;
@@ -35,6 +36,7 @@ pub mod render;
 pub mod repair;
 pub mod repairing;
 pub mod score;
+pub mod scripted;
 pub mod space;
 pub mod task;
 mod tool;

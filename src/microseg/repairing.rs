@@ -1,13 +1,12 @@
 //! The repair family's episode (docs/microseg-repair.md): the agent edits P\* with injected
 //! faults over several turns in the command language; after every turn the report is shown,
 //! and the episode ends on `No findings.`, on `done`, or at the turn limit. Also the
-//! `scripted` baseline, which acts on the report's lines alone.
+//! native runner of the `scripted` baseline (`super::scripted`) and of the known-good fix.
 
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
 use crate::app::{Episode, Finish, Score, StepOutcome};
-use crate::conversation::{Agent, AgentError, AgentInfo, AgentReply, Message, Role};
 
 use super::allow::Compiled;
 use super::fault::Fault;
@@ -15,6 +14,7 @@ use super::judge::Verdict;
 use super::mend::{State, report};
 use super::repair::{Command, parse_reply};
 use super::score::{Key, evaluate};
+use super::scripted::scripted;
 use super::task::{Generated, score_of};
 use super::world::World;
 
@@ -157,58 +157,6 @@ pub fn codes(faults: &[Fault]) -> String {
     faults.iter().map(Fault::code).collect::<Vec<_>>().join("+")
 }
 
-/// The `scripted` commands for a report: per `Unobserved allow` line delete the rule (highest
-/// number first), `default deny` on `Default allow`, per `Denied observed` line a rule between
-/// the named groups (or addresses); `done` when there is nothing to do.
-pub fn scripted(report: &str) -> String {
-    let mut del: Vec<usize> = Vec::new();
-    let mut out = Vec::new();
-    let mut add = Vec::new();
-    for line in report.lines() {
-        if let Some(rest) = line.strip_prefix("Unobserved allow: rule ") {
-            del.extend(rest.split_whitespace().next().and_then(|n| n.parse::<usize>().ok()));
-        } else if line.starts_with("Default allow") {
-            out.push("default deny".to_string());
-        } else if let Some(rest) = line.strip_prefix("Denied observed: ") {
-            let w: Vec<&str> = rest.split_whitespace().collect();
-            if let [src, _, "→", dst, _, pp, ..] = w[..]
-                && let Some((proto, port)) = pp.split_once('/')
-            {
-                add.push(format!("rule add {src} {dst} {proto} {port}"));
-            }
-        }
-    }
-    del.sort_unstable();
-    del.dedup();
-    let mut lines: Vec<String> = del.into_iter().rev().map(|n| format!("rule del {n}")).collect();
-    lines.extend(out);
-    add.dedup();
-    lines.extend(add);
-    lines.truncate(31);
-    if lines.is_empty() {
-        lines.push("done".into());
-    }
-    format!("```\n{}\n```", lines.join("\n"))
-}
-
-/// The `scripted` baseline as an agent: it reads the last report it was shown.
-pub struct Scripted;
-
-/// The text of the last report in a conversation.
-pub fn last_report(messages: &[Message]) -> &str {
-    let text = messages.iter().rev().find(|m| m.role == Role::User).map_or("", |m| m.content.as_str());
-    text.rfind("Report:\n").map_or(text, |i| &text[i..])
-}
-
-impl Agent for Scripted {
-    fn info(&self) -> AgentInfo {
-        AgentInfo::new("baseline", "microseg-scripted")
-    }
-    fn reply(&mut self, messages: &[Message]) -> Result<AgentReply, AgentError> {
-        Ok(AgentReply { text: scripted(last_report(messages)), ..Default::default() })
-    }
-}
-
 /// Runs a repair task natively with `scripted` or `oracle` (the known-good fix, then `done`)
 /// and returns the final verdict; `None` for another agent.
 pub fn solve(g: Arc<Generated>, agent: &str) -> Option<Verdict> {
@@ -223,7 +171,7 @@ pub fn solve(g: Arc<Generated>, agent: &str) -> Option<Verdict> {
         let reply = match &fix {
             Some(f) if e.turns() == 0 => f.clone(),
             Some(_) => "```\ndone\n```".into(),
-            None => scripted(&text[text.rfind("Report:\n").unwrap_or(0)..]),
+            None => scripted(&text),
         };
         text = e.step(&reply).observation;
     }
