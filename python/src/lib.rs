@@ -33,7 +33,6 @@ use pyo3::create_exception;
 use pyo3::prelude::*;
 use serde_json::Value;
 
-mod to_py;
 
 create_exception!(
     _core,
@@ -124,7 +123,9 @@ impl Session {
     fn step_turn<'py>(&self, py: Python<'py>, turn: Turn) -> PyResult<Bound<'py, PyAny>> {
         // The result is moved out (not serialized) across the GIL hand-back: it borrows nothing.
         let result = py.detach(|| self.step_turn_with(turn, |r| r)).map_err(raise)?;
-        to_py::to_py(py, &result)
+        // Built as Python objects directly (what `json.loads` of its JSON gives), with no JSON
+        // text or `serde_json::Value` tree in between: the answer crosses on every turn.
+        Ok(pythonize::pythonize(py, &result)?)
     }
 }
 
