@@ -1,7 +1,9 @@
 //! Any bytes as an adaptive-search state file: refused with a reason, or read into a search
 //! whose table, mixture and curriculum come out; never a panic.
 
-use netpress::adapt::{ExportFormat, Search, State, curriculum, export, mixture_json, weakness_table};
+use netpress::adapt::{
+    ExportFormat, RlLines, Search, State, curriculum, export, mixture_json, weakness_table,
+};
 use netpress::registry::Registry;
 
 pub fn fuzz(data: &[u8]) {
@@ -12,6 +14,7 @@ pub fn fuzz(data: &[u8]) {
     let _ = weakness_table(&search);
     let _ = mixture_json(&search);
     let _ = curriculum(&search, 4);
-    let _ = export(&search, ExportFormat::Rl, 4);
-    let _ = export(&search, ExportFormat::Mixture, 0);
+    let rl = RlLines { variant: Default::default(), command: "netpress adapt export" };
+    let _ = export(&search, ExportFormat::Rl, 4, rl);
+    let _ = export(&search, ExportFormat::Mixture, 0, rl);
 }
