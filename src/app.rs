@@ -187,21 +187,30 @@ pub trait App: Sync {
         &[]
     }
 
-    /// The task space adaptive mode searches (docs/adapt.md); by default the levels alone.
+    /// The task space of the application's own (docs/adapt.md), if it declares one; without
+    /// one adaptive mode searches the levels alone.
+    fn space_of(&self) -> Option<crate::adapt::SpaceOf> {
+        None
+    }
+
+    /// The task space adaptive mode searches: [`App::space_of`]'s, or the levels.
     fn space(&self) -> crate::adapt::Space {
-        crate::adapt::Space::levels(self.info())
+        self.space_of().map_or_else(|| crate::adapt::Space::levels(self.info()), |s| (s.space)())
     }
 
     /// Whether a cell of [`App::space`] names tasks the generator makes (constraints between
-    /// dimensions); every cell by default.
-    fn feasible(&self, _cell: &crate::adapt::Cell) -> bool {
-        true
+    /// dimensions); every cell of the levels space.
+    fn feasible(&self, cell: &crate::adapt::Cell) -> bool {
+        self.space_of().is_none_or(|s| (s.feasible)(cell))
     }
 
-    /// The id of a cell for `seed`: an ordinary, replayable id. By default the level and the
-    /// knob dimensions as written, index 0 ([`crate::adapt::realise_knobs`]).
+    /// The id of a cell for `seed`: an ordinary, replayable id. Without a declared space, the
+    /// level and the knob dimensions as written, index 0 ([`crate::adapt::realise_knobs`]).
     fn realise(&self, space: &crate::adapt::Space, cell: &crate::adapt::Cell, seed: u64) -> Result<QueryId> {
-        crate::adapt::realise_knobs(self.info(), space, cell, seed)
+        match self.space_of() {
+            Some(s) => (s.realise)(self.info(), space, cell, seed),
+            None => crate::adapt::realise_knobs(self.info(), space, cell, seed),
+        }
     }
 }
 

@@ -91,6 +91,17 @@ pub struct Space {
     pub reference: Reference,
 }
 
+/// What an application's `space` module gives adaptive mode: its space, which cells name
+/// tasks the generator makes, and how a cell becomes an id. An application hands these three
+/// functions to [`App::space_of`] as one value, so that the trait's `space`, `feasible` and
+/// `realise` are written once instead of forwarded by every application.
+#[derive(Clone, Copy)]
+pub struct SpaceOf {
+    pub space: fn() -> Space,
+    pub feasible: fn(&Cell) -> bool,
+    pub realise: fn(&AppInfo, &Space, &Cell, u64) -> Result<QueryId>,
+}
+
 /// One value index per dimension, in dimension order.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Cell(pub Vec<u16>);

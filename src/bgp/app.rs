@@ -112,16 +112,8 @@ impl App for BgpApp {
         &[super::cli::MRT, super::cli::TOPO]
     }
 
-    fn space(&self) -> crate::adapt::Space {
-        super::space::space()
-    }
-
-    fn feasible(&self, cell: &crate::adapt::Cell) -> bool {
-        super::space::feasible(cell)
-    }
-
-    fn realise(&self, s: &crate::adapt::Space, cell: &crate::adapt::Cell, seed: u64) -> Result<QueryId> {
-        super::space::realise(&INFO, s, cell, seed)
+    fn space_of(&self) -> Option<crate::adapt::SpaceOf> {
+        Some(super::space::SPACE)
     }
 
     fn labels(&self, level: u8) -> Vec<String> {

@@ -68,3 +68,6 @@ pub fn realise(info: &crate::app::AppInfo, space: &Space, cell: &Cell, seed: u64
     let id = realise_knobs(info, space, cell, seed)?;
     scan_generating(id, u64::from(TRIES), TRIES, |_| true, |id| Task::generate(id).is_ok())
 }
+
+/// The three functions above, as [`crate::App::space_of`] takes them.
+pub const SPACE: crate::adapt::SpaceOf = crate::adapt::SpaceOf { space, feasible, realise };

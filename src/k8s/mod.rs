@@ -107,16 +107,8 @@ impl App for K8sApp {
         generate::type_sets(level).iter().map(|s| generate::label(level, s)).collect()
     }
 
-    fn space(&self) -> crate::adapt::Space {
-        space::space()
-    }
-
-    fn feasible(&self, cell: &crate::adapt::Cell) -> bool {
-        space::feasible(cell)
-    }
-
-    fn realise(&self, s: &crate::adapt::Space, cell: &crate::adapt::Cell, seed: u64) -> Result<QueryId> {
-        space::realise(&INFO, s, cell, seed)
+    fn space_of(&self) -> Option<crate::adapt::SpaceOf> {
+        Some(space::SPACE)
     }
 
     fn tools(&self) -> &'static [Tool] {

@@ -72,3 +72,6 @@ pub fn realise(info: &crate::app::AppInfo, space: &Space, cell: &Cell, seed: u64
     let sets = set_count(level);
     scan(id, 64 * sets as u64, |id| Stream::new(&id.seed_material(false), Width::W32).index(sets) == want)
 }
+
+/// The three functions above, as [`crate::App::space_of`] takes them.
+pub const SPACE: crate::adapt::SpaceOf = crate::adapt::SpaceOf { space, feasible, realise };

@@ -142,16 +142,8 @@ impl App for Malt {
         Family::of_level(level).into_iter().map(|f| f.id().to_string()).collect()
     }
 
-    fn space(&self) -> crate::adapt::Space {
-        space::space()
-    }
-
-    fn feasible(&self, cell: &crate::adapt::Cell) -> bool {
-        space::feasible(cell)
-    }
-
-    fn realise(&self, s: &crate::adapt::Space, cell: &crate::adapt::Cell, seed: u64) -> Result<QueryId> {
-        space::realise(&MALT_INFO, s, cell, seed)
+    fn space_of(&self) -> Option<crate::adapt::SpaceOf> {
+        Some(space::SPACE)
     }
 
     fn tools(&self) -> &'static [Tool] {

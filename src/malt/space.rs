@@ -44,3 +44,6 @@ pub fn realise(info: &crate::app::AppInfo, space: &Space, cell: &Cell, seed: u64
     let count = Family::of_level(id.level).len() as u64;
     scan(id, 64 * 3 * count, |id| Some(family_of(id.level, id.index)) == family && wording(id) == want)
 }
+
+/// The three functions above, as [`crate::App::space_of`] takes them.
+pub const SPACE: crate::adapt::SpaceOf = crate::adapt::SpaceOf { space, feasible, realise };

@@ -142,16 +142,8 @@ impl App for Microseg {
         Some(Box::new(baseline::Oracle(answer)))
     }
 
-    fn space(&self) -> crate::adapt::Space {
-        space::space()
-    }
-
-    fn feasible(&self, cell: &crate::adapt::Cell) -> bool {
-        space::feasible(cell)
-    }
-
-    fn realise(&self, s: &crate::adapt::Space, cell: &crate::adapt::Cell, seed: u64) -> Result<QueryId> {
-        space::realise(&INFO, s, cell, seed)
+    fn space_of(&self) -> Option<crate::adapt::SpaceOf> {
+        Some(space::SPACE)
     }
 
     fn labels(&self, level: u8) -> Vec<String> {

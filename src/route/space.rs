@@ -65,3 +65,6 @@ pub fn realise(info: &crate::app::AppInfo, space: &Space, cell: &Cell, seed: u64
     }
     scan(id, 64, |id| draw(id).is_ok())
 }
+
+/// The three functions above, as [`crate::App::space_of`] takes them.
+pub const SPACE: crate::adapt::SpaceOf = crate::adapt::SpaceOf { space, feasible, realise };

@@ -57,3 +57,6 @@ pub fn realise(info: &crate::app::AppInfo, space: &Space, cell: &Cell, seed: u64
     let fits = |id: &QueryId| Some(Family::of_index(id.level, id.index)) == want;
     scan_generating(id, 64 * count, TRIES, fits, |id| generate(id).is_ok())
 }
+
+/// The three functions above, as [`crate::App::space_of`] takes them.
+pub const SPACE: crate::adapt::SpaceOf = crate::adapt::SpaceOf { space, feasible, realise };
