@@ -97,8 +97,8 @@ impl ResetParams {
             return Err(EnvError::new(
                 Reason::SandboxedApp,
                 format!(
-                    "{} runs agent code in a sandbox, which the environment server does not host yet; \
-                     use `netpress run` or the web app for {} tasks",
+                    "{} runs agent code in a sandbox, which only `netpress serve` hosts (in sandbox \
+                     processes); use it, `netpress run` or the web app for {} tasks",
                     app.info().name,
                     app.info().name
                 ),

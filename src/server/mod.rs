@@ -9,8 +9,10 @@
 //!
 //! Security (`http::guard`): loopback by default; headers at most 16 KiB; the `Host` header
 //! must name this server (no DNS rebinding); requests from a browser page (`Origin`) are refused unless allowed; an
-//! optional bearer token. Nothing a request says is opened, run or connected to: the
-//! emulators are pure functions of the task and the replies. docs/env.md says more.
+//! optional bearer token. Nothing a request says is opened or connected to: the
+//! emulators are pure functions of the task and the replies. The one exception, agent code
+//! (MALT's Python answers), runs only in sandbox processes (`pool`), never here, because the
+//! sandbox's memory limit counts the whole process it runs in. docs/env.md says more.
 
 mod assessor;
 mod deadline;
