@@ -122,6 +122,10 @@ enum Command {
     /// Search an application's task space for where an agent trails the baseline (or an
     /// oracle), confirm it on fresh seeds, and keep the curriculum (docs/adapt.md).
     Adapt(adapt::AdaptArgs),
+    /// The server's sandbox process: the sandbox worker's JSON lines on stdin/stdout, one run
+    /// at a time (`netpress serve` starts these for MALT steps; docs/env.md).
+    #[command(hide = true)]
+    SandboxWorker,
     /// Testing aid: partition-agreement scores of JSON-line label vectors (scripts/microseg_sklearn_diff.py).
     #[command(hide = true)]
     PartitionScores,
@@ -184,6 +188,10 @@ fn dispatch(cx: &mut Context, cli: Cli, matches: &clap::ArgMatches) -> CliResult
         #[cfg(feature = "server")]
         Command::Serve(args) => serve::serve(cx, args),
         Command::Adapt(args) => adapt::adapt(cx, args, sub.expect("adapt matches")),
+        Command::SandboxWorker => {
+            crate::sandbox::serve(cx.registry.apps());
+            Ok(())
+        }
         Command::PartitionScores => partition_cmd::partition_scores(cx),
         Command::App(argv) => exec::app_command(cx, &argv),
     }

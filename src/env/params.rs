@@ -67,16 +67,38 @@ impl ResetParams {
         }
     }
 
-    /// Checks the parameters and builds the task they name.
+    /// Checks the parameters and builds the task they name; sandboxed applications are
+    /// refused (this caller has no sandbox processes to run their steps in).
     pub fn resolve(&self, registry: &Registry, defaults: &Defaults) -> Result<Resolved, EnvError> {
+        self.resolve_with(registry, defaults, false)
+    }
+
+    /// [`ResetParams::resolve`] for a caller that runs sandboxed steps in worker processes
+    /// (`sandbox_pool`), one run a step: such an episode has the one turn a run takes.
+    pub fn resolve_with(
+        &self,
+        registry: &Registry,
+        defaults: &Defaults,
+        sandbox_pool: bool,
+    ) -> Result<Resolved, EnvError> {
         let id = self.query_id(registry, defaults)?;
         let app = registry.app(&id.app).map_err(|e| EnvError::from_library(&e))?;
-        if app.info().sandboxed {
+        if app.info().sandboxed && sandbox_pool {
+            if let Some(t) = self.max_turns.filter(|&t| t != 1) {
+                return Err(EnvError::new(
+                    Reason::BadValue,
+                    format!(
+                        "max_turns {t}: {} episodes here have one turn (each step is one sandbox run)",
+                        app.info().name
+                    ),
+                ));
+            }
+        } else if app.info().sandboxed {
             return Err(EnvError::new(
                 Reason::SandboxedApp,
                 format!(
-                    "{} runs agent code in a sandbox, which the environment server does not host yet; \
-                     use `netpress run` or the web app for {} tasks",
+                    "{} runs agent code in a sandbox, which only `netpress serve` hosts (in sandbox \
+                     processes); use it, `netpress run` or the web app for {} tasks",
                     app.info().name,
                     app.info().name
                 ),

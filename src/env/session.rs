@@ -12,7 +12,7 @@ use super::params::Resolved;
 use super::reward::RewardSpec;
 use crate::app::{Finish, Score};
 use crate::conversation::{AgentError, AgentInfo, AgentReply, Tokens};
-use crate::record::ResultRecord;
+use crate::record::{ResultRecord, TurnRecord};
 use crate::run::Runner;
 
 /// The largest reply a step accepts, in bytes.
@@ -127,6 +127,9 @@ pub struct Session {
     /// The score card once the episode is over, kept: scoring walks the whole episode (a
     /// record), and every later step, state and observation reports the same card.
     final_score: Option<Score>,
+    /// The episode as a sandbox worker ran it: a sandboxed application's turn runs agent code,
+    /// which runs in a worker process, not here; its record is then the episode's truth.
+    remote: Option<ResultRecord>,
 }
 
 impl Session {
@@ -143,6 +146,7 @@ impl Session {
             record: resolved.record,
             progress,
             final_score: None,
+            remote: None,
         };
         session.keep_score();
         let text = session.runner.messages()[0].content.clone();
@@ -159,7 +163,45 @@ impl Session {
     }
 
     pub fn finished(&self) -> Option<Finish> {
-        self.runner.finished()
+        match &self.remote {
+            Some(r) => Some(r.finish),
+            None => self.runner.finished(),
+        }
+    }
+
+    /// The turns so far (the worker's, once one ran the episode).
+    fn turns(&self) -> &[TurnRecord] {
+        self.remote.as_ref().map_or(self.runner.turns(), |r| &r.turns)
+    }
+
+    fn progress(&self) -> f64 {
+        self.remote.as_ref().map_or_else(|| self.runner.episode().score().progress, |r| r.score.progress)
+    }
+
+    /// Whether a reply goes to [`Session::adopt`] through a sandbox worker rather than to
+    /// [`Session::step`]: the episode is still open and this turn is its last (the worker
+    /// runs the reply as the one turn of a fresh episode, its `check`).
+    pub fn wants_sandbox(&self) -> bool {
+        self.finished().is_none() && self.runner.turns().is_empty() && self.runner.max_turns() == 1
+    }
+
+    /// The step of a reply that a sandbox worker ran: `record` is the worker's record of the
+    /// same task, prompt variant and reply as the only turn. A record of another task, or of
+    /// an episode that did not end, is refused (the session is left as it was).
+    pub fn adopt(&mut self, record: ResultRecord) -> Result<StepResult, EnvError> {
+        let card = self.runner.task().card();
+        if !self.wants_sandbox()
+            || record.id != card.id
+            || record.content_hash != card.content_hash
+            || record.turns.len() != 1
+        {
+            return Err(EnvError::new(
+                Reason::Panic,
+                format!("the sandbox worker answered for another episode ({})", record.id),
+            ));
+        }
+        self.remote = Some(record);
+        Ok(self.after_turn())
     }
 
     /// One turn: the reply (or failed call) goes to the runner; the reward is the final one on
@@ -176,14 +218,19 @@ impl Session {
             return StepResult { observation, reward: Some(0.0), done: true };
         }
         self.runner.submit(turn);
+        self.after_turn()
+    }
+
+    /// The answer to the turn just taken (here or in a sandbox worker).
+    fn after_turn(&mut self) -> StepResult {
         self.keep_score();
         let mut reward = 0.0;
         if let Some(alpha) = self.reward.dense_weight() {
-            let progress = self.runner.episode().score().progress;
+            let progress = self.progress();
             reward += alpha * (progress - self.progress);
             self.progress = progress;
         }
-        let last = self.runner.turns().last().cloned().unwrap_or_default();
+        let last = self.turns().last().cloned().unwrap_or_default();
         let text = match &last.error {
             None => last.observation.clone(),
             Some(e) => format!("The agent call failed ({e}); the episode did not step."),
@@ -220,7 +267,7 @@ impl Session {
             app: card.app.clone(),
             level: card.level,
             label: card.label.clone(),
-            turn: self.runner.turns().len() as u32,
+            turn: self.turns().len() as u32,
             max_turns: self.max_turns(),
             finish,
             action: None,
@@ -242,7 +289,7 @@ impl Session {
         let finish = self.finished();
         State {
             episode_id: self.episode_id.clone(),
-            step_count: self.runner.turns().len() as u32,
+            step_count: self.turns().len() as u32,
             task_id: card.id.clone(),
             content_hash: card.content_hash.clone(),
             label: card.label.clone(),
@@ -254,7 +301,10 @@ impl Session {
 
     /// The result record of the episode as it stands (`netpress.result.v1`).
     pub fn record(&self) -> ResultRecord {
-        self.runner.record(&env_agent())
+        match &self.remote {
+            Some(r) => r.clone(),
+            None => self.runner.record(&env_agent()),
+        }
     }
 }
 

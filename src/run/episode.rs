@@ -102,6 +102,11 @@ impl Runner {
         &self.turns
     }
 
+    /// The prompt variant the episode was started with.
+    pub fn variant(&self) -> PromptVariant {
+        self.settings.variant
+    }
+
     /// The turn limit in force (the settings', else the task's).
     pub fn max_turns(&self) -> u32 {
         self.max_turns

@@ -31,8 +31,10 @@
 //! - `{"op":"baseline"}`: the application's built-in agent's next reply to the episode in
 //!   progress (the agent is made at the first such request and keeps its state across the
 //!   episode's turns); the page submits it like any reply. → `reply`.
-//! - `{"op":"check","id":ID,"answer":TEXT,"limits":L?,"agent":A?}`: one-shot, one answer as
-//!   the only turn of a fresh episode, independent of any episode in progress. → `checked`.
+//! - `{"op":"check","id":ID,"answer":TEXT,"limits":L?,"agent":A?,"variant":V?,"latency_ms":X?,
+//!   "tokens":T?}`: one-shot, one answer as the only turn of a fresh episode (prompt variant `V`,
+//!   the answer's latency and tokens as `submit`'s), independent of any episode in progress.
+//!   → `checked`. The environment server's sandbox processes serve this op.
 //! - `{"op":"bench","app":NAME,"tasks":N}`: the fixed seeded workload of
 //!   [`crate::bench::run_app`] for application `NAME` (the same as
 //!   `netpress bench --app NAME --tasks N`), timed inside the worker; N is 1..=10,000.
@@ -151,6 +153,12 @@ pub enum Request {
         limits: LimitOverrides,
         #[serde(default)]
         agent: Option<AgentInfo>,
+        #[serde(default)]
+        variant: PromptVariant,
+        #[serde(default)]
+        latency_ms: Option<f64>,
+        #[serde(default)]
+        tokens: Option<Tokens>,
     },
     Bench {
         /// Optional here so that a request without it gets a message naming the field and
@@ -234,10 +242,6 @@ fn to_json<T: Serialize>(v: &T) -> Value {
     serde_json::to_value(v).unwrap_or(Value::Null)
 }
 
-fn reply(text: String) -> AgentReply {
-    AgentReply { text, latency_ms: None, tokens: None }
-}
-
 impl Worker {
     /// A worker serving the applications of `registry`.
     pub fn new(registry: &'static Registry) -> Worker {
@@ -277,7 +281,10 @@ impl Worker {
             Request::Open { id, limits } => vec![self.open(&id, limits)],
             Request::Compose { target, line } => vec![self.compose(target.as_deref(), &line)],
             Request::Baseline => vec![self.baseline()],
-            Request::Check { id, answer, limits, agent } => vec![self.check(&id, answer, limits, agent)],
+            Request::Check { id, answer, limits, agent, variant, latency_ms, tokens } => {
+                let answer = AgentReply { text: answer, latency_ms, tokens };
+                vec![self.check(&id, answer, limits, agent, variant)]
+            }
             Request::Bench { app, tasks } => vec![self.bench(app.as_deref(), tasks)],
             Request::Space { app } => vec![self.space(&app)],
             Request::Realise { app, cells } => vec![self.realise(&app, &cells)],
@@ -377,14 +384,21 @@ impl Worker {
     }
 
     /// One answer against one task: the result record, panels and the in-worker check time.
-    fn check(&self, id: &str, answer: String, limits: LimitOverrides, agent: Option<AgentInfo>) -> String {
+    fn check(
+        &self,
+        id: &str,
+        answer: AgentReply,
+        limits: LimitOverrides,
+        agent: Option<AgentInfo>,
+        variant: PromptVariant,
+    ) -> String {
         let task = match self.task(id, limits) {
             Ok((t, _)) => t,
             Err(e) => return error(e),
         };
-        let mut runner = Runner::new(task, RunSettings::default());
+        let mut runner = Runner::new(task, RunSettings { variant, max_turns: None });
         let start = Instant::now();
-        runner.submit(Ok(reply(answer)));
+        runner.submit(Ok(answer));
         let record = runner.record(&agent.unwrap_or_else(paste_agent));
         let check_ms = start.elapsed().as_secs_f64() * 1000.0;
         let panels = runner.episode().panels();

@@ -58,7 +58,7 @@ pub(super) async fn reset(Axum(state): Axum<Shared>, b: Body) -> Response {
 
 async fn reset_inner(state: &Shared, b: Body) -> Result<Value, EnvError> {
     let params: ResetParams = body(b, state.config.limits.max_body, "reset").await?;
-    let resolved = guarded(|| params.resolve(state.registry, &state.config.defaults))??;
+    let resolved = guarded(|| state.resolve(&params))??;
     let episode_id = resolved.episode_id.clone().unwrap_or_else(crate::cli::random_id);
     let reserved = !state.sessions.contains(&episode_id);
     if reserved {
@@ -115,10 +115,11 @@ async fn step_inner(state: &Shared, b: Body) -> Result<Value, EnvError> {
     let id = request.episode_id.ok_or_else(no_episode_id)?;
     let entry = state.sessions.get(&id).ok_or_else(|| unknown(&id))?;
     let limit = deadline::effective(state.config.step_deadline, request.timeout_s);
+    let shared = state.clone();
     let result = deadline::within(limit, move || {
         let mut entry = lock(&entry);
         entry.last_used = Instant::now();
-        guarded(|| entry.session.step(turn))
+        guarded(|| super::step::run(&shared, &mut entry.session, turn)).and_then(|r| r)
     })
     .await
     .and_then(|r| r);

@@ -9,14 +9,18 @@
 //!
 //! Security (`http::guard`): loopback by default; headers at most 16 KiB; the `Host` header
 //! must name this server (no DNS rebinding); requests from a browser page (`Origin`) are refused unless allowed; an
-//! optional bearer token. Nothing a request says is opened, run or connected to: the
-//! emulators are pure functions of the task and the replies. docs/env.md says more.
+//! optional bearer token. Nothing a request says is opened or connected to: the
+//! emulators are pure functions of the task and the replies. The one exception, agent code
+//! (MALT's Python answers), runs only in sandbox processes (`pool`), never here, because the
+//! sandbox's memory limit counts the whole process it runs in. docs/env.md says more.
 
 mod assessor;
 mod deadline;
 mod http;
 pub mod load;
+mod pool;
 mod sessions;
+mod step;
 mod ws;
 
 use std::net::SocketAddr;
@@ -27,12 +31,13 @@ use axum::Router;
 use axum::routing::{get, post};
 use tokio::sync::watch;
 
-use crate::env::{Defaults, Limits};
+use crate::env::{Defaults, EnvError, Limits};
 use crate::registry::Registry;
 
 pub use assessor::{AssessorConfig, MAX_QUERIES};
 pub use deadline::STEP_DEADLINE;
 pub use http::MAX_HEADER_BYTES;
+pub use pool::{Lost, SandboxConfig, SandboxPool};
 pub use sessions::Sessions;
 
 /// How a server runs.
@@ -53,6 +58,9 @@ pub struct Config {
     pub allow_hosts: Vec<String>,
     /// Serve as an A2A assessor too (`POST /` JSON-RPC, the agent card).
     pub assessor: Option<AssessorConfig>,
+    /// Sandbox processes for sandboxed applications (MALT); without them their resets are
+    /// refused.
+    pub sandbox: Option<SandboxConfig>,
 }
 
 impl Default for Config {
@@ -67,6 +75,7 @@ impl Default for Config {
             step_deadline: STEP_DEADLINE,
             allow_hosts: Vec::new(),
             assessor: None,
+            sandbox: None,
         }
     }
 }
@@ -78,12 +87,19 @@ pub(crate) struct State {
     /// The address bound (the `Host` check accepts it).
     addr: SocketAddr,
     sessions: Sessions,
+    /// Where sandboxed steps run (`None`: sandboxed applications are refused).
+    pool: Option<SandboxPool>,
     /// The assessor's tasks (empty unless it is on).
     tasks: assessor::Tasks,
     shutdown: watch::Receiver<bool>,
 }
 
 impl State {
+    /// Checks reset parameters: sandboxed applications only with sandbox processes.
+    fn resolve(&self, params: &crate::env::ResetParams) -> Result<crate::env::Resolved, EnvError> {
+        params.resolve_with(self.registry, &self.config.defaults, self.pool.is_some())
+    }
+
     fn assessor(&self) -> AssessorConfig {
         self.config.assessor.clone().unwrap_or_default()
     }
@@ -109,6 +125,7 @@ impl Server {
         let state = Arc::new(State {
             registry,
             sessions: Sessions::new(config.limits.max_sessions),
+            pool: config.sandbox.clone().map(SandboxPool::new),
             config,
             addr,
             tasks: assessor::Tasks::default(),

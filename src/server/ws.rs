@@ -112,7 +112,7 @@ fn serve(slot: &mut Slot, request: Request) -> Result<(Map<String, Value>, Closi
     let state = slot.state;
     match request {
         Request::Reset(params) => {
-            let resolved = guarded(|| params.resolve(state.registry, &state.config.defaults))??;
+            let resolved = guarded(|| state.resolve(&params))??;
             if slot.session.is_none() {
                 state.sessions.reserve()?;
             }
@@ -150,10 +150,12 @@ fn serve(slot: &mut Slot, request: Request) -> Result<(Map<String, Value>, Closi
 async fn step(slot: &mut Slot<'_>, action: env::Action) -> Result<(Map<String, Value>, Closing), EnvError> {
     let turn = action.into_turn()?;
     let session = slot.session.clone().ok_or_else(no_session)?;
-    let result =
-        deadline::within(slot.state.config.step_deadline, move || guarded(|| lock(&session).step(turn)))
-            .await
-            .and_then(|r| r);
+    let state = slot.state.clone();
+    let result = deadline::within(slot.state.config.step_deadline, move || {
+        guarded(|| super::step::run(&state, &mut lock(&session), turn)).and_then(|r| r)
+    })
+    .await
+    .and_then(|r| r);
     match result {
         Ok(result) => Ok((env::observation(&result), None)),
         Err(e) => {

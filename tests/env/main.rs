@@ -8,6 +8,7 @@ mod assessor;
 mod openenv;
 mod panic;
 mod parity;
+mod sandbox;
 mod serve;
 mod stdio;
 mod support;

@@ -176,7 +176,7 @@ fn host_origin_and_token() {
 }
 
 /// Replies of the baseline on `id`, and its record.
-fn baseline(id: &str) -> (Vec<String>, netpress::record::ResultRecord) {
+pub(crate) fn baseline(id: &str) -> (Vec<String>, netpress::record::ResultRecord) {
     let task = netpress::registry::generate(id).unwrap();
     let mut agent = netpress::registry::app(&task.card().app).unwrap().baseline();
     let record = run_episode(
@@ -187,7 +187,7 @@ fn baseline(id: &str) -> (Vec<String>, netpress::record::ResultRecord) {
     (record.turns.iter().map(|t| t.reply.clone()).collect(), record)
 }
 
-fn same_record(got: &Value, want: &netpress::record::ResultRecord) {
+pub(crate) fn same_record(got: &Value, want: &netpress::record::ResultRecord) {
     let mut got: netpress::record::ResultRecord = serde_json::from_value(got.clone()).unwrap();
     got.agent = want.agent.clone();
     for t in &mut got.turns {

@@ -216,7 +216,7 @@ mod toy {
             AgentInfo::new("echo", "echo")
         }
         fn reply(&mut self, _: &[Message]) -> Result<AgentReply, AgentError> {
-            Ok(reply("done".into()))
+            Ok(AgentReply { text: "done".into(), latency_ms: None, tokens: None })
         }
     }
 

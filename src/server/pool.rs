@@ -1,0 +1,233 @@
+//! The sandbox processes: a sandboxed application's step (MALT's, which runs the agent's
+//! Python) never runs in the server's process.
+//!
+//! The sandbox's memory limit counts every live byte of the process it runs in, and a run past
+//! the hard ceiling ends that process. In a server holding thousands of sessions, one runaway
+//! answer would take them all down, and the others' bytes would count against it. So each run
+//! goes to a child process (`netpress sandbox-worker`, the sandbox worker's JSON-lines protocol,
+//! op `check`) that does one run at a time. At most `jobs` children live; at most 4 × `jobs`
+//! steps wait for one, later ones are refused (`SANDBOX_BUSY`). A child that exits mid-run (the
+//! memory ceiling) or stays silent past the run's time limit plus a margin is killed and
+//! forgotten, and a fresh one is started for the next step; the step observes the loss as the
+//! browser's page does: a failed turn `MemoryError: sandbox crashed (memory)` or
+//! `TimeoutError: sandbox terminated`.
+//!
+//! Everything here blocks: a step already runs on tokio's blocking pool.
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::PathBuf;
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
+use std::sync::{Condvar, Mutex};
+use std::time::Duration;
+
+use serde_json::Value;
+
+use super::sessions::lock;
+use crate::env::{EnvError, Reason};
+
+/// How long a new process may take to say it is ready.
+const START: Duration = Duration::from_secs(10);
+
+/// How to start sandbox processes and how many.
+#[derive(Debug, Clone)]
+pub struct SandboxConfig {
+    /// The program (the `netpress` binary) and its arguments (`sandbox-worker`).
+    pub program: PathBuf,
+    pub args: Vec<String>,
+    /// Processes at most (a run each at a time).
+    pub jobs: usize,
+    /// How long a run may keep its process silent: the sandbox's time limit plus a margin.
+    pub silence: Duration,
+}
+
+impl SandboxConfig {
+    /// `netpress sandbox-worker` of `program`, `jobs` of them, the default time limit + 3 s.
+    pub fn new(program: PathBuf, jobs: usize) -> Self {
+        let silence = crate::sandbox::Limits::default().time + Duration::from_secs(3);
+        SandboxConfig { program, args: vec!["sandbox-worker".into()], jobs: jobs.max(1), silence }
+    }
+}
+
+/// Why a run has no answer: its process was lost (and will be replaced).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Lost {
+    Crashed,
+    Silent,
+}
+
+impl Lost {
+    /// What the step observes, as in the browser.
+    pub fn message(&self) -> &'static str {
+        match self {
+            Lost::Crashed => "MemoryError: sandbox crashed (memory)",
+            Lost::Silent => "TimeoutError: sandbox terminated",
+        }
+    }
+}
+
+/// One child process and the lines it writes.
+struct Process {
+    child: Child,
+    stdin: ChildStdin,
+    lines: Receiver<String>,
+}
+
+impl Process {
+    fn spawn(config: &SandboxConfig) -> Result<Process, String> {
+        let mut child = Command::new(&config.program)
+            .args(&config.args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .map_err(|e| format!("cannot start the sandbox process {}: {e}", config.program.display()))?;
+        let (stdin, stdout) = (child.stdin.take(), child.stdout.take());
+        let (Some(stdin), Some(stdout)) = (stdin, stdout) else {
+            let _ = child.kill();
+            return Err("the sandbox process has no pipes".into());
+        };
+        // A reader thread per process, so a read can time out: it ends when the process does.
+        let (tx, lines) = channel();
+        std::thread::Builder::new()
+            .name("netpress-sandbox-read".into())
+            .spawn(move || {
+                for line in BufReader::new(stdout).lines() {
+                    let Ok(line) = line else { break };
+                    if tx.send(line).is_err() {
+                        break;
+                    }
+                }
+            })
+            .map_err(|e| format!("cannot start a reader thread: {e}"))?;
+        let mut process = Process { child, stdin, lines };
+        match process.read(config.silence.max(START)) {
+            Ok(v) if v["op"] == "ready" => Ok(process),
+            _ => {
+                process.end();
+                Err("the sandbox process did not start".into())
+            }
+        }
+    }
+
+    fn read(&mut self, silence: Duration) -> Result<Value, Lost> {
+        match self.lines.recv_timeout(silence) {
+            Ok(line) => serde_json::from_str(&line).map_err(|_| Lost::Crashed),
+            Err(RecvTimeoutError::Timeout) => Err(Lost::Silent),
+            Err(RecvTimeoutError::Disconnected) => Err(Lost::Crashed),
+        }
+    }
+
+    fn ask(&mut self, request: &Value, silence: Duration) -> Result<Value, Lost> {
+        writeln!(self.stdin, "{request}").and_then(|_| self.stdin.flush()).map_err(|_| Lost::Crashed)?;
+        self.read(silence)
+    }
+
+    fn end(mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// The processes, started on demand and reused.
+pub struct SandboxPool {
+    config: SandboxConfig,
+    idle: Mutex<Idle>,
+    freed: Condvar,
+    /// Steps admitted: running plus waiting.
+    admitted: AtomicUsize,
+}
+
+#[derive(Default)]
+struct Idle {
+    processes: Vec<Process>,
+    /// Processes alive, idle or running.
+    alive: usize,
+}
+
+impl SandboxPool {
+    pub fn new(config: SandboxConfig) -> Self {
+        SandboxPool { config, idle: Mutex::default(), freed: Condvar::new(), admitted: AtomicUsize::new(0) }
+    }
+
+    pub fn jobs(&self) -> usize {
+        self.config.jobs
+    }
+
+    /// Sends `request` (a worker `check`) to a process and returns its answer, or why the
+    /// process was lost; `Err` when the queue is full or no process could be started.
+    pub fn run(&self, request: &Value) -> Result<Result<Value, Lost>, EnvError> {
+        let most = self.config.jobs * 5;
+        self.admitted
+            .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| (n < most).then_some(n + 1))
+            .map_err(|_| {
+                EnvError::new(
+                    Reason::SandboxBusy,
+                    format!("{} sandbox runs are running or waiting, the most this server queues", most),
+                )
+            })?;
+        let answer = self.run_admitted(request);
+        self.admitted.fetch_sub(1, Ordering::SeqCst);
+        answer
+    }
+
+    fn run_admitted(&self, request: &Value) -> Result<Result<Value, Lost>, EnvError> {
+        let mut process = self.take()?;
+        match process.ask(request, self.config.silence) {
+            Ok(answer) => {
+                self.give_back(process);
+                Ok(Ok(answer))
+            }
+            Err(lost) => {
+                process.end();
+                self.forget();
+                Ok(Err(lost))
+            }
+        }
+    }
+
+    /// An idle process, a new one while fewer than `jobs` live, else the next one freed.
+    fn take(&self) -> Result<Process, EnvError> {
+        let mut idle = lock(&self.idle);
+        loop {
+            if let Some(p) = idle.processes.pop() {
+                return Ok(p);
+            }
+            if idle.alive < self.config.jobs {
+                idle.alive += 1;
+                drop(idle);
+                return Process::spawn(&self.config)
+                    .inspect_err(|_| self.forget())
+                    .map_err(|e| EnvError::new(Reason::Panic, format!("{e}; the step did not run")));
+            }
+            idle = self.freed.wait(idle).unwrap_or_else(|p| p.into_inner());
+        }
+    }
+
+    fn give_back(&self, process: Process) {
+        lock(&self.idle).processes.push(process);
+        self.freed.notify_one();
+    }
+
+    /// A process ended: one fewer alive, so a waiting step may start a fresh one.
+    fn forget(&self) {
+        let mut idle = lock(&self.idle);
+        idle.alive = idle.alive.saturating_sub(1);
+        drop(idle);
+        self.freed.notify_one();
+    }
+
+    /// Processes alive now (idle or running).
+    pub fn alive(&self) -> usize {
+        lock(&self.idle).alive
+    }
+}
+
+impl Drop for SandboxPool {
+    fn drop(&mut self) {
+        for p in lock(&self.idle).processes.drain(..) {
+            p.end();
+        }
+    }
+}
