@@ -106,7 +106,7 @@ fn sweep_colours(
     witness: bool,
 ) -> Result<usize, TestCaseError> {
     let v = g.view();
-    let spec = Spec::new(q, &v).map_err(|e| TestCaseError::reject(e))?;
+    let spec = Spec::new(q, &v).map_err(TestCaseError::reject)?;
     let labels = v.labels.clone();
     let mut count = 0;
     let labels_of = labels.clone();
@@ -214,7 +214,7 @@ proptest! {
     fn kmeans_matches_brute_force(g in small(), k in 2usize..=3) {
         let v = g.view();
         let q = Query::Kmeans { k, color: false };
-        let spec = Spec::new(&q, &v).map_err(|e| TestCaseError::reject(e))?;
+        let spec = Spec::new(&q, &v).map_err(TestCaseError::reject)?;
         let t = g.totals();
         let cost = |a: &[usize]| -> Option<f64> {
             let groups: Vec<Vec<i64>> = (0..k).map(|c| (0..a.len()).filter(|&u| a[u] == c).map(|u| t[u]).collect()).collect();
