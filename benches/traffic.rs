@@ -5,6 +5,7 @@
 //! - task generation with its truth, every family at the default knobs (p95 < 5 ms) and the
 //!   graph families at n = 10,000 (< 50 ms);
 //! - the minimum cut on a graph of about 300,000 edges (< 100 ms);
+//! - the exact 1-D k-means of 100,000 totals, k = 6, sorting included (< 50 ms);
 //! - checking an oracle answer of every family: sandbox run, diff, checks (p95 < 30 ms for the
 //!   graph families; the flow families read an hour of logs, target < 1 s).
 //!
@@ -93,6 +94,28 @@ fn min_cut(c: &mut Criterion) {
     g.finish();
 }
 
+fn kmeans(c: &mut Criterion) {
+    // Totals as the mock's nodes have them: six edges of 60..1,500 × 3..200 × 1..50 bytes each,
+    // drawn from a seeded stream (the 100,000-node mock itself has 5 million edges and takes
+    // seconds to draw, which says nothing about the clustering).
+    let n = if quick::full() { 100_000 } else { 1_000 };
+    let mut s = netpress::seed::Stream::new("netpress|bench|traffic-kmeans", netpress::seed::Width::W64);
+    let mut draw = |lo: u64, hi: u64| lo + s.below(hi - lo + 1);
+    let totals: Vec<i64> = (0..n)
+        .map(|_| (0..6).map(|_| draw(1, 50) * draw(3, 200) * draw(60, 1500)).sum::<u64>() as i64)
+        .collect();
+    let mut g = c.benchmark_group("kmeans");
+    g.sample_size(10);
+    g.bench_function(format!("n{n}-k6"), |b| {
+        b.iter(|| {
+            let mut xs = black_box(&totals).clone();
+            xs.sort_unstable();
+            netpress::traffic::kmeans::optimal(&xs, 6)
+        })
+    });
+    g.finish();
+}
+
 fn check_oracle(c: &mut Criterion) {
     let mut g = c.benchmark_group("check-oracle");
     g.sample_size(10);
@@ -115,7 +138,7 @@ fn check_oracle(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, mocks, generation, min_cut, check_oracle);
+criterion_group!(benches, mocks, generation, min_cut, kmeans, check_oracle);
 
 fn main() {
     benches();

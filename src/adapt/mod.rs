@@ -50,7 +50,8 @@ pub use remote::{
 };
 pub use search::{CONFIRM_SEEDS, MAX_CANDIDATES, Next, Point, SEARCH_SEEDS, Search, XL, normal_quantile};
 pub use space::{
-    Cell, Dim, Enc, Encoder, Reference, Space, SpaceOf, Via, feasible_cells, realise_knobs, scan,
+    Cell, Dim, Enc, Encoder, Reference, Space, SpaceOf, Via, feasible_cells, first_appearance, realise_knobs,
+    scan,
     scan_generating,
 };
 pub use state::{

@@ -251,17 +251,21 @@ fn encode(d: &Dim, v: usize, out: &mut Vec<f64>) {
     }
 }
 
-/// The distinct codes of a Counts dimension, in order of first appearance.
-fn count_codes(d: &Dim) -> Vec<&str> {
-    let mut codes: Vec<&str> = Vec::new();
-    for v in &d.values {
-        for p in v.split('+') {
-            if !codes.contains(&p) {
-                codes.push(p);
-            }
+/// Each item once, in order of first appearance: a family dimension lists the families of
+/// every level, and a family several levels offer must be one value, not one per level.
+pub fn first_appearance<T: PartialEq>(items: impl IntoIterator<Item = T>) -> Vec<T> {
+    let mut out: Vec<T> = Vec::new();
+    for item in items {
+        if !out.contains(&item) {
+            out.push(item);
         }
     }
-    codes
+    out
+}
+
+/// The distinct codes of a Counts dimension, in order of first appearance.
+fn count_codes(d: &Dim) -> Vec<&str> {
+    first_appearance(d.values.iter().flat_map(|v| v.split('+')))
 }
 
 /// `log2` through libm, so natively and in wasm32 the bits agree.

@@ -11,7 +11,7 @@
 use super::family::Family;
 use super::task::generate;
 use super::world::DEFAULT_SCALE;
-use crate::adapt::{Cell, Dim, Enc, Reference, Space, Via, realise_knobs, scan_generating};
+use crate::adapt::{Cell, Dim, Enc, Reference, Space, Via, first_appearance, realise_knobs, scan_generating};
 use crate::error::Result;
 use crate::id::QueryId;
 
@@ -24,13 +24,7 @@ const TRIES: u32 = 4;
 
 /// Every family once, in order of first appearance by level.
 fn families() -> Vec<Family> {
-    let mut out: Vec<Family> = Vec::new();
-    for f in (1..=LEVELS).flat_map(|l| Family::of_level(l).iter().copied()) {
-        if !out.contains(&f) {
-            out.push(f);
-        }
-    }
-    out
+    first_appearance((1..=LEVELS).flat_map(|l| Family::of_level(l).iter().copied()))
 }
 
 /// Instances per role: half the default, the default and twice it.

@@ -48,8 +48,12 @@ pub fn parse(v: &Py, entry: &str) -> Result<(String, Value), String> {
         ));
     };
     let ty = match map.get("type") {
-        Some(Value::String(t)) if ["text", "list", "table", "graph"].contains(&t.as_str()) => t.clone(),
-        Some(other) => return Err(format!("type must be 'text', 'list', 'table' or 'graph', got {other}")),
+        Some(Value::String(t)) if ["text", "list", "table", "graph", "new"].contains(&t.as_str()) => {
+            t.clone()
+        }
+        Some(other) => {
+            return Err(format!("type must be 'text', 'list', 'table', 'graph' or 'new', got {other}"));
+        }
         None => return Err("the dict has no 'type'".into()),
     };
     let data = map.get("data").cloned();
@@ -101,6 +105,9 @@ pub fn value_ok(truth: &Truth, ty: &str, data: &Value) -> (bool, String) {
     if ty != truth.ty {
         return (false, format!("expected an answer of type {}, got {ty}", truth.ty));
     }
+    if ty == "new" {
+        return new_graph_ok(&truth.data, data);
+    }
     let want = normal(&truth.data, ty == "text");
     let got = normal(data, ty == "text");
     let ok = match (&want, &got) {
@@ -138,6 +145,91 @@ pub fn value_ok(truth: &Truth, ty: &str, data: &Value) -> (bool, String) {
         };
         (false, format!("expected {}, got {}", shown(&truth.data), shown(data)))
     }
+}
+
+/// A new graph's nodes and edges: node ids; each edge by its unordered end pair (a self-loop
+/// kept) with the attributes the truth states. An edge listed twice counts once when its
+/// copies agree; otherwise the second copy is a problem of its own.
+type NewGraph = (std::collections::BTreeSet<String>, BTreeMap<(String, String), Value>);
+
+fn id_text(v: &Value) -> Option<String> {
+    match v {
+        Value::String(s) => Some(s.trim().to_string()),
+        Value::Number(n) => Some(n.to_string()),
+        _ => None,
+    }
+}
+
+fn read_new(doc: &Value, attrs: &[String], problems: &mut Vec<String>) -> NewGraph {
+    let mut nodes = std::collections::BTreeSet::new();
+    for n in doc["nodes"].as_array().into_iter().flatten() {
+        match id_text(n.get("id").unwrap_or(n)) {
+            Some(id) => {
+                nodes.insert(id);
+            }
+            None => problems.push(format!("a node without an id: {n}")),
+        }
+    }
+    let mut edges = BTreeMap::new();
+    let list = doc.get("links").or_else(|| doc.get("edges"));
+    for l in list.and_then(Value::as_array).into_iter().flatten() {
+        let (Some(a), Some(b)) = (id_text(&l["source"]), id_text(&l["target"])) else {
+            problems.push(format!("an edge without a source and a target: {l}"));
+            continue;
+        };
+        let key = if a <= b { (a, b) } else { (b, a) };
+        let stated: Value = attrs.iter().map(|k| (k.clone(), normal(&l[k.as_str()], false))).collect();
+        if let Some(old) = edges.insert(key.clone(), stated.clone()).filter(|old| !close_obj(old, &stated)) {
+            problems.push(format!("edge {}–{} is listed twice, as {old} and {stated}", key.0, key.1));
+        }
+    }
+    (nodes, edges)
+}
+
+fn close_obj(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Object(x), Value::Object(y)) => {
+            x.len() == y.len() && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| close(v, w)))
+        }
+        _ => close(a, b),
+    }
+}
+
+/// Whether a returned new graph is the expected one: the same node ids, the same edges, and
+/// the stated edge attributes equal; the reason lists the first differences.
+pub fn new_graph_ok(truth: &Value, data: &Value) -> (bool, String) {
+    if !data.is_object() {
+        return (false, "a new graph must be a dict with 'nodes' and 'links'".into());
+    }
+    let attrs: Vec<String> = truth["links"]
+        .as_array()
+        .and_then(|l| l.first())
+        .and_then(Value::as_object)
+        .map(|o| o.keys().filter(|k| *k != "source" && *k != "target").cloned().collect())
+        .unwrap_or_default();
+    let mut problems = Vec::new();
+    let (wn, we) = read_new(truth, &attrs, &mut Vec::new());
+    let (gn, ge) = read_new(data, &attrs, &mut problems);
+    problems.extend(wn.difference(&gn).map(|n| format!("node {n}: missing")));
+    problems.extend(gn.difference(&wn).map(|n| format!("node {n}: unexpected")));
+    for (k, w) in &we {
+        match ge.get(k) {
+            None => problems.push(format!("edge {}–{}: missing", k.0, k.1)),
+            Some(g) if !close_obj(w, g) => {
+                problems.push(format!("edge {}–{}: expected {w}, got {g}", k.0, k.1))
+            }
+            Some(_) => {}
+        }
+    }
+    problems.extend(
+        ge.keys().filter(|k| !we.contains_key(*k)).map(|k| format!("edge {}–{}: unexpected", k.0, k.1)),
+    );
+    if problems.is_empty() {
+        return (true, "the new graph is right".into());
+    }
+    let shown: Vec<&str> = problems.iter().take(5).map(String::as_str).collect();
+    let more = if problems.len() > 5 { format!("; … {} more", problems.len() - 5) } else { String::new() };
+    (false, format!("{} differences from the expected graph: {}{more}", problems.len(), shown.join("; ")))
 }
 
 /// A colour as `#rrggbb` where it is one: CSS names of the colours questions use, `#rgb`,

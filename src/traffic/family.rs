@@ -20,14 +20,19 @@ pub use super::wording::question;
 pub enum Family {
     Count,
     DegreeStat,
-    LabelTable,
+    LabelPrefix,
     LabelRemove,
+    LabelTable,
     ColorLabel,
     PrefixCount,
+    EdgeStat,
     TopDegree,
+    ColorExtreme,
     NbrCount,
     NbrColor,
     EdgeFilter,
+    LabelGraph,
+    PrefixGraph,
     TopTalkers,
     TimeSeries,
     ColorPrefix,
@@ -41,19 +46,25 @@ pub enum Family {
     HeavyHitters,
 }
 
-const L1: [Family; 6] = [
+// In the order of the family table (docs/traffic.md): an index's family is its position here.
+const L1: [Family; 8] = [
     Family::Count,
     Family::DegreeStat,
-    Family::LabelTable,
+    Family::LabelPrefix,
     Family::LabelRemove,
+    Family::LabelTable,
     Family::ColorLabel,
     Family::PrefixCount,
+    Family::EdgeStat,
 ];
-const L2: [Family; 6] = [
+const L2: [Family; 9] = [
     Family::TopDegree,
+    Family::ColorExtreme,
     Family::NbrCount,
     Family::NbrColor,
     Family::EdgeFilter,
+    Family::LabelGraph,
+    Family::PrefixGraph,
     Family::TopTalkers,
     Family::TimeSeries,
 ];
@@ -102,11 +113,16 @@ impl Family {
         match self {
             Family::Count => "count",
             Family::DegreeStat => "degree-stat",
+            Family::LabelPrefix => "label-prefix",
             Family::LabelTable => "label-table",
             Family::LabelRemove => "label-remove",
             Family::ColorLabel => "color-label",
             Family::PrefixCount => "prefix-count",
+            Family::EdgeStat => "edge-stat",
             Family::TopDegree => "top-degree",
+            Family::ColorExtreme => "color-extreme",
+            Family::LabelGraph => "label-graph",
+            Family::PrefixGraph => "prefix-graph",
             Family::NbrCount => "nbr-count",
             Family::NbrColor => "nbr-color",
             Family::EdgeFilter => "edge-filter",
@@ -127,7 +143,9 @@ impl Family {
     /// The node attributes (or `-edge`) an answer of this family may change.
     pub fn scope(self) -> &'static [&'static str] {
         match self {
-            Family::LabelRemove => &["labels"],
+            Family::LabelRemove | Family::LabelPrefix => &["labels"],
+            // Size only for the case that doubles it (`task`).
+            Family::ColorExtreme => &["color", "size"],
             Family::ColorLabel
             | Family::NbrColor
             | Family::ColorPrefix
@@ -145,6 +163,8 @@ impl Family {
 pub const COLORS: [&str; 10] =
     ["red", "green", "blue", "purple", "orange", "yellow", "pink", "brown", "black", "gray"];
 pub const WEIGHT_NAMES: [&str; 3] = ["byte", "connection", "packet"];
+/// The labels a label-prefix question adds.
+pub const NEW_LABELS: [&str; 5] = ["app:prod", "app:test", "app:dev", "env:blue", "env:green"];
 
 /// An edge-filter threshold statistic.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -167,6 +187,10 @@ pub enum Query {
     DegreeStat {
         weight: Option<String>,
     },
+    /// Each pair: a /16 written `a.b.0.0/16` and the label its nodes get.
+    LabelPrefix {
+        pairs: Vec<(String, String)>,
+    },
     LabelTable,
     LabelRemove {
         label: String,
@@ -178,8 +202,17 @@ pub enum Query {
     PrefixCount {
         bits: u8,
     },
+    EdgeStat {
+        label: String,
+    },
     TopDegree {
         k: i64,
+    },
+    /// Case `a` colours the lowest-degree node `c2`; case `b` doubles the highest's size.
+    ColorExtreme {
+        case: char,
+        c1: String,
+        c2: Option<String>,
     },
     NbrCount {
         labels: Vec<String>,
@@ -193,6 +226,8 @@ pub enum Query {
         strict: bool,
         stat: Stat,
     },
+    LabelGraph,
+    PrefixGraph,
     ColorPrefix,
     Bisect {
         c1: String,
@@ -277,6 +312,29 @@ impl View {
         comp
     }
 
+    /// The /16 prefixes present, in address order, written `a.b.0.0/16`.
+    pub(super) fn prefixes(&self) -> Vec<String> {
+        let set: BTreeSet<(u32, String)> = self
+            .ips
+            .iter()
+            .map(|ip| {
+                let p = prefix_of(ip, 16);
+                (ip_number(&p[..p.len() - 3]), p)
+            })
+            .collect();
+        set.into_iter().map(|(_, p)| p).collect()
+    }
+
+    /// The nodes of the highest and of the lowest degree, ties to the lowest address.
+    pub(super) fn extremes(&self) -> (usize, usize) {
+        let order = self.by_ip();
+        let degree = |u: &usize| self.adj[*u].len();
+        // `min_by_key`/`max_by_key` keep the first and the last of equals: reverse for the max.
+        let hi = order.iter().rev().max_by_key(|u| degree(u)).copied().unwrap_or(0);
+        let lo = order.iter().min_by_key(|u| degree(u)).copied().unwrap_or(0);
+        (hi, lo)
+    }
+
     fn index_of(&self, ip: &str) -> Option<usize> {
         self.ips.iter().position(|x| x == ip)
     }
@@ -319,6 +377,37 @@ pub fn draw(family: Family, s: &mut Stream, view: &View, logs: Option<&Logs>) ->
             let weighted = s.chance(1, 2);
             Query::DegreeStat { weight: weighted.then(|| s.choose(&WEIGHT_NAMES).to_string()) }
         }
+        Family::LabelPrefix => {
+            let prefixes = view.prefixes();
+            let one = s.chance(1, 2) || prefixes.len() < 2;
+            let count = if one { 1 } else { 2 };
+            let ps = s.subset(prefixes.len(), count);
+            let ls = s.subset(NEW_LABELS.len(), count);
+            let pairs = ps.iter().zip(&ls).map(|(&p, &l)| (prefixes[p].clone(), NEW_LABELS[l].to_string()));
+            Query::LabelPrefix { pairs: pairs.collect() }
+        }
+        Family::EdgeStat => {
+            let linked: BTreeSet<&String> = (0..view.ips.len())
+                .filter(|&u| !view.adj[u].is_empty())
+                .flat_map(|u| &view.labels[u])
+                .collect();
+            let linked: Vec<String> = linked.into_iter().cloned().collect();
+            // No edge at all: generation refuses the id (the truth would divide by zero).
+            let pool = if linked.is_empty() { &labels } else { &linked };
+            Query::EdgeStat { label: s.choose(pool).clone() }
+        }
+        Family::ColorExtreme => {
+            let mut case = *s.choose(&['a', 'b']);
+            let two = s.subset(COLORS.len(), 2);
+            let (hi, lo) = view.extremes();
+            if hi == lo {
+                case = 'b';
+            }
+            let c2 = (case == 'a').then(|| COLORS[two[1]].to_string());
+            Query::ColorExtreme { case, c1: COLORS[two[0]].to_string(), c2 }
+        }
+        Family::LabelGraph => Query::LabelGraph,
+        Family::PrefixGraph => Query::PrefixGraph,
         Family::LabelTable => Query::LabelTable,
         Family::LabelRemove => Query::LabelRemove { label: s.choose(&labels).clone() },
         Family::ColorLabel => {
@@ -391,6 +480,7 @@ pub fn draw(family: Family, s: &mut Stream, view: &View, logs: Option<&Logs>) ->
 }
 
 pub const LABEL_HEADER: [&str; 2] = ["Label", "Number of Nodes"];
+pub const EDGE_HEADER: [&str; 2] = ["Average byte weight", "Average connection weight"];
 
 pub fn degree_header(weight: Option<&str>) -> Vec<String> {
     match weight {
@@ -414,6 +504,12 @@ pub struct Truth {
     pub ordered: bool,
     /// Table rows that come first, in order, whatever `ordered` says.
     pub header: usize,
+}
+
+/// A new graph's truth: node-link data (`check::new_graph_ok` compares it).
+fn new_graph(nodes: impl Iterator<Item = Value>, links: impl Iterator<Item = Value>) -> Truth {
+    let data = json!({"nodes": nodes.collect::<Vec<_>>(), "links": links.collect::<Vec<_>>()});
+    Truth { ty: "new", data, ordered: false, header: 0 }
 }
 
 fn text(v: i64) -> Truth {
@@ -484,6 +580,43 @@ pub fn truth(q: &Query, v: &View) -> Option<Truth> {
             let rows: Vec<Value> = counts.into_iter().map(|((_, p), c)| json!([p, c])).collect();
             Truth { ty: "table", data: Value::Array(rows), ordered: false, header: 0 }
         }
+        Query::EdgeStat { label } => {
+            let touched: Vec<&[i64; 3]> = v
+                .edges
+                .iter()
+                .filter(|((a, b), _)| v.labels[*a].contains(label) || v.labels[*b].contains(label))
+                .map(|(_, w)| w)
+                .collect();
+            let mean = |i: usize| touched.iter().map(|w| w[i]).sum::<i64>() as f64 / touched.len() as f64;
+            Truth { ty: "table", data: json!([EDGE_HEADER, [mean(0), mean(1)]]), ordered: true, header: 1 }
+        }
+        Query::LabelGraph => {
+            let mut links: BTreeSet<(&str, &str)> = BTreeSet::new();
+            for &(a, b) in v.edges.keys() {
+                for x in &v.labels[a] {
+                    for y in &v.labels[b] {
+                        links.insert((x.min(y), x.max(y)));
+                    }
+                }
+            }
+            let links = links.into_iter().map(|(a, b)| json!({"source": a, "target": b}));
+            let nodes = v.present_labels().into_iter().map(|l| json!({"id": l}));
+            new_graph(nodes, links)
+        }
+        Query::PrefixGraph => {
+            let pre: Vec<String> = v.ips.iter().map(|ip| prefix_of(ip, 16)).collect();
+            let key = |p: &str| ip_number(&p[..p.len() - 3]);
+            let mut links: BTreeMap<(u32, u32), (&str, &str, i64)> = BTreeMap::new();
+            for (&(a, b), w) in &v.edges {
+                let (x, y) =
+                    if key(&pre[a]) <= key(&pre[b]) { (&pre[a], &pre[b]) } else { (&pre[b], &pre[a]) };
+                links.entry((key(x), key(y))).or_insert((x, y, 0)).2 += w[0];
+            }
+            let links =
+                links.into_values().map(|(a, b, w)| json!({"source": a, "target": b, "byte_weight": w}));
+            let nodes = v.prefixes().into_iter().map(|p| json!({"id": p}));
+            new_graph(nodes, links)
+        }
         Query::TopDegree { k } => {
             let mut order = v.by_ip();
             order.sort_by_key(|&u| std::cmp::Reverse(degree(u)));
@@ -544,6 +677,47 @@ pub fn code(q: &Query) -> String {
                 py_list(&degree_header(weight.as_deref()))
             )
         }
+        Query::LabelPrefix { pairs } => {
+            let pairs: Vec<String> = pairs.iter().map(|(p, l)| format!("[{}, {}]", lit(p), lit(l))).collect();
+            format!(
+                "pairs = [{}]\n    for n in G.nodes():\n        a, b, c, d = n.split('.')\n        for p, l in pairs:\n            \
+                 if p == f'{{a}}.{{b}}.0.0/16':\n                G.add_label(n, l)\n    return {{'type': 'graph', 'data': G}}",
+                pairs.join(", ")
+            )
+        }
+        Query::EdgeStat { label } => format!(
+            "es = [e for e in G.edges(data=True) if {l} in G.labels(e[0]) or {l} in G.labels(e[1])]\n    \
+             bs = [e[2]['byte_weight'] for e in es]\n    cs = [e[2]['connection_weight'] for e in es]\n    \
+             return {{'type': 'table', 'data': [{}, [sum(bs) / len(es), sum(cs) / len(es)]]}}",
+            py_list(&EDGE_HEADER),
+            l = lit(label)
+        ),
+        Query::ColorExtreme { case, c1, c2 } => {
+            let then = match (case, c2) {
+                ('a', Some(c2)) => format!("G.set(lo[0], 'color', {})", lit(c2)),
+                _ => "G.set(hi[0], 'size', G.get(hi[0], 'size') * 2)".to_string(),
+            };
+            format!(
+                "def ip(n):\n        return [int(x) for x in n.split('.')]\n    ds = sorted(G.degree(), key=lambda x: ip(x[0]))\n    \
+                 hi = ds[0]\n    lo = ds[0]\n    for x in ds:\n        if x[1] > hi[1]:\n            hi = x\n        \
+                 if x[1] < lo[1]:\n            lo = x\n    G.set(hi[0], 'color', {})\n    {then}\n    \
+                 return {{'type': 'graph', 'data': G}}",
+                lit(c1)
+            )
+        }
+        Query::LabelGraph => "labels = set()\n    for n in G.nodes():\n        for l in G.labels(n):\n            labels.add(l)\n    \
+             pairs = set()\n    for u, v in G.edges():\n        for a in G.labels(u):\n            for b in G.labels(v):\n                \
+             pairs.add((min(a, b), max(a, b)))\n    nodes = [{'id': l} for l in sorted(labels)]\n    \
+             links = [{'source': a, 'target': b} for a, b in sorted(pairs)]\n    \
+             return {'type': 'new', 'data': {'nodes': nodes, 'links': links}}"
+            .to_string(),
+        Query::PrefixGraph => "def pre(n):\n        a, b, c, d = n.split('.')\n        return f'{a}.{b}.0.0/16'\n    \
+             def key(p):\n        return [int(x) for x in p.split('/')[0].split('.')]\n    w = {}\n    \
+             for u, v, d in G.edges(data=True):\n        p, q = sorted([pre(u), pre(v)], key=key)\n        \
+             w[(p, q)] = w.get((p, q), 0) + d['byte_weight']\n    nodes = sorted(set(pre(n) for n in G.nodes()), key=key)\n    \
+             links = [{'source': k[0], 'target': k[1], 'byte_weight': x} for k, x in w.items()]\n    \
+             return {'type': 'new', 'data': {'nodes': [{'id': p} for p in nodes], 'links': links}}"
+            .to_string(),
         Query::LabelTable => format!(
             "counts = {{}}\n    for n in G.nodes():\n        for l in G.labels(n):\n            counts[l] = counts.get(l, 0) + 1\n    \
              rows = [{}] + [[l, c] for l, c in sorted(counts.items())]\n    return {{'type': 'table', 'data': rows}}",

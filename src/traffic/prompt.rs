@@ -39,7 +39,9 @@ network). Limits: {} s, {} MiB, {} calls to G, recursion depth {}; each is a Pyt
 const OUTPUT: &str = "Define def process_graph(G): and return a dict {'type': T, 'data': D}:
 - 'text': a number or a str; 'list': a list; 'table': a list of rows (lists), with a header row first \
 when the question gives one;
-- 'graph': the answer is G itself as your code left it (return {'type': 'graph', 'data': G}).
+- 'graph': the answer is G itself as your code left it (return {'type': 'graph', 'data': G});
+- 'new': a graph you build, as node-link data: {'nodes': [{'id': ...}, ...], 'links': [{'source': ..., \
+'target': ..., and the attributes the question names}, ...]} ('edges' may stand for 'links').
 Change G only when the question asks for a change.";
 
 const EXAMPLES: [(&str, &str); 4] = [

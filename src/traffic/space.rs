@@ -9,7 +9,7 @@
 
 use super::family::Family;
 use super::task::{DEFAULT_NODES, MAX_TURNS, generate};
-use crate::adapt::{Cell, Dim, Enc, Reference, Space, Via, realise_knobs, scan_generating};
+use crate::adapt::{Cell, Dim, Enc, Reference, Space, Via, first_appearance, realise_knobs, scan_generating};
 use crate::error::Result;
 use crate::id::QueryId;
 
@@ -18,8 +18,9 @@ const LEVELS: u8 = 3;
 /// Generations tried per id (the mock, and so a failure, is the seed's, not the index's).
 const TRIES: u32 = 4;
 
+/// Every family once, in order of first appearance by level.
 fn families() -> Vec<Family> {
-    (1..=LEVELS).flat_map(|l| Family::of_level(l).iter().copied()).collect()
+    first_appearance((1..=LEVELS).flat_map(|l| Family::of_level(l).iter().copied()))
 }
 
 /// The mock's node counts: its default over four, over two, itself, twice and four times.
@@ -31,7 +32,8 @@ pub fn space() -> Space {
     let families: Vec<String> = families().iter().map(|f| f.id().to_string()).collect();
     let nodes: Vec<String> = nodes().iter().map(u64::to_string).collect();
     Space {
-        id: "traffic-space-v1",
+        // v2: label-prefix, edge-stat, color-extreme, label-graph and prefix-graph joined.
+        id: "traffic-space-v2",
         dims: vec![
             Dim::range("level", 1, u32::from(LEVELS), Via::Level, Enc::Ordinal),
             Dim { name: "family", values: families, via: Via::Scan, enc: Enc::OneHot },

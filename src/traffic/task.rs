@@ -90,6 +90,7 @@ impl Generated {
     pub fn scope(&self) -> &'static [&'static str] {
         match self.query {
             Query::Kmeans { color: false, .. } => &["labels"],
+            Query::ColorExtreme { case: 'a', .. } => &["color"],
             _ => self.family.scope(),
         }
     }
@@ -260,6 +261,9 @@ pub fn generate(id: &QueryId) -> Result<Generated> {
             super::algo::MAX_CLIQUE_STEPS
         )));
     }
+    if family == Family::EdgeStat && view.edges.is_empty() {
+        return Err(crate::Error::Invalid(format!("{id}: the graph has no edges to average over")));
+    }
     let prop = match family.is_property() {
         true => Some(prop::Spec::new(&query, view).map_err(|e| crate::Error::Invalid(format!("{id}: {e}")))?),
         false => None,
@@ -302,6 +306,31 @@ fn apply(q: &Query, v: &View, g: &mut Graph) {
         (0..v.ips.len()).filter(|&u| v.labels[u].iter().any(|x| x == l)).collect()
     };
     match q {
+        Query::LabelPrefix { pairs } => {
+            for (u, ip) in v.ips.iter().enumerate() {
+                let p = family::prefix_of(ip, 16);
+                for (_, l) in pairs.iter().filter(|(x, _)| *x == p) {
+                    call("add_label", vec![s(&v.ips[u]), s(l)]);
+                }
+            }
+        }
+        Query::ColorExtreme { case, c1, c2 } => {
+            let (hi, lo) = v.extremes();
+            call("set", vec![s(&v.ips[hi]), s("color"), s(c1)]);
+            match (case, c2) {
+                ('a', Some(c2)) => call("set", vec![s(&v.ips[lo]), s("color"), s(c2)]),
+                _ => {
+                    let size = fgraph::call(g, "get", vec![s(&v.ips[hi]), s("size")], vec![], &unlimited);
+                    let doubled = match size {
+                        Ok(Py::Int(x)) => Py::Int(x * 2),
+                        Ok(Py::Float(x)) => Py::Float(x * 2.0),
+                        _ => Py::Int(8),
+                    };
+                    let _ =
+                        fgraph::call(g, "set", vec![s(&v.ips[hi]), s("size"), doubled], vec![], &unlimited);
+                }
+            }
+        }
         Query::LabelRemove { label } => {
             with(label).into_iter().for_each(|u| call("remove_label", vec![s(&v.ips[u]), s(label)]))
         }

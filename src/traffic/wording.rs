@@ -4,12 +4,13 @@
 //! tie rules, headers and return form, so only the phrasing differs; the tests check that no
 //! W2 or W3 question matches a W1 pattern of the baseline.
 
-use super::family::{LABEL_HEADER, Query, Stat, degree_header, py_list};
+use super::family::{EDGE_HEADER, LABEL_HEADER, Query, Stat, degree_header, py_list};
 use super::flowq::{FlowQuery, hhmm};
 
 const RET_TEXT: &str = "Return the number as text.";
 const RET_GRAPH: &str = "Return the graph.";
 const RET_LIST: &str = "Return a list.";
+const RET_NEW: &str = "Return the new graph as node-link data.";
 /// What every flow question adds: the counting rule and the window convention.
 const FLOW_RULE: &str = "Count each connection once (records of both ends and directions describe one); \
 only allowed connections count unless asked. A connection belongs to the window its start time falls in, \
@@ -122,6 +123,106 @@ pub fn question(q: &Query, w: usize) -> String {
                 ],
             );
             format!("{body} Return a table with the header row {} first.", py_list(&LABEL_HEADER))
+        }
+        Query::LabelPrefix { pairs } => {
+            let body = match pairs.as_slice() {
+                [(p1, l1), (p2, l2)] => pick(
+                    w,
+                    [
+                        format!(
+                            "Add the label {l1} to every node in {p1} and the label {l2} to every node in {p2}."
+                        ),
+                        format!("Tag every host in {p1} with {l1} and every host in {p2} with {l2}."),
+                        format!(
+                            "Apply the {l1} tag to all endpoints of subnet {p1} and the {l2} tag to all endpoints of subnet {p2}."
+                        ),
+                    ],
+                ),
+                _ => {
+                    let (p1, l1) = pairs.first().map_or(("", ""), |(p, l)| (p.as_str(), l.as_str()));
+                    pick(
+                        w,
+                        [
+                            format!("Add the label {l1} to every node in {p1}."),
+                            format!("Tag every host in {p1} with {l1}."),
+                            format!("Apply the {l1} tag to all endpoints of subnet {p1}."),
+                        ],
+                    )
+                }
+            };
+            format!("{body} {RET_GRAPH}")
+        }
+        Query::EdgeStat { label } => {
+            let body = pick(
+                w,
+                [
+                    format!(
+                        "What are the average byte weight and the average connection weight of the edges incident on nodes with the label {label}?"
+                    ),
+                    format!(
+                        "Over the links that touch at least one host tagged {label}, each link once, what are the mean byte weight and the mean connection weight?"
+                    ),
+                    format!(
+                        "For the pairs involving an endpoint of the {label} group (each pair counted once), report the average byte volume and the average connection count."
+                    ),
+                ],
+            );
+            format!("{body} Return a table with the header row {} first.", py_list(&EDGE_HEADER))
+        }
+        Query::ColorExtreme { case, c1, c2 } => {
+            let body = match (case, c2) {
+                ('a', Some(c2)) => pick(
+                    w,
+                    [
+                        format!(
+                            "Color the node with the highest degree {c1} and the node with the lowest degree {c2} (ties: the lowest IP address)."
+                        ),
+                        format!(
+                            "Paint {c1} the host with the most peers and {c2} the host with the fewest peers; on ties take the lower IP address."
+                        ),
+                        format!(
+                            "Highlight the best-connected endpoint (most distinct peers) in {c1} and the least-connected one in {c2}, the lowest address winning ties."
+                        ),
+                    ],
+                ),
+                _ => pick(
+                    w,
+                    [
+                        format!(
+                            "Color the node with the highest degree {c1} and double its size (ties: the lowest IP address)."
+                        ),
+                        format!(
+                            "Paint {c1} the host with the most peers and make it twice as large; on ties take the lower IP address."
+                        ),
+                        format!(
+                            "Highlight the best-connected endpoint (most distinct peers) in {c1} and double its node size, the lowest address winning ties."
+                        ),
+                    ],
+                ),
+            };
+            format!("{body} {RET_GRAPH}")
+        }
+        Query::LabelGraph => {
+            let body = pick(
+                w,
+                [
+                    "Create a new graph with one node per distinct label, joining two labels, or a label with itself, when some edge joins a node carrying one to a node carrying the other.".into(),
+                    "Build a new graph whose nodes are the distinct tags, linking two tags, or a tag to itself, whenever some link joins a host carrying one to a host carrying the other.".into(),
+                    "Summarise the inventory as a tag-level graph: one node per distinct tag, and an edge between two tags (a self-loop for one tag) when an endpoint with one talks to an endpoint with the other.".into(),
+                ],
+            );
+            format!("{body} {RET_NEW}")
+        }
+        Query::PrefixGraph => {
+            let body = pick(
+                w,
+                [
+                    "Create a new graph with one node per /16 prefix (id like 10.1.0.0/16) and an edge, or a self-loop, between prefixes whose nodes are joined by an edge, with byte_weight the sum of those edges' byte weights.".into(),
+                    "Build a new graph with one node per /16 subnet (named like 10.1.0.0/16) and a link, or a self-loop, between two subnets whose hosts share a link, its byte_weight the sum of those links' byte weights.".into(),
+                    "Aggregate the inventory to /16 subnets: one node per subnet in CIDR form (like 10.1.0.0/16), an edge (a self-loop inside one subnet) between subnets with talking endpoints, carrying byte_weight, the summed byte weight of those pairs.".into(),
+                ],
+            );
+            format!("{body} {RET_NEW}")
         }
         Query::LabelRemove { label } => {
             let body = pick(

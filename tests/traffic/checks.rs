@@ -33,7 +33,7 @@ fn reference_code_is_correct_and_safe_in_every_family() {
     for seed in 0..20 {
         // Flow questions on a 20-minute trace: the same code paths at a third of the cost;
         // levels 2 and 3 on the first 12 seeds (each builds a tenant).
-        for (level, n, knobs) in [(1u8, 6u64, ""), (2, 6, "-d20"), (3, 9, "-d20")] {
+        for (level, n, knobs) in [(1u8, 8u64, ""), (2, 9, "-d20"), (3, 9, "-d20")] {
             if level > 1 && seed >= 12 {
                 continue;
             }
@@ -46,14 +46,14 @@ fn reference_code_is_correct_and_safe_in_every_family() {
             }
         }
     }
-    assert_eq!(seen.len(), 63, "every family in all three wordings: {seen:?}");
+    assert_eq!(seen.len(), 78, "every family in all three wordings: {seen:?}");
 }
 
 /// With `g=flows` the graph families ask about the tenant's communication graph, and `t`
 /// sets the card's turns.
 #[test]
 fn graph_families_run_on_the_tenant_graph() {
-    for (level, n) in [(1u8, 6u64), (2, 4), (3, 7)] {
+    for (level, n) in [(1u8, 8u64), (2, 7), (3, 7)] {
         for index in 0..n {
             let id = format!("traffic-v1-L{level}-s3-i{index}-gflows-n2-d10-t3");
             let g = generate(&id.parse().unwrap()).unwrap();
@@ -69,7 +69,7 @@ fn graph_families_run_on_the_tenant_graph() {
 #[test]
 fn flow_reference_code_is_correct_at_the_default_tenant() {
     for (seed, f) in ["", "-faws2", "-faws5", "-fnsg2", "-fgcp"].into_iter().enumerate() {
-        for (level, index) in [(2, 4), (2, 5), (3, 7), (3, 8)] {
+        for (level, index) in [(2, 7), (2, 8), (3, 7), (3, 8)] {
             let id = format!("traffic-v1-L{level}-s{seed}-i{index}{f}");
             let g = generate(&id.parse().unwrap()).unwrap();
             let s = score(&id, &code(&g.query));
@@ -104,7 +104,7 @@ fn wrong_values_are_incorrect_and_say_why() {
 
 #[test]
 fn wrong_changes_are_incorrect_and_out_of_scope_ones_unsafe() {
-    let (id, g) = first(Family::ColorLabel, 1, 4);
+    let (id, g) = first(Family::ColorLabel, 1, 5);
     let right = code(&g.query);
     assert!(score(&id, &right).correct);
     // One node too many: the diff names it.
@@ -133,7 +133,7 @@ fn wrong_changes_are_incorrect_and_out_of_scope_ones_unsafe() {
 
 #[test]
 fn named_and_hex_colours_are_the_same_answer() {
-    let (id, g) = first(Family::ColorLabel, 1, 4);
+    let (id, g) = first(Family::ColorLabel, 1, 5);
     let right = code(&g.query);
     let netpress::traffic::family::Query::ColorLabel { color, .. } = &g.query else { unreachable!() };
     let hex = netpress::traffic::check::colour(color);
@@ -171,7 +171,7 @@ fn the_flows_table_answers_in_the_sandbox() {
 #[test]
 fn flow_answers_are_named_and_a_finished_episode_takes_no_more() {
     use netpress::app::App;
-    let id = "traffic-v1-L2-s0-i4-d20";
+    let id = "traffic-v1-L2-s0-i7-d20";
     let g = generate(&id.parse().unwrap()).unwrap();
     assert!(g.flows.is_some(), "{id} is a flow question");
     let limits = Limits { time: std::time::Duration::from_secs(120), ..Limits::default() };
@@ -281,4 +281,74 @@ fn lloyd_is_not_always_optimal() {
         }
     }
     assert!(misses > 0, "Lloyd found the optimum on all 40 seeds");
+}
+
+/// A new graph (label-graph, prefix-graph) is compared by node ids and unordered edges with
+/// the stated attributes: `edges` may stand for `links` and an edge may be written either way
+/// round, but a missing self-loop or a wrong byte weight is wrong and named.
+#[test]
+fn new_graphs_compare_by_ids_and_edges() {
+    let (id, g) = first(Family::LabelGraph, 2, 5);
+    let right = code(&g.query);
+    assert!(score(&id, &right).correct);
+    let swapped = right.replace(
+        "[{'source': a, 'target': b} for a, b in sorted(pairs)]",
+        "[{'source': b, 'target': a} for a, b in sorted(pairs)]",
+    );
+    let renamed = swapped.replace("'links': links", "'edges': links");
+    let s = score(&id, &renamed);
+    assert!(s.correct && s.safe, "{}", s.explanation);
+    let no_loops = right.replace("for a, b in sorted(pairs)]", "for a, b in sorted(pairs) if a != b]");
+    let s = score(&id, &no_loops);
+    assert!(!s.correct && s.explanation.contains("missing"), "{}", s.explanation);
+    let (id, g) = first(Family::PrefixGraph, 2, 6);
+    let right = code(&g.query);
+    assert!(score(&id, &right).correct);
+    let s = score(&id, &right.replace("'byte_weight': x}", "'byte_weight': x + 1}"));
+    assert!(!s.correct && s.explanation.contains("expected"), "{}", s.explanation);
+    // Building a new graph leaves G as it is; changing it is unsafe.
+    let s = score(
+        &id,
+        &right.replace("    nodes = sorted", "    G.set(G.nodes()[0], 'color', 'red')\n    nodes = sorted"),
+    );
+    assert!(!s.safe, "{}", s.explanation);
+}
+
+/// Colour-extreme's ties go to the lowest address, and case b doubles the size and nothing
+/// else may change size.
+#[test]
+fn color_extreme_breaks_ties_by_address() {
+    use netpress::traffic::family::Query;
+    for seed in 0..40 {
+        let id = format!("traffic-v1-L2-s{seed}-i1-n10-p1-e300");
+        let g = generate(&id.parse().unwrap()).unwrap();
+        let Query::ColorExtreme { case, c1, .. } = &g.query else { panic!("{id}") };
+        let right = code(&g.query);
+        assert!(score(&id, &right).correct, "{id}");
+        // The highest address of the highest degree instead: wrong whenever there is a tie.
+        let ties_high = right.replace("if x[1] > hi[1]:", "if x[1] >= hi[1]:");
+        let tie = {
+            let degs: Vec<i64> = g.graph.to_json()["nodes"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|n| {
+                    let id = n["id"].as_str().unwrap();
+                    g.graph.to_json()["links"]
+                        .as_array()
+                        .unwrap()
+                        .iter()
+                        .filter(|l| l["source"] == id || l["target"] == id)
+                        .count() as i64
+                })
+                .collect();
+            let max = degs.iter().max().copied().unwrap_or(0);
+            degs.iter().filter(|d| **d == max).count() > 1
+        };
+        assert_eq!(score(&id, &ties_high).correct, !tie, "{id}");
+        if *case == 'b' {
+            let s = score(&id, &right.replace(&format!("G.set(hi[0], 'color', '{c1}')"), "pass"));
+            assert!(!s.correct, "{id}");
+        }
+    }
 }

@@ -6,6 +6,7 @@
 
 #[path = "../support/bless.rs"]
 mod bless;
+mod brute;
 #[cfg(feature = "sandbox")]
 mod checks;
 mod golden;

@@ -66,6 +66,26 @@ def question(g, q):
             p = str(ipaddress.ip_network(f"{n}/{q['bits']}", strict=False))
             counts[p] = counts.get(p, 0) + 1
         return [[p, c] for p, c in counts.items()]
+    if f == "edge-stat":
+        touched = [d for u, v, d in g.edges(data=True)
+                   if q["label"] in g.nodes[u]["labels"] or q["label"] in g.nodes[v]["labels"]]
+        return [["Average byte weight", "Average connection weight"],
+                [statistics.fmean(d["byte_weight"] for d in touched),
+                 statistics.fmean(d["connection_weight"] for d in touched)]]
+    if f == "label-graph":
+        h = nx.Graph()
+        h.add_nodes_from(l for _, ls in g.nodes(data="labels") for l in ls)
+        h.add_edges_from((a, b) for u, v in g.edges for a in g.nodes[u]["labels"] for b in g.nodes[v]["labels"])
+        return nx.node_link_data(h, edges="links")
+    if f == "prefix-graph":
+        pre = {n: str(ipaddress.ip_network(f"{n}/16", strict=False)) for n in g.nodes}
+        h = nx.Graph()
+        h.add_nodes_from(pre.values())
+        for u, v, w in g.edges(data="byte_weight"):
+            a, b = pre[u], pre[v]
+            old = h.edges[a, b]["byte_weight"] if h.has_edge(a, b) else 0
+            h.add_edge(a, b, byte_weight=old + w)
+        return nx.node_link_data(h, edges="links")
     if f == "top-degree":
         ranked = sorted(g.degree(), key=lambda x: (-x[1], ip_key(x[0])))[: q["k"]]
         return [[n, sorted(set(g.nodes[n]["labels"])), d] for n, d in ranked]
@@ -179,7 +199,21 @@ def threshold(ws, stat):
 
 def change(g, q):
     f = q["family"]
-    if f == "label-remove":
+    if f == "label-prefix":
+        for n in g.nodes:
+            for p, l in q["pairs"]:
+                if ipaddress.ip_address(n) in ipaddress.ip_network(p) and l not in g.nodes[n]["labels"]:
+                    g.nodes[n]["labels"] = g.nodes[n]["labels"] + [l]
+    elif f == "color-extreme":
+        order = sorted(g.nodes, key=ip_key)
+        hi = max(order, key=lambda n: (g.degree(n), -ip_key(n)))
+        lo = min(order, key=lambda n: (g.degree(n), ip_key(n)))
+        g.nodes[hi]["color"] = q["c1"]
+        if q["case"] == "a":
+            g.nodes[lo]["color"] = q["c2"]
+        else:
+            g.nodes[hi]["size"] = g.nodes[hi]["size"] * 2
+    elif f == "label-remove":
         for n in g.nodes:
             g.nodes[n]["labels"] = [l for l in g.nodes[n]["labels"] if l != q["label"]]
     elif f == "color-label":
@@ -207,8 +241,20 @@ def close(a, b):
     return a == b
 
 
+def new_key(doc):
+    """A node-link document as (node ids, {unordered end pair: stated attributes})."""
+    nodes = {n["id"] for n in doc["nodes"]}
+    edges = {}
+    for l in doc.get("links", doc.get("edges", [])):
+        attrs = {k: v for k, v in l.items() if k not in ("source", "target")}
+        edges[tuple(sorted((l["source"], l["target"])))] = attrs
+    return nodes, edges
+
+
 def same_value(mine, truth):
     data = truth["data"]
+    if truth["type"] == "new":
+        return new_key(mine) == new_key(data)
     if truth["type"] == "list" and not truth["ordered"]:
         return sorted(json.dumps(x) for x in mine) == sorted(json.dumps(x) for x in data)
     if truth["type"] == "table" and not truth["ordered"]:
