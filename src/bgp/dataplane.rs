@@ -32,9 +32,43 @@ use super::routing::{Best, Origination, PrefixState, Seeds, stable_state};
 use super::task::Task;
 use super::timeline::Change;
 use super::topology::{AsIx, LinkKind, Topology};
+use super::world::World;
 
 /// The hop limit of a traceroute (RIPE Atlas's default).
 pub const MAX_HOPS: usize = 32;
+/// Silent hops in a row after which a probe gives up.
+pub const GIVE_UP: usize = 5;
+
+/// What the data plane needs of a task: the world and every change made in it. The generator
+/// builds one before the task exists, to check that a re-origination shows in traceroutes.
+#[derive(Clone, Copy)]
+pub struct Scene<'a> {
+    pub world: &'a World,
+    pub incident: &'a Incident,
+    pub distractor: Option<&'a Incident>,
+    pub churn: &'a [Change],
+}
+
+impl Task {
+    /// The task as the data plane sees it.
+    pub fn scene(&self) -> Scene<'_> {
+        Scene {
+            world: &self.world,
+            incident: &self.incident,
+            distractor: self.distractor.as_ref(),
+            churn: &self.churn,
+        }
+    }
+}
+
+/// Host 10 of a prefix: the service address a level-3 report names, and where the generator
+/// aims the traceroutes that must show a re-origination.
+pub fn service_address(net: IpNet) -> IpAddr {
+    match net {
+        IpNet::V4(p) => IpAddr::V4((u32::from(p.network()) + 10).into()),
+        IpNet::V6(p) => IpAddr::V6((u128::from(p.network()) + 10).into()),
+    }
+}
 
 /// One AS a packet crosses, and the exchange point it entered it over, if any.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -53,7 +87,7 @@ pub struct Path {
 
 /// The routing state toward one address at one time.
 pub struct Plane<'a> {
-    task: &'a Task,
+    scene: Scene<'a>,
     dst: IpAddr,
     /// Every prefix covering the address, longest first.
     states: Vec<PrefixState>,
@@ -61,10 +95,10 @@ pub struct Plane<'a> {
 
 /// The task's changes in the order the timeline applies them: by time, ties in the order
 /// incident, distractor, churn.
-fn changes(task: &Task) -> Vec<&Change> {
-    let mut all: Vec<&Change> = task.incident.changes.iter().collect();
-    all.extend(task.distractor.iter().flat_map(|d| d.changes.iter()));
-    all.extend(task.churn.iter());
+fn changes<'a>(scene: &Scene<'a>) -> Vec<&'a Change> {
+    let mut all: Vec<&Change> = scene.incident.changes.iter().collect();
+    all.extend(scene.distractor.iter().flat_map(|d| d.changes.iter()));
+    all.extend(scene.churn.iter());
     all.sort_by_key(|c| c.t);
     all
 }
@@ -82,16 +116,22 @@ fn baseline_seeds(t: &Topology, net: IpNet) -> Seeds {
 impl<'a> Plane<'a> {
     /// The state toward `dst` at `t`.
     pub fn at(task: &'a Task, dst: IpAddr, t: u64) -> Plane<'a> {
-        let topo = &task.world.topology;
-        let applied: Vec<&Change> = changes(task).into_iter().filter(|c| c.t <= t).collect();
+        Plane::in_scene(task.scene(), dst, t)
+    }
+
+    /// The state toward `dst` at `t` in `scene`.
+    pub fn in_scene(scene: Scene<'a>, dst: IpAddr, t: u64) -> Plane<'a> {
+        let topo = &scene.world.topology;
+        let all = changes(&scene);
+        let applied: Vec<&Change> = all.iter().copied().filter(|c| c.t <= t).collect();
         let mut nets: Vec<IpNet> = topo.prefixes.iter().map(|p| p.net).filter(|n| n.contains(&dst)).collect();
-        let announced = changes(task).into_iter().flat_map(|c| c.seeds.iter().map(|s| s.prefix));
+        let announced = all.iter().flat_map(|c| c.seeds.iter().map(|s| s.prefix));
         nets.extend(announced.filter(|n| n.contains(&dst)));
         nets.sort_by_key(|n| (std::cmp::Reverse(n.prefix_len()), *n));
         nets.dedup();
         let mut seeds: Vec<Seeds> = nets.iter().map(|&n| baseline_seeds(topo, n)).collect();
-        let mut graph = Arc::clone(&task.world.graph);
-        let mut vrps = Arc::clone(&task.world.vrps);
+        let mut graph = Arc::clone(&scene.world.graph);
+        let mut vrps = Arc::clone(&scene.world.vrps);
         for c in applied {
             if let Some(g) = &c.graph {
                 graph = Arc::clone(g);
@@ -106,11 +146,11 @@ impl<'a> Plane<'a> {
             }
         }
         let states = seeds.into_iter().map(|s| stable_state(&graph, &vrps, s)).collect();
-        Plane { task, dst, states }
+        Plane { scene, dst, states }
     }
 
-    fn topo(&self) -> &Topology {
-        &self.task.world.topology
+    fn topo(&self) -> &'a Topology {
+        &self.scene.world.topology
     }
 
     /// The path of a packet sent from AS `from`.
@@ -164,15 +204,14 @@ impl<'a> Plane<'a> {
 
     /// The frozen forwarding path of a re-originator `a` of `prefix` (`a` first).
     fn reoriginated(&self, a: AsIx, prefix: IpNet) -> Option<&'a [u32]> {
-        let task = self.task;
-        let found = std::iter::once(&task.incident).chain(task.distractor.as_ref()).find(|inc| {
+        let found = self.incidents().find(|inc| {
             inc.family == Family::Ro && inc.culprit == Culprit::Offender(a) && inc.prefix == prefix
         })?;
         found.frozen.as_deref()
     }
 
-    fn incidents(&self) -> impl Iterator<Item = &'a Incident> {
-        std::iter::once(&self.task.incident).chain(self.task.distractor.as_ref())
+    fn incidents(&self) -> impl Iterator<Item = &'a Incident> + use<'a> {
+        std::iter::once(self.scene.incident).chain(self.scene.distractor)
     }
 
     /// The exchange point `a` and `b` meet over, if their link is a route-server session.
@@ -182,6 +221,46 @@ impl<'a> Plane<'a> {
             LinkKind::RouteServer(i) => Some(i),
             _ => None,
         })
+    }
+}
+
+/// What answers one hop of a traceroute.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reply {
+    /// A router, from this address.
+    Router(IpAddr),
+    /// The destination itself.
+    Destination,
+    Silent,
+}
+
+impl Path {
+    /// What answers each hop of a traceroute along this path, up to where the probe gives up
+    /// ([`GIVE_UP`] silent hops in a row).
+    pub fn replies(&self, t: &Topology, v6: bool) -> Vec<Reply> {
+        let last = self.hops.len() - 1;
+        let mut out = Vec::new();
+        let mut silent = 0;
+        for (i, &hop) in self.hops.iter().enumerate() {
+            let reply = match i == last && self.delivered {
+                true => Reply::Destination,
+                false => hop_address(t, hop, v6).map_or(Reply::Silent, Reply::Router),
+            };
+            silent = if reply == Reply::Silent { silent + 1 } else { 0 };
+            out.push(reply);
+            if silent == GIVE_UP {
+                break;
+            }
+        }
+        out
+    }
+
+    /// Whether a traceroute along this path shows AS `a` answering a hop and then the
+    /// destination answering: what a re-origination by `a` looks like in the data plane.
+    pub fn shows_through(&self, t: &Topology, a: AsIx, v6: bool) -> bool {
+        let replies = self.replies(t, v6);
+        replies.last() == Some(&Reply::Destination)
+            && self.hops.iter().zip(&replies).any(|(h, r)| h.asx == a && matches!(r, Reply::Router(_)))
     }
 }
 

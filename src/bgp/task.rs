@@ -29,6 +29,7 @@ use std::net::IpAddr;
 use ipnet::IpNet;
 
 use super::asrel_noise::{self, AsRelNoise};
+use super::dataplane::{Scene, service_address};
 use super::family::{self, Family};
 use super::incident::{self, Ctx, Incident};
 use super::level::Level;
@@ -186,7 +187,8 @@ fn attempt(s: &mut Stream, id: &QueryId, spec: &Spec, world: World, fam: Family)
         changes.extend(distractor.iter().flat_map(|d| d.changes.iter().cloned()));
         changes.extend(churn.iter().cloned());
         let timeline = world.timeline(&name, &changes);
-        let Ok(vps) = validity::check(&world, &inc, &timeline) else { continue };
+        let scene = Scene { world: &world, incident: &inc, distractor: distractor.as_ref(), churn: &churn };
+        let Ok(vps) = validity::check(&scene, &timeline) else { continue };
         if let Some(d) = &distractor
             && !validity::distractor_visible(&world, d, &timeline, inc.changes.len())
         {
@@ -217,10 +219,7 @@ fn trigger(s: &mut Stream, w: &World, inc: &Incident) -> Trigger {
     let v = &t.ases[inc.victim];
     let skew = s.below(1201);
     let org = &t.orgs[v.org];
-    let service = match inc.prefix {
-        IpNet::V4(p) => IpAddr::V4((u32::from(p.network()) + 10).into()),
-        IpNet::V6(p) => IpAddr::V6((u128::from(p.network()) + 10).into()),
-    };
+    let service = service_address(inc.prefix);
     match t.level {
         Level::L1 => Trigger {
             prefix: Some(inc.prefix),

@@ -6,6 +6,10 @@
 //! - **Identifiable**: the family's key evidence is in the collector data. Hijacks: a VP route
 //!   with the offender as origin. Forged origin: a VP path with the forged `X V` adjacency (X is
 //!   never V's neighbour, by construction). Leaks: a VP path through the valley `B L A`.
+//!   Re-origination: besides a VP route with the re-originator as origin, a probe's traceroute
+//!   at the moment the first such route reaches a collector that shows the re-originator
+//!   answering a hop and the victim's address answering after it (the one thing that tells
+//!   the family from an exact-prefix hijack).
 //!   More-specifics: a VP seeing one. ROA misconfiguration: the victim's route Invalid under
 //!   the new ROAs. Link failure: no VP path over the failed link once the change has spread.
 //!   Migration: the new origin's ROA published before the start.
@@ -18,6 +22,7 @@
 //!   ([`super::churn`], [`super::distractor`]). The distractor itself must be visible at one
 //!   vantage point and, if a leak, consistent ([`distractor_visible`]).
 
+use super::dataplane::{Plane, Scene, service_address};
 use super::family::Family;
 use super::incident::{Culprit, Incident};
 use super::level::Level;
@@ -34,7 +39,8 @@ pub enum Refusal {
 }
 
 /// Checks `inc` against its timeline; on success, the affected VPs (positions, ascending).
-pub fn check(w: &World, inc: &Incident, tl: &Timeline) -> Result<Vec<usize>, Refusal> {
+pub fn check(scene: &Scene<'_>, tl: &Timeline) -> Result<Vec<usize>, Refusal> {
+    let (w, inc) = (scene.world, scene.incident);
     let started: Vec<&Update> = tl
         .updates()
         .iter()
@@ -47,7 +53,7 @@ pub fn check(w: &World, inc: &Incident, tl: &Timeline) -> Result<Vec<usize>, Ref
     if affected.len() < need {
         return Err(Refusal::Invisible);
     }
-    if !identifiable(w, inc, tl, &started) {
+    if !identifiable(w, inc, tl, &started) || !traced(scene, &started) {
         return Err(Refusal::NoEvidence);
     }
     if !leak_consistent(w, inc) {
@@ -101,6 +107,21 @@ fn identifiable(w: &World, inc: &Incident, tl: &Timeline, started: &[&Update]) -
         Family::Bm => inc.new_roas.iter().all(|&(t, _)| t < inc.start),
         Family::Ow | Family::Ba | Family::Bp => true,
     }
+}
+
+/// For a re-origination by L: whether some probe's traceroute to the prefix's service
+/// address, at the second the first route with origin L reached a collector, crosses L (L
+/// answering its hop) and is answered by the destination. Other families need no trace.
+fn traced(scene: &Scene<'_>, started: &[&Update]) -> bool {
+    let (w, inc) = (scene.world, scene.incident);
+    let (Family::Ro, Culprit::Offender(l)) = (inc.family, inc.culprit) else { return true };
+    let first = started.iter().find(|u| u.route.as_ref().is_some_and(|r| r.path.last() == Some(&asn(w, l))));
+    let Some(first) = first else { return false };
+    let dst = service_address(inc.prefix);
+    let v6 = dst.is_ipv6();
+    let plane = Plane::in_scene(*scene, dst, first.secs());
+    let t = &w.topology;
+    w.probes.iter().filter(|p| !v6 || p.v6.is_some()).any(|p| plane.forward(p.asx).shows_through(t, l, v6))
 }
 
 fn leak_consistent(w: &World, inc: &Incident) -> bool {

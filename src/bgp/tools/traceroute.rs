@@ -16,12 +16,10 @@ use std::net::IpAddr;
 use serde_json::{Map, Value, json};
 use sha2::{Digest, Sha256};
 
-use crate::bgp::dataplane::{MAX_HOPS, Path, Plane, hop_address};
+use crate::bgp::dataplane::{GIVE_UP, MAX_HOPS, Path, Plane, Reply};
 use crate::bgp::probes::Probe;
 use crate::bgp::task::Task;
 
-/// Silent hops in a row after which a probe stops.
-const GIVE_UP: usize = 5;
 /// Seconds an unanswered packet waits (Atlas's default response timeout).
 const TIMEOUT: u64 = 4;
 
@@ -64,15 +62,13 @@ pub fn render(task: &Task, req: &Request<'_>) -> String {
 type Answer = Option<(IpAddr, bool)>;
 
 fn answers(task: &Task, path: &Path, v6: bool, target: IpAddr) -> Vec<Answer> {
-    let t = &task.world.topology;
-    let last = path.hops.len() - 1;
     let mut out: Vec<Answer> = path
-        .hops
-        .iter()
-        .enumerate()
-        .map(|(i, &hop)| match i == last && path.delivered {
-            true => Some((target, true)),
-            false => hop_address(t, hop, v6).map(|a| (a, false)),
+        .replies(&task.world.topology, v6)
+        .into_iter()
+        .map(|r| match r {
+            Reply::Router(a) => Some((a, false)),
+            Reply::Destination => Some((target, true)),
+            Reply::Silent => None,
         })
         .collect();
     if !path.delivered {
