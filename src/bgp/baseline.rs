@@ -4,12 +4,9 @@
 //! commands, and derives each reply from the whole transcript (it keeps no state). The calls:
 //! the prefix behind a reported address (`prefix-overview`), the updates of the subject
 //! (`bgp-updates`), its origins over 30 days (`routing-history`), the relationships
-//! (`asrel --all`), the origin validation of the suspect (`rpki-validation`), for a new origin
-//! of a known prefix the traceroutes that tell a re-origination from a hijack ([`traces`]),
-//! then the verdict.
+//! (`asrel --all`), the origin validation of the suspect (`rpki-validation`), then the verdict.
 //! The rules, first match wins: an origin never seen before is a hijack (exact or sub-prefix)
-//! unless its route is RPKI-valid (a planned migration or anycast: none) or, for an exact
-//! prefix, some traceroute crosses it and still reaches the prefix (a re-origination); the historic
+//! unless its route is RPKI-valid (a planned migration or anycast: none); the historic
 //! origin's route invalid is a ROA misconfiguration; a new path through a valley is a route
 //! leak of the valley's type; a new origin neighbour absent from the relationships is a
 //! forged origin; every vantage point ending withdrawn is an outage; anything else is none.
@@ -28,8 +25,6 @@ use super::prompt::REPORTED;
 use super::tools::time;
 use crate::conversation::{Agent, AgentError, AgentInfo, AgentReply, Message, Role};
 use crate::reply::fenced_blocks;
-
-mod traces;
 
 /// The scripted investigator.
 #[derive(Debug, Clone, Copy, Default)]
@@ -135,16 +130,9 @@ fn decide(messages: &[Message]) -> Step {
         let rpki = format!("ripestat rpki-validation resource=AS{asn} prefix={prefix}");
         let Some(obs) = answer(&done, &rpki) else { return Step::Run(rpki) };
         let status = data(obs).and_then(|d| d["status"].as_str().map(str::to_string)).unwrap_or_default();
-        let mut reoriginated = false;
-        if ev.new_origin_of_known_prefix(*asn, prefix) && status != "valid" {
-            match traces::investigate(&done, &ev, *asn, prefix, rep.address.as_deref()) {
-                traces::Outcome::Run(cmd) => return Step::Run(cmd),
-                traces::Outcome::Reoriginated(r) => reoriginated = r,
-            }
-        }
-        return Step::Submit(ev.verdict(suspect, &status, reoriginated));
+        return Step::Submit(ev.verdict(suspect, &status));
     }
-    Step::Submit(ev.verdict(None, "", false))
+    Step::Submit(ev.verdict(None, ""))
 }
 
 /// One announcement or withdrawal from `bgp-updates`.
@@ -223,11 +211,6 @@ impl Evidence {
 
     fn all_historic(&self) -> BTreeSet<u32> {
         self.historic.values().flatten().copied().collect()
-    }
-
-    /// Whether `asn` is an origin never seen before and `prefix` one seen before the window.
-    fn new_origin_of_known_prefix(&self, asn: u32, prefix: &str) -> bool {
-        !self.all_historic().contains(&asn) && self.historic.contains_key(prefix)
     }
 
     /// A new origin and its prefix, if some announcement has one.
@@ -335,8 +318,7 @@ impl Evidence {
         set.into_iter().collect()
     }
 
-    /// The verdict; `reoriginated`: a traceroute crossed the suspect and still reached the prefix.
-    fn verdict(&self, suspect: Option<(u32, String)>, status: &str, reoriginated: bool) -> Value {
+    fn verdict(&self, suspect: Option<(u32, String)>, status: &str) -> Value {
         let none = json!({"incident_type": "none", "mitigation": {"action": "none"}});
         if self.updates.is_empty() {
             return none;
@@ -352,11 +334,8 @@ impl Evidence {
                 if status == "valid" {
                     return none;
                 }
-                let kind = match (self.historic.contains_key(prefix), reoriginated) {
-                    (true, true) => "reorigination",
-                    (true, false) => "exact_prefix_hijack",
-                    (false, _) => "subprefix_hijack",
-                };
+                let exact = self.historic.contains_key(prefix);
+                let kind = if exact { "exact_prefix_hijack" } else { "subprefix_hijack" };
                 return accuse(kind, "offender_asn", *asn, start);
             }
             if status.starts_with("invalid") {
