@@ -19,10 +19,12 @@ fn world(id: &str) -> World {
 }
 
 /// The oracle's fix, and the scripted baseline, which must also stay safe on these: a widened
-/// port (L2 s0), a moved VM (L2 s2), a moved VM with a swapped and a dropped rule (L3 s0).
+/// port (L2 s0), a moved VM (L2 s2), a moved VM with a swapped and a dropped rule (L3 s0), a
+/// moved VM that left its own group's ssh rule looking unobserved, with a dropped rule (L3 s14:
+/// scripted used to move it into the wrong group and delete the rule).
 #[test]
 fn the_known_good_fix_solves_and_scripted_repairs_safely() {
-    for (level, seed) in [(2, 0), (2, 2), (2, 7), (3, 0), (3, 7)] {
+    for (level, seed) in [(2, 0), (2, 2), (2, 7), (3, 0), (3, 7), (3, 14)] {
         let id = format!("microseg-v1-L{level}-s{seed}-i4");
         let g = Arc::new(generate(&id.parse().unwrap()).unwrap());
         assert!(!g.faults.is_empty() && g.given.contains("Report:\n"), "{id}");

@@ -16,7 +16,6 @@
 
 mod read;
 
-use std::collections::btree_map::Entry;
 use std::collections::{BTreeMap, BTreeSet};
 
 use crate::conversation::{Agent, AgentError, AgentInfo, AgentReply, Message, Role};
@@ -85,17 +84,33 @@ impl<'a> Groups<'a> {
         })
     }
 
+    /// Whether a flagged rule naming group `g` on `ip`'s side admits the key with `ip` in `g`.
+    fn granted(&self, &(s, d, p, port): &Key, ip: u32, g: &str) -> bool {
+        let names = |peer: &Peer| matches!(peer, Peer::Group(x) if x == g);
+        let trial = Some((ip, g));
+        self.suspect.iter().filter_map(|i| self.seen.rules.get(i - 1)).any(|(_, r)| {
+            r.admits_port(p, port)
+                && (s != ip || names(&r.src))
+                && (d != ip || names(&r.dst))
+                && self.holds(&r.src, s, trial)
+                && self.holds(&r.dst, d, trial)
+        })
+    }
+
     /// The group to move `ip` into: under it the rules admit every observed connection of the
     /// address they admit now, and more; no other group does as well. Rules the report calls
-    /// unobserved are left out (an `any any` rule would make every group look alike).
+    /// unobserved are left out of the count (an `any any` rule would make every group look
+    /// alike), but one that names the group itself still keeps a connection: a moved VM can
+    /// leave its own group's rule unobserved (the bastion's ssh to the one api VM it reached).
     fn better(&self, ip: u32, keys: &BTreeSet<Key>) -> Option<&'a str> {
         let now = self.of(ip);
         let here: BTreeSet<&Key> = keys.iter().filter(|k| self.admits(k, None)).collect();
         let mut scores: Vec<(usize, &str)> = Vec::new();
         for g in self.seen.groups.keys().map(String::as_str).filter(|g| !now.contains(g)) {
-            let there: BTreeSet<&Key> = keys.iter().filter(|k| self.admits(k, Some((ip, g)))).collect();
-            if there.len() > here.len() && there.is_superset(&here) {
-                scores.push((there.len(), g));
+            let there = keys.iter().filter(|k| self.admits(k, Some((ip, g)))).count();
+            let kept = |k: &&Key| self.admits(k, Some((ip, g))) || self.granted(k, ip, g);
+            if there > here.len() && here.iter().all(kept) {
+                scores.push((there, g));
             }
         }
         scores.sort_by_key(|a| std::cmp::Reverse(a.0));
@@ -123,24 +138,20 @@ fn tenant(ip: u32) -> bool {
 /// showed) and those the probed rules carry together (the probe deletes them one after
 /// another, so two rules admitting the same traffic do not hide it from each other); and
 /// whether the probes listed every line.
-fn lines(s: &Seen) -> (BTreeMap<LineKey, Denied>, BTreeSet<LineKey>, bool) {
+fn lines(s: &Seen) -> (BTreeMap<LineKey, Denied>, bool) {
     let reference = match (&s.deny_probe, s.report.default_allow) {
         (Some(r), true) => r,
         _ => &s.report,
     };
     let mut all: BTreeMap<LineKey, Denied> = reference.denied.iter().map(|d| (d.key(), d.clone())).collect();
-    let mut carried = BTreeSet::new();
     let mut complete = true;
     for p in s.rule_probes.values() {
         complete &= !p.more;
         for d in &p.denied {
-            if let Entry::Vacant(e) = all.entry(d.key()) {
-                carried.insert(d.key());
-                e.insert(d.clone());
-            }
+            all.entry(d.key()).or_insert_with(|| d.clone());
         }
     }
-    (all, carried, complete)
+    (all, complete)
 }
 
 /// Addresses of tenant VMs in the lines, most lines first.
@@ -161,11 +172,12 @@ struct Fixes {
     lines: Vec<String>,
     deleted: Vec<usize>,
     deny: bool,
-    pending: BTreeSet<u32>,
+    /// Addresses to list, both ends of each unresolved line in line order.
+    pending: Vec<u32>,
 }
 
 fn fixes(s: &Seen) -> Fixes {
-    let (lines, carried, complete) = lines(s);
+    let (lines, complete) = lines(s);
     let profiled = |ip: u32| !tenant(ip) || s.profiles.get(&ip).is_some_and(|p| p.as_src && p.as_dst);
     let mut g = Groups::new(s);
     for ip in addresses(&lines).into_iter().filter(|&ip| tenant(ip) && profiled(ip)) {
@@ -175,14 +187,19 @@ fn fixes(s: &Seen) -> Fixes {
     }
     let mut adds: Vec<String> = Vec::new();
     let mut unresolved: BTreeSet<LineKey> = BTreeSet::new();
-    let mut pending = BTreeSet::new();
+    let mut pending: Vec<u32> = Vec::new();
     for (k, d) in &lines {
         let moved = g.moved.contains_key(&d.src.ip) || g.moved.contains_key(&d.dst.ip);
         if moved && g.admits(&(d.src.ip, d.dst.ip, d.proto, d.port), None) {
             continue;
         }
         if !profiled(d.src.ip) || !profiled(d.dst.ip) {
-            pending.extend([d.src.ip, d.dst.ip].into_iter().filter(|&ip| !profiled(ip)));
+            // Both ends again, even one listed now: the next turn sees only its own listings.
+            for ip in [d.src.ip, d.dst.ip].into_iter().filter(|&ip| tenant(ip)) {
+                if !pending.contains(&ip) {
+                    pending.push(ip);
+                }
+            }
             unresolved.insert(k.clone());
             continue;
         }
@@ -207,11 +224,12 @@ fn fixes(s: &Seen) -> Fixes {
         })
         .collect();
     // The probed rules go together, once what they carry is added; not in a batch that moves a
-    // VM, since the probes judged them with the old membership.
+    // VM, since the probes judged them with the old membership, nor while a line waits for
+    // profiles, since it may turn out to be a moved VM whose return makes a flagged rule observed.
     let probed: Vec<usize> =
         s.report.unobserved.iter().filter(|i| s.rule_probes.contains_key(i)).copied().collect();
     let mut deleted = Vec::new();
-    if complete && g.moved.is_empty() && carried.iter().all(|k| !unresolved.contains(k)) {
+    if complete && g.moved.is_empty() && unresolved.is_empty() {
         deleted = probed;
         deleted.sort_unstable_by(|a, b| b.cmp(a));
     }

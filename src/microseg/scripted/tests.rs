@@ -122,3 +122,57 @@ fn a_default_allow_goes_only_with_what_it_alone_admitted() {
 fn a_clean_report_ends_the_episode() {
     assert_eq!(scripted("> show\ndefault deny\nReport:\nNo findings."), batch(&["done"]));
 }
+
+#[test]
+fn a_moved_vm_is_moved_back_when_its_own_groups_rule_looks_unobserved() {
+    // 10.1.0.21 (an api VM) was moved into shop.db. The bastion reached only it of the api VMs,
+    // so rule 1 looks unobserved; only rule 1, which names shop.api, keeps that ssh after the
+    // move back. Deleting rule 1 instead would deny the bastion's ssh to the other api VMs.
+    let groups = "group hub.bastion: 10.0.0.5\ngroup shop.api: 10.1.0.20\n\
+                  group shop.db: 10.1.0.30 10.1.0.21\ngroup shop.web: 10.1.0.10";
+    let rules = [
+        "hub.bastion → shop.api tcp/22",
+        "hub.bastion → shop.db tcp/22",
+        "shop.web → shop.api tcp/3000",
+        "shop.api → shop.db tcp/5432",
+    ];
+    let denied = "Denied observed: shop.web 10.1.0.10 → shop.db 10.1.0.21 tcp/3000 (50 connections)
+Denied observed: shop.db 10.1.0.21 → shop.db 10.1.0.30 tcp/5432 (9 connections)";
+    let unobserved =
+        "Unobserved allow: rule 1 (hub.bastion → shop.api tcp/22) admits 1 class keys never observed";
+    let flows = "> flows src=10.1.0.10 top=1000
+10.1.0.10 → 10.1.0.20 tcp/3000: 50 connections, 7000 bytes
+10.1.0.10 → 10.1.0.21 tcp/3000: 50 connections, 7000 bytes
+> flows dst=10.1.0.10 top=1000
+no connections
+> flows src=10.1.0.21 top=1000
+10.1.0.21 → 10.1.0.30 tcp/5432: 9 connections, 900 bytes
+> flows dst=10.1.0.21 top=1000
+10.1.0.10 → 10.1.0.21 tcp/3000: 50 connections, 7000 bytes
+10.0.0.5 → 10.1.0.21 tcp/22: 1 connections, 300 bytes
+> flows src=10.1.0.30 top=1000
+no connections
+> flows dst=10.1.0.30 top=1000
+10.1.0.20 → 10.1.0.30 tcp/5432: 40 connections, 9000 bytes
+10.1.0.21 → 10.1.0.30 tcp/5432: 9 connections, 900 bytes";
+    let probe = ["rule del 1", "check", "rule add hub.bastion shop.api tcp 22 at 1"];
+    let turn = format!(
+        "{flows}\n> rule del 1\n> check\n{denied}\n> {}\n> show\n{}\nReport:\n{denied}\n{unobserved}",
+        probe[2],
+        listing(groups, &rules, "deny")
+    );
+    let want =
+        [&["member add shop.api 10.1.0.21", "member del shop.db 10.1.0.21"][..], &probe[..], &["show"]];
+    assert_eq!(scripted(&turn), batch(&want.concat()));
+    // Without the profiles nothing is deleted yet: a waiting line may be a moved VM.
+    let turn = format!(
+        "> rule del 1\n> check\n{denied}\n> {}\n> show\n{}\nReport:\n{denied}\n{unobserved}",
+        probe[2],
+        listing(groups, &rules, "deny")
+    );
+    let b = scripted(&turn);
+    assert!(
+        b.starts_with("```\nflows src=") && b.matches("rule del 1\n").count() == b.matches(probe[2]).count(),
+        "{b}"
+    );
+}
