@@ -51,8 +51,7 @@ pub use remote::{
 pub use search::{CONFIRM_SEEDS, MAX_CANDIDATES, Next, Point, SEARCH_SEEDS, Search, XL, normal_quantile};
 pub use space::{
     Cell, Dim, Enc, Encoder, Reference, Space, SpaceOf, Via, feasible_cells, first_appearance, realise_knobs,
-    scan,
-    scan_generating,
+    scan, scan_generating,
 };
 pub use state::{
     Component, Confirmation, Evaluation, MAX_TOKEN, Mode, Phase, Pin, Promotion, RateCi, RoundNote, SCHEMA,
