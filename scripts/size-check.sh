@@ -5,9 +5,10 @@
 # (netpress-worker-<app>, loaded when one of its tasks opens) at most 1 MB gzip
 # (1 MB = 1,000,000 bytes; gzip -9, what a static server would send). One named exception:
 # MALT's bundle carries monty, the Python interpreter, and the traffic and microseg engines that
-# share it, and is over 1 MB (1,578,047 B measured once microseg's render and repair families and
-# the shell's jq joined it; 1,471,514 B before them; 1,987,979 B with the Unicode name and regex
-# property tables; what is in it and why it does not fit: docs/bundles.md, "Budgets"). It is held
+# share it, and is over 1 MB (1,677,566 B with traffic's property and graph-building families and
+# microseg's scripted repair; 1,578,047 B before them; 1,471,514 B before microseg's render and
+# repair families and the shell's jq; 1,987,979 B with the Unicode name and regex property tables;
+# what is in it and why it does not fit: docs/bundles.md, "Budgets"). It is held
 # about 1% above its measured size, so it cannot grow unnoticed; lower MALT_BUDGET whenever it
 # shrinks.
 # Usage: scripts/size-check.sh [DIST]   (default: dist)
@@ -16,7 +17,7 @@ cd "$(dirname "$0")/.."
 DIST="${1:-dist}"
 MAIN_BUDGET=600000
 ENGINE_BUDGET=1000000
-MALT_BUDGET=1594000
+MALT_BUDGET=1694000
 
 # The one file matching a pattern in DIST, or a clear failure.
 one() {
