@@ -149,6 +149,14 @@ pub trait App: Sync {
     /// every machine. Implementations start with `self.info().check_id(id)?`.
     fn generate(&self, id: &QueryId) -> Result<Arc<dyn Task>>;
 
+    /// The sandbox limits an answer runs under when nobody overrides them. The prompt states
+    /// them, so they are part of the task's content: the sandbox worker applies a request's
+    /// overrides on top of these, not on top of [`crate::sandbox::Limits::default`], or the page
+    /// would show another task than the CLI for the same id.
+    fn limits(&self) -> crate::sandbox::Limits {
+        crate::sandbox::Limits::default()
+    }
+
     /// [`App::generate`], for episodes whose sandboxed runs stay within `limits` (the sandbox
     /// worker's per-request overrides). Applications without a sandbox ignore the limits.
     fn generate_limited(&self, id: &QueryId, limits: &crate::sandbox::Limits) -> Result<Arc<dyn Task>> {

@@ -120,8 +120,12 @@ impl App for Microseg {
         &INFO
     }
 
+    fn limits(&self) -> crate::sandbox::Limits {
+        task::limits()
+    }
+
     fn generate(&self, id: &QueryId) -> Result<Arc<dyn Task>> {
-        self.generate_limited(id, &task::limits())
+        self.generate_limited(id, &self.limits())
     }
 
     fn generate_limited(&self, id: &QueryId, limits: &crate::sandbox::Limits) -> Result<Arc<dyn Task>> {

@@ -51,7 +51,11 @@ pub struct LimitOverrides {
 impl LimitOverrides {
     /// The default limits with these overrides applied.
     pub fn apply(self) -> Limits {
-        let d = Limits::default();
+        self.over(Limits::default())
+    }
+
+    /// `d` with these overrides applied (an application's own limits, [`crate::App::limits`]).
+    pub fn over(self, d: Limits) -> Limits {
         Limits {
             time: self.time_ms.map_or(d.time, Duration::from_millis),
             memory: self.memory_mb.map_or(d.memory, |m| m.saturating_mul(1024 * 1024)),

@@ -296,7 +296,7 @@ impl Worker {
     fn task(&self, id: &str, limits: LimitOverrides) -> Result<(Arc<dyn Task>, &'static dyn App), String> {
         let id: QueryId = id.parse().map_err(|e: crate::Error| e.to_string())?;
         let app = self.registry.app(&id.app).map_err(|e| e.to_string())?;
-        Ok((app.generate_limited(&id, &limits.apply()).map_err(|e| e.to_string())?, app))
+        Ok((app.generate_limited(&id, &limits.over(app.limits())).map_err(|e| e.to_string())?, app))
     }
 
     fn open(&self, id: &str, limits: LimitOverrides) -> String {

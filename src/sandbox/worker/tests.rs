@@ -107,6 +107,20 @@ fn open_describes_a_task() {
     assert_eq!(op(&mut w, r#"{"op":"baseline"}"#), "error");
 }
 
+/// The worker starts from an application's own limits, not the sandbox's defaults: microseg's
+/// prompt states its 10 s and 512 MiB, so a worker that opened it with 2 s and 256 MiB showed
+/// the page another task (another content hash) than the CLI for the same id.
+#[test]
+fn an_opened_task_is_the_one_the_cli_generates() {
+    let mut w = Worker::default();
+    let id = "microseg-v1-L2-s1887031812-i1";
+    let opened = parse(&w.handle(&json!({"op": "open", "id": id}).to_string())[0]);
+    assert_eq!(opened["op"], "opened", "{opened}");
+    let view: crate::task_view::TaskView = serde_json::from_value(opened["view"].clone()).unwrap();
+    let task = Registry::standard().generate(id).unwrap();
+    assert_eq!(view.card.content_hash, task.card().content_hash, "{id}");
+}
+
 /// The built-in agent plays an episode inside the worker, one `baseline` then `submit` per
 /// turn, to the same record as the library's runner gives it natively; `compose` addresses
 /// the machines `started` lists.
