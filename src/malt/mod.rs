@@ -121,7 +121,7 @@ impl App for Malt {
     }
 
     fn generate(&self, id: &QueryId) -> Result<Arc<dyn Task>> {
-        self.generate_limited(id, &crate::sandbox::Limits::default())
+        self.generate_limited(id, &self.limits())
     }
 
     /// A task whose episodes run answers within `limits`.

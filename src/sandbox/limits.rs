@@ -49,12 +49,8 @@ pub struct LimitOverrides {
 }
 
 impl LimitOverrides {
-    /// The default limits with these overrides applied.
-    pub fn apply(self) -> Limits {
-        self.over(Limits::default())
-    }
-
-    /// `d` with these overrides applied (an application's own limits, [`crate::App::limits`]).
+    /// `d` with these overrides applied: the worker passes the application's own limits
+    /// ([`crate::App::limits`]), which its prompt states.
     pub fn over(self, d: Limits) -> Limits {
         Limits {
             time: self.time_ms.map_or(d.time, Duration::from_millis),
@@ -72,14 +68,14 @@ mod tests {
 
     #[test]
     fn overrides_replace_only_what_they_name() {
-        assert_eq!(LimitOverrides::default().apply(), Limits::default());
+        assert_eq!(LimitOverrides::default().over(Limits::default()), Limits::default());
         let o: LimitOverrides = serde_json::from_str(r#"{"time_ms":50,"memory_mb":8}"#).unwrap();
-        let l = o.apply();
+        let l = o.over(Limits::default());
         assert_eq!((l.time, l.memory), (Duration::from_millis(50), 8 << 20));
         assert_eq!(l.host_calls, Limits::default().host_calls);
         // A huge memory figure saturates rather than overflowing.
         let big = LimitOverrides { memory_mb: Some(usize::MAX), ..LimitOverrides::default() };
-        assert_eq!(big.apply().memory, usize::MAX);
+        assert_eq!(big.over(Limits::default()).memory, usize::MAX);
         assert!(serde_json::from_str::<LimitOverrides>(r#"{"time":5}"#).is_err());
     }
 }

@@ -130,7 +130,7 @@ impl App for Traffic {
     }
 
     fn generate(&self, id: &QueryId) -> Result<Arc<dyn Task>> {
-        self.generate_limited(id, &crate::sandbox::Limits::default())
+        self.generate_limited(id, &self.limits())
     }
 
     fn generate_limited(&self, id: &QueryId, limits: &crate::sandbox::Limits) -> Result<Arc<dyn Task>> {
