@@ -263,16 +263,19 @@ pub fn run_threads<T: Planned>(
     let batch = Batch::new(tasks, jobs, cancel.clone());
     let lanes = batch.lanes();
     let batch = Mutex::new(batch);
+    let gate = SandboxGate::new(lanes);
     let (tx, rx) = mpsc::channel();
     std::thread::scope(|scope| {
         for _ in 0..lanes {
-            let (tx, batch) = (tx.clone(), &batch);
+            let (tx, batch, gate) = (tx.clone(), &batch, &gate);
             scope.spawn(move || {
                 loop {
                     let next = batch.lock().map(|mut b| b.start_next()).unwrap_or(None);
                     let Some((index, planned)) = next else { break };
                     let id = planned.id();
-                    let task = match planned.task() {
+                    let gate = gate.for_task(&id);
+                    let planned = gate.hold(|| planned.task());
+                    let task = match planned {
                         Ok(task) => task,
                         Err(e) => {
                             cancel.cancel(format!("cannot generate {id}: {e}"));
@@ -282,9 +285,10 @@ pub fn run_threads<T: Planned>(
                         }
                     };
                     let mut agent = factory(&id);
-                    let mut runner = Runner::new(task, settings);
-                    super::episode::drive(&mut runner, agent.as_mut(), cancel);
-                    let ended = Ended::of(&runner, &agent.info());
+                    let mut runner = gate.hold(|| Runner::new(task, settings));
+                    super::episode::drive_gated(&mut runner, agent.as_mut(), cancel, gate.mutex());
+                    let ended = gate.hold(|| Ended::of(&runner, &agent.info()));
+                    gate.hold(|| drop(runner));
                     let Ok(finished) = batch.lock().map(|mut b| b.finish(index, ended)) else { break };
                     if tx.send(finished).is_err() {
                         break;
@@ -298,7 +302,8 @@ pub fn run_threads<T: Planned>(
         let mut order = InOrder::default();
         for finished in rx {
             for record in order.push(finished.index, finished.record) {
-                if let Err(e) = done(record) {
+                let id = record.as_ref().map_or(String::new(), |r| r.id.clone());
+                if let Err(e) = gate.for_task(&id).hold(|| done(record)) {
                     cancel.cancel(format!("cannot write results: {e}"));
                     return Err(e);
                 }
@@ -306,6 +311,50 @@ pub fn run_threads<T: Planned>(
         }
         Ok(())
     })
+}
+
+/// One sandboxed step at a time in this process, and nothing else of a sandboxed batch beside it.
+///
+/// The sandbox's memory limit counts every live byte of the process (`monty_alloc`, the global
+/// allocator, keeps one total: docs/sandbox.md, "Native runs"). A lane generating a traffic
+/// task of a hundred thousand flow records while another lane's agent code runs would be
+/// charged to that code: a spurious `MemoryError`, or, past the limit's small headroom, the
+/// allocator ending the whole process. So in a batch of more than one lane, everything a lane
+/// does for a sandboxed application's task except waiting for the agent (generating, each step,
+/// scoring, writing, dropping) holds one lock. Endpoint agents still overlap their calls, which
+/// is where a batch's time goes; other applications are not gated.
+#[cfg(not(target_arch = "wasm32"))]
+struct SandboxGate {
+    lock: Option<std::sync::Mutex<()>>,
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+impl SandboxGate {
+    fn new(lanes: usize) -> Self {
+        SandboxGate { lock: (lanes > 1).then(|| std::sync::Mutex::new(())) }
+    }
+
+    /// The gate for the task of `id`: shut only for a sandboxed application's task.
+    fn for_task(&self, id: &str) -> GateFor<'_> {
+        let app = id.split('-').next().unwrap_or_default();
+        let sandboxed = crate::registry::info(app).is_ok_and(|i| i.sandboxed);
+        GateFor(self.lock.as_ref().filter(|_| sandboxed))
+    }
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+struct GateFor<'a>(Option<&'a std::sync::Mutex<()>>);
+
+#[cfg(not(target_arch = "wasm32"))]
+impl GateFor<'_> {
+    fn hold<R>(&self, f: impl FnOnce() -> R) -> R {
+        let _held = self.0.map(super::episode::lock_gate);
+        f()
+    }
+
+    fn mutex(&self) -> Option<&std::sync::Mutex<()>> {
+        self.0
+    }
 }
 
 #[cfg(test)]

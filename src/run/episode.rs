@@ -269,10 +269,31 @@ pub fn run_episode(task: Arc<dyn Task>, agent: &mut dyn Agent, settings: RunSett
 /// Feeds a blocking agent's replies to the runner until the episode ends or `cancel` is set
 /// (checked before every call; the agent should also watch it during a call).
 pub fn drive(runner: &mut Runner, agent: &mut dyn Agent, cancel: &Cancel) {
-    while !runner.stop_if_cancelled(cancel) {
+    drive_gated(runner, agent, cancel, None);
+}
+
+/// [`drive`], each step under `gate` when there is one (the agent's call outside it).
+pub(crate) fn drive_gated(
+    runner: &mut Runner,
+    agent: &mut dyn Agent,
+    cancel: &Cancel,
+    gate: Option<&std::sync::Mutex<()>>,
+) {
+    let held = || gate.map(lock_gate);
+    while !{
+        let _held = held();
+        runner.stop_if_cancelled(cancel)
+    } {
         let reply = agent.reply(runner.messages());
+        let _held = held();
         runner.submit(reply);
     }
+}
+
+/// Takes a gate; a lane that panicked while holding it left nothing to repair, so a poisoned
+/// lock is taken as it is.
+pub(crate) fn lock_gate(gate: &std::sync::Mutex<()>) -> std::sync::MutexGuard<'_, ()> {
+    gate.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 #[cfg(test)]

@@ -73,6 +73,12 @@ impl Armed {
     fn new(memory: usize) -> Armed {
         if let Ok(mut n) = ARMED.lock() {
             if *n == 0 {
+                // The limit is counted from the live bytes of this moment. `set_limit` keeps
+                // the lowest total it has ever seen as the base, so a later task holding more
+                // (a traffic task's flow table) would be charged to its agent's code and fail
+                // before the code ran; only runs that overlap share one base and one budget.
+                let live = monty_types::LIVE_MEMORY.load(std::sync::atomic::Ordering::Relaxed);
+                monty_types::BASELINE_MEMORY.store(live, std::sync::atomic::Ordering::Relaxed);
                 let _ = monty_alloc::set_limit(Some(memory), false);
             }
             *n += 1;
