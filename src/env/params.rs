@@ -73,8 +73,8 @@ impl ResetParams {
         self.resolve_with(registry, defaults, false)
     }
 
-    /// [`ResetParams::resolve`] for a caller that runs sandboxed steps in worker processes
-    /// (`sandbox_pool`), one run a step: such an episode has the one turn a run takes.
+    /// [`ResetParams::resolve`] for a caller that may run sandboxed steps in worker processes
+    /// (`sandbox_pool`: the server's, which replay a session's turns at each step).
     pub fn resolve_with(
         &self,
         registry: &Registry,
@@ -83,17 +83,7 @@ impl ResetParams {
     ) -> Result<Resolved, EnvError> {
         let id = self.query_id(registry, defaults)?;
         let app = registry.app(&id.app).map_err(|e| EnvError::from_library(&e))?;
-        if app.info().sandboxed && sandbox_pool {
-            if let Some(t) = self.max_turns.filter(|&t| t != 1) {
-                return Err(EnvError::new(
-                    Reason::BadValue,
-                    format!(
-                        "max_turns {t}: {} episodes here have one turn (each step is one sandbox run)",
-                        app.info().name
-                    ),
-                ));
-            }
-        } else if app.info().sandboxed {
+        if app.info().sandboxed && !sandbox_pool {
             return Err(EnvError::new(
                 Reason::SandboxedApp,
                 format!(
@@ -234,6 +224,18 @@ mod tests {
         for (data, want) in cases {
             assert_eq!(reason(data.clone()), want, "{data}");
         }
+    }
+
+    /// Sandboxed applications take any turn limit where a sandbox pool runs their steps (it
+    /// replays the turns), and nothing where none does.
+    #[test]
+    fn sandboxed_turn_limits_need_a_pool_only() {
+        let p: ResetParams =
+            serde_json::from_value(json!({"task_id": "malt-v1-L1-s0-i0", "max_turns": 3})).unwrap();
+        let with = p.resolve_with(Registry::standard(), &Defaults::default(), true).unwrap();
+        assert_eq!(with.settings.max_turns, Some(3));
+        let without = p.resolve_with(Registry::standard(), &Defaults::default(), false);
+        assert_eq!(without.err().map(|e| e.reason), Some(Reason::SandboxedApp));
     }
 
     #[test]

@@ -14,6 +14,7 @@ use crate::app::{Finish, Score};
 use crate::conversation::{AgentError, AgentInfo, AgentReply, Tokens};
 use crate::record::{ResultRecord, TurnRecord};
 use crate::run::Runner;
+use crate::sandbox::Replayed;
 
 /// The largest reply a step accepts, in bytes.
 pub const MAX_REPLY_BYTES: usize = 256 * 1024;
@@ -127,9 +128,11 @@ pub struct Session {
     /// The score card once the episode is over, kept: scoring walks the whole episode (a
     /// record), and every later step, state and observation reports the same card.
     final_score: Option<Score>,
-    /// The episode as a sandbox worker ran it: a sandboxed application's turn runs agent code,
-    /// which runs in a worker process, not here; its record is then the episode's truth.
-    remote: Option<ResultRecord>,
+    /// The turns a sandbox worker ran so far (a sandboxed application's turn runs agent code,
+    /// which runs in a worker process, not here), sent again with every later step.
+    sent: Vec<Result<AgentReply, AgentError>>,
+    /// The episode as the worker last replayed it: from then on the episode's truth.
+    remote: Option<Replayed>,
 }
 
 impl Session {
@@ -146,6 +149,7 @@ impl Session {
             record: resolved.record,
             progress,
             final_score: None,
+            sent: Vec::new(),
             remote: None,
         };
         session.keep_score();
@@ -164,43 +168,66 @@ impl Session {
 
     pub fn finished(&self) -> Option<Finish> {
         match &self.remote {
-            Some(r) => Some(r.finish),
+            Some(r) => r.finished,
             None => self.runner.finished(),
         }
     }
 
     /// The turns so far (the worker's, once one ran the episode).
     fn turns(&self) -> &[TurnRecord] {
-        self.remote.as_ref().map_or(self.runner.turns(), |r| &r.turns)
+        self.remote.as_ref().map_or(self.runner.turns(), |r| &r.record.turns)
     }
 
     fn progress(&self) -> f64 {
-        self.remote.as_ref().map_or_else(|| self.runner.episode().score().progress, |r| r.score.progress)
+        self.remote
+            .as_ref()
+            .map_or_else(|| self.runner.episode().score().progress, |r| r.record.score.progress)
     }
 
-    /// Whether a reply goes to [`Session::adopt`] through a sandbox worker rather than to
-    /// [`Session::step`]: the episode is still open and this turn is its last (the worker
-    /// runs the reply as the one turn of a fresh episode, its `check`).
+    /// Whether a turn goes to [`Session::adopt`] through a sandbox worker rather than to
+    /// [`Session::step`]: the episode is still open and no turn of it ran here.
     pub fn wants_sandbox(&self) -> bool {
-        self.finished().is_none() && self.runner.turns().is_empty() && self.runner.max_turns() == 1
+        self.finished().is_none() && self.runner.turns().is_empty()
     }
 
-    /// The step of a reply that a sandbox worker ran: `record` is the worker's record of the
-    /// same task, prompt variant and reply as the only turn. A record of another task, or of
-    /// an episode that did not end, is refused (the session is left as it was).
-    pub fn adopt(&mut self, record: ResultRecord) -> Result<StepResult, EnvError> {
+    /// The turns a sandbox worker ran so far, in order: a worker replays them, then the next.
+    pub fn sent(&self) -> &[Result<AgentReply, AgentError>] {
+        &self.sent
+    }
+
+    /// The step of `turn` that a sandbox worker ran: `replayed` is its episode of this task,
+    /// prompt variant and turn limit fed [`Session::sent`] then `turn`. An answer for another
+    /// task or settings, with another number of turns, whose earlier turns differ from the ones
+    /// adopted before, or that claims to go on past the turn limit, is refused (the session is
+    /// left as it was).
+    pub fn adopt(
+        &mut self,
+        turn: Result<AgentReply, AgentError>,
+        replayed: Replayed,
+    ) -> Result<StepResult, EnvError> {
         let card = self.runner.task().card();
-        if !self.wants_sandbox()
-            || record.id != card.id
-            || record.content_hash != card.content_hash
-            || record.turns.len() != 1
-        {
+        let r = &replayed.record;
+        let n = self.sent.len();
+        let fits = self.wants_sandbox()
+            && r.id == card.id
+            && r.content_hash == card.content_hash
+            && r.prompt_variant == self.runner.variant()
+            && r.max_turns == self.max_turns()
+            && r.turns.len() == n + 1
+            && r.turns[..n] == *self.turns()
+            && (replayed.finished.is_some() || r.turns.len() < self.max_turns() as usize);
+        if !fits {
             return Err(EnvError::new(
                 Reason::Panic,
-                format!("the sandbox worker answered for another episode ({})", record.id),
+                format!(
+                    "the sandbox worker answered for another episode ({}, {} turns)",
+                    r.id,
+                    r.turns.len()
+                ),
             ));
         }
-        self.remote = Some(record);
+        self.sent.push(turn);
+        self.remote = Some(replayed);
         Ok(self.after_turn())
     }
 
@@ -302,7 +329,7 @@ impl Session {
     /// The result record of the episode as it stands (`netpress.result.v1`).
     pub fn record(&self) -> ResultRecord {
         match &self.remote {
-            Some(r) => r.clone(),
+            Some(r) => r.record.clone(),
             None => self.runner.record(&env_agent()),
         }
     }
@@ -310,4 +337,52 @@ impl Session {
 
 fn finish_name(finish: Finish) -> String {
     serde_json::to_value(finish).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::{Value, json};
+
+    use super::*;
+    use crate::env::{Defaults, ResetParams};
+    use crate::registry::Registry;
+    use crate::sandbox::ReplayTurn;
+    use crate::sandbox::worker::Worker;
+
+    fn session(id: &str) -> Session {
+        let p: ResetParams = serde_json::from_value(json!({"task_id": id, "max_turns": 3})).unwrap();
+        Session::start(p.resolve_with(Registry::standard(), &Defaults::default(), true).unwrap(), || {
+            "e".into()
+        })
+        .0
+    }
+
+    /// What a worker answers to a replay of `turns` on `id`.
+    fn replayed(id: &str, turns: &[Result<AgentReply, AgentError>]) -> Replayed {
+        let replies: Vec<ReplayTurn> = turns.iter().map(ReplayTurn::of).collect();
+        let request =
+            json!({"op": "replay", "id": id, "replies": replies, "max_turns": 3, "agent": env_agent()});
+        let answer: Value = serde_json::from_str(&Worker::default().handle(&request.to_string())[0]).unwrap();
+        serde_json::from_value(answer).unwrap()
+    }
+
+    /// The session takes a replay of its own turns plus one, and refuses another task's or one
+    /// whose earlier turns differ, staying as it was.
+    #[test]
+    fn adopt_takes_its_own_episode_only() {
+        let id = "malt-v1-L1-s0-i4";
+        let mut s = session(id);
+        let first: Result<AgentReply, AgentError> =
+            Ok(AgentReply { text: "no code".into(), ..Default::default() });
+        let r = s.adopt(first.clone(), replayed(id, std::slice::from_ref(&first))).unwrap();
+        assert_eq!((r.observation.turn, r.done, r.reward), (1, false, Some(0.0)));
+        let second = Err(AgentError::retryable("timeout"));
+        let other = replayed("malt-v1-L1-s1-i4", &[first.clone(), second.clone()]);
+        assert_eq!(s.adopt(second.clone(), other).unwrap_err().reason, Reason::Panic);
+        let rewritten = replayed(id, &[Err(AgentError::retryable("x")), second.clone()]);
+        assert_eq!(s.adopt(second.clone(), rewritten).unwrap_err().reason, Reason::Panic);
+        assert_eq!((s.state().step_count, s.sent().len()), (1, 1));
+        let r = s.adopt(second.clone(), replayed(id, &[first, second])).unwrap();
+        assert_eq!((r.observation.turn, r.done), (2, false));
+    }
 }

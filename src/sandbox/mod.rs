@@ -13,7 +13,7 @@
 //! thread it runs on, and a run that hits the memory ceiling traps the whole wasm instance.
 //! So sandboxed episodes run in a Web Worker of their own (`netpress-worker`), which the page
 //! can terminate and replace without losing itself. The page and the worker talk through one
-//! small message protocol, [`worker`]: requests such as `start`, `submit` and `check` in,
+//! small message protocol, [`worker`]: requests such as `start`, `submit`, `check` and `replay` in,
 //! responses such as `turn` and `result` out, all JSON text. The protocol knows nothing of any
 //! one application. It takes a [`crate::registry::Registry`], builds a task from its id through
 //! the application the id names, applies a request's [`LimitOverrides`] through
@@ -26,6 +26,7 @@
 //! tells the whole story: why a worker, the ops, the limits, and when the page respawns one.
 
 mod limits;
+mod replay;
 // The worker needs a clock: natively `std`'s, in the browser the one the sandbox feature
 // brings (`web-time`), so the wasm page bundle, which talks to the worker but is not one,
 // does not build it.
@@ -39,3 +40,4 @@ mod serve;
 pub use serve::serve;
 
 pub use limits::{LimitOverrides, Limits};
+pub use replay::{ReplayTurn, Replayed};

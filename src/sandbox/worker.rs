@@ -34,7 +34,17 @@
 //! - `{"op":"check","id":ID,"answer":TEXT,"limits":L?,"agent":A?,"variant":V?,"latency_ms":X?,
 //!   "tokens":T?}`: one-shot, one answer as the only turn of a fresh episode (prompt variant `V`,
 //!   the answer's latency and tokens as `submit`'s), independent of any episode in progress.
-//!   → `checked`. The environment server's sandbox processes serve this op.
+//!   → `checked`.
+//! - `{"op":"replay","id":ID,"replies":[TURN,…],"max_turns":N?,"variant":V?,"limits":L?,
+//!   "agent":A?}`: a fresh episode of `ID` (settings as `start`'s) fed `TURN`s in order, each
+//!   an agent reply `{"text":TEXT,"latency_ms":X?,"tokens":T?}` or a failed call
+//!   `{"fail":MESSAGE,"fatal":BOOL?}` ([`super::ReplayTurn`]), independent of any episode in
+//!   progress. At least one turn, at most the turn limit, and none after the episode ended.
+//!   Episodes are pure functions of the task and the turns, so the answer is the one a
+//!   persistent episode fed the same turns one `submit` at a time would give; the environment
+//!   server's sandbox processes serve this op, sent every turn of a session so far plus the
+//!   new one at each step, so that they hold no episode between steps (docs/env.md says why).
+//!   → `replayed`.
 //! - `{"op":"bench","app":NAME,"tasks":N}`: the fixed seeded workload of
 //!   [`crate::bench::run_app`] for application `NAME` (the same as
 //!   `netpress bench --app NAME --tasks N`), timed inside the worker; N is 1..=10,000.
@@ -70,6 +80,10 @@
 //! - `result` `{record, panels}`: the result record of the finished episode.
 //! - `checked` `{record, panels, check_ms}`: the record of a `check`, with `check_ms` the time
 //!   of the run, diff and scoring measured inside the worker.
+//! - `replayed` `{finished, record, check_ms}` ([`super::Replayed`]): the finish of a `replay`
+//!   (`null` while the episode goes on) and the record of the episode as it stands (its turns,
+//!   score and progress; its `finish` reads `stopped` until the episode ends), with `check_ms`
+//!   the time of the whole replay inside the worker.
 //! - `benched` `{bench}`: an [`crate::bench::AppBench`].
 //! - `space` `{space}`: a [`crate::adapt::SpaceSpec`].
 //! - `realised` `{ids}`: one id (or `null`) per pair asked for, in order.
@@ -99,7 +113,7 @@ use crate::id::QueryId;
 use crate::registry::Registry;
 use crate::run::{RunSettings, Runner};
 
-use super::LimitOverrides;
+use super::{LimitOverrides, ReplayTurn, Replayed};
 
 /// The most tasks a `bench` request may ask for.
 pub const MAX_BENCH_TASKS: usize = 10_000;
@@ -159,6 +173,18 @@ pub enum Request {
         latency_ms: Option<f64>,
         #[serde(default)]
         tokens: Option<Tokens>,
+    },
+    Replay {
+        id: String,
+        replies: Vec<ReplayTurn>,
+        #[serde(default)]
+        max_turns: Option<u32>,
+        #[serde(default)]
+        variant: PromptVariant,
+        #[serde(default)]
+        limits: LimitOverrides,
+        #[serde(default)]
+        agent: Option<AgentInfo>,
     },
     Bench {
         /// Optional here so that a request without it gets a message naming the field and
@@ -285,6 +311,9 @@ impl Worker {
                 let answer = AgentReply { text: answer, latency_ms, tokens };
                 vec![self.check(&id, answer, limits, agent, variant)]
             }
+            Request::Replay { id, replies, max_turns, variant, limits, agent } => {
+                vec![self.replay(&id, replies, RunSettings { variant, max_turns }, limits, agent)]
+            }
             Request::Bench { app, tasks } => vec![self.bench(app.as_deref(), tasks)],
             Request::Space { app } => vec![self.space(&app)],
             Request::Realise { app, cells } => vec![self.realise(&app, &cells)],
@@ -406,6 +435,44 @@ impl Worker {
             "checked",
             json!({"record": to_json(&record), "panels": to_json(&panels), "check_ms": check_ms}),
         )
+    }
+
+    /// A fresh episode fed `replies` in order: its finish and its record as it stands.
+    fn replay(
+        &self,
+        id: &str,
+        replies: Vec<ReplayTurn>,
+        settings: RunSettings,
+        limits: LimitOverrides,
+        agent: Option<AgentInfo>,
+    ) -> String {
+        let task = match self.task(id, limits) {
+            Ok((t, _)) => t,
+            Err(e) => return error(e),
+        };
+        let mut runner = Runner::new(task, settings);
+        if replies.is_empty() || replies.len() > runner.max_turns() as usize {
+            let most = runner.max_turns();
+            return error(format!("replay: 1 to {most} turns (the turn limit), not {}", replies.len()));
+        }
+        let start = Instant::now();
+        for (n, turn) in replies.into_iter().enumerate() {
+            if runner.finished().is_some() {
+                return error(format!("replay: the episode ended after turn {n}; no turn may follow"));
+            }
+            match turn.into_turn() {
+                Ok(turn) => runner.submit(turn),
+                Err(e) => return error(format!("replay: turn {}: {e}", n + 1)),
+            }
+        }
+        let replayed = Replayed {
+            finished: runner.finished(),
+            record: runner.record(&agent.unwrap_or_else(paste_agent)),
+        };
+        let check_ms = start.elapsed().as_secs_f64() * 1000.0;
+        let mut body = to_json(&replayed);
+        body["check_ms"] = json!(check_ms);
+        message("replayed", body)
     }
 
     /// The benchmark workload of one application, timed here (in the browser, in the worker).

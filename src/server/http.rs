@@ -14,7 +14,7 @@ use serde_json::{Value, json};
 use super::Shared;
 use super::deadline;
 use super::sessions::lock;
-use crate::env::{Action, EnvError, Reason, ResetParams, Session, guarded};
+use crate::env::{Action, Code, EnvError, Reason, ResetParams, Session, guarded};
 
 /// A protocol error as FastAPI (and so OpenEnv) words it: `{"detail": {code, reason, message}}`.
 pub(super) fn fail(e: &EnvError) -> Response {
@@ -126,7 +126,11 @@ async fn step_inner(state: &Shared, b: Body) -> Result<Value, EnvError> {
     match result {
         Ok(r) => Ok(to_value(&r)),
         Err(e) => {
-            state.sessions.remove(&id);
+            // A panic or an overrun leaves the episode in an unknown state; a refusal (a full
+            // sandbox queue) left it as it was, and the client may retry.
+            if e.code == Code::ExecutionError {
+                state.sessions.remove(&id);
+            }
             Err(e)
         }
     }

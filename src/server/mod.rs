@@ -12,7 +12,8 @@
 //! optional bearer token. Nothing a request says is opened or connected to: the
 //! emulators are pure functions of the task and the replies. The one exception, agent code
 //! (MALT's Python answers), runs only in sandbox processes (`pool`), never here, because the
-//! sandbox's memory limit counts the whole process it runs in. docs/env.md says more.
+//! sandbox's memory limit counts the whole process it runs in; those processes keep no episode
+//! between steps, each step replays the session's turns (`step`). docs/env.md says more.
 
 mod assessor;
 mod deadline;
@@ -149,6 +150,16 @@ impl Server {
     /// Sessions open over all transports.
     pub fn active_sessions(&self) -> usize {
         self.state.sessions.active()
+    }
+
+    /// The process ids of the idle sandbox processes (none without a sandbox pool).
+    pub fn sandbox_idle_pids(&self) -> Vec<u32> {
+        self.state.pool.as_ref().map_or_else(Vec::new, SandboxPool::idle_pids)
+    }
+
+    /// Sandboxed steps admitted now, running or waiting for a sandbox process.
+    pub fn sandbox_queued(&self) -> usize {
+        self.state.pool.as_ref().map_or(0, SandboxPool::queued)
     }
 
     /// A handle that stops the server from anywhere (the command line's Ctrl-C handler).

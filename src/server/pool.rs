@@ -5,12 +5,14 @@
 //! the hard ceiling ends that process. In a server holding thousands of sessions, one runaway
 //! answer would take them all down, and the others' bytes would count against it. So each run
 //! goes to a child process (`netpress sandbox-worker`, the sandbox worker's JSON-lines protocol,
-//! op `check`) that does one run at a time. At most `jobs` children live; at most 4 × `jobs`
-//! steps wait for one, later ones are refused (`SANDBOX_BUSY`). A child that exits mid-run (the
-//! memory ceiling) or stays silent past the run's time limit plus a margin is killed and
-//! forgotten, and a fresh one is started for the next step; the step observes the loss as the
-//! browser's page does: a failed turn `MemoryError: sandbox crashed (memory)` or
-//! `TimeoutError: sandbox terminated`.
+//! op `replay`) that does one request at a time and keeps nothing between requests, so any
+//! child serves any step. At most `jobs` children live; at most 4 × `jobs` steps wait for one,
+//! later ones are refused (`SANDBOX_BUSY`). A child that exits mid-run (the memory ceiling) or
+//! stays silent past its runs' time limits plus a margin is killed and forgotten, and a fresh
+//! one is started for the next step; the step observes the loss as the browser's page does: a
+//! failed turn `MemoryError: sandbox crashed (memory)` or `TimeoutError: sandbox terminated`.
+//! A child found dead while idle (killed from outside) is dropped before it is asked anything,
+//! so no step pays for it.
 //!
 //! Everything here blocks: a step already runs on tokio's blocking pool.
 
@@ -38,15 +40,25 @@ pub struct SandboxConfig {
     pub args: Vec<String>,
     /// Processes at most (a run each at a time).
     pub jobs: usize,
-    /// How long a run may keep its process silent: the sandbox's time limit plus a margin.
+    /// How long a request of one run may keep its process silent: the sandbox's time limit
+    /// plus a margin.
     pub silence: Duration,
+    /// What each further run of a request (a replayed turn) adds to that: its time limit.
+    pub per_run: Duration,
 }
 
 impl SandboxConfig {
     /// `netpress sandbox-worker` of `program`, `jobs` of them, the default time limit + 3 s.
     pub fn new(program: PathBuf, jobs: usize) -> Self {
-        let silence = crate::sandbox::Limits::default().time + Duration::from_secs(3);
-        SandboxConfig { program, args: vec!["sandbox-worker".into()], jobs: jobs.max(1), silence }
+        let per_run = crate::sandbox::Limits::default().time;
+        let silence = per_run + Duration::from_secs(3);
+        SandboxConfig { program, args: vec!["sandbox-worker".into()], jobs: jobs.max(1), silence, per_run }
+    }
+
+    /// How long a request of `runs` runs may keep its process silent.
+    fn silence_for(&self, runs: usize) -> Duration {
+        let more = u32::try_from(runs.saturating_sub(1)).unwrap_or(u32::MAX);
+        self.silence.saturating_add(self.per_run.saturating_mul(more))
     }
 }
 
@@ -124,6 +136,11 @@ impl Process {
         self.read(silence)
     }
 
+    /// Whether the process has exited (killed while idle).
+    fn exited(&mut self) -> bool {
+        !matches!(self.child.try_wait(), Ok(None))
+    }
+
     fn end(mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
@@ -155,9 +172,9 @@ impl SandboxPool {
         self.config.jobs
     }
 
-    /// Sends `request` (a worker `check`) to a process and returns its answer, or why the
-    /// process was lost; `Err` when the queue is full or no process could be started.
-    pub fn run(&self, request: &Value) -> Result<Result<Value, Lost>, EnvError> {
+    /// Sends `request` (a worker `replay` of `runs` turns) to a process and returns its answer,
+    /// or why the process was lost; `Err` when the queue is full or no process could be started.
+    pub fn run(&self, request: &Value, runs: usize) -> Result<Result<Value, Lost>, EnvError> {
         let most = self.config.jobs * 5;
         self.admitted
             .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| (n < most).then_some(n + 1))
@@ -167,14 +184,14 @@ impl SandboxPool {
                     format!("{} sandbox runs are running or waiting, the most this server queues", most),
                 )
             })?;
-        let answer = self.run_admitted(request);
+        let answer = self.run_admitted(request, self.config.silence_for(runs));
         self.admitted.fetch_sub(1, Ordering::SeqCst);
         answer
     }
 
-    fn run_admitted(&self, request: &Value) -> Result<Result<Value, Lost>, EnvError> {
+    fn run_admitted(&self, request: &Value, silence: Duration) -> Result<Result<Value, Lost>, EnvError> {
         let mut process = self.take()?;
-        match process.ask(request, self.config.silence) {
+        match process.ask(request, silence) {
             Ok(answer) => {
                 self.give_back(process);
                 Ok(Ok(answer))
@@ -191,8 +208,13 @@ impl SandboxPool {
     fn take(&self) -> Result<Process, EnvError> {
         let mut idle = lock(&self.idle);
         loop {
-            if let Some(p) = idle.processes.pop() {
-                return Ok(p);
+            if let Some(mut p) = idle.processes.pop() {
+                if !p.exited() {
+                    return Ok(p);
+                }
+                p.end();
+                idle.alive = idle.alive.saturating_sub(1);
+                continue;
             }
             if idle.alive < self.config.jobs {
                 idle.alive += 1;
@@ -221,6 +243,17 @@ impl SandboxPool {
     /// Processes alive now (idle or running).
     pub fn alive(&self) -> usize {
         lock(&self.idle).alive
+    }
+
+    /// Steps admitted now: running or waiting for a process.
+    pub fn queued(&self) -> usize {
+        self.admitted.load(Ordering::SeqCst)
+    }
+
+    /// The process ids of the idle processes (for operators and tests: a process killed from
+    /// outside is replaced before the next step uses it).
+    pub fn idle_pids(&self) -> Vec<u32> {
+        lock(&self.idle).processes.iter().map(|p| p.child.id()).collect()
     }
 }
 

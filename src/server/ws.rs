@@ -10,7 +10,7 @@ use serde_json::{Map, Value};
 use super::Shared;
 use super::deadline;
 use super::sessions::lock;
-use crate::env::{self, EnvError, Reason, Request, Session, guarded};
+use crate::env::{self, Code, EnvError, Reason, Request, Session, guarded};
 
 /// Close codes: going away (idle, shutdown), try again later (capacity).
 const GOING_AWAY: u16 = 1001;
@@ -146,7 +146,7 @@ fn serve(slot: &mut Slot, request: Request) -> Result<(Map<String, Value>, Closi
 }
 
 /// One step on the blocking pool, within the step deadline; a panic or an overrun closes the
-/// session.
+/// session, a refusal (`SANDBOX_BUSY`) leaves it as it was.
 async fn step(slot: &mut Slot<'_>, action: env::Action) -> Result<(Map<String, Value>, Closing), EnvError> {
     let turn = action.into_turn()?;
     let session = slot.session.clone().ok_or_else(no_session)?;
@@ -159,7 +159,10 @@ async fn step(slot: &mut Slot<'_>, action: env::Action) -> Result<(Map<String, V
     match result {
         Ok(result) => Ok((env::observation(&result), None)),
         Err(e) => {
-            slot.clear();
+            // As over HTTP: only a panic or an overrun (unknown state) ends the session.
+            if e.code == Code::ExecutionError {
+                slot.clear();
+            }
             Err(e)
         }
     }

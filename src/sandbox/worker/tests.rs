@@ -38,6 +38,46 @@ fn start_submit_result() {
     assert_eq!(result["record"]["finish"], "answered");
 }
 
+/// A replay of a session's turns gives the episode that `start` and one `submit` a turn give,
+/// whether it ended or not, and refuses turns it cannot run.
+#[test]
+fn replay_equals_the_persistent_episode() {
+    let right = format!("```python\n{}\n```", python("    return {'type': 'text', 'data': 0}"));
+    let turns =
+        [json!({"text": "no code", "latency_ms": 3}), json!({"fail": "timeout"}), json!({"text": right})];
+    let mut live = Worker::default();
+    live.handle(r#"{"op":"start","id":"malt-v1-L1-s0-i4","max_turns":3,"variant":"zeroshot_cot"}"#);
+    for n in 1..=turns.len() {
+        let t = &turns[n - 1];
+        let out = match t["fail"].as_str() {
+            Some(m) => live.handle(&json!({"op": "fail", "message": m}).to_string()),
+            None => live.handle(
+                &json!({"op": "submit", "reply": t["text"], "latency_ms": t["latency_ms"]}).to_string(),
+            ),
+        };
+        let turn = parse(&out[0]);
+        let request = json!({"op": "replay", "id": "malt-v1-L1-s0-i4", "replies": &turns[..n], "max_turns": 3,
+                             "variant": "zeroshot_cot"});
+        let replayed = parse(&Worker::default().handle(&request.to_string())[0]);
+        assert_eq!(replayed["op"], "replayed", "{replayed}");
+        assert_eq!(replayed["finished"], turn["finished"]);
+        assert_eq!(replayed["record"]["turns"].as_array().unwrap().len(), n);
+        assert_eq!(replayed["record"]["turns"][n - 1], turn["turn"]);
+        if n == turns.len() {
+            assert_eq!(replayed["record"], parse(&out[1])["record"]);
+        }
+    }
+    let replay = |replies: Value, max: u32| {
+        let request = json!({"op": "replay", "id": "malt-v1-L1-s0-i4", "replies": replies, "max_turns": max});
+        parse(&Worker::default().handle(&request.to_string())[0])["op"].clone()
+    };
+    assert_eq!(replay(json!([]), 2), "error");
+    assert_eq!(replay(json!([{"text": "a"}, {"text": "b"}]), 1), "error");
+    assert_eq!(replay(json!([{"text": right}, {"text": "b"}]), 2), "error");
+    assert_eq!(replay(json!([{"text": "a", "fail": "b"}]), 2), "error");
+    assert_eq!(replay(json!([{"reply": "a"}]), 2), "error");
+}
+
 #[test]
 fn check_and_errors() {
     let mut w = Worker::default();
@@ -374,8 +414,9 @@ mod arbitrary {
     /// Requests near the protocol's shape: real ops and fields with arbitrary values, mixed
     /// with plain junk, so both the parser and the handlers are exercised.
     fn request() -> impl Strategy<Value = String> {
-        let ops =
-            prop::sample::select(vec!["start", "submit", "fail", "stop", "check", "bench", "ping", "nope"]);
+        let ops = prop::sample::select(vec![
+            "start", "submit", "fail", "stop", "check", "replay", "bench", "ping", "nope",
+        ]);
         let ids = prop::sample::select(vec![
             "malt-v1-L1-s0-i4",
             "route-v1-L1-s0-i0",
@@ -388,6 +429,7 @@ mod arbitrary {
             ids.prop_map(|id| ("id", json!(id))),
             "[ -~]{0,12}".prop_map(|s| ("reply", json!(s))),
             "[ -~]{0,12}".prop_map(|s| ("answer", json!(s))),
+            "[ -~]{0,12}".prop_map(|s| ("replies", json!([{"text": s}, {"fail": s}]))),
             "[ -~]{0,12}".prop_map(|s| ("message", json!(s))),
             (0u32..4).prop_map(|n| ("max_turns", json!(n))),
             (0usize..3).prop_map(|n| ("tasks", json!(n))),
@@ -407,7 +449,7 @@ mod arbitrary {
         prop_oneof![3 => shaped, 1 => "[ -~]{0,40}"]
     }
 
-    const VALID: [&str; 7] = ["started", "turn", "result", "checked", "benched", "pong", "error"];
+    const VALID: [&str; 8] = ["started", "turn", "result", "checked", "replayed", "benched", "pong", "error"];
 
     proptest! {
         #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
