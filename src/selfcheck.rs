@@ -67,9 +67,15 @@ pub fn sample_ids() -> Vec<String> {
 
 /// `id<TAB>content hash` lines of [`sample_ids`], as this build generates them.
 pub fn sample_hashes() -> crate::error::Result<String> {
+    hash_lines(&sample_ids())
+}
+
+/// `id<TAB>content hash` lines of any ids, as this build generates them through the registry:
+/// how every golden file that [`task_hash_lines`] checks is recorded.
+pub fn hash_lines(ids: &[String]) -> crate::error::Result<String> {
     let mut out = String::new();
-    for id in sample_ids() {
-        let task = crate::registry::generate(&id)?;
+    for id in ids {
+        let task = crate::registry::generate(id)?;
         out.push_str(&format!("{id}\t{}\n", task.card().content_hash));
     }
     Ok(out)

@@ -1,6 +1,7 @@
 //! Browser half of the determinism check: the same golden files as the native tests
-//! (`tests/results/core_determinism.rs`, `tests/route`, `tests/k8s`; every application's sample ids), run by
-//! wasm-bindgen-test in headless Chrome. MALT's browser goldens are in `malt_wasm_browser.rs`.
+//! (`tests/results/core_determinism.rs`, `tests/route`, `tests/k8s`, `tests/microseg`; every
+//! application's sample ids), run by wasm-bindgen-test in headless Chrome. MALT's browser goldens are
+//! in `malt_wasm_browser.rs`.
 #![cfg(target_arch = "wasm32")]
 
 use wasm_bindgen_test::*;
@@ -27,14 +28,10 @@ fn k8s_content_hashes_hold_in_the_browser() {
     assert_eq!(netpress::k8s::conformance::task_hashes(data), Ok(3000));
 }
 
-/// One task per application, level and sample seed (seeds up to 2^32 - 1, as the page's random
-/// task draws them): the hashes `tests/results/core_determinism.rs` pins natively. The test
-/// yields to the event loop after each task, since the runner gives up on a page that stays
-/// silent for about 20 s and the sample takes longer than that.
-#[wasm_bindgen_test]
-async fn every_application_s_sample_hashes_hold_in_the_browser() {
-    let data = include_str!("data/app_hashes.tsv");
-    assert_eq!(data.lines().count(), netpress::selfcheck::sample_ids().len());
+/// Checks `id<TAB>hash` lines one task at a time, yielding to the event loop after each, since
+/// the runner gives up on a page that stays silent for about 20 s and a long file takes longer
+/// than that.
+async fn hash_lines_hold(data: &str) {
     let mut errors = Vec::new();
     for line in data.lines() {
         if let Err(e) = netpress::selfcheck::task_hash_lines(line) {
@@ -43,6 +40,23 @@ async fn every_application_s_sample_hashes_hold_in_the_browser() {
         gloo::timers::future::TimeoutFuture::new(0).await;
     }
     assert!(errors.is_empty(), "native and wasm32 generation disagree:\n{}", errors.join("\n"));
+}
+
+/// One task per application, level and sample seed (seeds up to 2^32 - 1, as the page's random
+/// task draws them): the hashes `tests/results/core_determinism.rs` pins natively.
+#[wasm_bindgen_test]
+async fn every_application_s_sample_hashes_hold_in_the_browser() {
+    let data = include_str!("data/app_hashes.tsv");
+    assert_eq!(data.lines().count(), netpress::selfcheck::sample_ids().len());
+    hash_lines_hold(data).await;
+}
+
+/// Micro-segmentation's 300 golden ids, which `tests/microseg/golden.rs` pins natively.
+#[wasm_bindgen_test]
+async fn microseg_content_hashes_hold_in_the_browser() {
+    let data = include_str!("data/microseg/golden.tsv");
+    assert_eq!(data.lines().count(), 300);
+    hash_lines_hold(data).await;
 }
 
 #[wasm_bindgen_test]

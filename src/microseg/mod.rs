@@ -18,7 +18,8 @@
 //!   `fault`: the injected faults; `mend`: what commands do and the report; `repairing`: the
 //!   repair episode; `scripted`: the repair baseline;
 //! - `forms`: reading a policy answer in any form into an allow function scoring can evaluate;
-//!   `write`: a neutral policy written in each form (the oracle's and baselines' renderings).
+//!   `write`: a neutral policy written in each form (the oracle's and baselines' renderings);
+//! - `fixture` (tests): every metric on a hand-made six-VM tenant.
 //!
 //! Not built yet: the picture.
 
@@ -26,6 +27,8 @@ pub mod allow;
 pub mod baseline;
 pub mod family;
 pub mod fault;
+#[cfg(test)]
+mod fixture;
 pub mod forms;
 pub mod judge;
 mod logs;

@@ -87,7 +87,7 @@ fn tally(a: &Args) -> Result<Tally, String> {
                 let id = format!("microseg-v1-L{l}-s{seed}-i{fi}")
                     .parse()
                     .map_err(|e: crate::Error| e.to_string())?;
-                let g = generate(&id).map_err(|e| e.to_string())?;
+                let g = generate(&id).map_err(|e| format!("{id}: {e}"))?;
                 let g = std::sync::Arc::new(g);
                 for (ai, name) in a.agents.iter().enumerate() {
                     let v = if *f == Family::Repair {

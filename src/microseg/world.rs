@@ -273,29 +273,45 @@ pub fn build(setup: &Setup, shape: Shape) -> Result<World> {
         scenario.churn_stream = name;
     }
     let trace = crate::flows::generate(&tenant, &scenario).map_err(Error::Invalid)?;
-    let test = windows.last().expect("test");
-    let vis_end = u64::from(test.start_min) * MIN;
-    let test_end = u64::from(d) * MIN;
-    let pick = |f: &dyn Fn(&crate::flows::Vm) -> bool| -> Vec<u32> {
-        let mut v: Vec<u32> = (0..trace.vms.len() as u32).filter(|&i| f(&trace.vms[i as usize])).collect();
-        v.sort_by_key(|&i| (trace.vms[i as usize].ip, trace.vms[i as usize].start_ms));
-        v
-    };
-    let visible = pick(&|v| v.start_ms < vis_end);
-    let test_vms = pick(&|v| v.stop_ms > vis_end && v.start_ms < test_end);
     let star = star(&tenant);
-    Ok(World {
-        tenant,
-        trace,
-        shape,
-        windows,
-        churn_stream: scenario.churn_stream,
-        vis_end,
-        visible,
-        test_vms,
-        star,
-        lazy: Lazy::default(),
-    })
+    Ok(World::assemble(tenant, trace, shape, windows, scenario.churn_stream, star))
+}
+
+impl World {
+    /// The world of a tenant's trace over `windows` (the last one hidden): the VMs each side
+    /// sees, by address. Generation passes the drawn tenant; the hand-made fixture its own.
+    pub(super) fn assemble(
+        tenant: Tenant,
+        trace: Trace,
+        shape: Shape,
+        windows: Vec<Window>,
+        churn_stream: String,
+        star: BTreeSet<StarKey>,
+    ) -> World {
+        let test = windows.last().expect("a test window");
+        let vis_end = u64::from(test.start_min) * MIN;
+        let test_end = u64::from(test.start_min + test.len_min) * MIN;
+        let pick = |f: &dyn Fn(&crate::flows::Vm) -> bool| -> Vec<u32> {
+            let mut v: Vec<u32> =
+                (0..trace.vms.len() as u32).filter(|&i| f(&trace.vms[i as usize])).collect();
+            v.sort_by_key(|&i| (trace.vms[i as usize].ip, trace.vms[i as usize].start_ms));
+            v
+        };
+        let visible = pick(&|v| v.start_ms < vis_end);
+        let test_vms = pick(&|v| v.stop_ms > vis_end && v.start_ms < test_end);
+        World {
+            tenant,
+            trace,
+            shape,
+            windows,
+            churn_stream,
+            vis_end,
+            visible,
+            test_vms,
+            star,
+            lazy: Lazy::default(),
+        }
+    }
 }
 
 /// The world of a setup and shape, from a small cache (a run walks a seed's indexes in turn).

@@ -1,7 +1,10 @@
 //! The micro-segmentation application's integration tests, one binary (docs/microseg.md).
 //! Filter by module: `cargo test --test microseg oracle::`.
 
+#[path = "../support/bless.rs"]
+mod bless;
 mod cli;
+mod golden;
 mod oracle;
 mod render;
 mod repair;
