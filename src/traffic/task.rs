@@ -620,7 +620,9 @@ impl Episode for TrafficEpisode {
         // A composed question: the final graph must also carry the steps' changes.
         if let (Some(state), Ok(_)) = (&t.state, &answer) {
             let off = state_differences(t, state, &graph);
-            if !off.is_empty() {
+            if off.is_empty() {
+                why = format!("{why}; the graph carries the steps' changes");
+            } else {
                 correct = false;
                 why = format!("{why}; the graph after the steps differs in {} places", off.len());
                 diff.extend(off);
