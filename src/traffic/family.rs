@@ -504,8 +504,9 @@ pub fn draw(family: Family, s: &mut Stream, view: &View, logs: Option<&Logs>) ->
             Some(l) => Query::Flow(super::flowq::draw(family.id(), s, l)),
             None => Query::Cliques,
         },
-        // Composed from the families above on the graph their steps change (`compose::draw`,
-        // which generation calls instead); asked here, the flow graph's question alone.
+        // Generation draws level 4 in `compose` (it needs the graph the steps change, or the
+        // logs' window); asked here without either, a plain question stands in, as for a
+        // flow family without logs above.
         Family::Compose | Family::FlowGraph => Query::Cliques,
     }
 }
