@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The long networkx differential run of the traffic application (docs/traffic.md): every
-# family of levels 1-3 on seeds 0..1999 at the default knobs (flow questions on the default
+# family of levels 1-4 on seeds 0..1999 at the default knobs (flow questions on the default
 # hour of logs), and on seeds 0..199 with a small, a large and a dense graph and each log
 # format, recomputed by tests/traffic/nx_oracle.py (networkx; plain Python over the rows).
 # Needs .venv-nx (bash scripts/setup.sh --test). Exits non-zero on any disagreement.

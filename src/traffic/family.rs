@@ -44,6 +44,8 @@ pub enum Family {
     Cliques,
     PortScan,
     HeavyHitters,
+    Compose,
+    FlowGraph,
 }
 
 // In the order of the family table (docs/traffic.md): an index's family is its position here.
@@ -79,13 +81,15 @@ const L3: [Family; 9] = [
     Family::PortScan,
     Family::HeavyHitters,
 ];
+const L4: [Family; 2] = [Family::Compose, Family::FlowGraph];
 
 impl Family {
     pub fn of_level(level: u8) -> &'static [Family] {
         match level {
             1 => &L1,
             2 => &L2,
-            _ => &L3,
+            3 => &L3,
+            _ => &L4,
         }
     }
 
@@ -97,7 +101,14 @@ impl Family {
 
     /// Whether the family reads the flow logs (`process_flows(F, G)` on a tenant).
     pub fn is_flow(self) -> bool {
-        matches!(self, Family::TopTalkers | Family::TimeSeries | Family::PortScan | Family::HeavyHitters)
+        matches!(
+            self,
+            Family::TopTalkers
+                | Family::TimeSeries
+                | Family::PortScan
+                | Family::HeavyHitters
+                | Family::FlowGraph
+        )
     }
 
     /// Whether several answers are valid, so the final graph is checked against the family's
@@ -137,10 +148,13 @@ impl Family {
             Family::Cliques => "cliques",
             Family::PortScan => "port-scan",
             Family::HeavyHitters => "heavy-hitters",
+            Family::Compose => "compose",
+            Family::FlowGraph => "flow-graph",
         }
     }
 
-    /// The node attributes (or `-edge`) an answer of this family may change.
+    /// The node attributes (or `-edge`, `-node`) an answer of this family may change; a
+    /// composed question's are its steps' and its question's (`compose::scope`).
     pub fn scope(self) -> &'static [&'static str] {
         match self {
             Family::LabelRemove | Family::LabelPrefix => &["labels"],
@@ -250,6 +264,20 @@ pub enum Query {
         palette: Vec<String>,
     },
     Cliques,
+    /// A step of a composed question only: removing every node without an edge.
+    RemoveIsolated,
+    /// Level 4: change steps, then a question on the graph they leave (`compose`).
+    Compose {
+        steps: Vec<Query>,
+        question: Box<Query>,
+    },
+    /// Level 4: a question on the communication graph of the connections starting in the
+    /// window `[t1, t2)` (minutes after the trace's start).
+    FlowGraph {
+        t1: u32,
+        t2: u32,
+        question: Box<Query>,
+    },
     /// A flow-log question (its own `family` tag).
     #[serde(untagged)]
     Flow(FlowQuery),
@@ -283,7 +311,7 @@ impl View {
         View { ips: mock.nodes.iter().map(|(ip, _)| ip.clone()).collect(), labels, adj, edges }
     }
 
-    fn present_labels(&self) -> Vec<String> {
+    pub(super) fn present_labels(&self) -> Vec<String> {
         self.labels.iter().flatten().cloned().collect::<BTreeSet<_>>().into_iter().collect()
     }
 
@@ -472,10 +500,14 @@ pub fn draw(family: Family, s: &mut Stream, view: &View, logs: Option<&Logs>) ->
             Query::Kmeans { k, color: s.chance(1, 2) }
         }
         Family::Heatmap => Query::Heatmap { palette: super::prop::palette(3 + s.below(4) as usize) },
-        flow => match logs {
-            Some(l) => Query::Flow(super::flowq::draw(flow.id(), s, l)),
+        Family::TopTalkers | Family::TimeSeries | Family::PortScan | Family::HeavyHitters => match logs {
+            Some(l) => Query::Flow(super::flowq::draw(family.id(), s, l)),
             None => Query::Cliques,
         },
+        // Generation draws level 4 in `compose` (it needs the graph the steps change, or the
+        // logs' window); asked here without either, a plain question stands in, as for a
+        // flow family without logs above.
+        Family::Compose | Family::FlowGraph => Query::Cliques,
     }
 }
 
@@ -651,9 +683,15 @@ fn lit(s: &str) -> String {
     format!("'{}'", s.replace('\\', "\\\\").replace('\'', "\\'"))
 }
 
-/// The reference answer: a `process_graph(G)` over the G API.
+/// The reference answer: a `process_graph(G)` over the G API (`process_flows(F, G)` for a
+/// flow question).
 pub fn code(q: &Query) -> String {
     let body = match q {
+        Query::Compose { .. } | Query::FlowGraph { .. } => return super::compose::code(q),
+        // Listed first: removing nodes while `G.degree()`'s list is walked is safe.
+        Query::RemoveIsolated => "for n, d in G.degree():\n        if d == 0:\n            G.remove_node(n)\n    \
+             return {'type': 'graph', 'data': G}"
+            .to_string(),
         Query::Count { case: 'a', .. } => "return {'type': 'text', 'data': G.number_of_nodes()}".to_string(),
         Query::Count { case: 'b', .. } => "return {'type': 'text', 'data': G.number_of_edges()}".to_string(),
         Query::Count { case: 'c', .. } => {

@@ -55,6 +55,9 @@ pub struct Conn {
     /// Initiator → responder bytes, and back.
     pub fwd: u64,
     pub rev: u64,
+    /// Initiator → responder packets, and back (by the same rule as the bytes).
+    pub pkts_fwd: u64,
+    pub pkts_rev: u64,
 }
 
 /// A tenant's logs as one flow question sees them.
@@ -73,12 +76,13 @@ pub struct Logs {
 
 impl Logs {
     /// The rows as CSV for the differential test: `t,vantage,src,sport,dst,dport,proto,allow,
-    /// bytes,bytes_rev`, addresses as numbers, NODATA rows left out.
+    /// bytes,bytes_rev,pkts,pkts_rev`, addresses as numbers, NODATA rows left out.
     pub fn records_csv(&self) -> String {
-        let mut out = String::from("t,vantage,src,sport,dst,dport,proto,allow,bytes,bytes_rev\n");
+        let mut out =
+            String::from("t,vantage,src,sport,dst,dport,proto,allow,bytes,bytes_rev,pkts,pkts_rev\n");
         for r in self.records.iter().filter(|r| r.proto != 0) {
             out.push_str(&format!(
-                "{},{},{},{},{},{},{},{},{},{}\n",
+                "{},{},{},{},{},{},{},{},{},{},{},{}\n",
                 r.t,
                 r.vantage,
                 r.src,
@@ -88,7 +92,9 @@ impl Logs {
                 r.proto,
                 u8::from(r.allow),
                 r.bytes,
-                r.bytes_rev
+                r.bytes_rev,
+                r.pkts,
+                r.pkts_rev
             ));
         }
         out
@@ -99,27 +105,30 @@ type Key = (u32, u16, u32, u16, u8);
 
 /// The connections the rows describe, in key order (initiator, port, responder, port, proto).
 pub fn connections(records: &[Record]) -> Vec<Conn> {
-    let mut at: BTreeMap<(Key, u32), [u64; 2]> = BTreeMap::new();
+    // Per (connection, vantage): bytes forward and back, packets forward and back.
+    let mut at: BTreeMap<(Key, u32), [u64; 4]> = BTreeMap::new();
     let mut meta: BTreeMap<Key, (u64, bool)> = BTreeMap::new();
     for r in records.iter().filter(|r| r.proto != 0) {
         let forward = r.sport > r.dport;
-        let (key, fwd, rev) = if forward {
-            ((r.src, r.sport, r.dst, r.dport, r.proto), r.bytes, r.bytes_rev)
+        let (key, counts) = if forward {
+            ((r.src, r.sport, r.dst, r.dport, r.proto), [r.bytes, r.bytes_rev, r.pkts, r.pkts_rev])
         } else {
-            ((r.dst, r.dport, r.src, r.sport, r.proto), r.bytes_rev, r.bytes)
+            ((r.dst, r.dport, r.src, r.sport, r.proto), [r.bytes_rev, r.bytes, r.pkts_rev, r.pkts])
         };
         let s = at.entry((key, r.vantage)).or_default();
-        s[0] += fwd;
-        s[1] += rev;
+        for (x, c) in s.iter_mut().zip(counts) {
+            *x += c;
+        }
         let m = meta.entry(key).or_insert((r.t, true));
         m.0 = m.0.min(r.t);
         m.1 &= r.allow;
     }
-    let mut sums: BTreeMap<Key, [u64; 2]> = BTreeMap::new();
+    let mut sums: BTreeMap<Key, [u64; 4]> = BTreeMap::new();
     for ((key, _), s) in at {
         let m = sums.entry(key).or_default();
-        m[0] = m[0].max(s[0]);
-        m[1] = m[1].max(s[1]);
+        for (x, c) in m.iter_mut().zip(s) {
+            *x = (*x).max(c);
+        }
     }
     meta.into_iter()
         .map(|(k, (t, allow))| {
@@ -134,6 +143,8 @@ pub fn connections(records: &[Record]) -> Vec<Conn> {
                 allow,
                 fwd: s[0],
                 rev: s[1],
+                pkts_fwd: s[2],
+                pkts_rev: s[3],
             }
         })
         .collect()
@@ -220,7 +231,7 @@ pub fn hhmm(m: u32) -> String {
 }
 
 /// A window of 3 to 10 minutes (at most the trace) anywhere in the trace, or ending with it.
-fn window(s: &mut Stream, d: u32, at_end: bool) -> (u32, u32) {
+pub(super) fn window(s: &mut Stream, d: u32, at_end: bool) -> (u32, u32) {
     let len = (3 + s.below(8) as u32).min(d);
     let t1 = if at_end { d - len } else { s.below(u64::from(d - len + 1)) as u32 };
     (t1, t1 + len)
@@ -398,30 +409,33 @@ pub fn truth(q: &FlowQuery, conns: &[Conn]) -> (&'static str, Value, bool) {
 pub const LOOKBACK_S: u32 = 360;
 
 /// Python that turns `F`'s rows matching `{where}` into `conns`: a list of `(src, sport,
-/// dst, dport, proto, start_s, allowed, fwd_bytes, rev_bytes)`, start in seconds after T0,
-/// by the documented rule (the higher port initiates; each vantage sums its records; the
-/// largest sum is the connection's; the earliest record is its start).
+/// dst, dport, proto, start_s, allowed, fwd_bytes, rev_bytes, fwd_pkts, rev_pkts)`, start in
+/// seconds after T0, by the documented rule (the higher port initiates; each vantage sums its
+/// records; the largest sum is the connection's; the earliest record is its start).
 const CONNECTIONS: &str = "rows = F.group(['src', 'sport', 'dst', 'dport', 'proto', 'vantage'], \
-[('min', 't'), ('sum', 'bytes'), ('sum', 'bytes_rev'), ('max', 'action')], where={where})
+[('min', 't'), ('sum', 'bytes'), ('sum', 'bytes_rev'), ('max', 'action'), ('sum', 'pkts'), ('sum', 'pkts_rev')], \
+where={where})
     found = {}
-    for src, sport, dst, dport, proto, vantage, t, b, brev, action in rows:
+    for src, sport, dst, dport, proto, vantage, t, b, brev, action, p, prev in rows:
         if sport > dport:
-            key, fwd, rev = (src, sport, dst, dport, proto), b, brev
+            key, fwd = (src, sport, dst, dport, proto), [b, brev, p, prev]
         else:
-            key, fwd, rev = (dst, dport, src, sport, proto), brev, b
+            key, fwd = (dst, dport, src, sport, proto), [brev, b, prev, p]
         c = found.get(key)
         if c is None:
             c = [t, True, {}]
             found[key] = c
         c[0] = min(c[0], t)
         c[1] = c[1] and action == 'allow'
-        s = c[2].get(vantage, [0, 0])
-        c[2][vantage] = [s[0] + fwd, s[1] + rev]
+        s = c[2].get(vantage)
+        if s is not None:
+            fwd = [s[0] + fwd[0], s[1] + fwd[1], s[2] + fwd[2], s[3] + fwd[3]]
+        c[2][vantage] = fwd
     conns = []
     for key, c in found.items():
-        fwd = max(s[0] for s in c[2].values())
-        rev = max(s[1] for s in c[2].values())
-        conns.append((key[0], key[1], key[2], key[3], key[4], c[0] - 1736121600, c[1], fwd, rev))";
+        vs = list(c[2].values())
+        conns.append((key[0], key[1], key[2], key[3], key[4], c[0] - 1736121600, c[1], max(s[0] for s in vs), \
+max(s[1] for s in vs), max(s[2] for s in vs), max(s[3] for s in vs)))";
 
 /// The template compiler's shortcut: each connection read from its responder's inbound
 /// records only, as they stand (right for Azure and GCP; AWS reply records at the initiator
@@ -448,8 +462,50 @@ fn rows_where(q: &FlowQuery) -> String {
             (*t1, *t2, ", ['src', 'notcidr', '10.0.0.0/8'], ['src', 'notcidr', '100.64.0.0/10']".to_string())
         }
     };
+    window_where(t1, t2, &extra)
+}
+
+/// The `where` of the rows a window `[t1, t2)` (minutes) needs, with the lookback.
+fn window_where(t1: u32, t2: u32, extra: &str) -> String {
     let lo = (T0 + u64::from(t1) * 60).saturating_sub(u64::from(LOOKBACK_S));
     format!("[['proto', 'in', [6, 17]], ['t', '>=', {lo}], ['t', '<', {}]{extra}]", T0 + u64::from(t2) * 60)
+}
+
+/// The reference Python that leaves in `conns` the connections of the window's rows (the
+/// tuple `CONNECTIONS` documents); a statement list for a function body indented by four.
+pub fn connections_code(t1: u32, t2: u32) -> String {
+    CONNECTIONS.replace("{where}", &window_where(t1, t2, ""))
+}
+
+/// The communication graph of the allowed connections starting in `[t1, t2)` (minutes), as
+/// `flows.md`'s graph is built from all of them: one node per address in address order
+/// with its labels in `labels_of` (the tenant graph's), one edge per pair with the bytes and
+/// packets of both directions summed and the connections counted.
+pub fn window_graph(
+    conns: &[Conn],
+    t1: u32,
+    t2: u32,
+    labels_of: &BTreeMap<String, Vec<String>>,
+) -> super::mock::Mock {
+    let mut edges: BTreeMap<(u32, u32), [i64; 3]> = BTreeMap::new();
+    for c in conns.iter().filter(|c| c.allow && inside(c, t1, t2) && c.src != c.dst) {
+        let w = edges.entry((c.src.min(c.dst), c.src.max(c.dst))).or_default();
+        w[0] += (c.fwd + c.rev) as i64;
+        w[1] += 1;
+        w[2] += (c.pkts_fwd + c.pkts_rev) as i64;
+    }
+    let ips: BTreeSet<u32> = edges.keys().flat_map(|&(a, b)| [a, b]).collect();
+    let index: BTreeMap<u32, usize> = ips.iter().enumerate().map(|(i, &a)| (a, i)).collect();
+    let nodes = ips
+        .iter()
+        .map(|&a| {
+            let ip = dotted(a);
+            let labels = labels_of.get(&ip).cloned().unwrap_or_default();
+            (ip, labels)
+        })
+        .collect();
+    let edges = edges.into_iter().map(|((a, b), w)| (index[&a], index[&b], w)).collect();
+    super::mock::Mock { nodes, edges }
 }
 
 /// The reference answer, `process_flows(F, G)`; `naive` reads connections the baseline's way.

@@ -10,12 +10,15 @@
 //! - `prompt`; `task`: generation, the task and its episode, the sandbox host (`F`, `G`);
 //! - `prop`: the property families' checks and witnesses, `kmeans` the exact 1-D k-means,
 //!   `propcode` their reference Python;
+//! - `compose`: level 4, questions made of the other families (change steps then a question;
+//!   a question on a time window's communication graph);
 //! - `baseline`: the template compiler; `tool`: `netpress traffic export`; `space`: the task
 //!   space adaptive mode searches (docs/adapt.md).
 
 pub mod algo;
 mod baseline;
 pub mod check;
+mod compose;
 pub mod family;
 pub mod flowq;
 pub mod kmeans;
@@ -63,6 +66,11 @@ diff keyed by node address.",
             summary: "colourings by prefix, bisections, balanced cuts, k-means and heat maps (checked by their \
 properties), minimum cuts, maximal cliques, port scans and heavy hitters in flow logs",
         },
+        LevelInfo {
+            level: 4,
+            summary: "two or three changes then a question on the changed graph; a question on the communication \
+graph of a time window of the flow logs",
+        },
     ],
     knobs: &[
         KnobInfo {
@@ -107,7 +115,7 @@ properties), minimum cuts, maximal cliques, port scans and heavy hitters in flow
         KnobInfo {
             key: 'f',
             name: "format",
-            help: "flow-log format (default vnet4 at levels 1-2, drawn at level 3)",
+            help: "flow-log format (default vnet4 at levels 1-2, drawn at levels 3-4)",
             values: "aws2|aws5|nsg2|vnet4|gcp",
         },
         KnobInfo { key: 't', name: "turns", help: "turns an episode allows by default", values: "1..5" },

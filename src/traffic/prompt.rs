@@ -97,6 +97,9 @@ Change nothing.";
 const FLOW_RESPONSE: &str =
     "Reply with one fenced ```python block that defines def process_flows(F, G): and returns the dict.";
 
+/// What only a flow question's prompt says: its entry point.
+pub const FLOW_ENTRY: &str = "def process_flows(F, G):";
+
 /// The full prompt of a question in one variant; `flows` for a question on the flow logs.
 pub fn render(question: &str, variant: PromptVariant, flows: bool) -> String {
     let mut sections = vec![ROLE.to_string(), SCHEMA.to_string(), API.to_string()];

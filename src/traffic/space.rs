@@ -4,7 +4,8 @@
 //! The family is not a knob: an id's family is its index modulo the level's family count
 //! ([`Family::of_index`]), so a cell's id is the smallest index of the seed with the cell's
 //! family. The nodes of the mock graph range over powers of two around its default; the flow
-//! families read the tenant's logs, not the mock, so their cells keep the default size. A
+//! families (flow-graph among them) read the tenant's logs, not the mock, so their cells keep
+//! the default size; a composed question runs on the mock, so it takes every size. A
 //! clique count can exceed its step budget on some graphs, so an id must also generate.
 
 use super::family::Family;
@@ -14,7 +15,7 @@ use crate::error::Result;
 use crate::id::QueryId;
 
 /// The levels of the space.
-const LEVELS: u8 = 3;
+const LEVELS: u8 = 4;
 /// Generations tried per id (the mock, and so a failure, is the seed's, not the index's).
 const TRIES: u32 = 4;
 
@@ -32,8 +33,9 @@ pub fn space() -> Space {
     let families: Vec<String> = families().iter().map(|f| f.id().to_string()).collect();
     let nodes: Vec<String> = nodes().iter().map(u64::to_string).collect();
     Space {
-        // v2: label-prefix, edge-stat, color-extreme, label-graph and prefix-graph joined.
-        id: "traffic-space-v2",
+        // v2: label-prefix, edge-stat, color-extreme, label-graph and prefix-graph joined;
+        // v3: level 4 (compose, flow-graph) joined.
+        id: "traffic-space-v3",
         dims: vec![
             Dim::range("level", 1, u32::from(LEVELS), Via::Level, Enc::Ordinal),
             Dim { name: "family", values: families, via: Via::Scan, enc: Enc::OneHot },

@@ -17,6 +17,7 @@ use crate::seed::{Stream, Width};
 use crate::view::Picture;
 
 use super::check::{self, Change};
+use super::compose;
 use super::family::{self, Family, Query, Truth, View};
 use super::flowq::{self, FlowKnobs};
 use super::mock::{Mock, MockKnobs, mock};
@@ -82,16 +83,30 @@ pub struct Generated {
     pub expected_graph: Value,
     /// A property question's rules, which check the final graph instead of `expected_graph`.
     pub prop: Option<prop::Spec>,
+    /// A composed question's graph after its steps, which the final graph must equal outside
+    /// what the question itself changes (`compose::own_scope`); `None` otherwise.
+    pub state: Option<Value>,
 }
 
 impl Generated {
-    /// The node attributes (or `-edge`) an answer may change: the family's, narrowed for a
-    /// k-means question that does not ask for colours.
-    pub fn scope(&self) -> &'static [&'static str] {
-        match self.query {
-            Query::Kmeans { color: false, .. } => &["labels"],
-            Query::ColorExtreme { case: 'a', .. } => &["color"],
-            _ => self.family.scope(),
+    /// The node attributes (or `-edge`, `-node`) an answer may change: the family's, narrowed
+    /// for a k-means question that does not ask for colours; a composed question's steps' and
+    /// question's.
+    pub fn scope(&self) -> Vec<&'static str> {
+        match &self.query {
+            Query::Kmeans { color: false, .. } => vec!["labels"],
+            Query::ColorExtreme { case: 'a', .. } => vec!["color"],
+            Query::Compose { steps, question } => compose::scope(steps, question),
+            _ => self.family.scope().to_vec(),
+        }
+    }
+
+    /// The question whose truth or rule is checked: a level-4 question's final one, else the
+    /// query itself.
+    pub fn asked(&self) -> &Query {
+        match &self.query {
+            Query::Compose { question, .. } | Query::FlowGraph { question, .. } => question,
+            q => q,
         }
     }
 }
@@ -128,9 +143,9 @@ pub fn modes(id: &QueryId) -> Result<Modes> {
     Ok(Modes { tenant_graph, turns: turns as u32 })
 }
 
-/// The tenant's graph as a mock (nodes with labels, weighted edges by index), so the graph
-/// families' truths run on it unchanged.
-fn mock_of(g: &Graph) -> Mock {
+/// A graph as a mock (nodes with labels in address order, weighted edges by index), so the
+/// graph families' truths run on the tenant's graph, or on a graph changed by steps, unchanged.
+pub(super) fn mock_of(g: &Graph) -> Mock {
     let doc = g.to_json();
     let nodes: Vec<(String, Vec<String>)> = doc["nodes"]
         .as_array()
@@ -159,6 +174,11 @@ fn mock_of(g: &Graph) -> Mock {
         })
         .collect();
     Mock { nodes, edges }
+}
+
+/// The view the truths read of a graph.
+pub(super) fn view_of(g: &Graph) -> View {
+    View::new(&mock_of(g))
 }
 
 /// A numeric knob of an id, or its default.
@@ -246,16 +266,36 @@ pub fn generate(id: &QueryId) -> Result<Generated> {
     let mut s = Stream::new(&id.seed_material(true), Width::W64);
     let wording = s.index(3);
     let logs = if family.is_flow() { Some(flowq::logs(id.level, id.seed, &fk)?) } else { None };
-    let query = family::draw(family, &mut s, view, logs.as_deref());
+    let base = logs.as_ref().map_or_else(|| graph.clone(), |l| l.graph.clone());
+    // Level 4 asks its question of another graph: the one its steps leave, or the window's.
+    let (query, asked_on): (Query, Option<(View, Option<Graph>)>) = match (family, &logs) {
+        (Family::Compose, _) => {
+            let (q, v, g) = compose::draw(&mut s, view, &base);
+            (q, Some((v, Some(g))))
+        }
+        (Family::FlowGraph, Some(l)) => {
+            let (q, v) = compose::draw_flow_graph(&mut s, l);
+            (q, Some((v, None)))
+        }
+        _ => (family::draw(family, &mut s, view, logs.as_deref()), None),
+    };
     let question = family::question(&query, wording);
-    let truth = match (&query, &logs) {
+    let (view, changed) = match &asked_on {
+        Some((v, g)) => (v, g.as_ref()),
+        None => (view, None),
+    };
+    let asked = match &query {
+        Query::Compose { question, .. } | Query::FlowGraph { question, .. } => question.as_ref(),
+        q => q,
+    };
+    let truth = match (asked, &logs) {
         (Query::Flow(f), Some(l)) => {
             let (ty, data, ordered) = flowq::truth(f, &l.conns);
             Some(Truth { ty, data, ordered, header: 0 })
         }
-        _ => family::truth(&query, view),
+        _ => family::truth(asked, view),
     };
-    if family == Family::Cliques && truth.as_ref().is_some_and(|t| t.data == json!(-1)) {
+    if matches!(asked, Query::Cliques) && truth.as_ref().is_some_and(|t| t.data == json!(-1)) {
         return Err(crate::Error::Invalid(format!(
             "{id}: counting the maximal cliques takes over {} steps",
             super::algo::MAX_CLIQUE_STEPS
@@ -264,19 +304,27 @@ pub fn generate(id: &QueryId) -> Result<Generated> {
     if family == Family::EdgeStat && view.edges.is_empty() {
         return Err(crate::Error::Invalid(format!("{id}: the graph has no edges to average over")));
     }
-    let prop = match family.is_property() {
-        true => Some(prop::Spec::new(&query, view).map_err(|e| crate::Error::Invalid(format!("{id}: {e}")))?),
-        false => None,
+    let prop = match asked {
+        Query::ColorPrefix
+        | Query::Bisect { .. }
+        | Query::CutBalanced { .. }
+        | Query::Kmeans { .. }
+        | Query::Heatmap { .. } => {
+            Some(prop::Spec::new(asked, view).map_err(|e| crate::Error::Invalid(format!("{id}: {e}")))?)
+        }
+        _ => None,
     };
-    let base = logs.as_ref().map_or_else(|| graph.clone(), |l| l.graph.clone());
-    // A question leaves the base graph as it is: no working copy to change.
+    // The graph the question is asked of: the base graph, or the one a composition's steps left.
+    let start = changed.unwrap_or(&base);
+    let state = changed.map(Graph::to_json);
+    // A question leaves its graph as it is: no working copy to change.
     let expected_graph = if truth.is_some() {
-        base.to_json()
+        state.clone().unwrap_or_else(|| base.to_json())
     } else {
-        let mut expected = base.clone();
+        let mut expected = start.clone();
         match &prop {
             Some(p) => p.witness(&mut expected),
-            None => apply(&query, view, &mut expected),
+            None => apply(asked, view, &mut expected),
         }
         expected.to_json()
     };
@@ -293,11 +341,13 @@ pub fn generate(id: &QueryId) -> Result<Generated> {
         truth,
         expected_graph,
         prop,
+        state,
     })
 }
 
-/// Makes a change question's change on `g` through the G API (the native truth of changes).
-fn apply(q: &Query, v: &View, g: &mut Graph) {
+/// Makes a change question's change on `g` through the G API (the native truth of changes),
+/// `v` being `g`'s view.
+pub(super) fn apply(q: &Query, v: &View, g: &mut Graph) {
     let s = |x: &str| Py::Str(x.to_string());
     let mut call = |m: &str, args: Vec<Py>| {
         let _ = fgraph::call(g, m, args, vec![], &unlimited);
@@ -334,6 +384,9 @@ fn apply(q: &Query, v: &View, g: &mut Graph) {
         Query::LabelRemove { label } => {
             with(label).into_iter().for_each(|u| call("remove_label", vec![s(&v.ips[u]), s(label)]))
         }
+        Query::RemoveIsolated => (0..v.ips.len())
+            .filter(|&u| v.adj[u].is_empty())
+            .for_each(|u| call("remove_node", vec![s(&v.ips[u])])),
         Query::ColorLabel { label, color } => {
             with(label).into_iter().for_each(|u| call("set", vec![s(&v.ips[u]), s("color"), s(color)]))
         }
@@ -363,9 +416,10 @@ fn apply(q: &Query, v: &View, g: &mut Graph) {
     }
 }
 
-/// The expected outcome as the card shows it.
+/// The expected outcome as the card shows it; a composed question adds the changes its
+/// steps make (`after_steps`).
 fn expected_json(g: &Generated) -> Value {
-    match &g.truth {
+    let mut out = match &g.truth {
         Some(t) => json!({"type": t.ty, "data": t.data, "ordered": t.ordered, "header_rows": t.header}),
         None => {
             let changes: Vec<String> =
@@ -376,7 +430,12 @@ fn expected_json(g: &Generated) -> Value {
                 None => json!({"type": "graph", "changes": changes}),
             }
         }
+    };
+    if let Some(state) = &g.state {
+        let steps: Vec<String> = check::diff(&g.graph.to_json(), state).into_iter().map(|c| c.line).collect();
+        out["after_steps"] = json!(steps);
     }
+    out
 }
 
 /// One traffic task.
@@ -432,6 +491,14 @@ impl Task for TrafficTask {
     fn picture(&self) -> Picture {
         Picture::default()
     }
+}
+
+/// The differences between the graph a composed question's steps leave and the final graph,
+/// outside what its question itself changes (a k-means question's labels, and colours when
+/// it asks for them: its rule checks those).
+fn state_differences(t: &Generated, state: &Value, graph: &Value) -> Vec<String> {
+    let own = compose::own_scope(t.asked());
+    check::diff(state, graph).into_iter().filter(|c| !own.contains(&c.key.as_str())).map(|c| c.line).collect()
 }
 
 /// The wall time a flow answer gets (the logs are larger than a graph).
@@ -509,7 +576,7 @@ impl Episode for TrafficEpisode {
         let outside: Vec<&Change> = done.iter().filter(|c| !scope.contains(&c.key.as_str())).collect();
         let safe = outside.is_empty();
         let mut progress = 0.0;
-        let (correct, why, diff) = match (&answer, &t.truth, &t.prop) {
+        let (mut correct, mut why, mut diff) = match (&answer, &t.truth, &t.prop) {
             (Err(e), _, _) => (false, e.clone(), Vec::new()),
             (Ok((ty, data)), Some(truth), _) => {
                 let (ok, why) = check::value_ok(truth, ty, data);
@@ -530,7 +597,13 @@ impl Episode for TrafficEpisode {
                         v.problems.join("; ")
                     )
                 };
-                progress = if v.total == 0 { 0.0 } else { v.satisfied as f64 / v.total as f64 };
+                // A composed question's steps count as one more constraint.
+                let steps = t.state.as_ref().map(|s| state_differences(t, s, &graph));
+                let (held, total) = match &steps {
+                    Some(d) => (v.satisfied + usize::from(d.is_empty()), v.total + 1),
+                    None => (v.satisfied, v.total),
+                };
+                progress = if total == 0 { 0.0 } else { held as f64 / total as f64 };
                 (v.ok, why, v.problems)
             }
             (Ok(_), None, None) => {
@@ -544,6 +617,17 @@ impl Episode for TrafficEpisode {
                 (d.is_empty(), why, d)
             }
         };
+        // A composed question: the final graph must also carry the steps' changes.
+        if let (Some(state), Ok(_)) = (&t.state, &answer) {
+            let off = state_differences(t, state, &graph);
+            if off.is_empty() {
+                why = format!("{why}; the graph carries the steps' changes");
+            } else {
+                correct = false;
+                why = format!("{why}; the graph after the steps differs in {} places", off.len());
+                diff.extend(off);
+            }
+        }
         let mut safety: Vec<String> =
             outside.iter().take(50).map(|c| format!("out of scope: {}", c.line)).collect();
         if safe {

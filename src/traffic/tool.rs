@@ -22,7 +22,7 @@ pub const EXPORT: Tool = Tool {
 Writes one JSON line per task: id, family, query (the resolved parameters), truth (a question's
 expected value, or null), graph (the base graph as node-link data) and expected_graph (the graph
 an exact answer leaves); a flow question adds tenant (its name) and, on the first line of each
-tenant, records (the log rows as CSV). --seeds takes every index of levels 1 to 3 (or of
+tenant, records (the log rows as CSV). --seeds takes every index of levels 1 to 4 (or of
 --level L) for seeds A to B-1, each with the knob suffix --knobs when given.
 ",
     run,
@@ -70,9 +70,9 @@ fn ids(argv: &[String]) -> Result<Vec<QueryId>, String> {
     let num = |s: &str| s.parse::<u64>().map_err(|_| format!("--seeds takes A..B, got {seeds:?}"));
     let (a, b) = (num(a)?, num(b)?);
     let levels: Vec<u8> = match level.as_deref() {
-        None => vec![1, 2, 3],
-        Some(l @ ("1" | "2" | "3")) => vec![l.parse().unwrap_or(1)],
-        Some(other) => return Err(format!("--level takes 1, 2 or 3, got {other:?}")),
+        None => vec![1, 2, 3, 4],
+        Some(l @ ("1" | "2" | "3" | "4")) => vec![l.parse().unwrap_or(1)],
+        Some(other) => return Err(format!("--level takes 1, 2, 3 or 4, got {other:?}")),
     };
     let mut out = Vec::new();
     for seed in a..b {

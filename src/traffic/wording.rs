@@ -361,9 +361,84 @@ pub fn question(q: &Query, w: usize) -> String {
             ]);
             format!("{body} {RET_TEXT}")
         }
+        Query::RemoveIsolated => {
+            let body = pick(
+                w,
+                [
+                    "Remove every node with no edges.".into(),
+                    "Drop every host that has no links.".into(),
+                    "Decommission the endpoints without a single peer from the inventory.".into(),
+                ],
+            );
+            format!("{body} {RET_GRAPH}")
+        }
+        Query::Compose { steps, question: q } => composed(steps, q, w),
+        Query::FlowGraph { t1, t2, question: q } => flow_graph_question(*t1, *t2, q, w),
         Query::Flow(f) => flow_question(f, w),
         prop => format!("{} {RET_GRAPH}", property_question(prop, w)),
     }
+}
+
+/// A sentence continued after a connective: its first letter in lower case.
+fn continued(text: &str) -> String {
+    let mut chars = text.chars();
+    chars.next().map_or_else(String::new, |c| c.to_lowercase().chain(chars).collect())
+}
+
+/// A change step's text in wording `w`: its question without the return form.
+fn step_text(q: &Query, w: usize) -> String {
+    let full = question(q, w);
+    full.strip_suffix(&format!(" {RET_GRAPH}")).map_or(full.clone(), str::to_string)
+}
+
+/// A composed question (level 4): the steps' and the question's own texts in wording `w`,
+/// joined by the wording's connectives; the question keeps its return form.
+fn composed(steps: &[Query], q: &Query, w: usize) -> String {
+    let texts: Vec<String> = steps.iter().map(|s| step_text(s, w)).collect();
+    let last = question(q, w);
+    match w {
+        0 => {
+            let rest: Vec<String> = texts[1..].iter().map(|t| format!(" Then {}", continued(t))).collect();
+            format!("{}{} Finally, {}", texts[0], rest.concat(), continued(&last))
+        }
+        1 => {
+            let rest: Vec<String> = texts[1..].iter().map(|t| format!(" Next, {}", continued(t))).collect();
+            format!("First, {}{} Last, {}", continued(&texts[0]), rest.concat(), continued(&last))
+        }
+        _ => {
+            let numbered: Vec<String> =
+                texts.iter().enumerate().map(|(i, t)| format!("({}) {t}", i + 1)).collect();
+            format!(
+                "Change ticket, in this order: {} Once the changes are made, on the changed inventory: {last}",
+                numbered.join(" ")
+            )
+        }
+    }
+}
+
+/// What a flow-graph question adds: how the window's graph is weighted and labelled.
+const WINDOW_RULE: &str = "Weights as in G: byte_weight the bytes of both directions, packet_weight the \
+packets of both directions, connection_weight the number of connections; each node keeps its labels in G.";
+
+/// A flow-graph question (level 4): the window's communication graph, then the question on it.
+fn flow_graph_question(t1: u32, t2: u32, q: &Query, w: usize) -> String {
+    let (a, b) = (hhmm(t1), hhmm(t2));
+    let last = continued(&question(q, w));
+    let body = pick(
+        w,
+        [
+            format!(
+                "Build the communication graph of the connections starting between {a} and {b} UTC (one node per IP, one edge per communicating pair, weights summed). Then {last}"
+            ),
+            format!(
+                "From the flow records, make the graph of who talked to whom in the connections opened between {a} and {b} UTC (a host per address, a link per pair of hosts that talked, its weights added up over their connections). On that graph: {last}"
+            ),
+            format!(
+                "Take the flow logs' connections opened {a}–{b} UTC and draw them as an endpoint graph (endpoints as nodes, one edge per talking pair with summed volumes); then answer on it: {last}"
+            ),
+        ],
+    );
+    format!("{body} {WINDOW_RULE} {FLOW_RULE}")
 }
 
 /// The property families' questions (the return form is added by the caller).

@@ -24,8 +24,9 @@ fn the_spaces_have_the_documented_cells() {
     assert_eq!(per_level("bgp").1, [60, 156, 180, 180]);
     // Each over five turn limits: level 1 eight graph families at five sizes; level 2 seven
     // graph families at five sizes and two flow families at the default size; level 3 seven
-    // graph families (two exact, five property-checked) and two flow families likewise.
-    assert_eq!(per_level("traffic").1, [200, 185, 185]);
+    // graph families (two exact, five property-checked) and two flow families likewise;
+    // level 4 the composed family at five sizes and flow-graph at the default size.
+    assert_eq!(per_level("traffic").1, [200, 185, 185, 30]);
     assert_eq!(per_level("microseg").1, [36, 75, 75, 12]);
 }
 

@@ -53,7 +53,8 @@ fn reference_code_is_correct_and_safe_in_every_family() {
 /// sets the card's turns.
 #[test]
 fn graph_families_run_on_the_tenant_graph() {
-    for (level, n) in [(1u8, 8u64), (2, 7), (3, 7)] {
+    // Level 4's index 0 composes graph families: on the tenant graph too.
+    for (level, n) in [(1u8, 8u64), (2, 7), (3, 7), (4, 1)] {
         for index in 0..n {
             let id = format!("traffic-v1-L{level}-s3-i{index}-gflows-n2-d10-t3");
             let g = generate(&id.parse().unwrap()).unwrap();
@@ -350,5 +351,140 @@ fn color_extreme_breaks_ties_by_address() {
             let s = score(&id, &right.replace(&format!("G.set(hi[0], 'color', '{c1}')"), "pass"));
             assert!(!s.correct, "{id}");
         }
+    }
+}
+
+/// Level 4: the reference code of composed and flow-graph questions is correct and safe on
+/// every drawn step and question, in all three wordings.
+#[test]
+fn level_four_reference_code_is_correct_and_safe() {
+    use std::collections::BTreeSet;
+
+    use netpress::traffic::family::Query;
+    let (mut steps, mut asked, mut wordings) = (BTreeSet::new(), BTreeSet::new(), BTreeSet::new());
+    let tag = |q: &Query| serde_json::to_value(q).unwrap()["family"].as_str().unwrap().to_string();
+    for seed in 0..40 {
+        // Flow-graph questions on a ten-minute trace, on the first 8 seeds (each builds a tenant).
+        let indexes: &[u64] = if seed < 8 { &[0, 1] } else { &[0] };
+        for &index in indexes {
+            let id = format!("traffic-v1-L4-s{seed}-i{index}-d10");
+            let g = generate(&id.parse().unwrap()).unwrap();
+            wordings.insert((g.family.id(), g.wording));
+            match &g.query {
+                Query::Compose { steps: s, question } => {
+                    assert!((2..=3).contains(&s.len()), "{id}");
+                    steps.extend(s.iter().map(tag));
+                    asked.insert(format!("compose:{}", tag(question)));
+                }
+                Query::FlowGraph { question, .. } => {
+                    asked.insert(format!("flow-graph:{}", tag(question)));
+                }
+                other => panic!("{id}: {other:?}"),
+            }
+            let s = score(&id, &code(&g.query));
+            assert!(s.correct && s.safe && s.progress == 1.0, "{id}: {}\n{}", s.explanation, g.question);
+        }
+    }
+    assert_eq!(steps.len(), 5, "{steps:?}");
+    assert_eq!(asked.len(), 12, "{asked:?}");
+    assert_eq!(wordings.len(), 6, "{wordings:?}");
+}
+
+/// The first composed question on seeds 0.. that `keep` accepts, with its id.
+fn first_composed(
+    keep: impl Fn(&[netpress::traffic::family::Query], &netpress::traffic::family::Query) -> bool,
+) -> (String, netpress::traffic::task::Generated) {
+    use netpress::traffic::family::Query;
+    (0..200)
+        .map(|s| format!("traffic-v1-L4-s{s}-i0"))
+        .map(|id| (id.clone(), generate(&id.parse().unwrap()).unwrap()))
+        .find(|(_, g)| matches!(&g.query, Query::Compose { steps, question } if keep(steps, question)))
+        .unwrap()
+}
+
+/// A composed answer must leave the steps' changes: skipping one is wrong (and says where),
+/// a change outside every step's scope is unsafe, and removing nodes is in scope only when a
+/// step removes them.
+#[test]
+fn composed_answers_must_make_their_steps() {
+    use netpress::traffic::family::Query;
+    let changes = |q: &Query| matches!(q, Query::LabelRemove { .. } | Query::ColorLabel { .. });
+    // A read-only question after a step that always changes the graph.
+    let (id, g) = first_composed(|s, q| changes(&s[0]) && !matches!(q, Query::Kmeans { .. }));
+    let right = code(&g.query);
+    assert!(score(&id, &right).correct);
+    let skipped = score(&id, &right.replacen("    step_1(G)\n", "", 1));
+    assert!(!skipped.correct && skipped.safe, "{}", skipped.explanation);
+    assert!(skipped.explanation.contains("after the steps differs"), "{}", skipped.explanation);
+    assert!(!skipped.details.diff.is_empty());
+    let sized = right.replacen(
+        "    return question(G)",
+        "    G.set(G.nodes()[0], 'size', 9)\n    return question(G)",
+        1,
+    );
+    let s = score(&id, &sized);
+    assert!(!s.correct && !s.safe, "{}", s.explanation);
+    let Query::Compose { steps, .. } = &g.query else { unreachable!() };
+    if !steps.iter().any(|q| matches!(q, Query::RemoveIsolated)) {
+        let removed = right.replacen(
+            "    return question(G)",
+            "    G.remove_node(G.nodes()[0])\n    return question(G)",
+            1,
+        );
+        assert!(!score(&id, &removed).safe);
+    }
+    // k-means after the steps: its rule and the steps both count toward progress.
+    let (id, g) = first_composed(|s, q| changes(&s[0]) && matches!(q, Query::Kmeans { .. }));
+    let right = code(&g.query);
+    assert!(score(&id, &right).correct);
+    let s = score(&id, &right.replacen("    step_1(G)\n", "", 1));
+    assert!(
+        !s.correct && s.safe && s.progress < 1.0 && s.progress > 0.0,
+        "{}: {}",
+        s.progress,
+        s.explanation
+    );
+}
+
+/// A flow-graph question asks about the window's graph, not the whole trace's `G`: the same
+/// question's code run on `G` is wrong, and changing `G` is unsafe.
+#[test]
+fn flow_graph_answers_read_the_window() {
+    use netpress::traffic::family::Query;
+    let (id, g) = (0..20)
+        .map(|s| format!("traffic-v1-L4-s{s}-i1-d10"))
+        .map(|id| (id.clone(), generate(&id.parse().unwrap()).unwrap()))
+        .find(|(_, g)| matches!(&g.query, Query::FlowGraph { question, .. } if matches!(**question, Query::TopDegree { .. })))
+        .unwrap();
+    let Query::FlowGraph { question, .. } = &g.query else { unreachable!() };
+    let on_g = code(question).replacen("def process_graph(G):", "def process_flows(F, G):", 1);
+    let s = score(&id, &on_g);
+    assert!(!s.correct && s.safe, "{}", s.explanation);
+    let right = code(&g.query);
+    assert!(score(&id, &right).correct);
+    let changed = right.replacen(
+        "    return question(",
+        "    G.set(G.nodes()[0], 'color', 'red')\n    return question(",
+        1,
+    );
+    assert!(!score(&id, &changed).safe);
+}
+
+/// The baseline leaves level 4 alone: 'unsupported' through the prompt's entry point, in
+/// every wording, which is wrong and safe.
+#[test]
+fn the_baseline_answers_level_four_unsupported() {
+    use netpress::app::App;
+    use netpress::conversation::Message;
+    for (seed, index) in [(0, 0), (1, 0), (2, 0), (3, 0), (0, 1), (1, 1), (2, 1)] {
+        let id = format!("traffic-v1-L4-s{seed}-i{index}-d10");
+        let task = netpress::traffic::TRAFFIC.generate(&id.parse().unwrap()).unwrap();
+        let prompt = task.prompt(netpress::app::PromptVariant::ZeroshotBase);
+        let reply = netpress::traffic::TRAFFIC.baseline().reply(&[Message::user(prompt)]).unwrap().text;
+        let entry = if index == 0 { "def process_graph(G):" } else { "def process_flows(F, G):" };
+        assert!(reply.contains(entry) && reply.contains("'unsupported'"), "{id}: {reply}");
+        let s = score(&id, &reply);
+        assert!(!s.correct && s.safe, "{id}: {}", s.explanation);
+        assert!(s.explanation.contains("expected"), "{id}: {}", s.explanation);
     }
 }

@@ -7,6 +7,11 @@ plain Python for statistics) and compares it with the Rust truth: the value for 
 whole node-link document for changes. Prints one JSON summary line; exits 1 on any disagreement. With --witnesses the summary also
 carries the script's own answers to the property questions and perturbed copies of them, for
 the Rust checker to judge (tests/traffic/nx.rs).
+
+Level 4 is recomputed from its parts: a composed question's steps are made on the networkx
+graph one after the other (the graph must then equal the Rust one) and its question asked of
+the result; a flow-graph question's window graph is built as an nx.Graph from the log rows'
+connections, labelled from the tenant graph, and its question asked of it.
 """
 
 import collections
@@ -108,33 +113,38 @@ T0 = 1736121600
 
 def connections(text):
     """Connections from the log rows: the higher port initiates, each vantage sums its own
-    records, the largest sum is the connection's and its earliest record its start."""
-    at = collections.defaultdict(lambda: [0, 0])
+    records, the largest sum is the connection's and its earliest record its start (bytes
+    and packets alike)."""
+    at = collections.defaultdict(lambda: [0, 0, 0, 0])
     start, allowed = {}, {}
     rows = csv.reader(io.StringIO(text))
     col = {name: i for i, name in enumerate(next(rows))}
     # Positional fields: a dict per row made this loop the slowest part of the sample.
-    it, iv, isrc, isp, idst, idp, ipr, ial, iby, irev = (col[k] for k in (
-        "t", "vantage", "src", "sport", "dst", "dport", "proto", "allow", "bytes", "bytes_rev"))
+    it, iv, isrc, isp, idst, idp, ipr, ial, iby, irev, ipk, iprev = (col[k] for k in (
+        "t", "vantage", "src", "sport", "dst", "dport", "proto", "allow", "bytes", "bytes_rev", "pkts",
+        "pkts_rev"))
     for r in rows:
         t, sport, dport, proto = int(r[it]), int(r[isp]), int(r[idp]), int(r[ipr])
         if sport > dport:
             key, f, b = (int(r[isrc]), sport, int(r[idst]), dport, proto), int(r[iby]), int(r[irev])
+            pf, pb = int(r[ipk]), int(r[iprev])
         else:
             key, f, b = (int(r[idst]), dport, int(r[isrc]), sport, proto), int(r[irev]), int(r[iby])
+            pf, pb = int(r[iprev]), int(r[ipk])
         s = at[(key, r[iv])]
         s[0] += f
         s[1] += b
+        s[2] += pf
+        s[3] += pb
         if t < start.get(key, t + 1):
             start[key] = t
         allowed[key] = allowed.get(key, True) and r[ial] == "1"
-    fwd, rev = collections.Counter(), collections.Counter()
-    for (key, _), (f, b) in at.items():
-        fwd[key] = max(fwd[key], f)
-        rev[key] = max(rev[key], b)
+    most = collections.defaultdict(lambda: [0, 0, 0, 0])
+    for (key, _), counts in at.items():
+        most[key] = [max(a, b) for a, b in zip(most[key], counts)]
     return [
         {"src": k[0], "dst": k[2], "dport": k[3], "proto": k[4], "start": start[k] - T0,
-         "allow": allowed[k], "fwd": fwd[k], "rev": rev[k]}
+         "allow": allowed[k], "fwd": most[k][0], "rev": most[k][1], "pf": most[k][2], "pr": most[k][3]}
         for k in start
     ]
 
@@ -230,6 +240,8 @@ def change(g, q):
         t = threshold([w for _, _, w in g.edges(data=key)], q["stat"])
         drop = [(u, v) for u, v, w in g.edges(data=key) if (w < t if q["strict"] else w <= t)]
         g.remove_edges_from(drop)
+    elif f == "remove-isolated":
+        g.remove_nodes_from(list(nx.isolates(g)))
     return g
 
 
@@ -264,8 +276,12 @@ def same_value(mine, truth):
     return close(mine, data)
 
 
-def graph_doc(g):
-    nodes = {n: (a["color"], a["size"], sorted(set(a["labels"]))) for n, a in g.nodes(data=True)}
+def graph_doc(g, own=()):
+    """Nodes and edges for comparison; `own` names what a question's rule checks instead
+    (k-means: its cluster labels, and colours when it asks for them)."""
+    def labels(ls):
+        return sorted({l for l in ls if "labels" not in own or not l.startswith("cluster=")})
+    nodes = {n: (None if "color" in own else a["color"], a["size"], labels(a["labels"])) for n, a in g.nodes(data=True)}
     edges = {}
     for u, v, a in g.edges(data=True):
         k = tuple(sorted((u, v), key=ip_key))
@@ -487,11 +503,65 @@ def check_property(task):
     return True, ""
 
 
+def check_compose(task):
+    """The steps made on the networkx graph in turn, then the question asked of the result."""
+    q = task["query"]
+    g = nx.node_link_graph(task["graph"], edges="links")
+    for step in q["steps"]:
+        g = change(g, step)
+    asked = q["question"]
+    rust = nx.node_link_graph(task["expected_graph"], edges="links")
+    if asked["family"] == "kmeans":
+        own = ("labels", "color") if asked["color"] else ("labels",)
+        if graph_doc(g, own) != graph_doc(rust, own):
+            return False, "the graph after the steps differs"
+        ok, why = prop_check(g, asked, {n: (a["color"], a["labels"]) for n, a in rust.nodes(data=True)})
+        if not ok:
+            return False, "the Rust witness fails: " + why
+        mine = own_witness(g, asked)
+        ok, why = prop_check(g, asked, mine)
+        if not ok:
+            return False, "the networkx witness fails its own check: " + why
+        bad = perturb(g, asked, mine)
+        if bad is not None and prop_check(g, asked, bad)[0]:
+            return False, "a perturbed answer passes"
+        return True, ""
+    if graph_doc(g) != graph_doc(rust):
+        return False, "the graph after the steps differs"
+    mine = question(g, asked)
+    return same_value(mine, task["truth"]), mine
+
+
+def check_flow_graph(task, conns):
+    """The window's communication graph as an nx.Graph (allowed connections starting in the
+    window; bytes and packets of both directions summed, connections counted; labels from the
+    tenant graph), then the question asked of it."""
+    q = task["query"]
+    lo, hi = q["t1"] * 60, q["t2"] * 60
+    tenant = nx.node_link_graph(task["graph"], edges="links")
+    h = nx.Graph()
+    for c in conns:
+        if c["allow"] and lo <= c["start"] < hi and c["src"] != c["dst"]:
+            a, b = dotted(c["src"]), dotted(c["dst"])
+            if not h.has_edge(a, b):
+                h.add_edge(a, b, byte_weight=0, connection_weight=0, packet_weight=0)
+            e = h.edges[a, b]
+            e["byte_weight"] += c["fwd"] + c["rev"]
+            e["packet_weight"] += c["pf"] + c["pr"]
+            e["connection_weight"] += 1
+    for n in h.nodes:
+        h.nodes[n]["labels"] = list(tenant.nodes[n]["labels"]) if n in tenant else []
+    mine = question(h, q["question"])
+    return same_value(mine, task["truth"]), mine
+
+
 TENANT = {}
 
 
 def check(task):
     q = task["query"]
+    if task["family"] == "compose":
+        return check_compose(task)
     if "tenant" in task:
         if "records" in task:
             TENANT.clear()
@@ -499,6 +569,8 @@ def check(task):
         conns = TENANT.get(task["tenant"])
         if conns is None:
             return False, "no records for tenant " + task["tenant"]
+        if task["family"] == "flow-graph":
+            return check_flow_graph(task, conns)
         mine = flow_question(conns, q)
         return same_value(mine, task["truth"]), mine
     if task["family"] in PROPERTY:
