@@ -481,20 +481,29 @@ def perturb(g, q, nodes):
 WITNESSES = []
 
 
+def witnesses(g, q, rust):
+    """The property check of a question on g: the Rust witness (rust's nodes) and our own
+    witness pass it, and a perturbation of ours fails it. Returns (ok, why, ours, perturbed)."""
+    ok, why = prop_check(g, q, {n: (a["color"], a["labels"]) for n, a in rust.nodes(data=True)})
+    if not ok:
+        return False, "the Rust witness fails: " + why, None, None
+    mine = own_witness(g, q)
+    ok, why = prop_check(g, q, mine)
+    if not ok:
+        return False, "the networkx witness fails its own check: " + why, None, None
+    bad = perturb(g, q, mine)
+    if bad is not None and prop_check(g, q, bad)[0]:
+        return False, "a perturbed answer passes", None, None
+    return True, "", mine, bad
+
+
 def check_property(task):
     q = task["query"]
     g = nx.node_link_graph(task["graph"], edges="links")
     rust = nx.node_link_graph(task["expected_graph"], edges="links")
-    ok, why = prop_check(g, q, {n: (a["color"], a["labels"]) for n, a in rust.nodes(data=True)})
+    ok, why, mine, bad = witnesses(g, q, rust)
     if not ok:
-        return False, "the Rust witness fails: " + why
-    mine = own_witness(g, q)
-    ok, why = prop_check(g, q, mine)
-    if not ok:
-        return False, "the networkx witness fails its own check: " + why
-    bad = perturb(g, q, mine)
-    if bad is not None and prop_check(g, q, bad)[0]:
-        return False, "a perturbed answer passes"
+        return False, why
     for nodes, valid in [(mine, True), (bad, False)]:
         # Only on request: the long runs would print every node of every answer.
         if nodes is not None and "--witnesses" in sys.argv:
@@ -515,17 +524,8 @@ def check_compose(task):
         own = ("labels", "color") if asked["color"] else ("labels",)
         if graph_doc(g, own) != graph_doc(rust, own):
             return False, "the graph after the steps differs"
-        ok, why = prop_check(g, asked, {n: (a["color"], a["labels"]) for n, a in rust.nodes(data=True)})
-        if not ok:
-            return False, "the Rust witness fails: " + why
-        mine = own_witness(g, asked)
-        ok, why = prop_check(g, asked, mine)
-        if not ok:
-            return False, "the networkx witness fails its own check: " + why
-        bad = perturb(g, asked, mine)
-        if bad is not None and prop_check(g, asked, bad)[0]:
-            return False, "a perturbed answer passes"
-        return True, ""
+        ok, why, _, _ = witnesses(g, asked, rust)
+        return ok, why
     if graph_doc(g) != graph_doc(rust):
         return False, "the graph after the steps differs"
     mine = question(g, asked)
