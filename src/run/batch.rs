@@ -336,8 +336,8 @@ impl SandboxGate {
 
     /// The gate for the task of `id`: shut only for a sandboxed application's task.
     fn for_task(&self, id: &str) -> GateFor<'_> {
-        let app = id.split('-').next().unwrap_or_default();
-        let sandboxed = crate::registry::info(app).is_ok_and(|i| i.sandboxed);
+        let app = id.parse::<crate::id::QueryId>().map(|q| q.app);
+        let sandboxed = app.is_ok_and(|a| crate::registry::info(&a).is_ok_and(|i| i.sandboxed));
         GateFor(self.lock.as_ref().filter(|_| sandboxed))
     }
 }
