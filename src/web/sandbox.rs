@@ -53,6 +53,12 @@ const START_DEADLINE_MS: u32 = 30_000;
 /// worker silent past it is stuck in one call the time limit cannot reach (docs/sandbox.md).
 const STEP_DEADLINE_MS: u32 = 5_000;
 
+/// Deadline for one step of an application without a sandbox (Route, K8s, BGP): its engine
+/// runs no agent code, so only a bug could keep it silent, and a tight watchdog would only
+/// misfire on a loaded machine, ending an episode with a failed turn that a native run of the
+/// same task never has (an adaptive search in the page would then part from the CLI's).
+const ENGINE_STEP_DEADLINE_MS: u32 = 60_000;
+
 /// A worker past this much linear memory is not reused: wasm memory never shrinks, so a
 /// worker that once grew near the 4 GiB ceiling would fail the next large answer
 /// (docs/sandbox.md, "Respawning").
@@ -296,7 +302,8 @@ impl WorkerEpisode {
 
     /// A request that leaves the episode as it is, and the text field `reply` of its answer.
     async fn ask(&self, request: &Value, op: &str) -> Result<String, String> {
-        let answer = self.worker()?.call(request, STEP_DEADLINE_MS).await.map_err(String::from)?;
+        let worker = self.worker()?;
+        let answer = worker.call(request, worker.step_deadline()).await.map_err(String::from)?;
         Ok(expect(answer, op)?["reply"].as_str().unwrap_or_default().to_string())
     }
 
@@ -321,7 +328,8 @@ impl WorkerEpisode {
     /// Sends one `submit` or `fail` and takes in its `turn` (and `result`, if it ends).
     async fn step(&self, request: &Value) -> Result<(), Call> {
         let worker = self.worker().map_err(Call::Failed)?;
-        let turn = expect(worker.call(request, STEP_DEADLINE_MS).await?, "turn").map_err(Call::Failed)?;
+        let turn =
+            expect(worker.call(request, worker.step_deadline()).await?, "turn").map_err(Call::Failed)?;
         let record: TurnRecord = from(&turn["turn"]).map_err(Call::Failed)?;
         let finished: Option<Finish> = from(&turn["finished"]).map_err(Call::Failed)?;
         {
@@ -339,7 +347,7 @@ impl WorkerEpisode {
             s.picture = from(&turn["picture"]).unwrap_or_default();
         }
         if finished.is_some() {
-            self.take_result(worker.next(STEP_DEADLINE_MS).await?).map_err(Call::Failed)?;
+            self.take_result(worker.next(worker.step_deadline()).await?).map_err(Call::Failed)?;
         }
         Ok(())
     }
@@ -355,7 +363,7 @@ impl WorkerEpisode {
     async fn stop(&self, reason: &str) -> Result<Snapshot, String> {
         if self.state.borrow().finished.is_none() {
             let worker = self.worker()?;
-            match worker.call(&json!({"op": "stop", "reason": reason}), STEP_DEADLINE_MS).await {
+            match worker.call(&json!({"op": "stop", "reason": reason}), worker.step_deadline()).await {
                 Ok(message) => self.take_result(message)?,
                 Err(Call::Lost(lost)) => return self.recover(&lost).await,
                 Err(Call::Failed(e)) => return Err(e),
@@ -563,6 +571,14 @@ impl SandboxWorker {
         });
         expect(this.next(START_DEADLINE_MS).await.map_err(String::from)?, "ready")?;
         Ok(this)
+    }
+
+    /// How long one step may keep this worker silent (see [`STEP_DEADLINE_MS`]).
+    fn step_deadline(&self) -> u32 {
+        match crate::registry::info(&self.app) {
+            Ok(info) if !info.sandboxed => ENGINE_STEP_DEADLINE_MS,
+            _ => STEP_DEADLINE_MS,
+        }
     }
 
     fn deliver(&self, text: String) {

@@ -77,7 +77,10 @@ test('an adaptive search runs in the tab as the CLI runs it, and its link reopen
   assert.match(await page.textContent('#adapt-promotions'), /^[1-9]\d* promoted/);
   const hash = await page.textContent('#adapt-hash');
   const cliFile = nativeFile(2);
-  assert.equal(hash, JSON.parse(fs.readFileSync(cliFile, 'utf8')).state_hash, 'the same search as netpress adapt');
+  // A mismatch names the episodes the page ended on a failed call (a worker past its deadline),
+  // the one way the page's search can part from the CLI's on the same seeds.
+  const cut = (await page.$('#adapt-cut-short')) ? await page.textContent('#adapt-cut-short') : 'none';
+  assert.equal(hash, JSON.parse(fs.readFileSync(cliFile, 'utf8')).state_hash, `the same search as netpress adapt (cut short: ${cut})`);
   await screenshot(page, 'adapt-done');
   // The curriculum files are the CLI's (the first 1,000 tasks: export's default): the mixture
   // byte for byte, the rl lines (whole generated tasks, written by the Route worker) but for

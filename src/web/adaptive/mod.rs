@@ -476,6 +476,11 @@ fn progress(
                 <button type="button" class="secondary" id="adapt-mixture" onclick={curriculum(ExportFormat::Mixture)}>{ "Mixture file" }</button>
                 <span class="muted">{ "state hash " }<code id="adapt-hash">{ state.hash() }</code></span>
             </p>
+            if !r.cut_short.is_empty() {
+                <p class="warn" id="adapt-cut-short">
+                    { format!("{} episode(s) ended on a failed agent call, scored as they ended: {}", r.cut_short.len(), r.cut_short.join("; ")) }
+                </p>
+            }
             if !r.svg.is_empty() {
                 <div class="wide" id="adapt-map" aria-label="weakness map">{ Html::from_html_unchecked(AttrValue::from(r.svg.clone())) }</div>
             }

@@ -45,6 +45,10 @@ pub struct Shown {
     pub episodes: (usize, usize),
     /// The search's own time in the page (fit, candidates, promotion, map), milliseconds.
     pub search_ms: f64,
+    /// Episodes with a failed turn (an agent error, or a worker the page ended), as
+    /// `id: error`: their scores count as the episode ended, which a native search would not
+    /// have seen, so the view lists them beside the state hash.
+    pub cut_short: Vec<String>,
     pub cancel: Cancel,
     pub client: Option<Rc<dyn remote::RemoteClient>>,
 }
@@ -145,6 +149,9 @@ impl Host for PageHost {
         run_batch(plan, &crew, |f| {
             if let Some(r) = f.record {
                 out.borrow_mut()[f.index] = Some(kind.of(&r.score));
+                if let Some(e) = r.turns.iter().find_map(|t| t.error.as_deref()) {
+                    self.shown.borrow_mut().cut_short.push(format!("{}: {e}", r.id));
+                }
             }
         })
         .await?;
@@ -307,6 +314,7 @@ pub fn shown(
         phase: Phase::Running,
         episodes: (0, 0),
         search_ms: 0.0,
+        cut_short: Vec::new(),
         cancel: Rc::new(Cell::new(false)),
         client,
     }
