@@ -1,6 +1,12 @@
 //! Fuzzes the flows host objects `F` and `G` with arbitrary method names and arguments (where
 //! specs, columns, orders, aggs, node ids) on a small tenant: every call returns a value or a
 //! Python exception, never a panic.
+//!
+//! The calls of one input share a memory budget, as the calls of one sandbox run do: each
+//! result is charged before it is built, and past [`BUDGET`] bytes every call raises
+//! `MemoryError`. This fuzzes the budget's error path too, and it bounds an input's cost the
+//! way the sandbox bounds a run's, so a long run of whole-table `F.rows()` calls (linear, about
+//! 4 ms each in a fuzz build) is not taken for a slow input.
 
 use std::sync::OnceLock;
 
@@ -8,7 +14,13 @@ use netpress::flows::format::{self, Inventory, Options};
 use netpress::flows::graph::{self, Graph};
 use netpress::flows::table::{self, Table};
 use netpress::flows::{Format, Knobs, Scenario, Tenant, TenantKey, generate};
-use netpress::malt::api::{Py, unlimited};
+use std::cell::Cell;
+
+use netpress::malt::api::{ApiError, ApiResult, Exc, Py};
+
+/// Bytes of results one input may have built: a little over one full page of `F.rows()`
+/// (1,000 rows of every column, charged at 400 B a row).
+const BUDGET: usize = 512 * 1024;
 
 const F_METHODS: [&str; 8] = ["info", "count", "rows", "distinct", "group", "series", "raw", "nope"];
 const G_METHODS: [&str; 12] = [
@@ -76,14 +88,21 @@ fn value(data: &mut impl Iterator<Item = u8>, depth: u8) -> Py {
 pub fn fuzz(data: &[u8]) {
     let (f, g) = fixture();
     let mut g = g.clone();
+    let spent = Cell::new(0usize);
+    let budget = |bytes: usize| -> ApiResult<()> {
+        spent.set(spent.get().saturating_add(bytes));
+        if spent.get() > BUDGET {
+            return Err(ApiError { exc: Exc::MemoryError, message: "fuzz input's result budget spent".into() });
+        }
+        Ok(())
+    };
     let mut it = data.iter().copied();
     while let Some(b) = it.next() {
         let args: Vec<Py> = (0..b % 5).map(|_| value(&mut it, 0)).collect();
         if b & 0x80 == 0 {
-            let _ = table::call(f, F_METHODS[usize::from(b) % F_METHODS.len()], args, vec![], &unlimited);
+            let _ = table::call(f, F_METHODS[usize::from(b) % F_METHODS.len()], args, vec![], &budget);
         } else {
-            let _ =
-                graph::call(&mut g, G_METHODS[usize::from(b) % G_METHODS.len()], args, vec![], &unlimited);
+            let _ = graph::call(&mut g, G_METHODS[usize::from(b) % G_METHODS.len()], args, vec![], &budget);
         }
     }
 }

@@ -11,7 +11,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use crate::flows::tenant::dotted;
 
-use super::policy::{Peer, Policy};
+use super::policy::{Peer, Policy, Reserved};
 use super::world::World;
 
 /// An endpoint of the hidden window: an address and the VM holding it there, if any.
@@ -32,8 +32,20 @@ pub struct Compiled<'a> {
     names: Vec<&'a str>,
     /// Each test VM's groups (indexes into `names`).
     member_of: BTreeMap<u32, BTreeSet<usize>>,
+    /// Each rule's source and destination with group names resolved to indexes once, so that
+    /// deciding a key compares no strings (a repair turn decides every key of the window).
+    sides: Vec<[Side; 2]>,
     /// What the answer listed that is not a visible VM, for the explanation.
     pub notes: Vec<String>,
+}
+
+/// One side of a rule: a group (its index; `None` for a group the policy does not define),
+/// a reserved group, or a CIDR block (network address and mask).
+#[derive(Clone, Copy)]
+enum Side {
+    Group(Option<usize>),
+    Reserved(Reserved),
+    Cidr(u32, u32),
 }
 
 /// The role the most listed VMs of a group have (ties: the smallest name).
@@ -93,15 +105,29 @@ pub fn replay<'m>(
 
 impl<'a> Compiled<'a> {
     pub fn new(policy: &'a Policy, world: &'a World) -> Compiled<'a> {
-        let names: Vec<&str> = policy.groups.keys().map(String::as_str).collect();
         let (member_of, notes) = replay(world, policy.groups.values().map(Vec::as_slice));
-        Compiled { policy, world, names, member_of, notes }
+        Compiled::with(policy, world, member_of, notes)
+    }
+
+    fn with(
+        policy: &'a Policy,
+        world: &'a World,
+        member_of: BTreeMap<u32, BTreeSet<usize>>,
+        notes: Vec<String>,
+    ) -> Compiled<'a> {
+        let names: Vec<&str> = policy.groups.keys().map(String::as_str).collect();
+        let side = |p: &Peer| match p {
+            Peer::Group(g) => Side::Group(names.iter().position(|n| n == g)),
+            Peer::Reserved(r) => Side::Reserved(*r),
+            Peer::Cidr(net, len) => Side::Cidr(*net, if *len == 0 { 0 } else { u32::MAX << (32 - len) }),
+        };
+        let sides = policy.rules.iter().map(|r| [side(&r.src), side(&r.dst)]).collect();
+        Compiled { policy, world, names, member_of, sides, notes }
     }
 
     /// The policy over the visible windows: every VM seen there is in the groups listing its
     /// address (what the repair report judges).
     pub fn visible(policy: &'a Policy, world: &'a World) -> Compiled<'a> {
-        let names: Vec<&str> = policy.groups.keys().map(String::as_str).collect();
         let mut member_of: BTreeMap<u32, BTreeSet<usize>> = BTreeMap::new();
         for (g, members) in policy.groups.values().enumerate() {
             for &v in &world.visible {
@@ -110,7 +136,7 @@ impl<'a> Compiled<'a> {
                 }
             }
         }
-        Compiled { policy, world, names, member_of, notes: Vec::new() }
+        Compiled::with(policy, world, member_of, Vec::new())
     }
 
     /// The groups a test VM is in at replay.
@@ -118,28 +144,27 @@ impl<'a> Compiled<'a> {
         self.member_of.get(&vm).map_or_else(Vec::new, |g| g.iter().map(|&i| self.names[i]).collect())
     }
 
-    fn matches(&self, peer: &Peer, e: End) -> bool {
-        match peer {
-            Peer::Reserved(r) => r.contains(e.ip),
-            Peer::Cidr(net, len) => {
-                let mask = if *len == 0 { 0 } else { u32::MAX << (32 - len) };
-                e.ip & mask == *net
-            }
-            Peer::Group(g) => e.vm.is_some_and(|v| {
-                self.member_of.get(&v).is_some_and(|gs| gs.iter().any(|&i| self.names[i] == g))
-            }),
-        }
-    }
-
     /// The rules whose source (`src`) or destination side matches `e`.
     pub fn bits(&self, e: End, src: bool) -> Bits {
-        let mut b = vec![0u64; self.policy.rules.len().div_ceil(64)];
-        for (i, r) in self.policy.rules.iter().enumerate() {
-            if self.matches(if src { &r.src } else { &r.dst }, e) {
+        let groups = e.vm.and_then(|v| self.member_of.get(&v));
+        let mut b = vec![0u64; self.sides.len().div_ceil(64)];
+        for (i, side) in self.sides.iter().enumerate() {
+            let hit = match side[usize::from(!src)] {
+                Side::Group(g) => g.is_some_and(|g| groups.is_some_and(|gs| gs.contains(&g))),
+                Side::Reserved(r) => r.contains(e.ip),
+                Side::Cidr(net, mask) => e.ip & mask == net,
+            };
+            if hit {
                 b[i / 64] |= 1 << (i % 64);
             }
         }
         b
+    }
+
+    /// A memo of endpoints' bitsets over this policy: a window has many more keys than
+    /// endpoints, and deciding a key is then one intersection of two remembered bitsets.
+    pub fn memo(&self) -> Memo<'_, 'a> {
+        Memo { compiled: self, sides: BTreeMap::new() }
     }
 
     /// The first rule admitting (proto, port) between endpoints of these bitsets.
@@ -160,5 +185,26 @@ impl<'a> Compiled<'a> {
     /// The world the policy was compiled against.
     pub fn world(&self) -> &'a World {
         self.world
+    }
+}
+
+/// Endpoints' source and destination bitsets, each computed once ([`Compiled::memo`]).
+pub struct Memo<'c, 'a> {
+    compiled: &'c Compiled<'a>,
+    sides: BTreeMap<End, (Bits, Bits)>,
+}
+
+impl Memo<'_, '_> {
+    /// The rules whose source and whose destination side match `e`.
+    pub fn sides(&mut self, e: End) -> &(Bits, Bits) {
+        let c = self.compiled;
+        self.sides.entry(e).or_insert_with(|| (c.bits(e, true), c.bits(e, false)))
+    }
+
+    /// The first rule admitting (proto, port) from `s` to `d`.
+    pub fn admits(&mut self, s: End, d: End, proto: u8, port: u16) -> Option<usize> {
+        self.sides(s);
+        self.sides(d);
+        self.compiled.admits(&self.sides[&s].0, &self.sides[&d].1, proto, port)
     }
 }

@@ -14,7 +14,7 @@ use std::net::Ipv4Addr;
 use crate::flows::NO_VM;
 use crate::flows::tenant::{UDP, dotted};
 
-use super::allow::{Compiled, End};
+use super::allow::{Bits, Compiled, End, Memo};
 use super::policy::{Peer, Policy, Proto, Reserved, Rule};
 use super::repair::{
     Command, Endpoint, Filter, Port, Ports, RepairError, RuleField, RuleProto, RuleSpec, Show,
@@ -187,8 +187,8 @@ impl State {
     }
 
     /// Whether the policy admits a key of the visible windows.
-    pub fn admits(&self, c: &Compiled<'_>, s: End, d: End, proto: u8, port: u16) -> bool {
-        self.default_allow || c.admits(&c.bits(s, true), &c.bits(d, false), proto, port).is_some()
+    pub fn admits(&self, memo: &mut Memo<'_, '_>, s: End, d: End, proto: u8, port: u16) -> bool {
+        self.default_allow || memo.admits(s, d, proto, port).is_some()
     }
 }
 
@@ -223,8 +223,9 @@ pub fn report(s: &State, w: &World) -> Vec<String> {
         format!("{name} {}", dotted(e.ip))
     };
     let mut denied: BTreeMap<DeniedKey<'_>, (End, End, u64)> = BTreeMap::new();
+    let mut memo = c.memo();
     for (&(a, b, p, port), &n) in &seen {
-        if !s.admits(&c, a, b, p, port) {
+        if !s.admits(&mut memo, a, b, p, port) {
             let g = |e: End| e.vm.map(|v| c.groups_of(v)).unwrap_or_default();
             denied.entry((g(a), g(b), p, port)).or_insert((a, b, 0)).2 += n;
         }
@@ -265,29 +266,46 @@ pub fn report(s: &State, w: &World) -> Vec<String> {
     out
 }
 
+/// An endpoint's class: its source and destination bitsets, and its reserved group when it is
+/// an external address (two externals never form a key).
+type Class = (Bits, Bits, Option<Reserved>);
+
 /// Per rule, the class keys it admits that no visible connection falls in.
 fn unobserved(s: &State, w: &World, c: &Compiled<'_>, seen: &BTreeMap<(End, End, u8, u16), u64>) -> Vec<u64> {
-    let class = |e: End| (c.bits(e, true), c.bits(e, false), Reserved::of(e.ip).filter(|_| e.vm.is_none()));
+    // Classes are numbered once, so the keys seen are sets of small integers, not of bitsets.
+    let mut memo = c.memo();
+    let mut number: BTreeMap<Class, usize> = BTreeMap::new();
+    let mut class_of = |e: End| {
+        let (src, dst) = memo.sides(e).clone();
+        let n = number.len();
+        *number.entry((src, dst, Reserved::of(e.ip).filter(|_| e.vm.is_none()))).or_insert(n)
+    };
     let mut ends: Vec<End> =
         w.visible.iter().map(|&v| End { ip: w.trace.vms[v as usize].ip, vm: Some(v) }).collect();
     ends.extend(REPRESENTATIVES.map(|ip| End { ip, vm: None }));
-    let classes: BTreeSet<_> = ends.iter().map(|&e| class(e)).collect();
-    let hit: BTreeSet<_> = seen.keys().map(|&(a, b, p, port)| (class(a), class(b), p, port)).collect();
+    let listed: BTreeSet<usize> = ends.iter().map(|&e| class_of(e)).collect();
+    let hit: BTreeSet<(usize, usize, u8, u16)> =
+        seen.keys().map(|&(a, b, p, port)| (class_of(a), class_of(b), p, port)).collect();
+    let mut classes: Vec<Option<&Class>> = vec![None; number.len()];
+    for (k, &n) in &number {
+        classes[n] = Some(k);
+    }
     let mut per = vec![0u64; s.policy.rules.len()];
-    for a in &classes {
-        for b in &classes {
+    for &i in &listed {
+        for &j in &listed {
+            let (Some(a), Some(b)) = (classes[i], classes[j]) else { continue };
             if a.2.is_some() && b.2.is_some() {
                 continue;
             }
             for &(p, port) in &w.sets().ports {
-                if hit.contains(&(a.clone(), b.clone(), p, port)) {
+                if hit.contains(&(i, j, p, port)) {
                     continue;
                 }
                 for (k, (x, y)) in a.0.iter().zip(&b.1).enumerate() {
                     let mut both = x & y;
                     while both != 0 {
-                        let i = k * 64 + both.trailing_zeros() as usize;
-                        per[i] += u64::from(s.policy.rules[i].admits_port(p, port));
+                        let r = k * 64 + both.trailing_zeros() as usize;
+                        per[r] += u64::from(s.policy.rules[r].admits_port(p, port));
                         both &= both - 1;
                     }
                 }

@@ -34,12 +34,13 @@ done";
 /// Whether the policy admits each key of B ∪ A ∪ K on the hidden window, and whether it should.
 fn verdicts(w: &World, s: &State) -> Vec<bool> {
     let c = Compiled::new(&s.policy, w);
+    let mut memo = c.memo();
     let sets = w.sets();
-    let admit = |k: &Key| {
-        s.default_allow || c.admits(&c.bits(k.s, true), &c.bits(k.d, false), k.proto, k.port).is_some()
-    };
-    let good = sets.b.iter().map(|(k, _)| admit(k)).chain(sets.k.iter().map(admit));
-    good.chain(sets.a.iter().map(|k| !admit(k))).collect()
+    let mut admit = |k: &Key| s.default_allow || memo.admits(k.s, k.d, k.proto, k.port).is_some();
+    let mut v: Vec<bool> = sets.b.iter().map(|(k, _)| admit(k)).collect();
+    v.extend(sets.k.iter().map(&mut admit));
+    v.extend(sets.a.iter().map(|k| !admit(k)));
+    v
 }
 
 /// A repair episode.
