@@ -3,8 +3,10 @@
     python python/bench/bench_env.py [TASKS]        # with a release build of the extension
 
 - overhead: a step on a finished episode (the core only says "over"), 200,000 calls: the
-  extension call alone (action JSON in, observation JSON out, the GIL released and retaken),
-  and `Env.step` (the same plus encoding the reply and `json.loads` of the observation).
+  extension call alone (`Session.step`: action JSON in, observation JSON out, the GIL released
+  and retaken), and `Env.step` (the reply text through `Session.step_reply`, its answer built
+  as a dict by the extension, then unpacked). The two take different paths in the extension:
+  in a dev build the JSON one is the slower.
 - step: the mean time of `Env.step` driven by the application's baseline over TASKS tasks
   (levels 1-3 in turn), the agent's own time excluded; compare `netpress bench --json`'s
   native step mean.

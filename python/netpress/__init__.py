@@ -3,16 +3,24 @@
 Every episode runs in process in the Rust core (``netpress._core``), the same session core as
 ``netpress env --stdio`` and ``netpress serve``; observations, states, records and errors are the
 protocol's JSON (``netpress.env.v1``) read into dicts. docs/env.md describes the protocol.
+Sandboxed applications' answers (MALT, traffic, microseg) run in child processes of this
+interpreter (``python -m netpress._sandbox_worker``), never in this one.
 """
 
 from __future__ import annotations
 
 import json
+import sys
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Callable, Iterable, Iterator, Sequence
 
 from . import _core
 from ._core import PROTOCOL, EnvError, __version__
+
+# The sandbox processes run this interpreter; without one (an embedded interpreter with no
+# executable) sandboxed applications' resets are refused.
+if sys.executable:
+    _core.configure_sandbox(sys.executable)
 
 __all__ = [
     "PROTOCOL",

@@ -13,9 +13,14 @@
 //! Resets, steps and whole baseline episodes run with the GIL released (`Python::detach`), so
 //! environments in several Python threads step in parallel. A panic in the core is caught,
 //! closes that session and raises `EnvError` with reason `PANIC`, as the server does.
+//!
+//! Sandboxed applications' turns (agent code) never run in the importing process: they go to
+//! the core's sandbox pool, whose processes are this module's worker loop
+//! ([`sandbox_worker`], `python -m netpress._sandbox_worker`), as the server's are `netpress
+//! sandbox-worker`. The memory limit counts the live bytes of this module's global allocator.
 
 use std::panic::AssertUnwindSafe;
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
 use netpress::agent::a2a::A2aConfig;
 use netpress::agent::client::{Client, EndpointConfig};
@@ -25,7 +30,8 @@ use netpress::agent::openai::OpenAiConfig;
 use netpress::app::PromptVariant;
 use netpress::conversation::{Agent, AgentError, AgentReply, Message, Role};
 use netpress::env::{
-    Action, Defaults, EnvError as CoreError, Reason, ResetParams, Session as CoreSession, StepResult, guarded,
+    Action, Code, Defaults, EnvError as CoreError, Reason, ResetParams, SandboxConfig, SandboxPool,
+    Session as CoreSession, StepResult, guarded, pooled,
 };
 use netpress::registry::Registry;
 use netpress::run::{Cancel, RunSettings, run_episode};
@@ -33,6 +39,14 @@ use pyo3::create_exception;
 use pyo3::prelude::*;
 use serde_json::Value;
 
+// The sandbox's memory limit counts this allocator's live bytes (in a worker process: the
+// sandbox's heap and the task's, not CPython's own, which the system allocator holds).
+#[global_allocator]
+static ALLOC: monty_alloc::LimitedAllocator = monty_alloc::LimitedAllocator;
+
+/// The sandbox processes of this Python process, set when the module is imported (they start
+/// only when a sandboxed step needs one).
+static POOL: OnceLock<SandboxPool> = OnceLock::new();
 
 create_exception!(
     _core,
@@ -82,7 +96,8 @@ impl Session {
 
     fn reset_json(&self, params: &str) -> Result<String, CoreError> {
         let params = ResetParams::from_value(Some(parse(params)?))?;
-        let resolved = guarded(|| params.resolve(Registry::standard(), &self.defaults))??;
+        let pool = POOL.get().is_some();
+        let resolved = guarded(|| params.resolve_with(Registry::standard(), &self.defaults, pool))??;
         let (session, result) = guarded(|| CoreSession::start(resolved, random_id))?;
         *self.lock() = Some(session);
         Ok(to_json(&result))
@@ -101,10 +116,13 @@ impl Session {
     fn step_turn_with<T>(&self, turn: Turn, out: impl FnOnce(StepResult) -> T) -> Result<T, CoreError> {
         let mut guard = self.lock();
         let session = guard.as_mut().ok_or_else(no_episode)?;
-        match guarded(AssertUnwindSafe(|| session.step(turn))) {
+        match guarded(AssertUnwindSafe(|| pooled::step(Registry::standard(), POOL.get(), session, turn)))? {
             Ok(result) => Ok(out(result)),
             Err(e) => {
-                *guard = None;
+                // A refusal (a full sandbox queue) left the episode as it was.
+                if e.code == Code::ExecutionError {
+                    *guard = None;
+                }
                 Err(e)
             }
         }
@@ -180,7 +198,9 @@ impl Session {
     #[pyo3(signature = (start=0))]
     fn messages(&self, start: usize) -> PyResult<Vec<(String, String)>> {
         self.with(|s| {
-            let all = s.runner().messages();
+            // A sandboxed episode's turns ran in a worker: its conversation is its record's.
+            let replayed = (!s.sent().is_empty()).then(|| pooled::conversation(&s.record()));
+            let all = replayed.as_deref().unwrap_or(s.runner().messages());
             all[start.min(all.len())..].iter().map(|m| (role_name(m.role), m.content.clone())).collect()
         })
         .map_err(raise)
@@ -298,7 +318,19 @@ fn run_baseline(
                 let app =
                     Registry::standard().app(&task.card().app).map_err(|e| CoreError::from_library(&e))?;
                 let settings = RunSettings { max_turns, variant };
-                guarded(AssertUnwindSafe(|| to_json(&run_episode(task, app.baseline().as_mut(), settings))))
+                let mut agent = app.baseline();
+                // A sandboxed application's answers run in the sandbox processes, never here.
+                guarded(AssertUnwindSafe(|| match (app.info().sandboxed, POOL.get()) {
+                    (true, Some(pool)) => {
+                        pooled::drive(Registry::standard(), pool, task, settings, agent.as_mut())
+                            .map(|r| to_json(&r))
+                    }
+                    (true, None) => Err(CoreError::new(
+                        Reason::SandboxedApp,
+                        format!("{id}: this Python process has no sandbox processes (no sys.executable)"),
+                    )),
+                    (false, _) => Ok(to_json(&run_episode(task, agent.as_mut(), settings))),
+                }))?
             })
             .collect::<Result<Vec<_>, _>>()
     })
@@ -423,6 +455,26 @@ fn info() -> String {
     to_json(&netpress::env::info(Registry::standard(), &netpress::env::Limits::default()))
 }
 
+/// Serves the sandbox worker's protocol on standard input and output until input ends: the
+/// loop of a sandbox process (`python -m netpress._sandbox_worker`).
+#[pyfunction]
+fn sandbox_worker(py: Python<'_>) {
+    py.detach(|| netpress::sandbox::serve(Registry::standard().apps()));
+}
+
+/// Sets this process's sandbox processes: `python` (the interpreter running the package) with
+/// `-m netpress._sandbox_worker`, `jobs` of them (default: the cores).
+#[pyfunction]
+#[pyo3(signature = (python, jobs=None))]
+fn configure_sandbox(python: String, jobs: Option<usize>) -> bool {
+    let cores = std::thread::available_parallelism().map_or(1, usize::from);
+    let config = SandboxConfig {
+        args: vec!["-m".into(), "netpress._sandbox_worker".into()],
+        ..SandboxConfig::new(python.into(), jobs.unwrap_or(cores))
+    };
+    POOL.set(SandboxPool::new(config)).is_ok()
+}
+
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", netpress::VERSION)?;
@@ -436,5 +488,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run_baseline, m)?)?;
     m.add_function(wrap_pyfunction!(info, m)?)?;
     m.add_function(wrap_pyfunction!(mixture_ids, m)?)?;
+    m.add_function(wrap_pyfunction!(sandbox_worker, m)?)?;
+    m.add_function(wrap_pyfunction!(configure_sandbox, m)?)?;
     Ok(())
 }

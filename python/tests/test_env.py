@@ -76,7 +76,6 @@ def test_failed_agent_calls_stop_the_episode_under_the_runner_rules():
         ({"task_id": ROUTE, "colour": 1}, "VALIDATION_ERROR", "UNKNOWN_FIELD"),
         ({"task_id": ROUTE, "max_turns": 51}, "VALIDATION_ERROR", "BAD_VALUE"),
         ({"task_id": ROUTE, "app": "route"}, "VALIDATION_ERROR", "TASK_AND_APP"),
-        ({"task_id": "malt-v1-L1-s0-i0"}, "VALIDATION_ERROR", "SANDBOXED_APP"),
     ],
 )
 def test_refused_resets_raise_the_protocol_error(params, code, reason):

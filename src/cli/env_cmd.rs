@@ -3,14 +3,15 @@
 //! The dispatcher ([`crate::env::Dispatcher`]) does the work; this loop only reads bounded
 //! lines, writes one response per line and flushes, so a trainer can drive episodes through
 //! a pipe. Standard output carries protocol lines only; end of input closes every session and
-//! exits 0.
+//! exits 0. Sandboxed applications' turns run in sandbox processes (`netpress sandbox-worker`),
+//! as under `netpress serve`.
 
 use std::io::{BufRead, BufReader, Write};
 
 use clap::Args;
 
 use super::{CliResult, Context};
-use crate::env::{Defaults, Dispatcher, Limits};
+use crate::env::{Defaults, Dispatcher, Limits, SandboxConfig, SandboxPool};
 
 #[derive(Args, Debug)]
 pub struct EnvArgs {
@@ -36,6 +37,10 @@ pub struct SessionArgs {
     /// Largest message (a stdio line, an HTTP body or a WebSocket message), in bytes.
     #[arg(long, default_value_t = 1024 * 1024)]
     pub max_body: usize,
+    /// Sandbox processes for sandboxed applications' steps (MALT, traffic, microseg; each runs
+    /// one answer at a time); default: the cores.
+    #[arg(long)]
+    pub sandbox_jobs: Option<usize>,
 }
 
 impl SessionArgs {
@@ -49,6 +54,14 @@ impl SessionArgs {
             Limits { max_sessions: self.max_sessions.max(1), max_body: self.max_body, ..Limits::default() };
         Ok((defaults, limits))
     }
+
+    /// This program as the sandbox processes (`netpress sandbox-worker`), when it is built with
+    /// the sandbox (whose memory limit needs the binary's counting allocator).
+    pub fn sandbox(&self) -> Option<SandboxConfig> {
+        let program = std::env::current_exe().ok().filter(|_| cfg!(feature = "sandbox"))?;
+        let cores = std::thread::available_parallelism().map_or(1, usize::from);
+        Some(SandboxConfig::new(program, self.sandbox_jobs.unwrap_or(cores)))
+    }
 }
 
 pub fn env(cx: &mut Context, args: EnvArgs) -> CliResult {
@@ -56,6 +69,9 @@ pub fn env(cx: &mut Context, args: EnvArgs) -> CliResult {
     // The dispatcher holds the registry for as long as it lives; the process's is 'static.
     let registry: &'static crate::registry::Registry = Box::leak(Box::new(cx.registry.clone()));
     let mut dispatcher = Dispatcher::new(registry, defaults, limits, Box::new(random_id));
+    if let Some(config) = args.sessions.sandbox() {
+        dispatcher = dispatcher.with_sandbox(SandboxPool::new(config));
+    }
     let mut input = BufReader::new(&mut cx.console.stdin);
     let out = &mut cx.console.stdout;
     let mut line = Vec::new();

@@ -7,7 +7,7 @@ use clap::Args;
 
 use super::env_cmd::SessionArgs;
 use super::{CliResult, Context, Fail};
-use crate::server::{AssessorConfig, Config, SandboxConfig, Server};
+use crate::server::{AssessorConfig, Config, Server};
 
 #[derive(Args, Debug)]
 pub struct ServeArgs {
@@ -35,9 +35,6 @@ pub struct ServeArgs {
     /// scores the participant agent it names (docs/env.md, "A2A assessor").
     #[arg(long)]
     pub a2a_assessor: bool,
-    /// Sandbox processes for MALT steps (each runs one answer at a time); default: the cores.
-    #[arg(long)]
-    pub sandbox_jobs: Option<usize>,
     /// [--a2a-assessor] The URL clients reach this server at, for the agent card.
     #[arg(long, requires = "a2a_assessor")]
     pub card_url: Option<String>,
@@ -96,15 +93,7 @@ fn config(cx: &mut Context, args: &ServeArgs) -> CliResult<Config> {
         allow_origins: args.allow_origins.clone(),
         allow_hosts: args.allow_hosts.clone(),
         assessor: args.a2a_assessor.then(|| AssessorConfig { card_url: args.card_url.clone() }),
-        sandbox: sandbox(args.sandbox_jobs),
+        sandbox: args.sessions.sandbox(),
         ..Config::default()
     })
-}
-
-/// This program as the sandbox processes (`netpress sandbox-worker`), when it is built with the
-/// sandbox (whose memory limit needs the binary's counting allocator).
-fn sandbox(jobs: Option<usize>) -> Option<SandboxConfig> {
-    let program = std::env::current_exe().ok().filter(|_| cfg!(feature = "sandbox"))?;
-    let cores = std::thread::available_parallelism().map_or(1, usize::from);
-    Some(SandboxConfig::new(program, jobs.unwrap_or(cores)))
 }

@@ -20,12 +20,22 @@
 //! - [`Dispatcher`] (`stdio`): the stdio protocol on raw lines, which `netpress env --stdio`
 //!   reads and writes and the fuzz target `env_protocol` drives.
 //!
+//! One part does I/O, natively: sandboxed applications' turns (agent code) run in child
+//! processes, [`SandboxPool`] (`pool`), and [`pooled::step`] steps any session where its turn
+//! must run. Every caller that holds sessions (the server, the stdio dispatcher, the server's
+//! assessor through [`pooled::drive`]) shares that one pool implementation.
+//!
 //! The transports (`netpress env --stdio`, `netpress serve`) live in the command line; they
 //! only move bytes and keep sessions. docs/env.md describes the protocol for its users.
 
 mod error;
 mod message;
 mod params;
+// Child processes: native only (the browser runs sandboxed episodes in a Web Worker).
+#[cfg(not(target_arch = "wasm32"))]
+mod pool;
+#[cfg(not(target_arch = "wasm32"))]
+pub mod pooled;
 mod reward;
 mod session;
 mod stdio;
@@ -33,6 +43,8 @@ mod stdio;
 pub use error::{Code, EnvError, Reason};
 pub use message::{Limits, Parsed, Request, closed, error as error_message, info, observation, parse, state};
 pub use params::{Defaults, MAX_EPISODE_ID, MAX_TURNS, ResetParams, Resolved, check_episode_id};
+#[cfg(not(target_arch = "wasm32"))]
+pub use pool::{Lost, SandboxConfig, SandboxPool};
 pub use reward::{RewardSpec, Weights};
 pub use session::{Action, MAX_REPLY_BYTES, Observation, Session, State, StepResult, env_agent};
 pub use stdio::{DEFAULT_SESSION, Dispatcher, counter_ids, guarded};

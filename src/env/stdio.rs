@@ -3,18 +3,22 @@
 //! Pure (bytes in, a string out), so the command (`netpress env --stdio`), its tests and the
 //! `env_protocol` fuzz target drive the same code. Every line gets exactly one response, in
 //! order; a bad line gets an error and changes nothing; a panic inside a step closes that
-//! session only.
+//! session only. With a sandbox pool ([`Dispatcher::with_sandbox`]) sandboxed applications'
+//! turns run in its processes, as the server's do; without one their resets are refused.
 
 use std::collections::BTreeMap;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use serde_json::{Value, json};
 
-use super::error::{EnvError, Reason};
+use super::error::{Code, EnvError, Reason};
 use super::message::{self, Limits, Request};
 use super::params::Defaults;
-use super::session::Session;
+use super::session::{Session, StepResult};
+use crate::conversation::{AgentError, AgentReply};
 use crate::registry::Registry;
+
+type Turn = Result<AgentReply, AgentError>;
 
 /// The session a line without `session` addresses.
 pub const DEFAULT_SESSION: &str = "default";
@@ -26,6 +30,9 @@ pub struct Dispatcher {
     limits: Limits,
     sessions: BTreeMap<String, Session>,
     mint: Box<dyn FnMut() -> String + Send>,
+    /// Where sandboxed turns run (`None`: sandboxed applications are refused).
+    #[cfg(not(target_arch = "wasm32"))]
+    pool: Option<super::pool::SandboxPool>,
 }
 
 impl Dispatcher {
@@ -36,7 +43,40 @@ impl Dispatcher {
         limits: Limits,
         mint: Box<dyn FnMut() -> String + Send>,
     ) -> Self {
-        Dispatcher { registry, defaults, limits, sessions: BTreeMap::new(), mint }
+        Dispatcher {
+            registry,
+            defaults,
+            limits,
+            sessions: BTreeMap::new(),
+            mint,
+            #[cfg(not(target_arch = "wasm32"))]
+            pool: None,
+        }
+    }
+
+    /// Runs sandboxed applications' turns in `pool`'s processes instead of refusing them.
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn with_sandbox(mut self, pool: super::pool::SandboxPool) -> Self {
+        self.pool = Some(pool);
+        self
+    }
+
+    /// Whether sandboxed applications' resets are taken.
+    fn sandboxed(&self) -> bool {
+        #[cfg(not(target_arch = "wasm32"))]
+        return self.pool.is_some();
+        #[cfg(target_arch = "wasm32")]
+        false
+    }
+
+    /// One turn of `session`, where it must run (a sandboxed turn in a sandbox process).
+    fn step(&self, session: &mut Session, turn: Turn) -> Result<StepResult, EnvError> {
+        #[cfg(not(target_arch = "wasm32"))]
+        return guarded(AssertUnwindSafe(|| {
+            super::pooled::step(self.registry, self.pool.as_ref(), session, turn)
+        }))?;
+        #[cfg(target_arch = "wasm32")]
+        guarded(AssertUnwindSafe(|| session.step(turn)))
     }
 
     /// Sessions open.
@@ -78,7 +118,8 @@ impl Dispatcher {
                         ),
                     ));
                 }
-                let resolved = guarded(|| params.resolve(self.registry, &self.defaults))??;
+                let sandboxed = self.sandboxed();
+                let resolved = guarded(|| params.resolve_with(self.registry, &self.defaults, sandboxed))??;
                 let mint = &mut self.mint;
                 let (session, result) = guarded(|| Session::start(resolved, mint))?;
                 self.sessions.insert(name.to_string(), session);
@@ -86,14 +127,14 @@ impl Dispatcher {
             }
             Request::Step(action) => {
                 let turn = action.into_turn()?;
-                let session = self.session(name)?;
-                match guarded(AssertUnwindSafe(|| session.step(turn))) {
-                    Ok(result) => Ok(message::observation(&result)),
-                    Err(e) => {
-                        self.sessions.remove(name);
-                        Err(e)
-                    }
+                let mut session = self.sessions.remove(name).ok_or_else(|| unknown_session(name))?;
+                let stepped = self.step(&mut session, turn);
+                // A panic or a lost step leaves the episode in an unknown state and closes the
+                // session; a refusal (a full sandbox queue) left it as it was.
+                if !matches!(&stepped, Err(e) if e.code == Code::ExecutionError) {
+                    self.sessions.insert(name.to_string(), session);
                 }
+                Ok(message::observation(&stepped?))
             }
             Request::State => Ok(message::state(&self.session(name)?.state())),
             Request::Close => {

@@ -119,7 +119,7 @@ async fn step_inner(state: &Shared, b: Body) -> Result<Value, EnvError> {
     let result = deadline::within(limit, move || {
         let mut entry = lock(&entry);
         entry.last_used = Instant::now();
-        guarded(|| super::step::run(&shared, &mut entry.session, turn)).and_then(|r| r)
+        guarded(|| shared.step(&mut entry.session, turn)).and_then(|r| r)
     })
     .await
     .and_then(|r| r);

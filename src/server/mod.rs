@@ -11,17 +11,16 @@
 //! must name this server (no DNS rebinding); requests from a browser page (`Origin`) are refused unless allowed; an
 //! optional bearer token. Nothing a request says is opened or connected to: the
 //! emulators are pure functions of the task and the replies. The one exception, agent code
-//! (MALT's Python answers), runs only in sandbox processes (`pool`), never here, because the
-//! sandbox's memory limit counts the whole process it runs in; those processes keep no episode
-//! between steps, each step replays the session's turns (`step`). docs/env.md says more.
+//! (MALT's Python answers), runs only in sandbox processes ([`crate::env::SandboxPool`]), never
+//! here, because the sandbox's memory limit counts the whole process it runs in; those
+//! processes keep no episode between steps, each step replays the session's turns
+//! ([`crate::env::pooled`]). docs/env.md says more.
 
 mod assessor;
 mod deadline;
 mod http;
 pub mod load;
-mod pool;
 mod sessions;
-mod step;
 mod ws;
 
 use std::net::SocketAddr;
@@ -35,10 +34,10 @@ use tokio::sync::watch;
 use crate::env::{Defaults, EnvError, Limits};
 use crate::registry::Registry;
 
+pub use crate::env::{Lost, SandboxConfig, SandboxPool};
 pub use assessor::{AssessorConfig, MAX_QUERIES};
 pub use deadline::STEP_DEADLINE;
 pub use http::MAX_HEADER_BYTES;
-pub use pool::{Lost, SandboxConfig, SandboxPool};
 pub use sessions::Sessions;
 
 /// How a server runs.
@@ -99,6 +98,15 @@ impl State {
     /// Checks reset parameters: sandboxed applications only with sandbox processes.
     fn resolve(&self, params: &crate::env::ResetParams) -> Result<crate::env::Resolved, EnvError> {
         params.resolve_with(self.registry, &self.config.defaults, self.pool.is_some())
+    }
+
+    /// Steps `session` with `turn`, a sandboxed turn in a sandbox process (blocking).
+    fn step(
+        &self,
+        session: &mut crate::env::Session,
+        turn: Result<crate::conversation::AgentReply, crate::conversation::AgentError>,
+    ) -> Result<crate::env::StepResult, EnvError> {
+        crate::env::pooled::step(self.registry, self.pool.as_ref(), session, turn)
     }
 
     fn assessor(&self) -> AssessorConfig {

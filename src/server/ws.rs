@@ -152,7 +152,7 @@ async fn step(slot: &mut Slot<'_>, action: env::Action) -> Result<(Map<String, V
     let session = slot.session.clone().ok_or_else(no_session)?;
     let state = slot.state.clone();
     let result = deadline::within(slot.state.config.step_deadline, move || {
-        guarded(|| super::step::run(&state, &mut lock(&session), turn)).and_then(|r| r)
+        guarded(|| state.step(&mut lock(&session), turn)).and_then(|r| r)
     })
     .await
     .and_then(|r| r);

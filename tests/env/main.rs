@@ -9,6 +9,7 @@ mod openenv;
 mod panic;
 mod parity;
 mod sandbox;
+mod sandbox_callers;
 mod sandbox_turns;
 mod serve;
 mod stdio;

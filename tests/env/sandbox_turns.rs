@@ -16,14 +16,14 @@ use tungstenite::Message;
 
 use super::serve::{post, same_record, start};
 
-const MALT: &str = "malt-v1-L1-s3-i0";
+pub(crate) const MALT: &str = "malt-v1-L1-s3-i0";
 
 fn pool(jobs: usize) -> Option<SandboxConfig> {
     Some(SandboxConfig::new(env!("CARGO_BIN_EXE_netpress").into(), jobs))
 }
 
 /// The runner's record of `id` fed `replies`, in this process.
-fn runner_record(id: &str, replies: &[String], max_turns: Option<u32>) -> ResultRecord {
+pub(crate) fn runner_record(id: &str, replies: &[String], max_turns: Option<u32>) -> ResultRecord {
     let task = netpress::registry::generate(id).unwrap();
     let mut runner = Runner::new(task, RunSettings { variant: PromptVariant::ZeroshotBase, max_turns });
     for r in replies {
@@ -33,7 +33,7 @@ fn runner_record(id: &str, replies: &[String], max_turns: Option<u32>) -> Result
 }
 
 /// A wrong answer (no code: a parse error, a turn used) and then MALT's baseline answer.
-fn wrong_then_right() -> Vec<String> {
+pub(crate) fn wrong_then_right() -> Vec<String> {
     vec!["no code".to_string(), super::serve::baseline(MALT).0.remove(0)]
 }
 

@@ -15,6 +15,7 @@ use crate::agent::client::EndpointConfig;
 use crate::agent::native::{EndpointAgent, Transport, connect};
 use crate::app::{App, PromptVariant};
 use crate::conversation::Agent;
+use crate::env::{SandboxPool, pooled};
 use crate::export::leaderboard::{LeaderboardOptions, averages, query_dict};
 use crate::id::QueryId;
 use crate::record::ResultRecord;
@@ -50,8 +51,14 @@ const KNOWN: &[&str] =
     &["prompt_type", "num_queries", "max_iterations", "complexity_level", "seed", "task_ids"];
 
 /// Reads an `EvalRequest` (`{participants: {role: url}, config}`). `app` is the server's
-/// `--app`; without it the application is the role's prefix (`k8s_operator` → `k8s`).
-pub fn plan(registry: &Registry, request: &Value, app: Option<&str>) -> Result<Plan, String> {
+/// `--app`; without it the application is the role's prefix (`k8s_operator` → `k8s`). A
+/// sandboxed application (MALT) needs the server's sandbox processes (`sandbox_pool`).
+pub fn plan(
+    registry: &Registry,
+    request: &Value,
+    app: Option<&str>,
+    sandbox_pool: bool,
+) -> Result<Plan, String> {
     let participants =
         request["participants"].as_object().ok_or("the EvalRequest has no participants object")?;
     let (role, url) = match participants.iter().collect::<Vec<_>>()[..] {
@@ -62,8 +69,11 @@ pub fn plan(registry: &Registry, request: &Value, app: Option<&str>) -> Result<P
     };
     let name = app.map_or_else(|| app_of_role(&role), str::to_string);
     let app = registry.app(&name).map_err(|e| format!("{e} (from the participant role {role:?})"))?;
-    if app.info().sandboxed {
-        return Err(format!("{name} runs answers in a sandbox, which the assessor does not host yet"));
+    if app.info().sandboxed && !sandbox_pool {
+        return Err(format!(
+            "{name} runs answers in a sandbox, and this server has no sandbox processes (it was built \
+             without the sandbox feature)"
+        ));
     }
     let empty = Map::new();
     let config = match &request["config"] {
@@ -153,8 +163,10 @@ fn level_of(v: &Value) -> Option<u8> {
     n.and_then(|n| u8::try_from(n).ok())
 }
 
-/// Plays the plan's queries one by one against the participant, reporting each.
-pub fn assess(registry: &Registry, plan: &Plan, emit: &mut dyn FnMut(Update)) {
+/// Plays the plan's queries one by one against the participant, reporting each; a sandboxed
+/// application's turns run in `pool`'s processes, as the server's sessions' do.
+pub fn assess(registry: &Registry, pool: Option<&SandboxPool>, plan: &Plan, emit: &mut dyn FnMut(Update)) {
+    let pool = pool.filter(|_| plan.app.info().sandboxed);
     let transport = Transport::new(Cancel::new());
     let mut opening =
         format!("Assessing {} on {} {} queries", plan.role, plan.ids.len(), plan.app.info().name);
@@ -184,9 +196,17 @@ pub fn assess(registry: &Registry, plan: &Plan, emit: &mut dyn FnMut(Update)) {
             Err(e) => return emit(Update::Failed(format!("cannot generate {id}: {e}"))),
         };
         let mut agent = EndpointAgent::new(client.clone(), transport.clone());
-        let mut runner = Runner::new(task.clone(), plan.settings);
-        drive(&mut runner, &mut agent, transport.cancel());
-        let record = runner.record(&agent.info());
+        let record = match pool {
+            Some(pool) => match pooled::drive(registry, pool, task.clone(), plan.settings, &mut agent) {
+                Ok(record) => record,
+                Err(e) => return emit(Update::Failed(format!("query {} ({id}): {}", n + 1, e.message))),
+            },
+            None => {
+                let mut runner = Runner::new(task.clone(), plan.settings);
+                drive(&mut runner, &mut agent, transport.cancel());
+                runner.record(&agent.info())
+            }
+        };
         emit(Update::Artifact {
             name: format!("Query {}", n + 1),
             data: query_dict(&record, &opts, Some(task.card())),
@@ -213,7 +233,7 @@ mod tests {
     use super::*;
 
     fn plan_of(request: Value, app: Option<&str>) -> Result<Plan, String> {
-        plan(Registry::standard(), &request, app)
+        plan(Registry::standard(), &request, app, false)
     }
 
     #[test]
@@ -237,6 +257,14 @@ mod tests {
         let listed =
             json!({"participants": {"k8s_operator": "u"}, "config": {"task_ids": ["k8s-v1-L1-s3-i0"]}});
         assert_eq!(plan_of(listed, None).unwrap().ids, ["k8s-v1-L1-s3-i0"]);
+    }
+
+    #[test]
+    fn malt_needs_sandbox_processes() {
+        let request = json!({"participants": {"malt_operator": "u"}, "config": {"num_queries": 1}});
+        let p = plan(Registry::standard(), &request, None, true).unwrap();
+        assert_eq!(p.ids.len(), p.app.info().levels.len());
+        assert!(p.ids[0].starts_with("malt-"));
     }
 
     #[test]

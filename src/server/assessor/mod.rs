@@ -176,7 +176,7 @@ fn stream(state: &Shared, id: Value, params: &Value) -> Response {
 /// own (an assessment waits on the participant for minutes; it must not hold a worker).
 fn start(state: &Shared, message: &Value) -> Result<(Value, mpsc::UnboundedReceiver<Value>), String> {
     let request = eval_request(message)?;
-    let plan = plan(state.registry, &request, state.config.defaults.app.as_deref())?;
+    let plan = plan(state.registry, &request, state.config.defaults.app.as_deref(), state.pool.is_some())?;
     let context = message["contextId"].as_str().map_or_else(crate::cli::random_id, str::to_string);
     let task_id = crate::cli::random_id();
     let task = json!({"kind": "task", "id": task_id, "contextId": context, "status": {"state": "submitted"},
@@ -190,7 +190,7 @@ fn start(state: &Shared, message: &Value) -> Result<(Value, mpsc::UnboundedRecei
             shared.tasks.apply(&event);
             let _ = tx.send(event);
         };
-        run_guarded(registry, &plan, &mut emit);
+        run_guarded(registry, shared.pool.as_ref(), &plan, &mut emit);
     };
     std::thread::Builder::new()
         .name("netpress-assess".into())
@@ -200,9 +200,14 @@ fn start(state: &Shared, message: &Value) -> Result<(Value, mpsc::UnboundedRecei
 }
 
 /// Runs an assessment; a panic fails the task instead of leaving it working forever.
-fn run_guarded(registry: &Registry, plan: &eval::Plan, emit: &mut dyn FnMut(Update)) {
+fn run_guarded(
+    registry: &Registry,
+    pool: Option<&crate::env::SandboxPool>,
+    plan: &eval::Plan,
+    emit: &mut dyn FnMut(Update),
+) {
     let failed =
-        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| eval::assess(registry, plan, emit)));
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| eval::assess(registry, pool, plan, emit)));
     if failed.is_err() {
         emit(Update::Failed("the assessment panicked (a bug in NetPress)".into()));
     }

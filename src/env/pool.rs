@@ -1,8 +1,9 @@
 //! The sandbox processes: a sandboxed application's step (MALT's, which runs the agent's
-//! Python) never runs in the server's process.
+//! Python) never runs in the process that holds the sessions (`netpress serve`'s, `netpress
+//! env --stdio`'s, the assessor's).
 //!
 //! The sandbox's memory limit counts every live byte of the process it runs in, and a run past
-//! the hard ceiling ends that process. In a server holding thousands of sessions, one runaway
+//! the hard ceiling ends that process. In a process holding thousands of sessions, one runaway
 //! answer would take them all down, and the others' bytes would count against it. So each run
 //! goes to a child process (`netpress sandbox-worker`, the sandbox worker's JSON-lines protocol,
 //! op `replay`) that does one request at a time and keeps nothing between requests, so any
@@ -14,7 +15,8 @@
 //! A child found dead while idle (killed from outside) is dropped before it is asked anything,
 //! so no step pays for it.
 //!
-//! Everything here blocks: a step already runs on tokio's blocking pool.
+//! Everything here blocks: the server's steps already run on tokio's blocking pool, stdio's and
+//! the assessor's on threads of their own.
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::PathBuf;
@@ -26,8 +28,7 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use super::sessions::lock;
-use crate::env::{EnvError, Reason};
+use super::error::{EnvError, Reason};
 
 /// How long a new process may take to say it is ready.
 const START: Duration = Duration::from_secs(10);
@@ -181,7 +182,7 @@ impl SandboxPool {
             .map_err(|_| {
                 EnvError::new(
                     Reason::SandboxBusy,
-                    format!("{} sandbox runs are running or waiting, the most this server queues", most),
+                    format!("{} sandbox runs are running or waiting, the most the sandbox pool queues", most),
                 )
             })?;
         let answer = self.run_admitted(request, self.config.silence_for(runs));
@@ -255,6 +256,12 @@ impl SandboxPool {
     pub fn idle_pids(&self) -> Vec<u32> {
         lock(&self.idle).processes.iter().map(|p| p.child.id()).collect()
     }
+}
+
+/// Locks a mutex, carrying on after a panic elsewhere poisoned it (the pool's counts are
+/// updated in single statements, so they stay consistent).
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
 }
 
 impl Drop for SandboxPool {
