@@ -30,6 +30,8 @@
 //! - [`churn`], [`distractor`], [`asrel_noise`]: what hides the incident: background routing
 //!   changes, a second unrelated incident at L4, and inference errors in the as-rel file.
 //!
+//! - [`irr`]: the routing registry's route objects (one per prefix, a benign newcomer's, stale
+//!   ones from L3), which `whois` and `routing-status` show.
 //! - [`dataplane`]: where a packet goes AS by AS at a given time, which `atlas traceroute`
 //!   reports.
 //!
@@ -48,6 +50,7 @@ pub mod family;
 pub mod generate;
 pub mod graph;
 pub mod incident;
+pub mod irr;
 pub mod ixp;
 pub mod level;
 pub mod names;

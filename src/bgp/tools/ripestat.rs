@@ -690,6 +690,23 @@ fn record(pairs: &[(&str, String)]) -> Value {
     Value::Array(pairs.iter().map(|(k, val)| json!({"key": k, "value": val, "details_link": null})).collect())
 }
 
+/// A `route`/`route6` object in RPSL's attribute order, as RIPEstat lists IRR records.
+fn route_object(task: &Task, o: &crate::bgp::irr::RouteObject) -> Value {
+    let t = &task.world.topology;
+    let who = &t.ases[o.origin];
+    let class = if o.prefix.addr().is_ipv4() { "route" } else { "route6" };
+    let when = format!("{}Z", time::iso(o.created));
+    record(&[
+        (class, o.prefix.to_string()),
+        ("descr", t.orgs[who.org].name.clone()),
+        ("origin", format!("AS{}", who.asn)),
+        ("mnt-by", format!("{}-MNT", who.handle.split("-AS").next().unwrap_or(&who.handle))),
+        ("created", when.clone()),
+        ("last-modified", when),
+        ("source", "NETPRESS".into()),
+    ])
+}
+
 fn whois(q: &Query<'_>) -> Result<Value, String> {
     let task = q.task;
     let t = &task.world.topology;
@@ -728,7 +745,6 @@ fn whois(q: &Query<'_>) -> Result<Value, String> {
                     let owner = &t.ases[p.owner];
                     let org = &t.orgs[owner.org];
                     let key = if p.net.addr().is_ipv4() { "inetnum" } else { "inet6num" };
-                    let route = if p.net.addr().is_ipv4() { "route" } else { "route6" };
                     let rec = record(&[
                         (key, p.net.to_string()),
                         ("netname", format!("{}-NET", owner.handle.trim_end_matches("-AS"))),
@@ -736,12 +752,8 @@ fn whois(q: &Query<'_>) -> Result<Value, String> {
                         ("org", org.id.clone()),
                         ("source", "NETPRESS".into()),
                     ]);
-                    let irr = record(&[
-                        (route, p.net.to_string()),
-                        ("origin", format!("AS{}", owner.asn)),
-                        ("source", "NETPRESS".into()),
-                    ]);
-                    (vec![rec], vec![irr])
+                    let irr = task.irr.at(p.net, end).map(|o| route_object(task, o)).collect();
+                    (vec![rec], irr)
                 }
             }
         }
