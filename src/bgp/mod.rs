@@ -35,7 +35,8 @@
 //! - [`dataplane`]: where a packet goes AS by AS at a given time, which `atlas traceroute`
 //!   reports.
 //!
-//! To come: the panels.
+//! - [`panels`]: the episode's panels (evidence; after the end, vantage points before, during and
+//!   after, the verdict against the truth, the timeline of the incident's updates).
 
 mod app;
 pub mod asrel_noise;
@@ -56,6 +57,7 @@ pub mod level;
 pub mod names;
 pub mod numbering;
 pub mod orgs;
+pub mod panels;
 pub mod picture;
 pub mod prefixes;
 pub mod probes;
