@@ -9,7 +9,7 @@ use super::family::{self, Family};
 use super::level::Level;
 use super::task::Task as BgpTask;
 use super::verdict::{self, Verdict};
-use super::{baseline, picture, prompt, score, tools};
+use super::{baseline, panels, picture, prompt, score, tools};
 use crate::answer::{Field, FieldKind};
 use crate::app::{
     AnswerKind, App, AppInfo, AppKind, Episode, Finish, KnobInfo, LevelInfo, PromptVariant, Score,
@@ -179,6 +179,7 @@ impl Task for Generated {
             turns: 0,
             verdict: None,
             stopped: false,
+            calls: Vec::new(),
         })
     }
 
@@ -194,6 +195,8 @@ struct Investigation {
     turns: u32,
     verdict: Option<Verdict>,
     stopped: bool,
+    /// The tool calls so far, for the evidence panel.
+    calls: Vec<panels::Call>,
 }
 
 /// The tools a reply may start with when it is neither fenced nor JSON.
@@ -277,6 +280,13 @@ impl Episode for Investigation {
         }
         let out = tools::run(&self.task, self.turns, &line);
         let observation = tools::observe(&out.output);
+        let call = panels::Call {
+            turn: self.turns,
+            line: line.clone(),
+            status: out.status,
+            bytes: out.output.len(),
+        };
+        self.calls.push(call);
         StepOutcome {
             action: line,
             output: observation.clone(),
@@ -308,6 +318,10 @@ impl Episode for Investigation {
 
     fn stop(&mut self) {
         self.stopped = true;
+    }
+
+    fn panels(&self) -> Vec<crate::view::Panel> {
+        panels::panels(&self.task, &self.calls, self.verdict.as_ref(), self.finished().is_some())
     }
 
     /// Once scored, the task's picture with the truth marked; until then the task's stands, so

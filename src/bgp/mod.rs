@@ -30,10 +30,13 @@
 //! - [`churn`], [`distractor`], [`asrel_noise`]: what hides the incident: background routing
 //!   changes, a second unrelated incident at L4, and inference errors in the as-rel file.
 //!
+//! - [`irr`]: the routing registry's route objects (one per prefix, a benign newcomer's, stale
+//!   ones from L3), which `whois` and `routing-status` show.
 //! - [`dataplane`]: where a packet goes AS by AS at a given time, which `atlas traceroute`
 //!   reports.
 //!
-//! To come: the panels.
+//! - [`panels`]: the episode's panels (evidence; after the end, vantage points before, during and
+//!   after, the verdict against the truth, the timeline of the incident's updates).
 
 mod app;
 pub mod asrel_noise;
@@ -48,11 +51,13 @@ pub mod family;
 pub mod generate;
 pub mod graph;
 pub mod incident;
+pub mod irr;
 pub mod ixp;
 pub mod level;
 pub mod names;
 pub mod numbering;
 pub mod orgs;
+pub mod panels;
 pub mod picture;
 pub mod prefixes;
 pub mod probes;

@@ -8,7 +8,8 @@
 //! **Draws.** One stream, seeded by the id with its knobs: the world (topology, collectors,
 //! probes, time; [`World::generate`]), then the target family (first world only), then its
 //! parameters, the distractor (L4, [`super::distractor`]), the churn ([`super::churn`]), the
-//! as-rel errors ([`super::asrel_noise`]) and the trigger. An incident that fails validity
+//! as-rel errors ([`super::asrel_noise`]), the trigger and, last, the routing registry's stale
+//! objects ([`super::irr`]). An incident that fails validity
 //! ([`super::validity`]) is redrawn from its parameters on, from the same stream with the world
 //! and the family kept, at most 64 times; then the whole draw restarts with the material
 //! suffixed `|r<k>`, keeping the family for 4 restarts; 4 more restarts draw a fresh family
@@ -32,6 +33,7 @@ use super::asrel_noise::{self, AsRelNoise};
 use super::dataplane::{Scene, service_address};
 use super::family::{self, Family};
 use super::incident::{self, Ctx, Incident};
+use super::irr::{self, Irr};
 use super::level::Level;
 use super::routing::stable_states;
 use super::timeline::{Change, Timeline};
@@ -92,6 +94,8 @@ pub struct Task {
     /// The affected vantage points' ASNs, ascending.
     pub affected: Vec<u32>,
     pub trigger: Trigger,
+    /// The routing registry's route objects.
+    pub irr: Irr,
 }
 
 fn bad_knob(key: char, value: &str, reason: impl Into<String>) -> Error {
@@ -195,6 +199,7 @@ fn attempt(s: &mut Stream, id: &QueryId, spec: &Spec, world: World, fam: Family)
             continue;
         }
         let trigger = trigger(s, &world, &inc);
+        let irr = irr::draw(s, &world, &protected);
         let affected = vps.iter().map(|&v| world.topology.ases[world.collectors.vps[v].asx].asn).collect();
         let label = format!("L{}:{}", spec.level.number(), fam.code());
         return Some(Task {
@@ -209,6 +214,7 @@ fn attempt(s: &mut Stream, id: &QueryId, spec: &Spec, world: World, fam: Family)
             timeline,
             affected,
             trigger,
+            irr,
         });
     }
     None

@@ -14,7 +14,7 @@ pub mod bgpdump;
 mod json;
 pub mod mrt;
 mod registry;
-mod ripestat;
+pub mod ripestat;
 pub mod time;
 mod traceroute;
 pub mod view;

@@ -22,6 +22,8 @@ use crate::bgp::rpki::Validity;
 use crate::bgp::task::Task;
 
 mod status;
+#[cfg(test)]
+mod tests;
 
 /// What a `resource` parameter names.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -74,7 +76,7 @@ const CALLS: &[(&str, &[&str])] = &[
 const IGNORED: &[&str] = &["sourceapp", "data_overload_limit", "preferred_version", "cache"];
 
 /// `ripestat CALL k=v…`; status 22 for an error answer.
-pub fn command(task: &Task, turn: u32, args: &[String], io: &mut Io) -> i32 {
+pub(crate) fn command(task: &Task, turn: u32, args: &[String], io: &mut Io) -> i32 {
     let Some(call) = args.first() else {
         return io.fail(2, "ripestat: usage: ripestat CALL resource=R [k=v ...]; see help");
     };
@@ -91,7 +93,7 @@ pub fn command(task: &Task, turn: u32, args: &[String], io: &mut Io) -> i32 {
 }
 
 /// `curl [-s] [-f] URL` for RIPEstat's data API.
-pub fn curl(task: &Task, turn: u32, args: &[String], io: &mut Io) -> i32 {
+pub(crate) fn curl(task: &Task, turn: u32, args: &[String], io: &mut Io) -> i32 {
     let mut fail = false;
     let mut url = None;
     for a in args {
@@ -111,25 +113,11 @@ pub fn curl(task: &Task, turn: u32, args: &[String], io: &mut Io) -> i32 {
     let Some(url) = url else {
         return io.fail(2, "curl: no URL specified!\ncurl: try 'curl --help' for more information");
     };
-    let rest = url.strip_prefix("https://").or_else(|| url.strip_prefix("http://")).unwrap_or(url);
-    let (host, path) = rest.split_once('/').unwrap_or((rest, ""));
-    if host != "stat.ripe.net" {
-        return io.fail(6, &format!("curl: (6) Could not resolve host: {host}"));
+    let parsed = Url::parse(url);
+    if parsed.host != "stat.ripe.net" {
+        return io.fail(6, &format!("curl: (6) Could not resolve host: {}", parsed.host));
     }
-    let (path, query) = path.split_once('?').unwrap_or((path, ""));
-    let call = path
-        .strip_prefix("data/")
-        .map(|p| p.trim_end_matches('/').trim_end_matches("/data.json").trim_end_matches("data.json"))
-        .unwrap_or(path);
-    let params: Vec<(String, String)> = query
-        .split('&')
-        .filter(|kv| !kv.is_empty())
-        .map(|kv| {
-            let (k, val) = kv.split_once('=').unwrap_or((kv, ""));
-            (decode(k), decode(val))
-        })
-        .collect();
-    let (body, ok) = respond(task, turn, call.trim_end_matches('/'), &params, url);
+    let (body, ok) = respond(task, turn, &parsed.call, &parsed.params, url);
     if !ok && fail {
         return io.fail(22, "curl: (22) The requested URL returned error: 400");
     }
@@ -137,22 +125,57 @@ pub fn curl(task: &Task, turn: u32, args: &[String], io: &mut Io) -> i32 {
     0
 }
 
-/// Percent-decoding of a query component (`+` is a space).
-fn decode(s: &str) -> String {
+/// A data API URL taken apart: `https://stat.ripe.net/data/CALL/data.json?k=v&…`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Url {
+    pub host: String,
+    /// The call's name (`whois`); the path as given when it is not under `data/`, so that the
+    /// answer names what was asked for.
+    pub call: String,
+    /// The query's pairs, percent-decoded, in order; a key without `=` has an empty value.
+    pub params: Vec<(String, String)>,
+}
+
+impl Url {
+    /// Never fails: what is not a RIPEstat URL is refused later, by host or by call name.
+    pub fn parse(url: &str) -> Url {
+        let rest = url.strip_prefix("https://").or_else(|| url.strip_prefix("http://")).unwrap_or(url);
+        let (host, path) = rest.split_once('/').unwrap_or((rest, ""));
+        let (path, query) = path.split_once('?').unwrap_or((path, ""));
+        let call = path
+            .strip_prefix("data/")
+            .map(|p| p.trim_end_matches('/').trim_end_matches("/data.json").trim_end_matches("data.json"))
+            .unwrap_or(path)
+            .trim_end_matches('/');
+        let params = query
+            .split('&')
+            .filter(|kv| !kv.is_empty())
+            .map(|kv| {
+                let (k, val) = kv.split_once('=').unwrap_or((kv, ""));
+                (decode(k), decode(val))
+            })
+            .collect();
+        Url { host: host.to_string(), call: call.to_string(), params }
+    }
+}
+
+/// Percent-decoding of a query component (`+` is a space). A `%` not followed by two hex
+/// digits stays as it is, as browsers and curl leave it; bytes that do not make UTF-8 become
+/// U+FFFD.
+pub fn decode(s: &str) -> String {
     let bytes = s.as_bytes();
     let mut out = Vec::with_capacity(bytes.len());
     let mut i = 0;
     while i < bytes.len() {
         match bytes[i] {
-            b'%' if i + 2 < bytes.len() => {
-                match u8::from_str_radix(std::str::from_utf8(&bytes[i + 1..i + 3]).unwrap_or("zz"), 16) {
-                    Ok(b) => {
-                        out.push(b);
-                        i += 3;
-                        continue;
-                    }
-                    Err(_) => out.push(b'%'),
-                }
+            b'%' if i + 2 < bytes.len()
+                && bytes[i + 1].is_ascii_hexdigit()
+                && bytes[i + 2].is_ascii_hexdigit() =>
+            {
+                let hex = |b: u8| (b as char).to_digit(16).unwrap_or(0) as u8;
+                out.push(hex(bytes[i + 1]) * 16 + hex(bytes[i + 2]));
+                i += 3;
+                continue;
             }
             b'+' => out.push(b' '),
             b => out.push(b),
@@ -690,6 +713,23 @@ fn record(pairs: &[(&str, String)]) -> Value {
     Value::Array(pairs.iter().map(|(k, val)| json!({"key": k, "value": val, "details_link": null})).collect())
 }
 
+/// A `route`/`route6` object in RPSL's attribute order, as RIPEstat lists IRR records.
+fn route_object(task: &Task, o: &crate::bgp::irr::RouteObject) -> Value {
+    let t = &task.world.topology;
+    let who = &t.ases[o.origin];
+    let class = if o.prefix.addr().is_ipv4() { "route" } else { "route6" };
+    let when = format!("{}Z", time::iso(o.created));
+    record(&[
+        (class, o.prefix.to_string()),
+        ("descr", t.orgs[who.org].name.clone()),
+        ("origin", format!("AS{}", who.asn)),
+        ("mnt-by", format!("{}-MNT", who.handle.split("-AS").next().unwrap_or(&who.handle))),
+        ("created", when.clone()),
+        ("last-modified", when),
+        ("source", "NETPRESS".into()),
+    ])
+}
+
 fn whois(q: &Query<'_>) -> Result<Value, String> {
     let task = q.task;
     let t = &task.world.topology;
@@ -728,7 +768,6 @@ fn whois(q: &Query<'_>) -> Result<Value, String> {
                     let owner = &t.ases[p.owner];
                     let org = &t.orgs[owner.org];
                     let key = if p.net.addr().is_ipv4() { "inetnum" } else { "inet6num" };
-                    let route = if p.net.addr().is_ipv4() { "route" } else { "route6" };
                     let rec = record(&[
                         (key, p.net.to_string()),
                         ("netname", format!("{}-NET", owner.handle.trim_end_matches("-AS"))),
@@ -736,12 +775,8 @@ fn whois(q: &Query<'_>) -> Result<Value, String> {
                         ("org", org.id.clone()),
                         ("source", "NETPRESS".into()),
                     ]);
-                    let irr = record(&[
-                        (route, p.net.to_string()),
-                        ("origin", format!("AS{}", owner.asn)),
-                        ("source", "NETPRESS".into()),
-                    ]);
-                    (vec![rec], vec![irr])
+                    let irr = task.irr.at(p.net, end).map(|o| route_object(task, o)).collect();
+                    (vec![rec], irr)
                 }
             }
         }

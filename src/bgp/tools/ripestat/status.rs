@@ -171,7 +171,7 @@ pub(super) fn routing_status(q: &Query<'_>) -> Result<Value, String> {
         data["last_seen"] = last;
     }
     match subject {
-        Subject::Prefix(p) => prefix_status(task, p, &rib, &mut data),
+        Subject::Prefix(p) => prefix_status(task, p, at, &rib, &mut data),
         Subject::Origin(a) => as_status(a, &rib, &mut data),
     }
     Ok(data)
@@ -210,12 +210,9 @@ fn routes(rib: &[RibEntry<'_>]) -> BTreeSet<(IpNet, u32)> {
     rib.iter().filter_map(|e| Some((e.prefix, *e.route.path.last()?))).collect()
 }
 
-fn prefix_status(task: &Task, p: IpNet, rib: &[RibEntry<'_>], data: &mut Value) {
+fn prefix_status(task: &Task, p: IpNet, at: u64, rib: &[RibEntry<'_>], data: &mut Value) {
     let now = routes(rib);
-    let registered = |o: u32| {
-        let t = &task.world.topology;
-        t.prefixes.iter().any(|x| x.net == p && t.ases[x.owner].asn == o)
-    };
+    let registered = |o: u32| task.world.topology.index_of(o).is_some_and(|a| task.irr.registered(p, a, at));
     let origins: BTreeSet<u32> = now.iter().filter(|r| r.0 == p).map(|r| r.1).collect();
     data["origins"] = origins
         .iter()
