@@ -10,8 +10,6 @@
 // function". URLs are relative to this script, so the site works from any path.
 const app = self.name;
 if (!/^[a-z0-9]+$/.test(app)) throw new Error(`netpress-worker_loader.js: no application named '${app}' (give it as the worker's name)`);
-// Applications whose answers are Python share MALT's bundle, which holds the interpreter: one
-// download of it for both, and one bundle over the engine budget instead of two (docs/bundles.md).
-const bundle = { traffic: 'malt', microseg: 'malt' }[app] ?? app;
-importScripts(`./netpress-worker-${bundle}.js`);
-wasm_bindgen({ module_or_path: `./netpress-worker-${bundle}_bg.wasm` });
+// Every application, the Python ones included, has a bundle of its own named after it.
+importScripts(`./netpress-worker-${app}.js`);
+wasm_bindgen({ module_or_path: `./netpress-worker-${app}_bg.wasm` });

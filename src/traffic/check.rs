@@ -36,16 +36,39 @@ pub fn py_json(v: &Py) -> Value {
 
 /// The answer's `type` and `data`, or why the return value of the function `entry` is not one.
 pub fn parse(v: &Py, entry: &str) -> Result<(String, Value), String> {
-    let value = match v {
-        Py::Str(s) => serde_json::from_str::<Value>(s)
-            .map_err(|_| format!("{entry} returned a str that is not a JSON dict"))?,
-        other => py_json(other),
+    match v {
+        Py::Str(s) => parse_str(s, entry),
+        other => parse_value(py_json(other), entry, v.type_name()),
+    }
+}
+
+/// [`parse`] for a return value given as JSON (as `netpress traffic check` reads it): a dict,
+/// or a str holding one, as the sandbox reads a returned str.
+pub fn parse_returned(value: Value, entry: &str) -> Result<(String, Value), String> {
+    let name = match &value {
+        Value::Null => "NoneType",
+        Value::Bool(_) => "bool",
+        Value::Number(n) if n.is_f64() => "float",
+        Value::Number(_) => "int",
+        Value::String(_) => "str",
+        Value::Array(_) => "list",
+        Value::Object(_) => "dict",
     };
+    match value {
+        Value::String(s) => parse_str(&s, entry),
+        other => parse_value(other, entry, name),
+    }
+}
+
+fn parse_str(text: &str, entry: &str) -> Result<(String, Value), String> {
+    let value = serde_json::from_str::<Value>(text)
+        .map_err(|_| format!("{entry} returned a str that is not a JSON dict"))?;
+    parse_value(value, entry, "str")
+}
+
+fn parse_value(value: Value, entry: &str, type_name: &str) -> Result<(String, Value), String> {
     let Value::Object(map) = value else {
-        return Err(format!(
-            "{entry} must return a dict {{'type': ..., 'data': ...}}, got {}",
-            v.type_name()
-        ));
+        return Err(format!("{entry} must return a dict {{'type': ..., 'data': ...}}, got {type_name}"));
     };
     let ty = match map.get("type") {
         Some(Value::String(t)) if ["text", "list", "table", "graph", "new"].contains(&t.as_str()) => {
@@ -293,6 +316,41 @@ fn node_attr(n: &Value, key: &str) -> Value {
         "labels" => normal(&n["labels"], false),
         _ => normal(&n[key], false),
     }
+}
+
+/// The final graph a `graph` answer given as node-link data describes (networkx's
+/// `node_link_data`; `links` may be called `edges`), with each link's ends in the order `base`
+/// (the task's graph, canonical) has them, so [`diff`] compares edges as unordered pairs.
+pub fn graph_of_answer(base: &Value, data: &Value) -> Result<Value, String> {
+    let nodes = data
+        .get("nodes")
+        .and_then(Value::as_array)
+        .ok_or("a graph answer's data must be node-link data with a list of nodes")?;
+    if let Some(n) = nodes.iter().find(|n| !n["id"].is_string()) {
+        return Err(format!("every node needs a str id, got {n}"));
+    }
+    let given = data.get("links").or_else(|| data.get("edges")).unwrap_or(&Value::Null);
+    let given = match given {
+        Value::Null => &Vec::new(),
+        Value::Array(l) => l,
+        other => return Err(format!("links must be a list, got {other}")),
+    };
+    let known = links(base);
+    let mut out = Vec::with_capacity(given.len());
+    for l in given {
+        let (Some(s), Some(t)) = (l["source"].as_str(), l["target"].as_str()) else {
+            return Err(format!("every link needs str source and target, got {l}"));
+        };
+        let mut l = l.clone();
+        if !known.contains_key(&(s.to_string(), t.to_string()))
+            && known.contains_key(&(t.to_string(), s.to_string()))
+        {
+            l["source"] = Value::from(t);
+            l["target"] = Value::from(s);
+        }
+        out.push(l);
+    }
+    Ok(serde_json::json!({"nodes": nodes, "links": out}))
 }
 
 /// The changes that turn graph `a` into graph `b` (node-link documents in canonical order).

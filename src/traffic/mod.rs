@@ -12,12 +12,13 @@
 //!   `propcode` their reference Python;
 //! - `compose`: level 4, questions made of the other families (change steps then a question;
 //!   a question on a time window's communication graph);
-//! - `baseline`: the template compiler; `tool`: `netpress traffic export`; `space`: the task
-//!   space adaptive mode searches (docs/adapt.md).
+//! - `baseline`: the template compiler; `tool`: `netpress traffic export`; `check_tool`:
+//!   `netpress traffic check`; `space`: the task space adaptive mode searches (docs/adapt.md).
 
 pub mod algo;
 mod baseline;
 pub mod check;
+mod check_tool;
 mod compose;
 pub mod family;
 pub mod flowq;
@@ -159,6 +160,6 @@ impl App for Traffic {
     }
 
     fn tools(&self) -> &'static [Tool] {
-        &[tool::EXPORT]
+        &[tool::EXPORT, check_tool::CHECK]
     }
 }

@@ -3,7 +3,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { serve, launch, openPage, screenshot } from './harness.mjs';
-import { listedApps, solvedByBaseline } from './ui.mjs';
+import { baselineRecords, listedApps, solvedByBaseline } from './ui.mjs';
 
 let site, browser;
 before(async () => { site = await serve(); browser = await launch(); });
@@ -36,3 +36,32 @@ test('a correct MALT answer pasted and run in the sandbox is scored correct', as
   await page.waitForFunction(() => /not correct/.test(document.querySelector('.score')?.textContent ?? ''));
   assert.deepEqual(page.errors, []);
 });
+
+// Traffic and microseg answer in Python too, each from a worker bundle of its own (with its own
+// copy of the interpreter, docs/bundles.md): their tasks must load that bundle, not MALT's, and
+// score a pasted program there. The native baseline solves traffic tasks but no microseg task,
+// so microseg's check is that its answer is scored at all, with the baseline's own verdict.
+for (const app of ['traffic', 'microseg']) {
+  test(`a ${app} task loads its own worker bundle and scores a pasted answer there`, async (t) => {
+    if (!listedApps().includes(app)) return t.skip(`${app} is not registered in this build`);
+    const records = baselineRecords(app, { levels: '1', seeds: '0..9' });
+    const record = records.find((r) => r.score.correct) ?? records[0];
+    const page = await openPage(browser.context);
+    const workers = [];
+    page.on('worker', (w) => workers.push(w));
+    await page.goto(`${site.url}#/task/${record.id}?mode=paste`);
+    await page.waitForSelector('#paste-text');
+    assert.equal(workers.length, 1, `the ${app} worker loads when its task opens`);
+    assert.equal(await workers[0].evaluate(() => self.name), app);
+    const fetched = await workers[0].evaluate(() => performance.getEntriesByType('resource').map((e) => e.name));
+    const bundles = fetched.map((u) => u.match(/netpress-worker-(\w+)(?:_bg\.wasm|\.js)$/)?.[1]).filter(Boolean);
+    assert.deepEqual([...new Set(bundles)], [app], `the worker fetched only ${app}'s bundle: ${fetched.join(', ')}`);
+    await page.fill('#paste-text', record.turns.at(-1).reply);
+    await page.click('#paste-run');
+    const score = await page.waitForSelector('.score', { timeout: 60_000 });
+    const verdict = record.score.correct ? /✓ correct/ : /not correct/;
+    assert.match(await score.textContent(), verdict, 'the same verdict as the native run');
+    assert.equal(workers.length, 1, 'the same worker ran the answer');
+    assert.deepEqual(page.errors, []);
+  });
+}

@@ -7,6 +7,7 @@
 #[path = "../support/bless.rs"]
 mod bless;
 mod brute;
+mod check_tool;
 #[cfg(feature = "sandbox")]
 mod checks;
 mod golden;

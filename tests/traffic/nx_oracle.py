@@ -5,8 +5,9 @@ expected_graph) on standard input. For each task it loads the base graph with
 networkx.node_link_graph, computes the family's answer independently (networkx for graph work,
 plain Python for statistics) and compares it with the Rust truth: the value for questions, the
 whole node-link document for changes. Prints one JSON summary line; exits 1 on any disagreement. With --witnesses the summary also
-carries the script's own answers to the property questions and perturbed copies of them, for
-the Rust checker to judge (tests/traffic/nx.rs).
+carries the script's own answers to the property questions and perturbed copies of them, each
+as the returned value an answer's code would give (`{"type": "graph", "data": node-link data of
+the final graph}`), for `netpress traffic check` to judge (tests/traffic/nx.rs).
 
 Level 4 is recomputed from its parts: a composed question's steps are made on the networkx
 graph one after the other (the graph must then equal the Rust one) and its question asked of
@@ -444,9 +445,14 @@ def own_witness(g, q):
     return nodes
 
 
+# The kind of perturbation `perturb` makes for each family.
+PERTURBATION = {"color-prefix": "recoloured", "heatmap": "recoloured", "kmeans": "merged",
+                "bisect": "unbalanced", "cut-balanced": "unbalanced"}
+
+
 def perturb(g, q, nodes):
     """A copy of a valid answer made invalid (None when the graph leaves no way to): a node
-    recoloured, two clusters merged, or the balance broken."""
+    recoloured, two clusters merged, or the balance broken (PERTURBATION names which)."""
     f = q["family"]
     out = dict(nodes)
     tot = totals(g)
@@ -497,6 +503,16 @@ def witnesses(g, q, rust):
     return True, "", mine, bad
 
 
+def returned(g, nodes):
+    """What an answer's code returns after setting `nodes` (id -> (colour, labels)) on G: the
+    final graph as node-link data, every other attribute, node and edge as in g."""
+    h = g.copy()
+    for n, (c, labels) in nodes.items():
+        h.nodes[n]["color"] = c
+        h.nodes[n]["labels"] = list(labels)
+    return {"type": "graph", "data": nx.node_link_data(h, edges="links")}
+
+
 def check_property(task):
     q = task["query"]
     g = nx.node_link_graph(task["graph"], edges="links")
@@ -507,8 +523,8 @@ def check_property(task):
     for nodes, valid in [(mine, True), (bad, False)]:
         # Only on request: the long runs would print every node of every answer.
         if nodes is not None and "--witnesses" in sys.argv:
-            WITNESSES.append({"id": task["id"], "valid": valid,
-                              "nodes": [{"id": n, "color": c, "labels": l} for n, (c, l) in nodes.items()]})
+            WITNESSES.append({"id": task["id"], "valid": valid, "answer": returned(g, nodes),
+                              "perturbation": None if valid else PERTURBATION[q["family"]]})
     return True, ""
 
 
