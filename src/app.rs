@@ -535,6 +535,21 @@ pub struct Score {
     pub details: ScoreDetails,
 }
 
+impl Score {
+    /// The verdict block the command-line checkers print: correct, safe, progress, then the
+    /// explanation.
+    pub fn verdict_text(&self) -> String {
+        let yes = |b: bool| if b { "yes" } else { "no" };
+        format!(
+            "correct: {}\nsafe: {}\nprogress: {:.3}\n\n{}\n",
+            yes(self.correct),
+            yes(self.safe),
+            self.progress,
+            self.explanation
+        )
+    }
+}
+
 /// The parts of an explanation the score card lays out separately.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct ScoreDetails {

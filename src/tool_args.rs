@@ -34,6 +34,18 @@ pub(crate) fn next(parser: &mut lexopt::Parser) -> Result<Option<lexopt::Arg<'_>
     parser.next().map_err(|e| e.to_string())
 }
 
+/// The text of `file`, or of standard input for `-`, with the one-line errors every tool
+/// prints.
+pub(crate) fn read_input(file: &str, stdin: &mut dyn std::io::Read) -> Result<String, String> {
+    if file == "-" {
+        let mut text = String::new();
+        stdin.read_to_string(&mut text).map_err(|e| format!("cannot read standard input: {e}"))?;
+        Ok(text)
+    } else {
+        std::fs::read_to_string(file).map_err(|e| format!("cannot read {file}: {e}"))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -97,12 +97,7 @@ fn run(args: &[String], stdin: &mut dyn Read, out: &mut dyn Write, err: &mut dyn
     };
     let mut input = Input { strict: opts.strict, ..Input::default() };
     for f in &opts.files {
-        let text = if f == "-" {
-            let mut s = String::new();
-            stdin.read_to_string(&mut s).map(|_| s).map_err(|e| format!("cannot read standard input: {e}"))
-        } else {
-            std::fs::read_to_string(f).map_err(|e| format!("cannot read {f}: {e}"))
-        };
+        let text = crate::tool_args::read_input(f, stdin);
         if let Err(e) = text.and_then(|t| input.add(if f == "-" { "STDIN" } else { f }, &t)) {
             let _ = writeln!(err, "netpress k8s connectivity: {e}");
             return 1;

@@ -49,26 +49,14 @@ fn check(argv: &[String], stdin: &mut dyn Read) -> Result<String, String> {
     let id: crate::QueryId = id.parse().map_err(|e: crate::Error| e.to_string())?;
     super::check_id(&id).map_err(|e| e.to_string())?;
     let task = MaltTask::new(generate(&id).map_err(|e| e.to_string())?);
-    let mut reply = String::new();
-    if file == "-" {
-        stdin.read_to_string(&mut reply).map_err(|e| format!("cannot read standard input: {e}"))?;
-    } else {
-        reply = std::fs::read_to_string(&file).map_err(|e| format!("cannot read {file}: {e}"))?;
-    }
+    let reply = crate::tool_args::read_input(&file, stdin)?;
     let mut episode = task.start(Some(1));
     let step = episode.step(&reply);
     let score = episode.score();
-    let yes = |b: bool| if b { "yes" } else { "no" };
     let mut out = format!("task {}  content hash {}\n", task.card().id, task.card().content_hash);
     out.push_str(&format!("question: {}\n\n", task.card().question.as_deref().unwrap_or("")));
     out.push_str(&format!("observation:\n{}\n\n", step.observation));
-    out.push_str(&format!(
-        "correct: {}\nsafe: {}\nprogress: {:.3}\n\n{}\n",
-        yes(score.correct),
-        yes(score.safe),
-        score.progress,
-        score.explanation
-    ));
+    out.push_str(&score.verdict_text());
     out.push_str("\ngraph diff (expected vs. yours):\n");
     if score.details.diff.is_empty() {
         out.push_str("  (no differences)\n");

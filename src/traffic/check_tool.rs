@@ -49,27 +49,13 @@ fn check(argv: &[String], stdin: &mut dyn Read) -> Result<(String, bool), String
     let (id, file) = args(argv)?;
     let id: QueryId = id.parse().map_err(|e: crate::Error| e.to_string())?;
     super::INFO.check_id(&id).map_err(|e| e.to_string())?;
-    let text = match &file {
-        None => {
-            let mut t = String::new();
-            stdin.read_to_string(&mut t).map_err(|e| format!("cannot read standard input: {e}"))?;
-            t
-        }
-        Some(f) => std::fs::read_to_string(f).map_err(|e| format!("cannot read {f}: {e}"))?,
-    };
+    let text = crate::tool_args::read_input(file.as_deref().unwrap_or("-"), stdin)?;
     let returned: serde_json::Value =
         serde_json::from_str(&text).map_err(|e| format!("the answer is not JSON: {e}"))?;
     let generated = generate(&id).map_err(|e| e.to_string())?;
     let score = score_returned(&generated, returned);
-    let yes = |b: bool| if b { "yes" } else { "no" };
     let mut out = format!("task {id}\nquestion: {}\n\n", generated.question);
-    out.push_str(&format!(
-        "correct: {}\nsafe: {}\nprogress: {:.3}\n\n{}\n",
-        yes(score.correct),
-        yes(score.safe),
-        score.progress,
-        score.explanation
-    ));
+    out.push_str(&score.verdict_text());
     let section = |out: &mut String, title: &str, lines: &[String]| {
         if !lines.is_empty() {
             out.push_str(&format!("\n{title}:\n"));
