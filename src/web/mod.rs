@@ -52,6 +52,12 @@ fn current_fragment() -> String {
     gloo::utils::window().location().hash().unwrap_or_default()
 }
 
+/// The view the page's URL names now, which can be ahead of the one rendered: [`go`] sets the
+/// fragment at once and the view follows on the next hashchange.
+pub fn current_view() -> View {
+    link::parse(&current_fragment())
+}
+
 /// Navigates to a view by changing the fragment (the hashchange listener re-renders).
 pub fn go(view: &View) {
     let _ = gloo::utils::window().location().set_hash(&link::format(view));

@@ -77,7 +77,15 @@ fn counted(
         let (apply, draft, of) = (apply.clone(), draft.clone(), link.clone());
         Callback::from(move |e: InputEvent| {
             if let Some(now) = apply(event_value(&e)) {
-                draft.set(Some(Draft { of: of.clone(), now }));
+                // Leaving one field for the next commits the first (`onchange` navigates), and
+                // its hashchange can arrive after the next field's first keystroke: the draft
+                // is then typed over the link the URL already names, not the rendered one, or
+                // that render would discard it (the count would ignore the keystroke).
+                let of = match super::current_view() {
+                    View::Batch(link) => link,
+                    _ => of.clone(),
+                };
+                draft.set(Some(Draft { of, now }));
             }
         })
     };
