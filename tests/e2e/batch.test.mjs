@@ -55,6 +55,28 @@ test('a batch can be cancelled and keeps what it ran', async () => {
   assert.deepEqual(page.errors, []);
 });
 
+test('a keystroke in the next field counts even before the previous field\'s commit is rendered', async () => {
+  const page = await openPage(browser.context);
+  const app = await localApp(page, site);
+  await page.goto(`${site.url}#/batch?app=${app}&seeds=0..19&levels=1`);
+  assert.match(await page.textContent('#batch-run'), /Run 20 tasks/);
+  // Leaving #b-to commits it (its change event navigates); the hashchange that renders the new
+  // link comes later than #b-per's first keystroke when the page is busy. Doing all of it in one
+  // task makes that order certain.
+  await page.evaluate(() => {
+    const to = document.querySelector('#b-to');
+    to.value = '4';
+    to.dispatchEvent(new Event('input', { bubbles: true }));
+    to.dispatchEvent(new Event('change', { bubbles: true }));
+    const per = document.querySelector('#b-per');
+    per.value = '3';
+    per.dispatchEvent(new InputEvent('input', { bubbles: true }));
+  });
+  await page.waitForFunction(() => /seeds=0\.\.4/.test(location.hash));
+  await page.waitForFunction(() => /Run 15 tasks/.test(document.querySelector('#batch-run').textContent), null, { timeout: 10_000 });
+  assert.deepEqual(page.errors, []);
+});
+
 test('the task count follows the fields as they are typed, and prompts have their names', async () => {
   const page = await openPage(browser.context);
   const app = await localApp(page, site);
