@@ -247,7 +247,7 @@ pub fn report(s: &State, w: &World) -> Vec<String> {
     if denied.len() > MAX_DENIED {
         out.push(format!("… and {} more", denied.len() - MAX_DENIED));
     }
-    for (i, m) in unobserved(s, w, &c, &seen).into_iter().enumerate() {
+    for (i, m) in unobserved(s, w, &mut memo, &seen).into_iter().enumerate() {
         if m > 0 {
             let r = &s.policy.rules[i];
             out.push(format!(
@@ -271,9 +271,14 @@ pub fn report(s: &State, w: &World) -> Vec<String> {
 type Class = (Bits, Bits, Option<Reserved>);
 
 /// Per rule, the class keys it admits that no visible connection falls in.
-fn unobserved(s: &State, w: &World, c: &Compiled<'_>, seen: &BTreeMap<(End, End, u8, u16), u64>) -> Vec<u64> {
+/// `memo` holds the bitsets the report's denied-connection pass already computed.
+fn unobserved(
+    s: &State,
+    w: &World,
+    memo: &mut Memo<'_, '_>,
+    seen: &BTreeMap<(End, End, u8, u16), u64>,
+) -> Vec<u64> {
     // Classes are numbered once, so the keys seen are sets of small integers, not of bitsets.
-    let mut memo = c.memo();
     let mut number: BTreeMap<Class, usize> = BTreeMap::new();
     let mut class_of = |e: End| {
         let (src, dst) = memo.sides(e).clone();
