@@ -65,19 +65,8 @@ fn subject(task: &Task) -> BTreeSet<IpNet> {
 /// mistake) have none: they show as routes gone.
 fn bad(task: &Task, prefix: IpNet, path: &[u32]) -> bool {
     let inc = &task.incident;
-    let asn = |i: usize| task.world.topology.ases[i].asn;
-    match inc.family {
-        Family::Eh | Family::Sh | Family::Ro => {
-            matches!(inc.culprit, Culprit::Offender(x) if path.last() == Some(&asn(x)))
-        }
-        Family::Fo => inc.forged.is_some_and(|(x, v)| path.windows(2).any(|w| w == [asn(x), asn(v)])),
-        Family::Rl1 | Family::Rl2 | Family::Rl3 | Family::Rl4 => inc
-            .leak
-            .as_ref()
-            .is_some_and(|l| path.windows(3).any(|w| w == [asn(l.to), asn(l.leaker), asn(l.from)])),
-        Family::Ms => prefix != inc.prefix,
-        _ => false,
-    }
+    super::validity::path_signature(&task.world, inc, path)
+        .unwrap_or(inc.family == Family::Ms && prefix != inc.prefix)
 }
 
 /// Each VP's routes to the subject prefixes at second `t`.

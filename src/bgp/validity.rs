@@ -77,20 +77,33 @@ fn any_path(started: &[&Update], f: impl Fn(&[u32]) -> bool) -> bool {
     started.iter().any(|u| u.route.as_ref().is_some_and(|r| f(&r.path)))
 }
 
+/// Whether an AS path carries `inc`'s signature: the offender's origin (hijacks,
+/// re-origination), the forged adjacency, the leak's valley; `None` for the families whose
+/// evidence is not on a path. The validity check and the result panels read routes by it.
+pub(super) fn path_signature(w: &World, inc: &Incident, path: &[u32]) -> Option<bool> {
+    Some(match inc.family {
+        Family::Eh | Family::Sh | Family::Ro => {
+            inc.new_origin.is_some_and(|x| path.last() == Some(&asn(w, x)))
+        }
+        Family::Fo => inc.forged.is_some_and(|(x, v)| path.windows(2).any(|q| q == [asn(w, x), asn(w, v)])),
+        Family::Rl1 | Family::Rl2 | Family::Rl3 | Family::Rl4 => inc
+            .leak
+            .as_ref()
+            .is_some_and(|l| path.windows(3).any(|q| q == [asn(w, l.to), asn(w, l.leaker), asn(w, l.from)])),
+        _ => return None,
+    })
+}
+
 fn identifiable(w: &World, inc: &Incident, tl: &Timeline, started: &[&Update]) -> bool {
     match inc.family {
-        Family::Eh | Family::Sh | Family::Ro => {
-            let x = inc.new_origin.map(|x| asn(w, x));
-            any_path(started, |p| p.last().copied() == x)
-        }
-        Family::Fo => inc.forged.is_some_and(|(x, v)| {
-            let pair = [asn(w, x), asn(w, v)];
-            any_path(started, |p| p.windows(2).any(|q| q == pair))
-        }),
-        Family::Rl1 | Family::Rl2 | Family::Rl3 | Family::Rl4 => inc.leak.as_ref().is_some_and(|l| {
-            let valley = [asn(w, l.to), asn(w, l.leaker), asn(w, l.from)];
-            any_path(started, |p| p.windows(3).any(|q| q == valley))
-        }),
+        Family::Eh
+        | Family::Sh
+        | Family::Ro
+        | Family::Fo
+        | Family::Rl1
+        | Family::Rl2
+        | Family::Rl3
+        | Family::Rl4 => any_path(started, |p| path_signature(w, inc, p) == Some(true)),
         Family::Ms => any_path(started, |_| true),
         Family::Rm => {
             let vrps = inc.vrps_after.as_ref().unwrap_or(&w.vrps);
