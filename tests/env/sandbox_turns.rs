@@ -79,8 +79,7 @@ fn a_multi_turn_malt_episode_equals_the_runner_s_record() {
 }
 
 /// Microseg (another sandboxed application, the same path): a wrong and then the baseline's
-/// answer. Its repair family, multi-turn by design, takes the same path; a test of it would
-/// take seconds per step in a debug build (each replay builds its world again).
+/// answer.
 #[test]
 fn a_multi_turn_microseg_episode_equals_the_runner_s_record() {
     let server = start(Config { sandbox: pool(1), ..Config::default() });
@@ -91,6 +90,24 @@ fn a_multi_turn_microseg_episode_equals_the_runner_s_record() {
     let steps = ws_episode(server.addr(), json!({"task_id": id, "max_turns": 2, "record": true}), &replies);
     assert_eq!(steps[0]["done"], false);
     same_record(&steps[1]["observation"]["record"], &want);
+    server.shutdown().unwrap();
+}
+
+/// Microseg's repair family, multi-turn by design: the scripted baseline's commands, one per
+/// turn, each step replaying the earlier ones in a sandbox process, end in the runner's record.
+#[test]
+fn a_microseg_repair_episode_equals_the_runner_s_record() {
+    let server = start(Config { sandbox: pool(1), ..Config::default() });
+    let id = "microseg-v1-L2-s0-i4";
+    let (replies, want) = super::serve::baseline(id);
+    assert!(
+        replies.len() >= 2 && want.score.correct,
+        "a repair the baseline solves in turns: {:?}",
+        want.score
+    );
+    let steps = ws_episode(server.addr(), json!({"task_id": id, "record": true}), &replies);
+    assert!(steps[..steps.len() - 1].iter().all(|s| s["done"] == false));
+    same_record(&steps[steps.len() - 1]["observation"]["record"], &runner_record(id, &replies, None));
     server.shutdown().unwrap();
 }
 
