@@ -3,11 +3,13 @@
 //! file, checked line by line before anything is written.
 
 use std::collections::BTreeSet;
+use std::rc::Rc;
 
 use yew::prelude::*;
 
 use super::batch::result_row;
 use super::go;
+use super::latest::{Latest, use_latest};
 use super::show::Wide;
 use super::store::{self, RunMeta};
 use super::util::{date_time, download, epoch_ms, event_checked, pct, read_file};
@@ -58,7 +60,8 @@ async fn export(runs: Vec<RunMeta>) -> Result<String, String> {
 #[function_component(HistoryPage)]
 pub fn history_page() -> Html {
     let runs = use_state(|| None::<Result<Vec<RunMeta>, String>>);
-    let selected = use_state(BTreeSet::<String>::new);
+    // Read at its latest value: two ticks and a click can arrive before a redraw.
+    let selected = use_latest(BTreeSet::<String>::new);
     let message = use_state(|| None::<Result<String, String>>);
     let pending = use_state(|| None::<Pending>);
     let open = use_state(|| None::<(String, Vec<ResultRecord>)>);
@@ -77,19 +80,27 @@ pub fn history_page() -> Html {
         Some(Ok(list)) => list.clone(),
         _ => Vec::new(),
     };
-    let chosen: Vec<RunMeta> = list.iter().filter(|m| selected.contains(&m.id)).cloned().collect();
+    // The runs ticked now (a button reads them when clicked, not as last drawn).
+    let chosen_now = {
+        let (list, selected) = (list.clone(), selected.clone());
+        move || -> Vec<RunMeta> {
+            selected.with(|s| list.iter().filter(|m| s.contains(&m.id)).cloned().collect())
+        }
+    };
+    let chosen = chosen_now();
 
-    let on_export = |which: Vec<RunMeta>| {
+    let on_export = |which: Rc<dyn Fn() -> Vec<RunMeta>>| {
         let message = message.clone();
         Callback::from(move |_| {
-            let (message, which) = (message.clone(), which.clone());
+            let (message, which) = (message.clone(), which());
             wasm_bindgen_futures::spawn_local(async move { message.set(Some(export(which).await)) });
         })
     };
     let on_delete = {
-        let (chosen, message, selected, reload) =
-            (chosen.clone(), message.clone(), selected.clone(), reload.clone());
+        let (chosen_now, message, selected, reload) =
+            (chosen_now.clone(), message.clone(), selected.clone(), reload.clone());
         Callback::from(move |_| {
+            let chosen = chosen_now();
             let ask = format!(
                 "Delete {} from the history? This cannot be undone.",
                 count(chosen.len(), "run", "runs")
@@ -111,8 +122,8 @@ pub fn history_page() -> Html {
         })
     };
     let on_compare = {
-        let chosen = chosen.clone();
-        Callback::from(move |_| go(&View::Compare(chosen.iter().map(|m| m.id.clone()).collect())))
+        let chosen_now = chosen_now.clone();
+        Callback::from(move |_| go(&View::Compare(chosen_now().iter().map(|m| m.id.clone()).collect())))
     };
     let on_import = {
         let (message, pending, reload, list) =
@@ -144,8 +155,8 @@ pub fn history_page() -> Html {
         <section class="history">
             <h2>{ "History" }</h2>
             <div class="card row toolbar">
-                <button type="button" id="export-all" onclick={on_export(list.clone())} disabled={list.is_empty()}>{ "Export all" }</button>
-                <button type="button" class="secondary" id="export-selected" onclick={on_export(chosen.clone())} disabled={chosen.is_empty()}>
+                <button type="button" id="export-all" onclick={on_export({ let l = list.clone(); Rc::new(move || l.clone()) })} disabled={list.is_empty()}>{ "Export all" }</button>
+                <button type="button" class="secondary" id="export-selected" onclick={on_export(Rc::new(chosen_now.clone()))} disabled={chosen.is_empty()}>
                     { format!("Export {} selected", chosen.len()) }
                 </button>
                 <button type="button" class="secondary" id="compare-selected" onclick={on_compare} disabled={chosen.len() < 2}>{ "Compare selected" }</button>
@@ -223,10 +234,10 @@ fn pending_html(
 
 fn table(
     list: &[RunMeta],
-    selected: &UseStateHandle<BTreeSet<String>>,
+    selected: &Latest<BTreeSet<String>>,
     open: &UseStateHandle<Option<(String, Vec<ResultRecord>)>>,
 ) -> Html {
-    let all_checked = !list.is_empty() && list.iter().all(|m| selected.contains(&m.id));
+    let all_checked = !list.is_empty() && selected.with(|s| list.iter().all(|m| s.contains(&m.id)));
     let toggle_all = {
         let (selected, ids) = (selected.clone(), list.iter().map(|m| m.id.clone()).collect::<BTreeSet<_>>());
         Callback::from(move |e: Event| {
@@ -250,19 +261,20 @@ fn table(
 
 fn run_row(
     m: &RunMeta,
-    selected: &UseStateHandle<BTreeSet<String>>,
+    selected: &Latest<BTreeSet<String>>,
     open: &UseStateHandle<Option<(String, Vec<ResultRecord>)>>,
 ) -> Html {
     let toggle = {
         let (selected, id) = (selected.clone(), m.id.clone());
         Callback::from(move |e: Event| {
-            let mut next = (*selected).clone();
-            if event_checked(&e) {
-                next.insert(id.clone());
-            } else {
-                next.remove(&id);
-            }
-            selected.set(next);
+            let checked = event_checked(&e);
+            selected.update(|s| {
+                if checked {
+                    s.insert(id.clone());
+                } else {
+                    s.remove(&id);
+                }
+            });
         })
     };
     let is_open = open.as_ref().is_some_and(|(id, _)| *id == m.id);
@@ -284,7 +296,7 @@ fn run_row(
     html! {
         <>
             <tr data-run={m.id.clone()}>
-                <td><input type="checkbox" aria-label={format!("select {}", m.name)} checked={selected.contains(&m.id)} onchange={toggle} /></td>
+                <td><input type="checkbox" aria-label={format!("select {}", m.name)} checked={selected.with(|s| s.contains(&m.id))} onchange={toggle} /></td>
                 <td>
                     <button type="button" class="link" aria-expanded={is_open.to_string()} onclick={expand}>{ &m.name }</button>
                 </td>

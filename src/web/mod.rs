@@ -21,6 +21,7 @@ mod compare;
 pub mod endpoint;
 mod history;
 mod home;
+mod latest;
 mod layout;
 mod sandbox;
 mod settings;

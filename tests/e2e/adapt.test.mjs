@@ -55,14 +55,18 @@ test('an adaptive search runs in the tab as the CLI runs it, and its link reopen
   await page.goto(`${site.url}#/adapt`);
   await page.waitForSelector('#adapt-run');
   await page.selectOption('#a-app', 'route');
-  await setField(page, '#a-levels', '1');
-  await page.selectOption('#a-turns', '10');
-  await setField(page, '#a-held', 1);
-  await setField(page, '#a-rounds', 2);
-  await setField(page, '#a-budget', 4);
-  await setField(page, '#a-k', 3);
-  await setField(page, '#a-confirm', 6);
-  await page.click('#adapt-run');
+  await page.waitForSelector('#a-turns option[value="10"]', { state: 'attached' });
+  // Every field's change and the click on Run in one task, before the page can redraw: the
+  // search must still run with all of them (a quick user or a loaded machine delivers events
+  // so; the form once started from the last drawn settings and lost all but one).
+  await page.evaluate((fields) => {
+    for (const [selector, value] of fields) {
+      const el = document.querySelector(selector);
+      el.value = value;
+      el.dispatchEvent(new Event('change', { bubbles: true }));
+    }
+    document.querySelector('#adapt-run').click();
+  }, [['#a-levels', '1'], ['#a-turns', '10'], ['#a-held', '1'], ['#a-rounds', '2'], ['#a-budget', '4'], ['#a-k', '3'], ['#a-confirm', '6']]);
   await page.waitForFunction(() => document.querySelector('#adapt-status')?.dataset.phase === 'running');
   // The page draws frames while the search runs.
   const t0 = Date.now();

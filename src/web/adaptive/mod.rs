@@ -13,6 +13,7 @@ use std::rc::Rc;
 use yew::prelude::*;
 
 use super::agents::form::EndpointForm;
+use super::latest::{Latest, use_latest};
 use super::sandbox::use_workers;
 use super::settings::use_settings;
 use super::util::{download, duration, event_value, read_file};
@@ -131,7 +132,9 @@ pub fn adapt_page(props: &AdaptProps) -> Html {
     let workers = use_workers();
     let settings = use_settings();
     let catalog = crate::registry::catalog();
-    let form = use_state(|| Form::new(catalog[0]));
+    // Read at its latest value: a field's change and a click on Run can arrive before a redraw.
+    let form = use_latest(|| Form::new(catalog[0]));
+    let shown_form = form.get();
     let current = use_mut_ref(|| None::<SharedRun>);
     let error = use_state(|| None::<String>);
     let redraws = use_force_update();
@@ -140,8 +143,8 @@ pub fn adapt_page(props: &AdaptProps) -> Html {
 
     // The application's space, for the form's turn limits and xl switch.
     {
-        let (workers, offered, app) = (workers.clone(), offered.clone(), form.app);
-        use_effect_with(form.app.name, move |_| {
+        let (workers, offered, app) = (workers.clone(), offered.clone(), shown_form.app);
+        use_effect_with(app.name, move |_| {
             wasm_bindgen_futures::spawn_local(async move {
                 if let Ok(remote) = run::space_of(&workers, app).await {
                     offered.set(Some(Offered::of(app, &crate::App::space(&remote))));
@@ -173,7 +176,7 @@ pub fn adapt_page(props: &AdaptProps) -> Html {
     let start = |resume: bool| {
         let (workers, form, current, error, redraw, endpoint) = (
             workers.clone(),
-            (*form).clone(),
+            form.clone(),
             current.clone(),
             error.clone(),
             redraw.clone(),
@@ -182,7 +185,7 @@ pub fn adapt_page(props: &AdaptProps) -> Html {
         Callback::from(move |_| {
             let (workers, form, current, error, redraw, endpoint) = (
                 workers.clone(),
-                form.clone(),
+                form.get(),
                 current.clone(),
                 error.clone(),
                 redraw.clone(),
@@ -238,15 +241,15 @@ pub fn adapt_page(props: &AdaptProps) -> Html {
     let differs = run_now.as_ref().and_then(|r| {
         let r = r.borrow();
         let state_agent = r.state.as_ref()?.agent.last()?.clone();
-        (state_agent.kind != form.agent_info().kind).then(|| state_agent.label())
+        (state_agent.kind != shown_form.agent_info().kind).then(|| state_agent.label())
     });
 
     html! {
         <section class="adapt">
             <h2>{ "Adapt" }</h2>
             <p class="note">{ "Searches the application's task space for where the agent trails the reference (the baseline, or a perfect score where the application has an oracle) most, promotes those cells into a training mixture and confirms them on fresh seeds. The same search as " }<code>{ "netpress adapt" }</code>{ "." }</p>
-            { form_view(&form, offered.as_ref().filter(|o| o.app == form.app.name), running) }
-            if form.agent == "endpoint" { <EndpointForm /> }
+            { form_view(&form, offered.as_ref().filter(|o| o.app == shown_form.app.name), running) }
+            if shown_form.agent == "endpoint" { <EndpointForm /> }
             <div class="row">
                 <button type="button" id="adapt-run" onclick={start(false)} disabled={running}>{ "Run" }</button>
                 <button type="button" class="secondary" id="adapt-continue" onclick={start(true)}
@@ -268,7 +271,7 @@ pub fn adapt_page(props: &AdaptProps) -> Html {
 struct Loaded {
     current: Rc<std::cell::RefCell<Option<SharedRun>>>,
     error: UseStateHandle<Option<String>>,
-    form: UseStateHandle<Form>,
+    form: Latest<Form>,
 }
 
 /// Draws a state from a link or a file (or says why it cannot), running nothing.
@@ -280,7 +283,7 @@ async fn show_state(workers: &super::sandbox::Workers, state: Result<State, Stri
                 (s.app, s.state.clone())
             };
             if let Some(state) = state {
-                to.form.set(to.form.of_state(app, &state));
+                to.form.update(|f| *f = f.of_state(app, &state));
             }
             *to.current.borrow_mut() = Some(shown);
             to.error.set(None);
@@ -329,15 +332,11 @@ async fn open(workers: &super::sandbox::Workers, state: State) -> Result<SharedR
     Ok(Rc::new(std::cell::RefCell::new(shown)))
 }
 
-fn form_view(form: &UseStateHandle<Form>, offered: Option<&Offered>, running: bool) -> Html {
-    let f = (**form).clone();
+fn form_view(form: &Latest<Form>, offered: Option<&Offered>, running: bool) -> Html {
+    let f = form.get();
     let edit = |set: fn(&mut Form, String)| {
         let form = form.clone();
-        Callback::from(move |e: Event| {
-            let mut next = (*form).clone();
-            set(&mut next, event_value(&e));
-            form.set(next);
-        })
+        Callback::from(move |e: Event| form.update(|f| set(f, event_value(&e))))
     };
     let number = |id: &'static str, label: &'static str, value: u32, set: fn(&mut Form, String)| {
         html! {
@@ -357,7 +356,7 @@ fn form_view(form: &UseStateHandle<Form>, offered: Option<&Offered>, running: bo
                 .target()
                 .and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok())
                 .is_some_and(|i| i.checked());
-            form.set(Form { allow_xl: checked, ..(*form).clone() });
+            form.update(|f| f.allow_xl = checked);
         })
     };
     html! {
