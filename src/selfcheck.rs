@@ -81,9 +81,15 @@ pub fn hash_lines(ids: &[String]) -> crate::error::Result<String> {
     Ok(out)
 }
 
-/// Checks `id<TAB>hash` lines (the format of [`sample_hashes`]) by generating each task.
+/// Checks `id<TAB>hash` lines (the format of [`sample_hashes`]; a space also separates, as in
+/// Route's golden file) by generating each task. Blank lines and `#` comments are skipped.
+/// Every application's golden hash file is checked by this one function, natively and in the
+/// browser's tests.
 pub fn task_hash_lines(text: &str) -> Result<usize, Vec<String>> {
-    let pairs = text.lines().map(|l| l.split_once('\t').unwrap_or((l, "")));
+    let pairs = text
+        .lines()
+        .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
+        .map(|l| l.split_once(['\t', ' ']).unwrap_or((l, "")));
     task_hashes(pairs)
 }
 

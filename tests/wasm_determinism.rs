@@ -18,14 +18,13 @@ fn core_golden_values_hold_in_the_browser() {
 fn route_content_hashes_hold_in_the_browser() {
     let data = include_str!("data/route/golden.txt");
     assert_eq!(data.lines().count(), 300);
-    let bad = netpress::route::golden::check(data);
-    assert!(bad.is_empty(), "{} mismatches, first: {}", bad.len(), bad[0]);
+    assert_eq!(netpress::selfcheck::task_hash_lines(data), Ok(300));
 }
 
 #[wasm_bindgen_test]
 fn k8s_content_hashes_hold_in_the_browser() {
     let data = include_str!("data/k8s/task_hashes.tsv");
-    assert_eq!(netpress::k8s::conformance::task_hashes(data), Ok(3000));
+    assert_eq!(netpress::selfcheck::task_hash_lines(data), Ok(3000));
 }
 
 /// Checks `id<TAB>hash` lines one task at a time, yielding to the event loop after each, since

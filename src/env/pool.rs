@@ -29,6 +29,7 @@ use std::time::Duration;
 use serde_json::Value;
 
 use super::error::{EnvError, Reason};
+pub use crate::sandbox::Lost;
 
 /// How long a new process may take to say it is ready.
 const START: Duration = Duration::from_secs(10);
@@ -60,23 +61,6 @@ impl SandboxConfig {
     fn silence_for(&self, runs: usize) -> Duration {
         let more = u32::try_from(runs.saturating_sub(1)).unwrap_or(u32::MAX);
         self.silence.saturating_add(self.per_run.saturating_mul(more))
-    }
-}
-
-/// Why a run has no answer: its process was lost (and will be replaced).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Lost {
-    Crashed,
-    Silent,
-}
-
-impl Lost {
-    /// What the step observes, as in the browser.
-    pub fn message(&self) -> &'static str {
-        match self {
-            Lost::Crashed => "MemoryError: sandbox crashed (memory)",
-            Lost::Silent => "TimeoutError: sandbox terminated",
-        }
     }
 }
 

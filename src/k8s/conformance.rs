@@ -7,7 +7,6 @@
 //! - [`knp_cases`]: the kube-network-policies unit cases;
 //! - [`admin_cases`]: the network-policy-api conformance scenarios for AdminNetworkPolicy
 //!   and BaselineAdminNetworkPolicy;
-//! - [`task_hashes`]: `id<TAB>content_hash` lines that every build must reproduce.
 //!
 //! Each returns the number of checks that passed, or the first failure as text.
 
@@ -25,7 +24,6 @@ use super::policy::NetworkPolicy;
 use super::tiers::Layered;
 use super::validate::validate_policy;
 use super::yaml::parse_documents;
-use crate::app::App;
 
 struct Pod {
     ns: String,
@@ -406,22 +404,4 @@ pub fn admin_cases(data: &str) -> Result<usize, String> {
         }
     }
     Ok(checked)
-}
-
-/// Checks `id<TAB>content_hash` lines (`#` comments allowed); returns the number of ids.
-pub fn task_hashes(data: &str) -> Result<usize, String> {
-    let mut n = 0;
-    for line in data.lines().filter(|l| !l.is_empty() && !l.starts_with('#')) {
-        let (id, want) = line.split_once('\t').ok_or_else(|| format!("bad line {line:?}"))?;
-        let id = id.parse().map_err(|e| format!("{id}: {e}"))?;
-        let task = super::K8sApp.generate(&id).map_err(|e| e.to_string())?;
-        if task.card().content_hash != want {
-            return Err(format!(
-                "{id}: content hash {} differs from the recorded {want}",
-                task.card().content_hash
-            ));
-        }
-        n += 1;
-    }
-    Ok(n)
 }

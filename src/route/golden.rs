@@ -1,6 +1,6 @@
 //! The golden ids: 300 ids across levels, families and knobs, each with its task's content
-//! hash, kept in `tests/data/route/golden.txt`. The check is a plain function so the native
-//! tests and the browser (wasm-bindgen-test) run the very same code on the same file.
+//! hash, kept in `tests/data/route/golden.txt` and checked, natively and in the browser
+//! (wasm-bindgen-test), by [`crate::selfcheck::task_hash_lines`], as every application's are.
 
 use crate::app::App;
 
@@ -82,18 +82,6 @@ fn hash_of(id: &str) -> String {
         Ok(task) => task.card().content_hash.clone(),
         Err(e) => format!("error:{e}"),
     }
-}
-
-/// Checks `id hash` lines against this build; returns one message per mismatch.
-pub fn check(data: &str) -> Vec<String> {
-    data.lines()
-        .filter(|l| !l.trim().is_empty())
-        .filter_map(|line| {
-            let (id, want) = line.split_once(' ')?;
-            let got = hash_of(id);
-            (got != want).then(|| format!("{id}: golden {want}, this build {got}"))
-        })
-        .collect()
 }
 
 #[cfg(test)]

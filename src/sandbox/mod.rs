@@ -26,6 +26,7 @@
 //! tells the whole story: why a worker, the ops, the limits, and when the page respawns one.
 
 mod limits;
+mod lost;
 mod replay;
 // The worker needs a clock: natively `std`'s, in the browser the one the sandbox feature
 // brings (`web-time`), so the wasm page bundle, which talks to the worker but is not one,
@@ -40,4 +41,5 @@ mod serve;
 pub use serve::serve;
 
 pub use limits::{LimitOverrides, Limits};
+pub use lost::Lost;
 pub use replay::{ReplayTurn, Replayed};

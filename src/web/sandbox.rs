@@ -550,7 +550,7 @@ impl SandboxWorker {
                             w.app
                         )
                     } else {
-                        "sandbox crashed (memory)".to_string()
+                        crate::sandbox::Lost::Crashed.message().to_string()
                     };
                     w.kill(&reason);
                 }
@@ -637,7 +637,7 @@ impl SandboxWorker {
         let me = Rc::downgrade(self);
         let watchdog = gloo::timers::callback::Timeout::new(deadline_ms, move || {
             if let Some(w) = me.upgrade() {
-                w.kill("TimeoutError: sandbox terminated");
+                w.kill(crate::sandbox::Lost::Silent.message());
             }
         });
         let outcome = JsFuture::from(promise).await;

@@ -1,13 +1,13 @@
 //! Determinism (docs/k8s.md, "Tests"): the content hashes of L1–L3 × seeds 0..99 × indexes 0..9 are
 //! recorded in `tests/data/k8s/task_hashes.tsv`; every build, native or wasm32 (through
-//! [`netpress::k8s::conformance::task_hashes`]), must reproduce them byte for byte.
+//! [`netpress::selfcheck::task_hash_lines`]), must reproduce them byte for byte.
 //! `NETPRESS_BLESS=1` rewrites the file after an intended generator change (which must also
 //! bump the generator version).
 
 use crate::bless::golden;
 use netpress::app::App;
 use netpress::k8s::K8sApp;
-use netpress::k8s::conformance::task_hashes;
+use netpress::selfcheck::task_hash_lines;
 
 const FILE: &str = "tests/data/k8s/task_hashes.tsv";
 
@@ -26,7 +26,7 @@ fn recorded_hashes_reproduce() {
         }
         out
     });
-    assert_eq!(task_hashes(&data), Ok(3000));
+    assert_eq!(task_hash_lines(&data), Ok(3000));
 }
 
 #[test]

@@ -4,10 +4,10 @@
 
 use crate::bless::golden;
 use netpress::k8s::K8sApp;
-use netpress::k8s::conformance::task_hashes;
 use netpress::k8s::generate::{expected, generate, inject, matrix_with_admin};
 use netpress::k8s::probe::{ProbeKind, Verdict, probes};
 use netpress::k8s::tenancy::intended_admin;
+use netpress::selfcheck::task_hash_lines;
 use netpress::{QueryId, app::App};
 
 fn id(seed: u64) -> QueryId {
@@ -78,7 +78,7 @@ fn recorded_level4_hashes_reproduce() {
         }
         out
     });
-    assert_eq!(task_hashes(&data), Ok(100));
+    assert_eq!(task_hash_lines(&data), Ok(100));
 }
 
 /// Three whole task cards (every drawn value, the injected objects, the report and the fix),
