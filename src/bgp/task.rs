@@ -1,6 +1,6 @@
 //! One BGP task: its id's knobs, the world, the incident, the timeline and the truth.
 //!
-//! **Id.** `bgp-v1-L<1..4>-s<seed>-i<index>`, then optional knobs in this order: `-n<N>` ASes
+//! **Id.** `bgp-v2-L<1..4>-s<seed>-i<index>` (v1 ids still generate v1's tasks), then optional knobs in this order: `-n<N>` ASes
 //! (10..5000), `-f<FAMS>` families to draw from (`+`-joined codes in family order), `-c<K>`
 //! collectors (1..8), `-v<V>` vantage points (2..200), `-w<H>` window hours (1..48, default 8),
 //! `-t<T>` turn limit (default 20 at L1–L2, 30 at L3–L4).
@@ -43,8 +43,12 @@ use crate::error::{Error, Result};
 use crate::id::QueryId;
 use crate::seed::{Stream, Width};
 
-/// The generator version.
-pub const VERSION: u32 = 1;
+/// The generator version new ids get.
+pub const VERSION: u32 = 2;
+/// The generator versions this build generates. v2's prompt lists every command `help` lists
+/// (v1's predates `visibility`, `routing-status` and `atlas traceroute`) and its churn also
+/// announces new prefixes with fresh ROAs; a v1 id generates exactly the task it always did.
+pub const VERSIONS: [u32; 2] = [1, 2];
 /// Knob keys in the order an id lists them.
 pub const KNOB_ORDER: &str = "nfcvwt";
 /// Redraws of the incident per world.
@@ -107,7 +111,7 @@ pub fn spec(id: &QueryId) -> Result<Spec> {
     if id.app != "bgp" {
         return Err(Error::bad_id(&id.to_string(), "not a bgp id"));
     }
-    if id.version != VERSION {
+    if !VERSIONS.contains(&id.version) {
         return Err(Error::UnknownVersion { app: "bgp".into(), version: id.version, current: VERSION });
     }
     let level = Level::from_number(id.level).ok_or_else(|| Error::BadLevel {
