@@ -6,6 +6,8 @@
 //!   origin when its ROA is published (at least an hour before the start), an anycast sibling
 //!   with its ROA at the start. No harmful family registers anything, so a hijacker's or
 //!   re-originator's origin has no object, as in the real registries most of the time.
+//! - A new prefix of the churn (generator v2) has its owner's object, registered with its ROA
+//!   before the first announcement.
 //! - From L3 on, 5% of the prefixes (rounded) also carry a **stale** object: one left by a
 //!   former upstream of the owner, registered when it announced the space for its customer and
 //!   never deleted, the most common kind of stale IRR data. It names one of the owner's current
@@ -18,6 +20,7 @@
 
 use ipnet::IpNet;
 
+use super::churn::Fresh;
 use super::family::Family;
 use super::incident::Incident;
 use super::level::Level;
@@ -57,8 +60,9 @@ impl Irr {
     }
 }
 
-/// The registry of `world` with the task's `incidents` (target first); draws the stale objects.
-pub fn draw(s: &mut Stream, world: &World, incidents: &[&Incident]) -> Irr {
+/// The registry of `world` with the task's `incidents` (target first) and the churn's new
+/// prefixes; draws the stale objects.
+pub fn draw(s: &mut Stream, world: &World, incidents: &[&Incident], fresh: &[Fresh]) -> Irr {
     let t = &world.topology;
     let mut objects: Vec<RouteObject> = t
         .prefixes
@@ -69,6 +73,9 @@ pub fn draw(s: &mut Stream, world: &World, incidents: &[&Incident]) -> Irr {
     for inc in incidents {
         objects.extend(newcomer(world, inc));
     }
+    let registered =
+        |f: &Fresh| RouteObject { prefix: f.prefix, origin: f.owner, created: f.published, stale: false };
+    objects.extend(fresh.iter().map(registered));
     if t.level >= Level::L3 {
         let protected: Vec<AsIx> =
             incidents.iter().flat_map(|i| i.ases.iter().copied().chain(i.new_origin)).collect();

@@ -90,6 +90,8 @@ pub struct Task {
     pub distractor: Option<Incident>,
     /// The background churn changes, in draw order.
     pub churn: Vec<Change>,
+    /// The prefixes the churn announces for the first time (generator v2).
+    pub fresh: Vec<churn::Fresh>,
     /// The errors of the published as-rel file.
     pub asrel_noise: AsRelNoise,
     /// The timeline of the incident's, the distractor's and the churn's changes, in that order
@@ -180,8 +182,8 @@ fn attempt(s: &mut Stream, id: &QueryId, spec: &Spec, world: World, fam: Family)
     let name = id.to_string();
     for _ in 0..REDRAWS {
         let ctx = Ctx { world: &world, base: &base, name: "target" };
-        let Some(inc) = incident::draw(s, &ctx, fam) else { continue };
-        let distractor = if spec.level == Level::L4 {
+        let Some(mut inc) = incident::draw(s, &ctx, fam) else { continue };
+        let mut distractor = if spec.level == Level::L4 {
             let ctx = Ctx { name: "distractor", ..ctx };
             let Some(d) = distractor::draw(s, &ctx, &inc) else { continue };
             Some(d)
@@ -189,13 +191,19 @@ fn attempt(s: &mut Stream, id: &QueryId, spec: &Spec, world: World, fam: Family)
             None
         };
         let protected: Vec<&Incident> = std::iter::once(&inc).chain(distractor.as_ref()).collect();
-        let churn = churn::draw(s, &world, &protected);
+        let churn = churn::draw(s, &world, &protected, id.version);
         let asrel_noise = asrel_noise::draw(s, &world.topology, &protected);
+        churn.sign(&mut inc);
+        if let Some(d) = &mut distractor {
+            churn.sign(d);
+        }
+        let protected: Vec<&Incident> = std::iter::once(&inc).chain(distractor.as_ref()).collect();
         let mut changes: Vec<Change> = inc.changes.clone();
         changes.extend(distractor.iter().flat_map(|d| d.changes.iter().cloned()));
-        changes.extend(churn.iter().cloned());
+        changes.extend(churn.changes.iter().cloned());
         let timeline = world.timeline(&name, &changes);
-        let scene = Scene { world: &world, incident: &inc, distractor: distractor.as_ref(), churn: &churn };
+        let scene =
+            Scene { world: &world, incident: &inc, distractor: distractor.as_ref(), churn: &churn.changes };
         let Ok(vps) = validity::check(&scene, &timeline) else { continue };
         if let Some(d) = &distractor
             && !validity::distractor_visible(&world, d, &timeline, inc.changes.len())
@@ -203,7 +211,7 @@ fn attempt(s: &mut Stream, id: &QueryId, spec: &Spec, world: World, fam: Family)
             continue;
         }
         let trigger = trigger(s, &world, &inc);
-        let irr = irr::draw(s, &world, &protected);
+        let irr = irr::draw(s, &world, &protected, &churn.fresh);
         let affected = vps.iter().map(|&v| world.topology.ases[world.collectors.vps[v].asx].asn).collect();
         let label = format!("L{}:{}", spec.level.number(), fam.code());
         return Some(Task {
@@ -213,7 +221,8 @@ fn attempt(s: &mut Stream, id: &QueryId, spec: &Spec, world: World, fam: Family)
             world,
             incident: inc,
             distractor,
-            churn,
+            churn: churn.changes,
+            fresh: churn.fresh,
             asrel_noise,
             timeline,
             affected,

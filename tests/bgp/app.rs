@@ -26,7 +26,7 @@ const GOLDEN: &[(&str, &str, &str)] = &[
     (
         "bgp-v2-L2-s3-i1-fRL2+LF-c2-v9-w12-t25",
         "L2:LF",
-        "537758250efd7e28415fb6f50cc3360692a00ecc9ba52e291bf72c10b4ce3727",
+        "5c50e2ffa937e6f90264121fc81d1fc12127968dac16a050c328a567cc4d11fd",
     ),
 ];
 
