@@ -211,7 +211,7 @@ fn attempt(s: &mut Stream, id: &QueryId, spec: &Spec, world: World, fam: Family)
             continue;
         }
         let trigger = trigger(s, &world, &inc);
-        let irr = irr::draw(s, &world, &protected, &churn.fresh);
+        let irr = irr::draw(s, &world, &protected, &churn.fresh, id.version);
         let affected = vps.iter().map(|&v| world.topology.ases[world.collectors.vps[v].asx].asn).collect();
         let label = format!("L{}:{}", spec.level.number(), fam.code());
         return Some(Task {
