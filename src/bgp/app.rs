@@ -44,7 +44,7 @@ pub const INFO: AppInfo = AppInfo {
     name: "bgp",
     title: "BGP incident investigation",
     summary: "An incident (hijack, leak, outage, link failure, ROA mistake) or a harmless change is injected into a seeded, emulated AS-level Internet; the agent investigates it like a researcher, with bgpdump over collector files, RIPEstat-shaped queries, AS relationships and VRPs, and submits one verdict naming the type and the culprit.",
-    version: 1,
+    version: super::task::VERSION,
     kind: AppKind::Reactive,
     answer: AnswerKind::Investigation { final_answer: FIELDS },
     levels: &[
@@ -91,6 +91,16 @@ const GLOSSARY: &[Term] = &[
     Term { abbr: "ROA", meaning: "route origin authorisation (RPKI)" },
 ];
 
+/// Checks an id against [`INFO`], accepting every version this build generates
+/// ([`super::task::VERSIONS`]); any other version is refused with the usual error.
+pub fn check_id(id: &QueryId) -> Result<()> {
+    if super::task::VERSIONS.contains(&id.version) {
+        AppInfo { version: id.version, ..INFO }.check_id(id)
+    } else {
+        INFO.check_id(id)
+    }
+}
+
 /// The BGP application.
 pub struct BgpApp;
 
@@ -100,7 +110,7 @@ impl App for BgpApp {
     }
 
     fn generate(&self, id: &QueryId) -> Result<Arc<dyn Task>> {
-        self.info().check_id(id)?;
+        check_id(id)?;
         Ok(Arc::new(Generated::new(BgpTask::generate(id)?)))
     }
 
@@ -144,7 +154,7 @@ impl Generated {
         let card = TaskCard {
             id: task.id.to_string(),
             app: INFO.name.into(),
-            version: INFO.version,
+            version: task.id.version,
             level: task.spec.level.number(),
             label: task.label.clone(),
             content_hash: content_hash(&prompt, &expected),

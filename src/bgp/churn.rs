@@ -9,7 +9,8 @@
 //! **How many.** None at L1, 0–3 events at L2, 5–20 at L3, 20–60 at L4, each at a uniform
 //! second of the window (at least 60 s before its end).
 //!
-//! **Kinds**, drawn uniformly per event:
+//! **Kinds**, drawn uniformly per event (the fourth from generator v2 on; v1 ids draw among
+//! the first three, as they always did):
 //! - *flap*: a prefix's owner withdraws it and announces it again 60–600 s later, unchanged;
 //! - *prepending*: a prefix's owner starts prepending its ASN 1–2 extra times to everyone;
 //! - *link flap*: a multihomed stub's session to one of its providers goes down and comes back
@@ -18,14 +19,28 @@
 //!   flap's effect on the collectors exactly its own prefixes. When the incident or the
 //!   distractor changes the routing graph (a link failure), link flaps are not drawn (a flap
 //!   would otherwise restore the failed link); the event becomes a prefix flap.
+//! - *new prefix*: an AS outside the incident and the distractor starts announcing a prefix
+//!   never seen before, from fresh space (a /24, or a /48 if it holds IPv6 space and a coin
+//!   says so), allocated after every prefix of the world, so it overlaps nothing. Like an
+//!   operator bringing new space into service, it signs a ROA (origin itself, maxLength the
+//!   prefix's length) and registers a route object 1–6 h before the first announcement, so the
+//!   new route is RPKI-valid from its first second ([`Fresh`]). Not drawn when the incident
+//!   or distractor changes the graph (the event becomes a prefix flap): a link failure
+//!   recomputes the prefixes it lists in the new graph, and a new prefix announced before it
+//!   would keep its paths over the failed link.
 //!
 //! **Never touching the incident.** Every event picks a prefix whose owner is none of the
 //! incident's or distractor's ASes and which neither covers nor lies inside any of their
 //! prefixes, and each prefix (each stub) is used by one event at most. A change only
 //! recomputes the prefixes it lists, so no churn event ever changes a route to the target's
-//! prefixes: the "not masked" rule holds by construction. New prefixes with fresh ROAs (a
-//! fourth kind real feeds show) are not drawn: a ROA change would replace the VRP set the
-//! incident itself may change.
+//! prefixes: the "not masked" rule holds by construction.
+//!
+//! **ROAs.** A change carries the whole VRP set in force after it, and the incident may
+//! change that set too (a migration, an anycast sibling, a ROA mistake). So a new prefix's ROA
+//! change holds the set the incident had in force then plus every fresh ROA published so far
+//! ([`in_force`]), and the task adds the fresh ROAs published before each of the incident's
+//! own ROA changes to those ([`Churn::sign`]). A fresh ROA covers only fresh space, so it
+//! changes the validity of no other route: the incident validates exactly as it did.
 
 use std::sync::Arc;
 
@@ -33,7 +48,9 @@ use ipnet::IpNet;
 
 use super::incident::Incident;
 use super::level::Level;
+use super::prefixes::Allocator;
 use super::routing::{Graph, Origination, Prepend, Seeds};
+use super::rpki::{Roa, Vrps};
 use super::timeline::{Change, Failure};
 use super::topology::{AsIx, LinkKind, Tier, Topology};
 use super::world::World;
@@ -49,6 +66,60 @@ pub fn count_range(level: Level) -> (u64, u64) {
     }
 }
 
+/// How long before its first announcement a new prefix's ROA and route object appear.
+const LEAD: (u64, u64) = (3600, 6 * 3600);
+
+/// A prefix announced for the first time in the window (churn's fourth kind).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Fresh {
+    pub prefix: IpNet,
+    pub owner: AsIx,
+    /// Its ROA: origin the owner, maxLength the prefix's length.
+    pub roa: Roa,
+    /// When the ROA was published and the route object registered.
+    pub published: u64,
+    /// When the owner first announced it.
+    pub announced: u64,
+}
+
+/// A task's churn: its changes in draw order and the new prefixes among them.
+#[derive(Debug, Clone, Default)]
+pub struct Churn {
+    pub changes: Vec<Change>,
+    pub fresh: Vec<Fresh>,
+}
+
+impl Churn {
+    /// Adds the fresh ROAs published by each of `inc`'s ROA changes to the set it carries
+    /// (that set was drawn before the churn, from the world's ROAs).
+    pub fn sign(&self, inc: &mut Incident) {
+        for c in &mut inc.changes {
+            if let Some(v) = &c.vrps {
+                c.vrps = Some(Arc::new(with_fresh(v, &self.fresh, c.t)));
+            }
+        }
+    }
+}
+
+/// `v` plus the fresh ROAs published by `t`.
+fn with_fresh(v: &Vrps, fresh: &[Fresh], t: u64) -> Vrps {
+    let mut roas = v.roas().to_vec();
+    roas.extend(fresh.iter().filter(|f| f.published <= t).map(|f| f.roa));
+    Vrps::new(&roas)
+}
+
+/// The VRPs in force at `t`: the latest ROA change of the `incidents` by then (ties go to the
+/// later one, as the timeline applies them), else `base`, plus the fresh ROAs published by `t`.
+pub fn in_force(base: &Vrps, incidents: &[&Incident], fresh: &[Fresh], t: u64) -> Vrps {
+    let latest = incidents
+        .iter()
+        .flat_map(|i| i.changes.iter())
+        .filter(|c| c.t <= t)
+        .filter_map(|c| c.vrps.as_deref().map(|v| (c.t, v)))
+        .max_by_key(|&(at, _)| at);
+    with_fresh(latest.map_or(base, |(_, v)| v), fresh, t)
+}
+
 /// What churn must stay away from, and what it has used so far.
 struct Guard<'a> {
     w: &'a World,
@@ -58,8 +129,13 @@ struct Guard<'a> {
     prefixes: Vec<IpNet>,
     /// Prefixes already given to a churn event.
     used: Vec<IpNet>,
-    /// Whether a link flap may be drawn.
+    /// Whether the incident and distractor keep the world's graph, so that a link flap or a
+    /// new prefix may be drawn.
     links_ok: bool,
+    /// Fresh space, after the world's.
+    alloc: Allocator,
+    /// The new prefixes drawn so far.
+    fresh: Vec<Fresh>,
 }
 
 impl Guard<'_> {
@@ -108,8 +184,9 @@ pub fn graph_without(t: &Topology, li: usize) -> Graph {
     Graph::new(asns, &pairs(p2c), &pairs(p2p), t.rov.clone())
 }
 
-/// Draws the churn of a task whose incident (and distractor) are `protected`.
-pub fn draw(s: &mut Stream, w: &World, protected: &[&Incident]) -> Vec<Change> {
+/// Draws the churn of a task whose incident (and distractor) are `protected`, in generator
+/// version `version` (v1 draws no new prefixes).
+pub fn draw(s: &mut Stream, w: &World, protected: &[&Incident], version: u32) -> Churn {
     let (lo, hi) = count_range(w.topology.level);
     let n = s.range(lo, hi);
     let mut g = Guard {
@@ -118,21 +195,28 @@ pub fn draw(s: &mut Stream, w: &World, protected: &[&Incident]) -> Vec<Change> {
         prefixes: protected.iter().flat_map(|i| i.prefixes.iter().copied().chain([i.prefix])).collect(),
         used: Vec::new(),
         links_ok: protected.iter().all(|i| i.changes.iter().all(|c| c.graph.is_none())),
+        alloc: Allocator::resume(&w.topology.prefixes),
+        fresh: Vec::new(),
     };
+    let kinds = if version >= 2 { 4 } else { 3 };
     let mut out = Vec::new();
     for k in 0..n {
         let t = w.clock.w0 + s.below((w.clock.end() - w.clock.w0).saturating_sub(60).max(1));
         let back = t + s.range(60, 600);
-        let kind = s.below(3);
+        let kind = s.below(kinds);
         let name = format!("churn{k}");
         let drawn = match kind {
+            3 if g.links_ok => new_prefix(s, &mut g, &name, t),
             2 if g.links_ok => link_flap(s, &mut g, &name, t, back),
             1 => prepending(s, &mut g, &name, t),
             _ => flap(s, &mut g, &name, t, back),
         };
         out.extend(drawn);
     }
-    out
+    for c in out.iter_mut().filter(|c| c.vrps.is_some()) {
+        c.vrps = Some(Arc::new(in_force(&w.vrps, protected, &g.fresh, c.t)));
+    }
+    Churn { changes: out, fresh: g.fresh }
 }
 
 fn change(name: &str, t: u64, at: AsIx, seeds: Vec<Seeds>) -> Change {
@@ -161,6 +245,27 @@ fn prepending(s: &mut Stream, g: &mut Guard<'_>, name: &str, t: u64) -> Vec<Chan
     vec![change(name, t, owner, vec![seeds])]
 }
 
+fn new_prefix(s: &mut Stream, g: &mut Guard<'_>, name: &str, t: u64) -> Vec<Change> {
+    let topo = &g.w.topology;
+    let pool: Vec<AsIx> = (0..topo.ases.len()).filter(|a| !g.ases.contains(a)).collect();
+    if pool.is_empty() {
+        return Vec::new();
+    }
+    let owner = *s.choose(&pool);
+    let has_v6 = topo.prefixes.iter().any(|p| p.owner == owner && p.net.addr().is_ipv6());
+    let net =
+        if has_v6 && s.chance(1, 2) { g.alloc.v6(48).map(IpNet::V6) } else { g.alloc.v4(24).map(IpNet::V4) };
+    let Ok(prefix) = net else { return Vec::new() };
+    let published = t.saturating_sub(s.range(LEAD.0, LEAD.1));
+    let roa = Roa { prefix, origin: topo.ases[owner].asn, max_len: prefix.prefix_len() };
+    g.fresh.push(Fresh { prefix, owner, roa, published, announced: t });
+    g.used.push(prefix);
+    // The set is filled in once every event is drawn ([`in_force`]).
+    let mut sign = change(&format!("{name}-roa"), published, owner, Vec::new());
+    sign.vrps = Some(Arc::clone(&g.w.vrps));
+    vec![sign, change(name, t, owner, vec![plain(g.w, prefix, owner)])]
+}
+
 fn link_flap(s: &mut Stream, g: &mut Guard<'_>, name: &str, t: u64, back: u64) -> Vec<Change> {
     let Some((stub, li)) = g.stub_link(s) else { return Vec::new() };
     let w = g.w;
@@ -180,62 +285,4 @@ fn link_flap(s: &mut Stream, g: &mut Guard<'_>, name: &str, t: u64, back: u64) -
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::bgp::task::Task;
-    use crate::id::QueryId;
-
-    fn task(id: &str) -> Task {
-        Task::generate(&id.parse::<QueryId>().unwrap()).unwrap()
-    }
-
-    #[test]
-    fn churn_counts_follow_the_level_and_never_touch_the_target() {
-        for (level, seed) in [(1, 0), (2, 1), (3, 2), (3, 5), (4, 3)] {
-            let t = task(&format!("bgp-v1-L{level}-s{seed}-i0-n{}", [30, 60, 200, 200, 700][level as usize]));
-            let (lo, hi) = count_range(t.spec.level);
-            let events = t.churn.iter().filter(|c| !c.name.ends_with("-up")).count() as u64;
-            assert!(events <= hi, "{}: {events}", t.id);
-            if lo > 0 {
-                assert!(events > 0, "{}", t.id);
-            }
-            let inc = &t.incident;
-            for c in &t.churn {
-                for sd in &c.seeds {
-                    assert!(!inc.prefixes.iter().any(|q| q.contains(&sd.prefix) || sd.prefix.contains(q)));
-                    assert!(!inc.prefix.contains(&sd.prefix) && !sd.prefix.contains(&inc.prefix));
-                }
-                assert!(c.at.iter().all(|a| !inc.ases.contains(a)));
-            }
-        }
-    }
-
-    #[test]
-    fn a_link_flap_changes_only_its_stubs_prefixes() {
-        let is_flap = |c: &&Change| c.graph.is_some() && c.name.ends_with("-down");
-        let t = (0..10)
-            .map(|seed| task(&format!("bgp-v1-L3-s{seed}-i0-n200")))
-            .find(|t| t.churn.iter().any(|c| is_flap(&c)))
-            .expect("a link flap within ten L3 seeds");
-        let w = &t.world;
-        let down = t.churn.iter().find(is_flap).unwrap();
-        let stub = down.at[0];
-        let g = down.graph.as_deref().unwrap();
-        let base = crate::bgp::stable_states(&w.graph, &w.vrps, w.topology.baseline_seeds());
-        let after = crate::bgp::stable_states(g, &w.vrps, w.topology.baseline_seeds());
-        for (x, y) in base.iter().zip(&after) {
-            let own = w.topology.prefixes.iter().any(|p| p.net == x.prefix() && p.owner == stub);
-            if own {
-                continue;
-            }
-            for vp in &w.collectors.vps {
-                assert_eq!(
-                    crate::bgp::timeline::vp_view(&w.graph, x, vp),
-                    crate::bgp::timeline::vp_view(g, y, vp),
-                    "{}",
-                    x.prefix()
-                );
-            }
-        }
-    }
-}
+mod tests;

@@ -6,6 +6,8 @@
 //!   origin when its ROA is published (at least an hour before the start), an anycast sibling
 //!   with its ROA at the start. No harmful family registers anything, so a hijacker's or
 //!   re-originator's origin has no object, as in the real registries most of the time.
+//! - A new prefix of the churn (generator v2) has its owner's object, registered with its ROA
+//!   before the first announcement.
 //! - From L3 on, 5% of the prefixes (rounded) also carry a **stale** object: one left by a
 //!   former upstream of the owner, registered when it announced the space for its customer and
 //!   never deleted, the most common kind of stale IRR data. It names one of the owner's current
@@ -18,6 +20,7 @@
 
 use ipnet::IpNet;
 
+use super::churn::Fresh;
 use super::family::Family;
 use super::incident::Incident;
 use super::level::Level;
@@ -57,8 +60,9 @@ impl Irr {
     }
 }
 
-/// The registry of `world` with the task's `incidents` (target first); draws the stale objects.
-pub fn draw(s: &mut Stream, world: &World, incidents: &[&Incident]) -> Irr {
+/// The registry of `world` with the task's `incidents` (target first) and the churn's new
+/// prefixes; draws the stale objects (their count as generator `version` rounds it).
+pub fn draw(s: &mut Stream, world: &World, incidents: &[&Incident], fresh: &[Fresh], version: u32) -> Irr {
     let t = &world.topology;
     let mut objects: Vec<RouteObject> = t
         .prefixes
@@ -69,10 +73,13 @@ pub fn draw(s: &mut Stream, world: &World, incidents: &[&Incident]) -> Irr {
     for inc in incidents {
         objects.extend(newcomer(world, inc));
     }
+    let registered =
+        |f: &Fresh| RouteObject { prefix: f.prefix, origin: f.owner, created: f.published, stale: false };
+    objects.extend(fresh.iter().map(registered));
     if t.level >= Level::L3 {
         let protected: Vec<AsIx> =
             incidents.iter().flat_map(|i| i.ases.iter().copied().chain(i.new_origin)).collect();
-        objects.extend(stale(s, world, &protected));
+        objects.extend(stale(s, world, &protected, version));
     }
     objects.sort_by_key(|o| (o.prefix, o.origin, o.created));
     objects.dedup_by_key(|o| (o.prefix, o.origin));
@@ -92,7 +99,7 @@ fn newcomer(world: &World, inc: &Incident) -> Option<RouteObject> {
 }
 
 /// 5% of the prefixes, rounded, among those whose owner has a provider outside `protected`.
-fn stale(s: &mut Stream, world: &World, protected: &[AsIx]) -> Vec<RouteObject> {
+fn stale(s: &mut Stream, world: &World, protected: &[AsIx], version: u32) -> Vec<RouteObject> {
     let t = &world.topology;
     let uplinks = |owner: AsIx| -> Vec<AsIx> {
         t.neighbours(owner)
@@ -103,7 +110,7 @@ fn stale(s: &mut Stream, world: &World, protected: &[AsIx]) -> Vec<RouteObject> 
     };
     let eligible: Vec<usize> =
         (0..t.prefixes.len()).filter(|&k| !uplinks(t.prefixes[k].owner).is_empty()).collect();
-    let want = (t.prefixes.len() * 5 + 50) / 100.min(eligible.len());
+    let want = stale_count(t.prefixes.len(), eligible.len(), version);
     s.subset(eligible.len(), want)
         .into_iter()
         .map(|j| {
@@ -113,6 +120,19 @@ fn stale(s: &mut Stream, world: &World, protected: &[AsIx]) -> Vec<RouteObject> 
             RouteObject { prefix: t.prefixes[k].net, origin, created, stale: true }
         })
         .collect()
+}
+
+/// How many stale objects a registry holds: 5% of `prefixes`, rounded, at most `eligible`.
+/// Generator v1 divided by `min(100, eligible)` instead of dividing by 100 and then taking the
+/// minimum: the same count from 100 eligible prefixes on, more below that, and a panic (division
+/// by zero, or more objects than eligible prefixes) in the worlds where it overshot. v1 keeps
+/// its count wherever it generated, so its tasks stay byte for byte what they were; where it
+/// failed, the count is capped and the id now generates.
+fn stale_count(prefixes: usize, eligible: usize, version: u32) -> usize {
+    let v2 = (prefixes * 5 + 50) / 100;
+    let count =
+        if version >= 2 { v2 } else { (prefixes * 5 + 50).checked_div(100.min(eligible)).unwrap_or(0) };
+    count.min(eligible)
 }
 
 #[cfg(test)]

@@ -1,7 +1,8 @@
 //! The episode's panels, which the surfaces render without knowing the application: the tool
 //! calls so far (always), and once the episode is over, what each vantage point saw before,
 //! during and after the incident, the verdict against the truth, and the timeline of the
-//! incident prefixes' updates. Until the end nothing in them gives the truth away.
+//! incident prefixes' updates, and at L4 the distractor, labelled as such ([`distractor`]).
+//! Until the end nothing in them gives the truth away.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -33,6 +34,7 @@ pub fn panels(task: &Task, calls: &[Call], verdict: Option<&Verdict>, over: bool
     let mut out = vec![evidence(calls)];
     if over {
         out.extend([vantage_points(task), verdict_panel(task, verdict), timeline(task)]);
+        out.extend(distractor::panel(task, verdict));
     }
     out
 }
@@ -183,13 +185,7 @@ fn timeline(task: &Task) -> Panel {
 
 fn verdict_panel(task: &Task, verdict: Option<&Verdict>) -> Panel {
     let inc = &task.incident;
-    let asn = |i: usize| task.world.topology.ases[i].asn;
-    let culprit = match inc.culprit {
-        Culprit::Offender(x) => format!("AS{}", asn(x)),
-        Culprit::Link(a, b) => pair(asn(a), asn(b)),
-        Culprit::Victim(v) => format!("AS{} (victim)", asn(v)),
-        Culprit::Nobody => "—".into(),
-    };
+    let culprit = culprit_name(task, inc.culprit);
     let harmful = !inc.family.is_benign();
     let truth = [
         inc.family.incident_type().to_string(),
@@ -212,6 +208,17 @@ fn verdict_panel(task: &Task, verdict: Option<&Verdict>) -> Panel {
         title: "Verdict vs truth".into(),
         summary: format!("truth: {}", task.label),
         table: Table { headers: vec!["field".into(), "truth".into(), "verdict".into()], rows, tones },
+    }
+}
+
+/// How the panels name a culprit.
+fn culprit_name(task: &Task, c: Culprit) -> String {
+    let asn = |i: usize| task.world.topology.ases[i].asn;
+    match c {
+        Culprit::Offender(x) => format!("AS{}", asn(x)),
+        Culprit::Link(a, b) => pair(asn(a), asn(b)),
+        Culprit::Victim(v) => format!("AS{} (victim)", asn(v)),
+        Culprit::Nobody => "—".into(),
     }
 }
 
@@ -265,5 +272,6 @@ fn agree(k: usize, truth: &str, given: &str, inc: &super::incident::Incident, v:
     if ok { Tone::Good } else { Tone::Bad }
 }
 
+mod distractor;
 #[cfg(test)]
 mod tests;

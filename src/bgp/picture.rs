@@ -13,7 +13,8 @@
 //! an arrow down to the customer, a peering a plain line. Nothing in the task's picture hints
 //! at the answer: every tone is neutral. Once the episode is over (scored), its picture marks
 //! the culprit ✗, the affected paths' links (✗ for an incident, ✓ for a harmless change), a
-//! forged adjacency as a link of its own, and a wrongly accused AS `!`.
+//! forged adjacency as a link of its own, a wrongly accused AS `!`, and at L4 the distractor's
+//! culprit, added if need be and labelled `distractor` (it never counts toward the score).
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -132,9 +133,17 @@ pub fn scored(task: &Task, verdict: Option<&Verdict>) -> Picture {
         .and_then(|v| v.offender_asn)
         .and_then(|asn| t.index_of(asn))
         .filter(|&a| inc.culprit != Culprit::Offender(a));
-    let n = Neighbourhood::of(task, &accused.into_iter().collect::<Vec<_>>());
+    let distractor = task.distractor.as_ref().and_then(|d| match d.culprit {
+        Culprit::Offender(x) | Culprit::Victim(x) => Some(x),
+        Culprit::Link(..) | Culprit::Nobody => None,
+    });
+    let n = Neighbourhood::of(task, &accused.into_iter().chain(distractor).collect::<Vec<_>>());
     let mut p = draw(task, &n);
     let id = |a: AsIx| node_id(t, a);
+    if let Some(node) = distractor.and_then(|x| p.nodes.iter_mut().find(|n| n.id == id(x))) {
+        node.label.push_str(" distractor");
+        p.caption.push_str("; distractor: the unrelated second incident's culprit (not scored)");
+    }
     match inc.culprit {
         Culprit::Offender(x) | Culprit::Victim(x) => mark_node(&mut p, &id(x), Tone::Bad),
         Culprit::Link(a, b) => {

@@ -82,6 +82,24 @@ fn align(x: u128, size: u128) -> u128 {
 }
 
 impl Allocator {
+    /// The allocator as it stood after handing out `given` (in allocation order): the next
+    /// blocks come after every one of them, so later space (churn's new prefixes) never
+    /// overlaps the world's.
+    pub fn resume(given: &[Prefix]) -> Allocator {
+        let mut a = Allocator::default();
+        let pools = ipv4_pools();
+        for p in given {
+            match p.net {
+                IpNet::V4(n) => {
+                    a.pool4 = pools.iter().position(|q| q.contains(&n)).unwrap_or(a.pool4);
+                    a.next4 = u64::from(u32::from(n.broadcast())) + 1;
+                }
+                IpNet::V6(n) => a.next6 = u128::from(n.broadcast()) + 1,
+            }
+        }
+        a
+    }
+
     /// The next free IPv4 block of length `len`.
     pub fn v4(&mut self, len: u8) -> Result<Ipv4Net> {
         let size = 1u64 << (32 - u32::from(len));

@@ -4,7 +4,7 @@ use std::fmt::Write as _;
 
 use super::collectors::Feed;
 use super::task::{Task, Trigger};
-use super::tools::{HELP, time};
+use super::tools::{commands, time};
 use crate::app::PromptVariant;
 
 /// The line that starts the report, which the baseline reads.
@@ -89,7 +89,7 @@ pub fn prompt(task: &Task, variant: PromptVariant) -> String {
     );
     let _ = writeln!(p, "\n{REPORTED}{}", report(&task.trigger));
     p.push_str("\nTools (one command line per turn, in a ```bash fenced block):\n");
-    p.push_str(HELP);
+    p.push_str(commands(task.id.version));
     p.push_str("\nWhen you are confident, submit your verdict as one JSON object, e.g.\nsubmit {\"incident_type\": \"route_leak_type1\", \"offender_asn\": 64533, \"link\": null, \"victim_prefix\": \"198.18.4.0/22\", \"victim_asn\": 64541, \"start_ts\": 1748790100, \"end_ts\": null, \"affected\": [64512, 64530], \"mitigation\": {\"action\": \"contact\", \"target_asn\": 64533}}\n");
     p.push_str("Only incident_type is required; start_ts/end_ts are Unix seconds or ISO 8601 (end_ts null if still ongoing); affected lists the vantage points' AS numbers that saw it. Types:\n");
     p.push_str(TYPES);

@@ -1,6 +1,6 @@
 //! One BGP task: its id's knobs, the world, the incident, the timeline and the truth.
 //!
-//! **Id.** `bgp-v1-L<1..4>-s<seed>-i<index>`, then optional knobs in this order: `-n<N>` ASes
+//! **Id.** `bgp-v2-L<1..4>-s<seed>-i<index>` (v1 ids still generate v1's tasks), then optional knobs in this order: `-n<N>` ASes
 //! (10..5000), `-f<FAMS>` families to draw from (`+`-joined codes in family order), `-c<K>`
 //! collectors (1..8), `-v<V>` vantage points (2..200), `-w<H>` window hours (1..48, default 8),
 //! `-t<T>` turn limit (default 20 at L1–L2, 30 at L3–L4).
@@ -43,8 +43,12 @@ use crate::error::{Error, Result};
 use crate::id::QueryId;
 use crate::seed::{Stream, Width};
 
-/// The generator version.
-pub const VERSION: u32 = 1;
+/// The generator version new ids get.
+pub const VERSION: u32 = 2;
+/// The generator versions this build generates. v2's prompt lists every command `help` lists
+/// (v1's predates `visibility`, `routing-status` and `atlas traceroute`) and its churn also
+/// announces new prefixes with fresh ROAs; a v1 id generates exactly the task it always did.
+pub const VERSIONS: [u32; 2] = [1, 2];
 /// Knob keys in the order an id lists them.
 pub const KNOB_ORDER: &str = "nfcvwt";
 /// Redraws of the incident per world.
@@ -86,6 +90,8 @@ pub struct Task {
     pub distractor: Option<Incident>,
     /// The background churn changes, in draw order.
     pub churn: Vec<Change>,
+    /// The prefixes the churn announces for the first time (generator v2).
+    pub fresh: Vec<churn::Fresh>,
     /// The errors of the published as-rel file.
     pub asrel_noise: AsRelNoise,
     /// The timeline of the incident's, the distractor's and the churn's changes, in that order
@@ -107,7 +113,7 @@ pub fn spec(id: &QueryId) -> Result<Spec> {
     if id.app != "bgp" {
         return Err(Error::bad_id(&id.to_string(), "not a bgp id"));
     }
-    if id.version != VERSION {
+    if !VERSIONS.contains(&id.version) {
         return Err(Error::UnknownVersion { app: "bgp".into(), version: id.version, current: VERSION });
     }
     let level = Level::from_number(id.level).ok_or_else(|| Error::BadLevel {
@@ -176,8 +182,8 @@ fn attempt(s: &mut Stream, id: &QueryId, spec: &Spec, world: World, fam: Family)
     let name = id.to_string();
     for _ in 0..REDRAWS {
         let ctx = Ctx { world: &world, base: &base, name: "target" };
-        let Some(inc) = incident::draw(s, &ctx, fam) else { continue };
-        let distractor = if spec.level == Level::L4 {
+        let Some(mut inc) = incident::draw(s, &ctx, fam) else { continue };
+        let mut distractor = if spec.level == Level::L4 {
             let ctx = Ctx { name: "distractor", ..ctx };
             let Some(d) = distractor::draw(s, &ctx, &inc) else { continue };
             Some(d)
@@ -185,13 +191,19 @@ fn attempt(s: &mut Stream, id: &QueryId, spec: &Spec, world: World, fam: Family)
             None
         };
         let protected: Vec<&Incident> = std::iter::once(&inc).chain(distractor.as_ref()).collect();
-        let churn = churn::draw(s, &world, &protected);
+        let churn = churn::draw(s, &world, &protected, id.version);
         let asrel_noise = asrel_noise::draw(s, &world.topology, &protected);
+        churn.sign(&mut inc);
+        if let Some(d) = &mut distractor {
+            churn.sign(d);
+        }
+        let protected: Vec<&Incident> = std::iter::once(&inc).chain(distractor.as_ref()).collect();
         let mut changes: Vec<Change> = inc.changes.clone();
         changes.extend(distractor.iter().flat_map(|d| d.changes.iter().cloned()));
-        changes.extend(churn.iter().cloned());
+        changes.extend(churn.changes.iter().cloned());
         let timeline = world.timeline(&name, &changes);
-        let scene = Scene { world: &world, incident: &inc, distractor: distractor.as_ref(), churn: &churn };
+        let scene =
+            Scene { world: &world, incident: &inc, distractor: distractor.as_ref(), churn: &churn.changes };
         let Ok(vps) = validity::check(&scene, &timeline) else { continue };
         if let Some(d) = &distractor
             && !validity::distractor_visible(&world, d, &timeline, inc.changes.len())
@@ -199,7 +211,7 @@ fn attempt(s: &mut Stream, id: &QueryId, spec: &Spec, world: World, fam: Family)
             continue;
         }
         let trigger = trigger(s, &world, &inc);
-        let irr = irr::draw(s, &world, &protected);
+        let irr = irr::draw(s, &world, &protected, &churn.fresh, id.version);
         let affected = vps.iter().map(|&v| world.topology.ases[world.collectors.vps[v].asx].asn).collect();
         let label = format!("L{}:{}", spec.level.number(), fam.code());
         return Some(Task {
@@ -209,7 +221,8 @@ fn attempt(s: &mut Stream, id: &QueryId, spec: &Spec, world: World, fam: Family)
             world,
             incident: inc,
             distractor,
-            churn,
+            churn: churn.changes,
+            fresh: churn.fresh,
             asrel_noise,
             timeline,
             affected,

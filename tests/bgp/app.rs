@@ -4,8 +4,9 @@
 use netpress::registry;
 use netpress::run::{RunSettings, run_episode};
 
-/// Ids across levels and knobs, their labels and content hashes. A change here means the
-/// generator or the prompt changed: say why in the commit.
+/// Ids across levels and knobs, their labels and content hashes, in generator versions v1 (which
+/// must never change) and v2. A change here means the generator or the prompt changed: say why
+/// in the commit.
 const GOLDEN: &[(&str, &str, &str)] = &[
     ("bgp-v1-L1-s0-i0", "L1:RL1", "c75822d545e48473e1b25c5989e07d510ff7418ebca40691f8f4bca5f18318a8"),
     ("bgp-v1-L2-s7-i0", "L2:SH", "c2feae3f8792abcdf15f526dd39f2d1dc433a91815a9977351f0c17e26ae4e3d"),
@@ -16,6 +17,16 @@ const GOLDEN: &[(&str, &str, &str)] = &[
         "bgp-v1-L2-s3-i1-fRL2+LF-c2-v9-w12-t25",
         "L2:RL2",
         "b9f2420a1ed95a3def72d5aa1ddecd049c66e05efe3c4e47d3d82d6e07674e78",
+    ),
+    ("bgp-v2-L1-s0-i0", "L1:RL1", "c881769d81d6651cf289262007d99553167fa1cd59185a7a2de9d946079fad09"),
+    ("bgp-v2-L2-s7-i0", "L2:RL3", "e898d3222b8669a37667b1db1956236bbecbbf70375482be11d94517f01ed7d3"),
+    ("bgp-v2-L3-s5-i0-n200-fRO", "L3:RO", "4265a125f6ddb4394270432e6d0a2389d09dcc81bfcc64186996c82c4ef8c98a"),
+    ("bgp-v2-L3-s1-i0", "L3:MS", "7514e8fed48895373e07dea579a906d7c32b2bceed7eefcbbe0b08c498252b8f"),
+    ("bgp-v2-L4-s2-i0-n700", "L4:RO", "5635b74e9f9df23da9931f985eac2728297fa70931630d893035cfaae77e28c6"),
+    (
+        "bgp-v2-L2-s3-i1-fRL2+LF-c2-v9-w12-t25",
+        "L2:LF",
+        "5c50e2ffa937e6f90264121fc81d1fc12127968dac16a050c328a567cc4d11fd",
     ),
 ];
 
@@ -85,6 +96,37 @@ fn bad_verdicts_cost_a_turn_and_end_nothing() {
     assert!(ep.finished().is_some());
     let s = ep.score();
     assert!(s.correct && s.safe, "{}", s.explanation);
+}
+
+/// Generator v2 prompts list every command `help` lists (v1's list predates `visibility`,
+/// `routing-status` and `atlas traceroute`, and v1 ids keep it: the v1 rows of [`GOLDEN`] pin
+/// their prompts); new ids are v2, and an unknown version is refused by name.
+#[test]
+fn v2_prompts_name_every_command_help_lists() {
+    use netpress::app::PromptVariant;
+    let app = registry::app("bgp").unwrap();
+    assert_eq!(app.default_id(1, 0, 0).to_string(), "bgp-v2-L1-s0-i0");
+    for id in ["bgp-v2-L1-s0-i0", "bgp-v2-L3-s1-i0", "bgp-v1-L1-s0-i0"] {
+        let task = registry::generate(id).unwrap();
+        assert_eq!(task.card().version, if id.contains("-v2-") { 2 } else { 1 }, "{id}");
+        let prompt = task.prompt(PromptVariant::ZeroshotBase);
+        let help = task.start(None).step("```bash\nhelp\n```").observation;
+        for command in ["visibility", "routing-status", "atlas traceroute --probes", "atlas probes", "whois"]
+        {
+            assert!(help.contains(command), "{id}: help lacks {command}");
+            assert_eq!(
+                prompt.contains(command),
+                id.contains("-v2-") || command.starts_with("atlas p") || command == "whois",
+                "{id}: {command}"
+            );
+        }
+        if id.contains("-v2-") {
+            let listed = prompt.split("fenced block):\n").nth(1).unwrap();
+            assert!(listed.starts_with(&help), "{id}: the prompt quotes help's list whole");
+        }
+    }
+    let err = app.generate(&"bgp-v3-L1-s0-i0".parse().unwrap()).err().unwrap().to_string();
+    assert_eq!(err, "unknown generator version v3 for bgp (this build has v2)");
 }
 
 #[test]

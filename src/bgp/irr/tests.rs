@@ -115,3 +115,18 @@ fn harmful_families_register_nothing() {
     assert!(t.irr.registered(t.incident.prefix, w, t.incident.start));
     assert!(!t.irr.registered(t.incident.prefix, w, t.incident.start - 1));
 }
+
+#[test]
+fn the_stale_count_is_five_percent_capped_and_v1_keeps_its_count_where_it_generated() {
+    // v2: 5%, rounded, never more than the eligible prefixes.
+    assert_eq!(stale_count(300, 250, 2), 15);
+    assert_eq!(stale_count(300, 10, 2), 10);
+    assert_eq!(stale_count(300, 0, 2), 0);
+    // v1 from 100 eligible prefixes on: the same 5%.
+    assert_eq!(stale_count(300, 250, 1), 15);
+    // v1 below 100 eligible: its own count where it generated (550 / 60 = 9) ...
+    assert_eq!(stale_count(100, 60, 1), 9);
+    // ... and a capped one where it failed (550 / 10 = 55 > 10; no eligible prefix at all).
+    assert_eq!(stale_count(100, 10, 1), 10);
+    assert_eq!(stale_count(100, 0, 1), 0);
+}

@@ -70,3 +70,37 @@ fn a_wrong_verdict_reads_bad_and_an_outage_shows_routes_gone() {
     assert!(vps.cells.iter().any(|r| r[0].tone == Tone::Good && r[1].tone == Tone::None));
     assert!(vps.cells.iter().flatten().all(|c| c.tone != Tone::Bad), "an outage has no bad route");
 }
+
+/// At L4 the distractor appears once the episode is over, labelled as not scored, and is
+/// marked when the verdict named its culprit; nothing about it shows while the episode runs.
+#[test]
+fn the_distractor_shows_only_after_the_end_labelled_as_such() {
+    let g = generated("bgp-v2-L4-s0-i0-n600");
+    let t = g.task();
+    let d = t.distractor.as_ref().expect("an L4 task has a distractor");
+    let Culprit::Offender(x) = d.culprit else { panic!("a distractor has an offender") };
+    let offender = t.world.topology.ases[x].asn;
+    let mut ep = g.start(None);
+    ep.step("```bash\nls\n```");
+    let running = format!("{:?}", ep.panels());
+    assert!(!running.contains("istractor") && !running.contains(&d.prefix.to_string()), "{running}");
+    ep.step(&format!(
+        "submit {{\"incident_type\": \"{}\", \"offender_asn\": {offender}}}",
+        d.family.incident_type()
+    ));
+    let after = ep.panels();
+    let titles: Vec<&str> = after.iter().map(Panel::title).collect();
+    assert_eq!(titles.last(), Some(&"Distractor (not scored)"), "{titles:?}");
+    let Some(Panel::Table { table, summary, .. }) = after.last() else { panic!() };
+    assert_eq!(table.rows[1][1], format!("AS{offender}"));
+    assert_eq!(table.rows[2][1], d.prefix.to_string());
+    assert_eq!(table.tones[1], Tone::Bad, "the verdict named the distractor");
+    assert!(summary.contains("never the answer"), "{summary}");
+    let reached: usize = table.rows[5][1].parse().unwrap();
+    assert!(reached >= 1, "a distractor changes some vantage point's route");
+    assert!(!ep.score().correct, "naming the distractor is incorrect");
+    let l3 = generated("bgp-v2-L3-s0-i0-n200");
+    let mut ep = l3.start(None);
+    ep.step(&format!("submit {}", score::truth(l3.task())));
+    assert!(ep.panels().iter().all(|p| !p.title().contains("Distractor")));
+}

@@ -112,3 +112,24 @@ fn a_failed_link_and_a_forged_adjacency_are_drawn_once_scored() {
     let (x, v) = (node_id(t, x), node_id(t, v));
     assert!(p.edges.iter().any(|e| e.from == x && e.to == v && e.label == "forged" && e.tone == Tone::Bad));
 }
+
+/// At L4 the scored picture shows the distractor's culprit labelled as such, `!` if the verdict
+/// accused it; the task's picture does not single it out.
+#[test]
+fn the_distractor_is_labelled_only_once_scored() {
+    let t = task("bgp-v2-L4-s0-i0-n600");
+    let Some(Culprit::Offender(x)) = t.distractor.as_ref().map(|d| d.culprit) else {
+        panic!("no distractor")
+    };
+    let d = node_id(&t.world.topology, x);
+    assert!(task_picture(&t).nodes.iter().all(|n| !n.label.contains("distractor")));
+    let parse = |v: serde_json::Value| crate::bgp::verdict::parse(v.as_object().unwrap()).unwrap();
+    let truth = parse(crate::bgp::score::truth(&t));
+    let p = scored(&t, Some(&truth));
+    let node = tone_of(&p, &d).expect("the distractor's culprit is shown");
+    assert!(node.label.ends_with(" distractor") && node.tone == Tone::Neutral, "{node:?}");
+    assert!(p.caption.contains("distractor"), "{}", p.caption);
+    let asn = t.world.topology.ases[x].asn;
+    let wrong = parse(serde_json::json!({"incident_type": "exact_prefix_hijack", "offender_asn": asn}));
+    assert_eq!(tone_of(&scored(&t, Some(&wrong)), &d).map(|n| n.tone), Some(Tone::Broken));
+}

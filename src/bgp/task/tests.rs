@@ -14,8 +14,10 @@ fn ids_and_knobs_are_checked() {
     assert_eq!(sp.families, vec![Family::Eh, Family::Rl1]);
     assert_eq!(sp.turns, 12);
     assert_eq!(spec(&id("bgp-v1-L3-s0-i0")).unwrap().turns, 30);
+    assert!(spec(&id("bgp-v2-L1-s0-i0")).is_ok());
     for bad in [
-        "bgp-v2-L1-s0-i0",
+        "bgp-v3-L1-s0-i0",
+        "bgp-v0-L1-s0-i0",
         "bgp-v1-L5-s0-i0",
         "bgp-v1-L1-s0-i0-n9",
         "bgp-v1-L1-s0-i0-c1-n20",

@@ -37,8 +37,24 @@ const SETTINGS: Settings = Settings {
     refusal,
 };
 
-/// The commands `help` lists, one line each (the prompt lists them too).
+/// The commands `help` lists, one line each; v2 prompts quote it whole.
 pub const HELP: &str = "\
+help                                   this list
+ls [rcNN]                              the collectors' files: rcNN/bview.YYYYMMDD.HHMM (8-hourly RIB dumps), rcNN/updates.YYYYMMDD.HHMM (15 minutes each)
+bgpdump -m [-t dump|change] FILE       one line per route or update of an MRT file
+ripestat CALL k=v ...                  RIPEstat data call (bgp-updates, looking-glass, routing-history, announced-prefixes, prefix-overview, as-overview, asn-neighbours, rpki-validation, whois, visibility, routing-status)
+curl -s 'https://stat.ripe.net/data/CALL/data.json?k=v&...'   the same, as a URL
+asrel ASN [ASN] | asrel --all          AS relationships inferred before the window (provider|customer|-1, peer|peer|0)
+vrps [--asn N] [--prefix P]            validated ROA payloads at the window's end (CSV)
+atlas probes [--asn N] [--region R]    the measurement probes
+atlas traceroute --probes ID,... --target ADDR [--time T]   ICMP traceroutes from up to 10 probes at T (default the window's end), RIPE Atlas JSON
+submit {JSON}                          your verdict; ends the investigation
+Text tools: grep, head, tail, wc, sort, uniq, cut, sed (line addresses: sed -n 'A,Bp'), cat, echo, jq; pipes |, ;, &&.
+";
+
+/// The list v1 prompts quote, frozen: the prompt is part of every task's content hash, so a v1
+/// id keeps this text; `help` adds [`HELP_LATER`] to it for v1 tasks (docs/bgp.md, "The tools").
+pub const HELP_V1: &str = "\
 help                                   this list
 ls [rcNN]                              the collectors' files: rcNN/bview.YYYYMMDD.HHMM (8-hourly RIB dumps), rcNN/updates.YYYYMMDD.HHMM (15 minutes each)
 bgpdump -m [-t dump|change] FILE       one line per route or update of an MRT file
@@ -51,13 +67,16 @@ submit {JSON}                          your verdict; ends the investigation
 Text tools: grep, head, tail, wc, sort, uniq, cut, sed (line addresses: sed -n 'A,Bp'), cat, echo; pipes |, ;, &&.
 ";
 
-/// Calls served since the v1 prompt was fixed. The prompt quotes [`HELP`] and is part of every
-/// task's content hash, so a call added later is listed by `help` alone until the generator's
-/// version moves (docs/bgp.md, "The tools").
+/// What `help` adds to [`HELP_V1`] for a v1 task: the calls served after v1's prompt was fixed.
 pub const HELP_LATER: &str = "\
 atlas traceroute --probes ID,... --target ADDR [--time T]   ICMP traceroutes from up to 10 probes at T (default the window's end), RIPE Atlas JSON
 RIPEstat also serves: visibility (resource, query_time, include=peers_seeing), routing-status (resource, timestamp).
 ";
+
+/// The command list a prompt of generator version `version` quotes.
+pub fn commands(version: u32) -> &'static str {
+    if version == 1 { HELP_V1 } else { HELP }
+}
 
 /// The lab's words for what it refuses.
 fn refusal(r: &Refused) -> String {
@@ -114,8 +133,10 @@ impl Commands for Lab<'_> {
         let task = self.task;
         Some(match name {
             "help" => {
-                io.out(HELP);
-                io.out(HELP_LATER);
+                io.out(commands(task.id.version));
+                if task.id.version == 1 {
+                    io.out(HELP_LATER);
+                }
                 0
             }
             "ls" => bgpdump::ls(task, args, io),

@@ -753,29 +753,31 @@ fn whois(q: &Query<'_>) -> Result<Value, String> {
             (vec![rec], Vec::new())
         }
         r => {
-            let found = t.prefixes.iter().filter(|p| {
-                r.covers(p.net)
+            // The world's prefixes and the churn's new ones, each with its holder.
+            let held = t.prefixes.iter().map(|p| (p.net, p.owner));
+            let found = held.chain(task.fresh.iter().map(|f| (f.prefix, f.owner))).filter(|&(net, _)| {
+                r.covers(net)
                     || match r {
-                        Resource::Prefix(q) => p.net.contains(&q),
-                        Resource::Ip(a) => p.net.contains(&a),
+                        Resource::Prefix(q) => net.contains(&q),
+                        Resource::Ip(a) => net.contains(&a),
                         Resource::Asn(_) => false,
                     }
             });
-            let best = found.max_by_key(|p| p.net.prefix_len());
+            let best = found.max_by_key(|&(net, _)| net.prefix_len());
             match best {
                 None => (Vec::new(), Vec::new()),
-                Some(p) => {
-                    let owner = &t.ases[p.owner];
+                Some((net, holder)) => {
+                    let owner = &t.ases[holder];
                     let org = &t.orgs[owner.org];
-                    let key = if p.net.addr().is_ipv4() { "inetnum" } else { "inet6num" };
+                    let key = if net.addr().is_ipv4() { "inetnum" } else { "inet6num" };
                     let rec = record(&[
-                        (key, p.net.to_string()),
+                        (key, net.to_string()),
                         ("netname", format!("{}-NET", owner.handle.trim_end_matches("-AS"))),
                         ("descr", org.name.clone()),
                         ("org", org.id.clone()),
                         ("source", "NETPRESS".into()),
                     ]);
-                    let irr = task.irr.at(p.net, end).map(|o| route_object(task, o)).collect();
+                    let irr = task.irr.at(net, end).map(|o| route_object(task, o)).collect();
                     (vec![rec], irr)
                 }
             }

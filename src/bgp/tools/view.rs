@@ -62,15 +62,20 @@ pub fn spans(task: &Task, want: impl Fn(IpNet) -> bool) -> Vec<Span<'_>> {
     out
 }
 
-/// The VRPs in force at `t`: the last ROA change at or before `t`, else the world's.
+/// The VRPs in force at `t`: the last ROA change at or before `t` (the incident's or a new
+/// prefix's; each carries the whole set, and ties go to the later one, as the timeline
+/// applies them), else the world's.
 pub fn vrps_at(task: &Task, t: u64) -> &Vrps {
+    let distractor = task.distractor.iter().flat_map(|d| d.changes.iter());
     task.incident
         .changes
         .iter()
+        .chain(distractor)
+        .chain(&task.churn)
         .filter(|c| c.t <= t)
-        .filter_map(|c| c.vrps.as_deref())
-        .next_back()
-        .unwrap_or(&task.world.vrps)
+        .filter_map(|c| c.vrps.as_deref().map(|v| (c.t, v)))
+        .max_by_key(|&(at, _)| at)
+        .map_or(&task.world.vrps, |(_, v)| v)
 }
 
 /// The VP's ASN.
