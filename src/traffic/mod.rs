@@ -99,8 +99,9 @@ graph of a time window of the flow logs",
         KnobInfo {
             key: 'm',
             name: "question-mode",
-            help: "question mode (only std in this version)",
-            values: "std",
+            help: "question mode: std, or nemo (NeMoEval's own questions verbatim on its kind of graph; level 1, \
+its easy eight, in this version)",
+            values: "std|nemo",
         },
         KnobInfo {
             key: 'a',

@@ -4,7 +4,12 @@
 //! family's semantics it has, what defect of NeMoEval's golden answer the reading fixes, and
 //! whether the family's own check already decides it or a looser check is still missing.
 
-use super::family::{Family, Query};
+use super::family::{self, Family, Query};
+use super::nemo_mock::{DEFAULT_DENSITY, DEFAULT_NODES, NemoKnobs, nemo_mock};
+use super::task::{Generated, Ties, apply, view_of};
+use crate::error::{Error, Result};
+use crate::flows::graph::Graph;
+use crate::id::QueryId;
 
 /// The question file: one question a line, `#` lines are comments.
 const FILE: &str = include_str!("nemo_questions.txt");
@@ -31,7 +36,7 @@ pub struct Reading {
     pub family: Family,
     /// What the reading changes from NeMoEval's golden answer, if anything.
     pub fix: Option<&'static str>,
-    /// Why the family's own check cannot decide the question yet, if it cannot.
+    /// Why the question cannot be checked yet, if it cannot (the check it needs).
     pub missing: Option<&'static str>,
 }
 
@@ -41,8 +46,8 @@ const fn read(family: Family, fix: Option<&'static str>, missing: Option<&'stati
 
 const ANY_EXTREME: &str =
     "any node of the extreme degree passes (the golden takes the first in its node order)";
-const NEEDS_ANY_EXTREME: &str =
-    "a check that accepts any node of the extreme degree (color-extreme breaks ties by address)";
+const NEEDS_ANY_EXTREME: &str = "a check that accepts any node of the maximum degree with its size doubled \
+     (the any-tied-node reading covers question 8's case only)";
 const FLOATS: &str =
     "truths on float weights (the nemo mock's weights are floats; the families' view holds integers)";
 
@@ -56,7 +61,7 @@ pub fn reading(number: usize) -> Option<Reading> {
         5 => read(F::LabelRemove, None, None),
         6 => read(F::DegreeStat, None, None),
         7 => read(F::ColorLabel, None, None),
-        8 => read(F::ColorExtreme, Some(ANY_EXTREME), Some(NEEDS_ANY_EXTREME)),
+        8 => read(F::ColorExtreme, Some(ANY_EXTREME), None),
         9 | 21 => read(F::NbrCount, None, None),
         10 => read(
             F::ColorPrefix,
@@ -125,8 +130,9 @@ pub fn reading(number: usize) -> Option<Reading> {
     Some(r)
 }
 
-/// Our query for question `number` when the family's own check decides it as read (the
-/// family's parameters fixed to NeMoEval's); `None` when a check is missing ([`Reading::missing`]).
+/// Our query for question `number` when it can be checked as read (the family's parameters
+/// fixed to NeMoEval's; question 8 with any tied node, `task::Ties`); `None` when a check is
+/// missing ([`Reading::missing`]).
 pub fn query(number: usize) -> Option<Query> {
     if reading(number)?.missing.is_some() {
         return None;
@@ -142,12 +148,113 @@ pub fn query(number: usize) -> Option<Query> {
         5 => Query::LabelRemove { label: s("type=VM") },
         6 => Query::DegreeStat { weight: None },
         7 => Query::ColorLabel { label: s("app:prod"), color: s("purple") },
+        8 => Query::ColorExtreme { case: 'a', c1: s("red"), c2: Some(s("green")) },
         9 => Query::NbrCount { labels: vec![s("app:prod"), s("app:test")] },
         10 => Query::ColorPrefix,
         13 => Query::NbrColor { label: s("app:prod"), color: s("green") },
         17 => Query::Cliques,
         21 => Query::NbrCount { labels: vec![s("app:prod")] },
         _ => return None,
+    })
+}
+
+/// The nemo mock's knobs of an id: `n` (default 50) and `e` (default 50); `p` has no
+/// meaning for a graph of three fixed prefixes and is refused.
+pub fn knobs(id: &QueryId) -> Result<NemoKnobs> {
+    let bad = |m: String| Error::bad_id(&id.to_string(), m);
+    if id.knob('p').is_some() {
+        return Err(bad("knob p: m=nemo draws its nodes over NeMoEval's three /16s, p is not taken".into()));
+    }
+    let num = |key: char, default: usize| -> Result<usize> {
+        id.knob(key).map_or(Ok(default), |v| {
+            v.parse().map_err(|_| bad(format!("knob {key} must be a number, got {v:?}")))
+        })
+    };
+    let k = NemoKnobs { n: num('n', DEFAULT_NODES)?, e: num('e', DEFAULT_DENSITY as usize)? as u64 };
+    k.check().map_err(|e| bad(e.to_string()))?;
+    Ok(k)
+}
+
+/// The questions whose expected change the golden chain can make so far: those before
+/// question 9 (the easy eight), each a family change with one answer (question 8's tie goes
+/// to the lowest address, which is NeMoEval's golden's choice on our canonical node order:
+/// it keeps the first node of the extreme degree).
+const CHAINED: usize = 8;
+
+/// The golden chain's state before question `number` (NeMoEval's stateful run, made
+/// explicit): the mock after our expected answers to questions 1..number−1, each made on the
+/// state before it, so a question sees the labels earlier ones added without inheriting an
+/// agent's errors.
+fn chain_state(base: &Graph, number: usize) -> std::result::Result<Graph, String> {
+    let mut g = base.clone();
+    for j in 1..number {
+        let q = match query(j) {
+            Some(q) if j <= CHAINED => q,
+            _ => return Err(format!("the golden chain's state after question {j} is not built yet")),
+        };
+        let v = view_of(&g);
+        apply(&q, &v, &mut g);
+    }
+    Ok(g)
+}
+
+/// Generates a `nemo` task: NeMoEval's question of the id's level and index, verbatim, on the
+/// golden chain's state of the nemo mock of `material` (the graph's seed material).
+pub fn generate(id: &QueryId, turns: u32, material: &str) -> Result<Generated> {
+    let invalid = |m: String| Error::Invalid(format!("{id}: {m}"));
+    let (number, text) =
+        at(id.level, id.index).ok_or_else(|| invalid("m=nemo asks at levels 1 to 3".into()))?;
+    let r = reading(number).ok_or_else(|| invalid(format!("no reading of question {number}")))?;
+    let q = query(number).ok_or_else(|| {
+        invalid(format!("question {number} is not in this version ({})", r.missing.unwrap_or("no query")))
+    })?;
+    let mock = nemo_mock(material, knobs(id)?)?.graph();
+    let graph = chain_state(&mock, number).map_err(invalid)?;
+    // The families' view holds integer weights; the questions asked here read none (the
+    // float-weight questions have no query yet, see `reading`).
+    let view = view_of(&graph);
+    let ties = match &q {
+        Query::ColorExtreme { .. } => {
+            let degree: Vec<usize> = view.adj.iter().map(std::collections::BTreeSet::len).collect();
+            let (hi, lo) = (degree.iter().max().copied(), degree.iter().min().copied());
+            if hi == lo {
+                return Err(invalid("every node has the same degree: no highest and lowest node".into()));
+            }
+            let with = |d: Option<usize>| -> Vec<String> {
+                let mut ips: Vec<&String> =
+                    (0..degree.len()).filter(|&u| Some(degree[u]) == d).map(|u| &view.ips[u]).collect();
+                ips.sort_by_key(|ip| ip.parse::<std::net::Ipv4Addr>().map(u32::from).unwrap_or(u32::MAX));
+                ips.into_iter().cloned().collect()
+            };
+            Some(Ties { hi: with(hi), lo: with(lo) })
+        }
+        _ => None,
+    };
+    let truth = family::truth(&q, &view);
+    let expected_graph = match truth {
+        Some(_) => graph.to_json(),
+        None => {
+            let mut expected = graph.clone();
+            apply(&q, &view, &mut expected);
+            expected.to_json()
+        }
+    };
+    Ok(Generated {
+        id: id.clone(),
+        family: r.family,
+        wording: 0,
+        query: q,
+        question: text.to_string(),
+        turns,
+        graph,
+        flows: None,
+        logs: None,
+        truth,
+        expected_graph,
+        prop: None,
+        state: None,
+        nemo: Some(number),
+        ties,
     })
 }
 
@@ -196,7 +303,7 @@ mod tests {
     fn every_question_has_a_reading_and_the_unchecked_ones_are_listed() {
         assert!(reading(0).is_none() && reading(25).is_none());
         let missing: Vec<usize> = (1..=24).filter(|&n| reading(n).unwrap().missing.is_some()).collect();
-        assert_eq!(missing, [8, 11, 12, 14, 15, 16, 18, 19, 20, 22, 23, 24]);
+        assert_eq!(missing, [11, 12, 14, 15, 16, 18, 19, 20, 22, 23, 24]);
         for n in 1..=24 {
             assert_eq!(query(n).is_some(), !missing.contains(&n), "{n}");
         }
