@@ -132,6 +132,20 @@ impl Graph {
     /// edge end (a 10,000-node mock has 50,000 edges). Self-loops and edges naming a position
     /// past the nodes are skipped.
     pub fn from_parts(nodes: &[(String, Vec<String>)], edges: &[(usize, usize, [i64; 3])]) -> Graph {
+        Graph::from_weighted_parts(nodes, edges, |w| w.map(Py::Int))
+    }
+
+    /// As [`Graph::from_parts`] with float weights (NeMoEval's own mock draws exponential
+    /// weights, docs/traffic.md "NeMoEval-compatible modes").
+    pub fn from_float_parts(nodes: &[(String, Vec<String>)], edges: &[(usize, usize, [f64; 3])]) -> Graph {
+        Graph::from_weighted_parts(nodes, edges, |w| w.map(Py::Float))
+    }
+
+    fn from_weighted_parts<W: Copy>(
+        nodes: &[(String, Vec<String>)],
+        edges: &[(usize, usize, W)],
+        weights: impl Fn(W) -> [Py; 3],
+    ) -> Graph {
         let mut g = Graph::default();
         let keys: Vec<Key> = nodes
             .iter()
@@ -150,7 +164,7 @@ impl Graph {
             g.adj.get_mut(ku).expect("node").insert(kv.clone());
             g.adj.get_mut(kv).expect("node").insert(ku.clone());
             let pair = if ku <= kv { (ku.clone(), kv.clone()) } else { (kv.clone(), ku.clone()) };
-            g.edges.insert(pair, w.map(Py::Int));
+            g.edges.insert(pair, weights(w));
         }
         g
     }

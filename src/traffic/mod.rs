@@ -5,7 +5,8 @@
 //! questions in two wordings, a native truth, and checks that compare values exactly and
 //! graphs by an id-keyed diff (never by isomorphism, and never on a graph an earlier answer
 //! changed). One concept per module:
-//! - `mock`: the seeded mock graph; `family`: the families, draws, wordings, truth and
+//! - `mock`: the seeded mock graph; `nemo_mock`: NeMoEval's own generator, seeded; `nemo`: its 24
+//!   questions and their readings; `family`: the families, draws, wordings, truth and
 //!   reference code; `check`: return contract, value comparison, graph diff;
 //! - `prompt`; `task`: generation, the task and its episode, the sandbox host (`F`, `G`);
 //! - `prop`: the property families' checks and witnesses, `kmeans` the exact 1-D k-means,
@@ -24,6 +25,8 @@ pub mod family;
 pub mod flowq;
 pub mod kmeans;
 pub mod mock;
+pub mod nemo;
+pub mod nemo_mock;
 mod prompt;
 pub mod prop;
 mod propcode;
@@ -96,8 +99,9 @@ graph of a time window of the flow logs",
         KnobInfo {
             key: 'm',
             name: "question-mode",
-            help: "question mode (only std in this version)",
-            values: "std",
+            help: "question mode: std, or nemo (NeMoEval's own questions verbatim on its kind of graph; level 1, \
+its easy eight, in this version)",
+            values: "std|nemo",
         },
         KnobInfo {
             key: 'a',

@@ -100,14 +100,25 @@ const FLOW_RESPONSE: &str =
 /// What only a flow question's prompt says: its entry point.
 pub const FLOW_ENTRY: &str = "def process_flows(F, G):";
 
-/// The full prompt of a question in one variant; `flows` for a question on the flow logs.
-pub fn render(question: &str, variant: PromptVariant, flows: bool) -> String {
+/// What a `nemo` question's prompt says besides: its graph's float weights, and how
+/// NeMoEval's return phrases map to the return contract (its questions are kept verbatim).
+const NEMO: &str = "The question is NeMoEval's, word for word. Its graph: nodes in the /16s 149.196, \
+15.76 and 10.55, each labelled only 'type=VM' until a change adds labels; the edge weights are floats. \
+'Return the networkx graph object' means return {'type': 'graph', 'data': G} after changing G; \
+'Return only the number' means {'type': 'text', 'data': the number}.";
+
+/// The full prompt of a question in one variant; `flows` for a question on the flow logs,
+/// `nemo` for a question of the `nemo` mode.
+pub fn render(question: &str, variant: PromptVariant, flows: bool, nemo: bool) -> String {
     let mut sections = vec![ROLE.to_string(), SCHEMA.to_string(), API.to_string()];
     if flows {
         sections.push(FLOWS.to_string());
     }
     sections.push(python());
     sections.push(if flows { FLOW_OUTPUT } else { OUTPUT }.to_string());
+    if nemo {
+        sections.push(NEMO.to_string());
+    }
     if variant.few_shot() {
         let mut ex = String::from("Examples.");
         for (i, (q, code)) in EXAMPLES.iter().enumerate() {
@@ -134,13 +145,17 @@ mod tests {
     #[test]
     fn variants_and_question() {
         let q = "How many nodes are in the graph? Return the number as text.";
-        let zb = render(q, PromptVariant::ZeroshotBase, false);
-        let fc = render(q, PromptVariant::FewshotCot, true);
+        let zb = render(q, PromptVariant::ZeroshotBase, false, false);
+        let fc = render(q, PromptVariant::FewshotCot, true, false);
         assert!(fc.contains("process_flows(F, G)") && !zb.contains("F.group("));
         assert!(
             !zb.contains(COT) && fc.contains(COT) && fc.contains("Example 4") && !zb.contains("Example 1")
         );
         assert_eq!(question_of(&zb), Some(q));
         assert_eq!(question_of(&fc), Some(q));
+        // A nemo question adds its note and keeps the question as the last line.
+        let nemo = render(q, PromptVariant::ZeroshotBase, false, true);
+        assert!(nemo.contains(NEMO) && !zb.contains(NEMO));
+        assert_eq!(question_of(&nemo), Some(q));
     }
 }

@@ -86,6 +86,19 @@ pub struct Generated {
     /// A composed question's graph after its steps, which the final graph must equal outside
     /// what the question itself changes (`compose::own_scope`); `None` otherwise.
     pub state: Option<Value>,
+    /// NeMoEval's question number (1..=24) in the `nemo` mode, else `None`.
+    pub nemo: Option<usize>,
+    /// A colour-extreme question read as NeMoEval's: any node of the extreme degree may be
+    /// the one coloured; `None` for the family's own rule (ties to the lowest address).
+    pub ties: Option<Ties>,
+}
+
+/// The nodes of the highest and of the lowest degree, in address order: for a colour-extreme
+/// question where any of them may take the colour.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Ties {
+    pub hi: Vec<String>,
+    pub lo: Vec<String>,
 }
 
 impl Generated {
@@ -116,6 +129,8 @@ impl Generated {
 pub struct Modes {
     /// `g=flows`: graph questions on the tenant's communication graph instead of the mock.
     pub tenant_graph: bool,
+    /// `m=nemo`: NeMoEval's questions on its kind of graph (`super::nemo`).
+    pub nemo: bool,
     pub turns: u32,
 }
 
@@ -127,20 +142,26 @@ pub fn modes(id: &QueryId) -> Result<Modes> {
         Some("flows") => true,
         Some(v) => return Err(bad(format!("knob g must be mock or flows, got {v:?}"))),
     };
-    match id.knob('m') {
-        None | Some("std") => {}
+    let nemo = match id.knob('m') {
+        None | Some("std") => false,
+        Some("nemo") if id.level == 1 => true,
         Some(v @ ("nemo" | "chain" | "straw")) => {
             return Err(bad(format!(
-                "knob m={v}: the NeMoEval-compatible modes are not in this version of traffic; m takes std"
+                "knob m={v}: not in this version of traffic at level {} (m=nemo is at level 1, NeMoEval's \
+                 easy eight; m takes std otherwise)",
+                id.level
             )));
         }
         Some(v) => return Err(bad(format!("knob m must be std, nemo, chain or straw, got {v:?}"))),
+    };
+    if nemo && tenant_graph {
+        return Err(bad("knob g=flows: m=nemo asks of NeMoEval's mock graph only".into()));
     }
     let turns = num(id, 't', 1)?;
     if !(1..=u64::from(MAX_TURNS)).contains(&turns) {
         return Err(bad(format!("knob t must be 1..{MAX_TURNS}, got {turns}")));
     }
-    Ok(Modes { tenant_graph, turns: turns as u32 })
+    Ok(Modes { tenant_graph, nemo, turns: turns as u32 })
 }
 
 /// A graph as a mock (nodes with labels in address order, weighted edges by index), so the
@@ -253,6 +274,9 @@ pub fn generate(id: &QueryId) -> Result<Generated> {
         id.seed,
         id.knob_suffix().trim_start_matches('-')
     );
+    if modes.nemo {
+        return super::nemo::generate(id, modes.turns, &material);
+    }
     let shared = if modes.tenant_graph {
         let logs = flowq::logs(id.level, id.seed, &fk)?;
         let m = mock_of(&logs.graph);
@@ -342,6 +366,8 @@ pub fn generate(id: &QueryId) -> Result<Generated> {
         expected_graph,
         prop,
         state,
+        nemo: None,
+        ties: None,
     })
 }
 
@@ -435,6 +461,9 @@ fn expected_json(g: &Generated) -> Value {
         let steps: Vec<String> = check::diff(&g.graph.to_json(), state).into_iter().map(|c| c.line).collect();
         out["after_steps"] = json!(steps);
     }
+    if let Some(t) = &g.ties {
+        out["any_of"] = json!({"highest_degree": t.hi, "lowest_degree": t.lo});
+    }
     out
 }
 
@@ -447,8 +476,13 @@ pub struct TrafficTask {
 
 impl TrafficTask {
     pub fn new(g: Generated, limits: Limits) -> TrafficTask {
-        let prompt = prompt::render(&g.question, PromptVariant::ZeroshotBase, g.flows.is_some());
+        let prompt =
+            prompt::render(&g.question, PromptVariant::ZeroshotBase, g.flows.is_some(), g.nemo.is_some());
         let expected = expected_json(&g);
+        let mut params = json!({"wording": g.wording + 1, "query": g.query});
+        if let Some(n) = g.nemo {
+            params = json!({"nemo": n, "query": g.query});
+        }
         let card = TaskCard {
             id: g.id.to_string(),
             app: "traffic".into(),
@@ -457,7 +491,7 @@ impl TrafficTask {
             label: g.family.id().to_string(),
             content_hash: crate::hash::content_hash(&prompt, &expected),
             prompt,
-            params: json!({"wording": g.wording + 1, "query": g.query}).into(),
+            params: params.into(),
             expected,
             question: Some(g.question.clone()),
             max_turns: g.turns,
@@ -475,7 +509,8 @@ impl Task for TrafficTask {
         &self.card
     }
     fn prompt(&self, variant: PromptVariant) -> String {
-        prompt::render(&self.generated.question, variant, self.generated.flows.is_some())
+        let g = &self.generated;
+        prompt::render(&g.question, variant, g.flows.is_some(), g.nemo.is_some())
     }
     fn start(&self, max_turns: Option<u32>) -> Box<dyn Episode> {
         let max = max_turns.unwrap_or(self.card.max_turns).clamp(1, MAX_TURNS);
@@ -635,7 +670,11 @@ fn score(t: &Generated, last: Option<&Attempt>, turns: u32) -> Score {
             (v.ok, why, v.problems)
         }
         (Ok(_), None, None) => {
-            let d: Vec<String> = check::diff(&t.expected_graph, &graph).into_iter().map(|c| c.line).collect();
+            let expected = match &t.ties {
+                Some(ties) => ties.expected(t, &graph),
+                None => t.expected_graph.clone(),
+            };
+            let d: Vec<String> = check::diff(&expected, &graph).into_iter().map(|c| c.line).collect();
             let why = if d.is_empty() {
                 "the graph is as expected".to_string()
             } else {
@@ -677,5 +716,37 @@ fn score(t: &Generated, last: Option<&Attempt>, turns: u32) -> Score {
             ..Default::default()
         },
         ..Default::default()
+    }
+}
+
+impl Ties {
+    /// The expected graph for the final graph `graph`: a colour-extreme change made on the
+    /// nodes the answer chose, when they are of the extreme degree (the first such node
+    /// carrying the asked colour), else on the lowest addresses. So an answer that chose other
+    /// tied nodes matches exactly, and one that chose a wrong node differs where it erred.
+    fn expected(&self, t: &Generated, graph: &Value) -> Value {
+        let Query::ColorExtreme { c1, c2, .. } = &t.query else { return t.expected_graph.clone() };
+        let colours: std::collections::BTreeMap<&str, String> = graph["nodes"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|n| Some((n["id"].as_str()?, check::colour(n["color"].as_str()?))))
+            .collect();
+        let pick = |set: &[String], c: &str| -> Option<String> {
+            let want = check::colour(c);
+            set.iter().find(|n| colours.get(n.as_str()) == Some(&want)).or(set.first()).cloned()
+        };
+        let mut g = t.graph.clone();
+        let s = |x: &str| Py::Str(x.to_string());
+        let mut paint = |node: Option<String>, c: &str| {
+            if let Some(n) = node {
+                let _ = fgraph::call(&mut g, "set", vec![s(&n), s("color"), s(c)], vec![], &unlimited);
+            }
+        };
+        paint(pick(&self.hi, c1), c1);
+        if let Some(c2) = c2 {
+            paint(pick(&self.lo, c2), c2);
+        }
+        g.to_json()
     }
 }

@@ -11,4 +11,6 @@ mod check_tool;
 #[cfg(feature = "sandbox")]
 mod checks;
 mod golden;
+#[cfg(feature = "sandbox")]
+mod nemo;
 mod nx;

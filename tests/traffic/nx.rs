@@ -1,5 +1,6 @@
 //! The networkx differential sample (docs/traffic.md): the exported tasks of levels 1–4 on
-//! seeds 0..40 at the default graph and of seeds 0..10 on a small and a large graph go
+//! seeds 0..40 at the default graph and of seeds 0..10 on a small and a large graph, and the
+//! `m=nemo` tasks of level 1 on seeds 0..20 (each on its golden chain state), go
 //! through `tests/traffic/nx_oracle.py`, which recomputes each truth (networkx for graphs,
 //! plain Python over the exported log rows for flow questions) and must agree on every task;
 //! for the property families it checks our witness with its own checker, and its own
@@ -25,9 +26,17 @@ fn python() -> Option<PathBuf> {
 
 /// `netpress traffic export` for the seeds and knob suffix, through the CLI entry.
 fn export(seeds: &str, knobs: &str) -> Vec<u8> {
+    export_level(seeds, knobs, None)
+}
+
+/// [`export`], of one level only when `level` is given.
+fn export_level(seeds: &str, knobs: &str, level: Option<&str>) -> Vec<u8> {
     let mut args = vec!["netpress", "traffic", "export", "--seeds", seeds];
     if !knobs.is_empty() {
         args.extend(["--knobs", knobs]);
+    }
+    if let Some(l) = level {
+        args.extend(["--level", l]);
     }
     let args: Vec<String> = args.into_iter().map(String::from).collect();
     let (mut out, mut err) = (Vec::new(), Vec::new());
@@ -47,6 +56,7 @@ fn networkx_agrees_on_every_sampled_task() {
     let mut lines = export("0..40", "-d4");
     lines.extend(export("0..10", "-n10-p1-d4-faws2"));
     lines.extend(export("0..10", "-n400-p16-e15-d4-fgcp"));
+    lines.extend(export_level("0..20", "-mnemo", Some("1")));
     let mut child = Command::new(&python)
         .arg(ORACLE)
         .arg("--witnesses")
@@ -60,9 +70,9 @@ fn networkx_agrees_on_every_sampled_task() {
     let summary = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "{summary}{}", String::from_utf8_lossy(&out.stderr));
     let v: serde_json::Value = serde_json::from_str(summary.trim()).unwrap();
-    // 28 families (two of them level 4's) × 60 seeds.
-    assert_eq!(v["checked"], 1680, "{summary}");
-    assert_eq!(v["agree"], 1680, "{summary}");
+    // 28 families (two of them level 4's) × 60 seeds, and NeMoEval's easy eight × 20 seeds.
+    assert_eq!(v["checked"], 1840, "{summary}");
+    assert_eq!(v["agree"], 1840, "{summary}");
     check_witnesses(&v["witnesses"]);
 }
 

@@ -573,9 +573,36 @@ def check_flow_graph(task, conns):
 
 TENANT = {}
 
+# NeMoEval's easy-eight changes that build the golden chain (its questions 3, 5 and 7, read
+# from its texts), applied here with networkx to the unchanged mock of question 1's task.
+NEMO_CHAIN = [
+    (3, {"family": "label-prefix", "pairs": [["15.76.0.0/16", "app:prod"], ["149.196.0.0/16", "app:test"]]}),
+    (5, {"family": "label-remove", "label": "type=VM"}),
+    (7, {"family": "color-label", "label": "app:prod", "color": "purple"}),
+]
+NEMO_BASE = {}
+
+
+def nemo_chain_ok(task):
+    """An m=nemo task's graph must be the golden chain's state before its question: the first
+    question's graph (the mock itself) after the chain's changes of the questions before."""
+    seed, index, knobs = task["id"].split("-s", 1)[1].split("-", 2)
+    key, number = (seed, knobs), int(index[1:]) + 1
+    if number == 1:
+        NEMO_BASE[key] = task["graph"]
+    if key not in NEMO_BASE:
+        return False
+    g = nx.node_link_graph(NEMO_BASE[key], edges="links")
+    for j, q in NEMO_CHAIN:
+        if j < number:
+            change(g, q)
+    return graph_doc(g) == graph_doc(nx.node_link_graph(task["graph"], edges="links"))
+
 
 def check(task):
     q = task["query"]
+    if "-mnemo" in task["id"] and not nemo_chain_ok(task):
+        return False, "the graph is not the golden chain's state"
     if task["family"] == "compose":
         return check_compose(task)
     if "tenant" in task:
