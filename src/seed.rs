@@ -53,20 +53,25 @@ impl Stream {
     /// Uniform in `0..n`. Panics only if `n == 0` (a generator bug, never agent input).
     pub fn below(&mut self, n: u64) -> u64 {
         assert!(n > 0, "below(0)");
-        let bits = match self.width {
-            Width::W32 => 32,
-            Width::W64 => 64,
+        // The bound n * floor(2^w / n), worked out in u64 (`None`: 2^w itself, every word
+        // accepted). The u128 arithmetic this replaces cost two 128-bit divisions a draw, and
+        // trace generation draws millions of times (docs/microseg.md, "Speed"); the values are
+        // the same (`below_matches_the_u128_formula` checks them).
+        let limit = match self.width {
+            Width::W32 => {
+                assert!(n <= 1 << 32, "below({n}) on a 32-bit stream");
+                Some(n * ((1u64 << 32) / n))
+            }
+            // 2^64 = q * n + r + 1, so floor(2^64 / n) is q + 1 when r + 1 = n, else q.
+            Width::W64 => (u64::MAX % n != n - 1).then(|| n * (u64::MAX / n)),
         };
-        assert!(u128::from(n) <= 1u128 << bits, "below({n}) on a {bits}-bit stream");
-        let span = 1u128 << bits;
-        let limit = u128::from(n) * (span / u128::from(n));
         loop {
             let x = match self.width {
-                Width::W32 => u128::from(self.rng.next_u32()),
-                Width::W64 => u128::from(self.rng.next_u64()),
+                Width::W32 => u64::from(self.rng.next_u32()),
+                Width::W64 => self.rng.next_u64(),
             };
-            if x < limit {
-                return (x % u128::from(n)) as u64;
+            if limit.is_none_or(|l| x < l) {
+                return x % n;
             }
         }
     }
@@ -166,6 +171,34 @@ mod tests {
         }
         let mut s = Stream::new("pow", Width::W32);
         assert!(s.below(1 << 32) < 1 << 32);
+    }
+
+    /// `below` as first written, in u128 arithmetic: the specification the u64 version keeps.
+    fn below_u128(s: &mut Stream, n: u64) -> u64 {
+        let bits = if s.width == Width::W32 { 32 } else { 64 };
+        let limit = u128::from(n) * ((1u128 << bits) / u128::from(n));
+        loop {
+            let x = if bits == 32 { u128::from(s.rng.next_u32()) } else { u128::from(s.rng.next_u64()) };
+            if x < limit {
+                return (x % u128::from(n)) as u64;
+            }
+        }
+    }
+
+    #[test]
+    fn below_matches_the_u128_formula() {
+        let mut ns: Vec<u64> = (1..=300).collect();
+        ns.extend([1000, 1 << 20, (1 << 31) + 1, 3 << 30, u64::from(u32::MAX), 1 << 32]);
+        let wide = [(1 << 32) + 1, 1 << 63, (1 << 63) + 1, u64::MAX / 3, u64::MAX - 1, u64::MAX];
+        for width in [Width::W32, Width::W64] {
+            let (mut a, mut b) = (Stream::new("u128", width), Stream::new("u128", width));
+            let extra: &[u64] = if width == Width::W64 { &wide } else { &[] };
+            for &n in ns.iter().chain(extra) {
+                for _ in 0..20 {
+                    assert_eq!(a.below(n), below_u128(&mut b, n), "below({n}), {width:?}");
+                }
+            }
+        }
     }
 
     #[test]

@@ -19,6 +19,7 @@
 pub mod format;
 pub mod graph;
 pub mod knobs;
+mod mix;
 mod model;
 pub(crate) mod patterns;
 pub mod table;

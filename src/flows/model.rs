@@ -6,6 +6,7 @@
 
 use std::collections::{BTreeMap, HashSet};
 
+use super::mix::FastSet;
 use super::patterns::{self, Alive, Arrival, Ep, ROWS, Server, Size, Unit};
 use super::tenant::{ADMINS, RoleKind, SCANNER_NET, STORAGE, TCP, Tenant, Vm, vm_ids};
 use crate::seed::{Stream, Width};
@@ -164,7 +165,7 @@ struct Row<'a> {
     s: Stream,
     d: u32,
     r: u8,
-    seen: HashSet<(u32, u16, u32, u16)>,
+    seen: FastSet<(u32, u16, u32, u16)>,
     out: Vec<Connection>,
 }
 
@@ -181,13 +182,19 @@ fn unit_key(u: &Unit) -> UnitKey {
 impl<'a> Row<'a> {
     fn new(t: &'a Tenant, vms: &'a [Vm], r: u8, d: u32) -> Row<'a> {
         let s = Stream::new(&t.key.part(&format!("e{r}")), Width::W64);
-        Row { t, vms, s, d, r, seen: HashSet::new(), out: Vec::new() }
+        Row { t, vms, s, d, r, seen: FastSet::default(), out: Vec::new() }
     }
 
     fn run(&mut self, epochs: &[u32], windows: &[Window]) {
         let r = self.r;
-        let mut states: BTreeMap<UnitKey, State> = BTreeMap::new();
+        // A unit's arrival state lives in `pool`, found through its key only when the units
+        // change (at an epoch); each minute then reaches it by the unit's position. Looking the
+        // key up every minute cost a tree search per unit-minute (docs/microseg.md, "Speed").
+        // Units with equal keys share one state, as they did through the map.
+        let mut states: BTreeMap<UnitKey, usize> = BTreeMap::new();
+        let mut pool: Vec<State> = Vec::new();
         let mut units = Vec::new();
+        let mut slot: Vec<Option<usize>> = Vec::new();
         for m in 0..self.d {
             if epochs.contains(&m) {
                 units = patterns::units(r, self.t, &alive(self.t, self.vms, m));
@@ -203,11 +210,13 @@ impl<'a> Row<'a> {
                         Arrival::Pool(n) => State::Slots((0..n).map(|_| base + self.s.below(MIN)).collect()),
                         _ => continue,
                     };
-                    states.insert(unit_key(u), st);
+                    pool.push(st);
+                    states.insert(unit_key(u), pool.len() - 1);
                 }
+                slot = units.iter().map(|u| states.get(&unit_key(u)).copied()).collect();
             }
-            for u in &units {
-                self.minute(u, m, states.get_mut(&unit_key(u)));
+            for (u, &j) in units.iter().zip(&slot) {
+                self.minute(u, m, j.map(|j| &mut pool[j]));
             }
         }
         self.cover(windows);
@@ -344,7 +353,7 @@ impl<'a> Row<'a> {
                     combos.entry((client, s, u.port)).or_insert_with(|| u.clone());
                 }
             }
-            let have: HashSet<(u32, u32, u16)> = self
+            let have: FastSet<(u32, u32, u16)> = self
                 .out
                 .iter()
                 .filter(|c| c.start < to && (c.end > from || c.start >= from))
