@@ -19,7 +19,6 @@
 pub mod format;
 pub mod graph;
 pub mod knobs;
-mod mix;
 mod model;
 pub(crate) mod patterns;
 pub mod table;

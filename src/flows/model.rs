@@ -6,10 +6,10 @@
 
 use std::collections::{BTreeMap, HashSet};
 
-use super::mix::FastSet;
 use super::patterns::{self, Alive, Arrival, Ep, ROWS, Server, Size, Unit};
 use super::tenant::{ADMINS, RoleKind, SCANNER_NET, STORAGE, TCP, Tenant, Vm, vm_ids};
 use crate::seed::{Stream, Width};
+use rustc_hash::FxHashSet as FastSet;
 
 /// No VM at this end of a connection.
 pub const NO_VM: u32 = u32::MAX;
