@@ -18,7 +18,7 @@ use netpress::traffic::task::generate;
 /// Scores one reply. Wall time is generous: these tests check verdicts, not speed (a debug
 /// build on a loaded machine runs the interpreter many times slower than the release CLI;
 /// the speed figures are criterion's, `benches/traffic.rs`).
-fn score(id: &str, reply: &str) -> Score {
+pub(crate) fn score(id: &str, reply: &str) -> Score {
     use netpress::app::App;
     let limits = Limits { time: std::time::Duration::from_secs(120), ..Limits::default() };
     let task = netpress::traffic::TRAFFIC.generate_limited(&id.parse().unwrap(), &limits).unwrap();

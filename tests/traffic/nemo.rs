@@ -3,22 +3,11 @@
 //! the golden answers' own forms pass, question 8 takes any node of the extreme degree, and
 //! what is not built is refused.
 
-use netpress::app::Score;
-use netpress::malt::sandbox::Limits;
+use crate::checks::score;
 use netpress::traffic::family::code;
 use netpress::traffic::nemo;
 use netpress::traffic::task::generate;
 use serde_json::{Value, json};
-
-/// Scores one reply (generous wall time: verdicts, not speed, are tested here).
-fn score(id: &str, reply: &str) -> Score {
-    use netpress::app::App;
-    let limits = Limits { time: std::time::Duration::from_secs(120), ..Limits::default() };
-    let task = netpress::traffic::TRAFFIC.generate_limited(&id.parse().unwrap(), &limits).unwrap();
-    let mut ep = task.start(None);
-    ep.step(reply);
-    ep.score()
-}
 
 fn id(seed: u64, index: u64) -> String {
     format!("traffic-v1-L1-s{seed}-i{index}-mnemo")
@@ -133,7 +122,7 @@ fn question_eight_takes_any_node_of_the_extreme_degree() {
 
 #[test]
 fn what_is_not_built_is_refused() {
-    for (bad, says) in [
+    crate::golden::refused(&[
         ("traffic-v1-L2-s0-i0-mnemo", "not in this version"),
         ("traffic-v1-L3-s0-i0-mnemo", "not in this version"),
         ("traffic-v1-L1-s0-i0-mstraw", "not in this version"),
@@ -142,8 +131,5 @@ fn what_is_not_built_is_refused() {
         ("traffic-v1-L1-s0-i0-n2001-mnemo", "knob n must be 10..2000"),
         ("traffic-v1-L1-s0-i0-e0-mnemo", "knob e must be 1..1000"),
         ("traffic-v1-L1-s0-i7-n10-e1000-mnemo", "same degree"),
-    ] {
-        let err = netpress::registry::generate(bad).err().map(|e| e.to_string()).unwrap_or_default();
-        assert!(err.contains(says), "{bad}: {err}");
-    }
+    ]);
 }
