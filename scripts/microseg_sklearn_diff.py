@@ -1,7 +1,9 @@
 """Differential check of the partition-agreement scores (docs/microseg-partition.md).
 
-Draws random pairs of label vectors, has `netpress partition-scores` (a hidden command) score
-them, and compares ARI, AMI and pairwise precision, recall and F1 with scikit-learn's
+Draws random pairs of label vectors and, with --baseline-seeds A..B, adds the partitions the
+observed and portsig baselines give on the role-cluster tasks of levels 1-3 for those seeds
+against the true roles (`netpress microseg baselines --partitions`; two per seed and level);
+has `netpress partition-scores` (a hidden command) score every pair, and compares ARI, AMI and pairwise precision, recall and F1 with scikit-learn's
 adjusted_rand_score, adjusted_mutual_info_score (default arithmetic normalisation) and
 precision_recall_fscore_support over the "same cluster" indicator of every unordered pair
 (zero_division=1). Every value must agree within 1e-12. Prints one JSON summary line; exits 1
@@ -13,7 +15,7 @@ point, while ours is within a few 1e-15 of exact (compensated sums). Where the t
 than 1e-12 the script evaluates the same formula in 50-digit arithmetic (mpmath) and requires
 ours within 1e-12 of that and closer than scikit-learn's; such cases are counted as "exact_ami".
 
-    python scripts/microseg_sklearn_diff.py [--count 1000] [--seed 0] [--netpress PATH]
+    python scripts/microseg_sklearn_diff.py [--count 1000] [--seed 0] [--baseline-seeds 0..167] [--netpress PATH]
 
 Without --netpress it runs the dev build through `cargo run`. Needs scikit-learn (.venv-sk,
 made by `bash scripts/setup.sh --test`).
@@ -105,8 +107,21 @@ def exact_ami(truth, pred):
     return float((mi - emi) / (h - emi))
 
 
+def netpress_cmd(netpress):
+    return [netpress] if netpress else ["cargo", "run", "--quiet", "--bin", "netpress", "--"]
+
+
+def baseline_cases(seeds, netpress):
+    """The baselines' role-cluster partitions and the true roles, as (truth, pred) pairs."""
+    args = ["microseg", "baselines", "--family", "role-cluster", "--levels", "1,2,3", "--seeds", seeds, "--partitions"]
+    out = subprocess.run(netpress_cmd(netpress) + args, capture_output=True, text=True)
+    if out.returncode != 0:
+        sys.exit(f"netpress microseg baselines --partitions failed: {out.stderr}")
+    return [(c["truth"], c["pred"]) for c in map(json.loads, out.stdout.splitlines())]
+
+
 def rust_scores(cases, netpress):
-    cmd = [netpress] if netpress else ["cargo", "run", "--quiet", "--bin", "netpress", "--"]
+    cmd = netpress_cmd(netpress)
     lines = "".join(json.dumps({"truth": t, "pred": p}) + "\n" for t, p in cases)
     out = subprocess.run(cmd + ["partition-scores"], input=lines, capture_output=True, text=True)
     if out.returncode != 0:
@@ -118,10 +133,13 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--count", type=int, default=1000)
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--baseline-seeds", help="A..B: add the baselines' partitions of these seeds")
     ap.add_argument("--netpress", help="the netpress binary (default: cargo run)")
     args = ap.parse_args()
     rng = random.Random(args.seed)
     cases = [draw(rng) for _ in range(args.count)]
+    baselines = baseline_cases(args.baseline_seeds, args.netpress) if args.baseline_seeds else []
+    cases += baselines
     got = rust_scores(cases, args.netpress)
     if len(got) != len(cases):
         sys.exit(f"{len(got)} results for {len(cases)} cases")
@@ -141,6 +159,7 @@ def main():
     summary = {
         "sklearn": sklearn.__version__,
         "checked": len(cases),
+        "baseline_partitions": len(baselines),
         "disagree": len(bad),
         "exact_ami": exact,
         "max_abs_diff": worst,

@@ -30,9 +30,9 @@ step "Native tests (cargo test)"
 cargo test --all-targets
 cargo test --doc
 
-step "Partition scores against scikit-learn (200 random pairs; 1,000: scripts/microseg_sklearn_diff.py)"
+step "Partition scores against scikit-learn (200 random pairs and the baselines' 24 of seeds 0..3; 1,000 of each: scripts/microseg_sklearn_diff.py)"
 cargo build --quiet --bin netpress
-.venv-sk/bin/python scripts/microseg_sklearn_diff.py --count 200 --netpress target/debug/netpress
+.venv-sk/bin/python scripts/microseg_sklearn_diff.py --count 200 --baseline-seeds 0..4 --netpress target/debug/netpress
 
 step "Lints (cargo clippy -D warnings)"
 cargo clippy --all-targets -- -D warnings

@@ -18,11 +18,15 @@ pub const BASELINES: Tool = Tool {
     name: "baselines",
     about: "score the observed, portsig, scripted and oracle baselines natively over many seeds",
     usage:
-        "usage: netpress microseg baselines [--agent observed|portsig|scripted|oracle] [--family ID] [--levels 1,2,3] [--seeds A..B]
+        "usage: netpress microseg baselines [--agent observed|portsig|scripted|oracle] [--family ID] [--levels 1,2,3] [--seeds A..B] [--partitions]
 
 Scores the baseline's answer to every family of each level for seeds A to B-1 (default 0..300)
 without the sandbox and prints, per level and family, correct and safe rates with 95% Wilson
 intervals. Every agent by default.
+
+--partitions prints instead, for each role-cluster task and agent (observed, portsig), one JSON
+line {\"id\", \"agent\", \"truth\", \"pred\"}: the true roles and the agent's clusters as label
+vectors over the visible VMs, the input of `netpress partition-scores`.
 ",
     run,
 };
@@ -33,6 +37,8 @@ struct Args {
     seeds: (u64, u64),
     /// Only this family, if given.
     family: Option<String>,
+    /// Print the role-cluster partitions instead of the rates.
+    partitions: bool,
 }
 
 fn args(argv: &[String]) -> Result<Args, String> {
@@ -42,6 +48,7 @@ fn args(argv: &[String]) -> Result<Args, String> {
         levels: vec![1, 2, 3],
         seeds: (0, 300),
         family: None,
+        partitions: false,
     };
     let mut p = tool_args::parser(argv);
     while let Some(arg) = tool_args::next(&mut p)? {
@@ -50,6 +57,10 @@ fn args(argv: &[String]) -> Result<Args, String> {
             Long(n) => n.to_string(),
             _ => return Err(format!("unknown argument {flag:?}; see netpress microseg baselines --help")),
         };
+        if name == "partitions" {
+            a.partitions = true;
+            continue;
+        }
         let v = tool_args::value(&mut p, &flag)?;
         match name.as_str() {
             "agent" if NAMES.contains(&v.as_str()) => a.agents = vec![v],
@@ -109,6 +120,48 @@ fn tally(a: &Args) -> Result<Tally, String> {
     Ok(t)
 }
 
+/// The role-cluster answers as label vectors, one JSON line per task and agent, so that
+/// scikit-learn checks the partition scores on the partitions the baselines really give
+/// (`scripts/microseg_sklearn_diff.py --baselines`), not only on random ones.
+fn partitions(a: &Args) -> Result<String, String> {
+    let mut out = String::new();
+    for seed in a.seeds.0..a.seeds.1 {
+        for &l in &a.levels {
+            let Some(fi) = Family::of_level(l).iter().position(|f| *f == Family::RoleCluster) else {
+                continue;
+            };
+            let id = format!("microseg-v1-L{l}-s{seed}-i{fi}");
+            let g = generate(&id.parse().map_err(|e: crate::Error| e.to_string())?)
+                .map_err(|e| format!("{id}: {e}"))?;
+            let truth = labels(&g, "oracle");
+            for name in a.agents.iter().filter(|n| ["observed", "portsig"].contains(&n.as_str())) {
+                let line =
+                    serde_json::json!({"id": id, "agent": name, "truth": truth, "pred": labels(&g, name)});
+                out.push_str(&format!("{line}\n"));
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// A roles answer (address → role) as labels over the visible VMs, numbered by first appearance.
+fn labels(g: &super::task::Generated, agent: &str) -> Vec<usize> {
+    let answer = answer(agent, g).unwrap_or_default();
+    let mut seen: Vec<String> = Vec::new();
+    g.world
+        .visible
+        .iter()
+        .map(|&v| {
+            let role =
+                answer["data"][crate::flows::tenant::dotted(g.world.trace.vms[v as usize].ip)].to_string();
+            seen.iter().position(|r| *r == role).unwrap_or_else(|| {
+                seen.push(role);
+                seen.len() - 1
+            })
+        })
+        .collect()
+}
+
 fn rate(k: u64, n: u64) -> String {
     let i = wilson(k, n, Z95);
     format!("{:.3} [{:.3}, {:.3}]", k as f64 / n.max(1) as f64, i.lo, i.hi)
@@ -116,6 +169,9 @@ fn rate(k: u64, n: u64) -> String {
 
 fn run(argv: &[String], _stdin: &mut dyn Read, stdout: &mut dyn Write, stderr: &mut dyn Write) -> i32 {
     let result = args(argv).and_then(|a| {
+        if a.partitions {
+            return stdout.write_all(partitions(&a)?.as_bytes()).map_err(|e| format!("cannot write: {e}"));
+        }
         let t = tally(&a)?;
         let mut out = String::from("agent\tlevel\tfamily\tn\tcorrect [95% Wilson]\tsafe [95% Wilson]\n");
         for ((ai, l, fi), (c, s, n)) in t {
@@ -130,5 +186,31 @@ fn run(argv: &[String], _stdin: &mut dyn Read, stdout: &mut dyn Write, stderr: &
             let _ = writeln!(stderr, "netpress microseg baselines: {e}");
             2
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn partitions_are_label_vectors_over_the_visible_vms() {
+        let argv = ["--partitions", "--levels", "1", "--seeds", "0..1"].map(String::from);
+        let (mut out, mut err) = (Vec::new(), Vec::new());
+        assert_eq!(run(&argv, &mut std::io::empty(), &mut out, &mut err), 0, "{}", String::from_utf8_lossy(&err));
+        let lines: Vec<serde_json::Value> =
+            String::from_utf8(out).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+        let agents: Vec<&str> = lines.iter().map(|l| l["agent"].as_str().unwrap()).collect();
+        assert_eq!(agents, ["observed", "portsig"]);
+        let g = generate(&"microseg-v1-L1-s0-i0".parse().unwrap()).unwrap();
+        let n = g.world.visible.len();
+        for l in &lines {
+            assert_eq!(l["id"], "microseg-v1-L1-s0-i0");
+            assert_eq!((l["truth"].as_array().unwrap().len(), l["pred"].as_array().unwrap().len()), (n, n));
+        }
+        // observed puts every VM in a cluster of its own; the truth has fewer roles than VMs.
+        assert_eq!(lines[0]["pred"], serde_json::json!((0..n).collect::<Vec<_>>()));
+        assert!(lines[0]["truth"].as_array().unwrap().iter().any(|x| x.as_u64() != Some(0)));
+        assert!(lines[0]["truth"].as_array().unwrap().iter().filter(|x| x.as_u64() == Some(0)).count() > 1);
     }
 }
