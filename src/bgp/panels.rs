@@ -1,7 +1,7 @@
 //! The episode's panels, which the surfaces render without knowing the application: the tool
 //! calls so far (always), and once the episode is over, what each vantage point saw before,
 //! during and after the incident, the verdict against the truth, and the timeline of the
-//! incident prefixes' updates, and at L4 the distractor, labelled as such ([`distractor`]).
+//! incident prefixes' updates, and at L4 the distractor, labelled as such (the `distractor` module).
 //! Until the end nothing in them gives the truth away.
 
 use std::collections::{BTreeMap, BTreeSet};
