@@ -84,6 +84,13 @@ fn args(argv: &[String]) -> Result<Args, String> {
     Ok(a)
 }
 
+/// The default task of a level, seed and family index (an error names its id).
+fn task(level: u8, seed: u64, family: usize) -> Result<super::task::Generated, String> {
+    let id = format!("microseg-v1-L{level}-s{seed}-i{family}");
+    let parsed = id.parse().map_err(|e: crate::Error| e.to_string())?;
+    generate(&parsed).map_err(|e| format!("{id}: {e}"))
+}
+
 /// (correct, safe, n) per (agent, level, family).
 type Tally = BTreeMap<(usize, u8, usize), (u64, u64, u64)>;
 
@@ -95,11 +102,7 @@ fn tally(a: &Args) -> Result<Tally, String> {
                 if a.family.as_ref().is_some_and(|x| x != f.id()) {
                     continue;
                 }
-                let id = format!("microseg-v1-L{l}-s{seed}-i{fi}")
-                    .parse()
-                    .map_err(|e: crate::Error| e.to_string())?;
-                let g = generate(&id).map_err(|e| format!("{id}: {e}"))?;
-                let g = std::sync::Arc::new(g);
+                let g = std::sync::Arc::new(task(l, seed, fi)?);
                 for (ai, name) in a.agents.iter().enumerate() {
                     let v = if *f == Family::Repair {
                         match solve(g.clone(), name) {
@@ -130,9 +133,8 @@ fn partitions(a: &Args) -> Result<String, String> {
             let Some(fi) = Family::of_level(l).iter().position(|f| *f == Family::RoleCluster) else {
                 continue;
             };
-            let id = format!("microseg-v1-L{l}-s{seed}-i{fi}");
-            let g = generate(&id.parse().map_err(|e: crate::Error| e.to_string())?)
-                .map_err(|e| format!("{id}: {e}"))?;
+            let g = task(l, seed, fi)?;
+            let id = g.id.to_string();
             let truth = labels(&g, "oracle");
             for name in a.agents.iter().filter(|n| ["observed", "portsig"].contains(&n.as_str())) {
                 let line =
