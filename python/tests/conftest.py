@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import os
 import subprocess
 from pathlib import Path
@@ -54,3 +55,13 @@ def mixture(netpress_bin, tmp_path_factory) -> tuple[Path, list[str]]:
     subprocess.run([*export, "--format", "mixture", "-o", str(mixture)], check=True, capture_output=True)
     ids = subprocess.run([*export, "--count", "24", "--format", "ids"], check=True, capture_output=True, text=True)
     return mixture, ids.stdout.split()
+
+
+ROLES = {"Task": "user", "Observation": "user", "Your reply": "assistant", "System": "system"}
+
+
+def messages_of(transcript: str) -> list[dict]:
+    """The chat messages an A2A turn's transcript (`=== Task ===`, `=== Your reply ===`, …) was
+    made from: what a participant built on a chat model would send on (test_a2a, test_a2a_sdk)."""
+    parts = re.split(r"(?:^|\n\n)=== (Task|Observation|Your reply|System) ===\n", transcript)
+    return [{"role": ROLES[who], "content": text} for who, text in zip(parts[1::2], parts[2::2])]

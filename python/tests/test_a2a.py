@@ -7,22 +7,15 @@ from __future__ import annotations
 
 import json
 import pickle
-import re
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
 import netpress
+from conftest import messages_of
 
 TOKEN = "a2a-token-51c9"
-ROLES = {"Task": "user", "Observation": "user", "Your reply": "assistant", "System": "system"}
-
-
-def messages_of(transcript: str) -> list[dict]:
-    """The chat messages a transcript (`=== Task ===`, `=== Your reply ===`, …) was made from."""
-    parts = re.split(r"(?:^|\n\n)=== (Task|Observation|Your reply|System) ===\n", transcript)
-    return [{"role": ROLES[who], "content": text} for who, text in zip(parts[1::2], parts[2::2])]
 
 
 class FakePurple(BaseHTTPRequestHandler):

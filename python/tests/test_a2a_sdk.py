@@ -27,15 +27,9 @@ from a2a.server.tasks import InMemoryTaskStore
 from a2a.types import AgentCapabilities, AgentCard, AgentSkill, DataPart, Task, TaskStatusUpdateEvent
 from a2a.utils import get_message_text, new_agent_text_message
 import netpress
+from conftest import messages_of
 
 IDS = ["k8s-v1-L1-s0-i0", "k8s-v1-L2-s3-i0", "k8s-v1-L1-s5-i0"]
-ROLES = {"Task": "user", "Observation": "user", "Your reply": "assistant", "System": "system"}
-
-
-def messages_of(transcript: str) -> list[dict]:
-    """The chat messages a transcript (`=== Task ===`, `=== Your reply ===`, …) was made from."""
-    parts = re.split(r"(?:^|\n\n)=== (Task|Observation|Your reply|System) ===\n", transcript)
-    return [{"role": ROLES[who], "content": text} for who, text in zip(parts[1::2], parts[2::2])]
 
 
 class BaselinePurple(AgentExecutor):
