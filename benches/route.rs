@@ -2,6 +2,8 @@
 //! on L2 with 8 subnets of 4 hosts (33 machines, 1,056 pings), and generating 10,000 tasks of
 //! mixed levels with their validity checks. Run with `cargo bench --bench route`.
 
+mod quick;
+
 use std::hint::black_box;
 
 use criterion::{Criterion, criterion_group, criterion_main};
@@ -24,7 +26,7 @@ fn generate(c: &mut Criterion) {
     group.sample_size(10);
     group.bench_function("10000 tasks, levels 1-3 mixed", |b| {
         b.iter(|| {
-            for i in 0..10_000u64 {
+            for i in 0..quick::scaled(10_000) {
                 let id = RouteApp.default_id((i % 3) as u8 + 1, i / 3, 0);
                 black_box(RouteApp.generate(&id).expect("generates"));
             }
@@ -33,7 +35,7 @@ fn generate(c: &mut Criterion) {
     for level in 1..=3u8 {
         group.bench_function(format!("1000 tasks, level {level}"), |b| {
             b.iter(|| {
-                for seed in 0..1000u64 {
+                for seed in 0..quick::scaled(1000) {
                     black_box(RouteApp.generate(&RouteApp.default_id(level, seed, 0)).expect("generates"));
                 }
             })

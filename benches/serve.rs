@@ -27,7 +27,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use netpress::registry::Registry;
-use netpress::server::load::Transport;
+use netpress::server::load::{Load, Transport};
 use netpress::server::{Config, Server};
 use serde_json::{Value, json};
 use tungstenite::Message;
@@ -49,6 +49,16 @@ const FULL: Sizes = Sizes {
     soak_episodes: 10_000,
     soak_sessions: 512,
     soak_time: Duration::from_secs(120),
+};
+
+/// `cargo test --benches`: every part once, at a size that proves nothing about speed.
+const SMOKE: Sizes = Sizes {
+    load_steps: 1_000,
+    load_time: Duration::from_secs(2),
+    idle_sessions: 100,
+    soak_episodes: 100,
+    soak_sessions: 8,
+    soak_time: Duration::from_secs(5),
 };
 
 const QUICK: Sizes = Sizes {
@@ -98,7 +108,8 @@ fn step() -> Value {
 /// The load of `netpress bench --serve ws` (`server::load`).
 fn load(sessions: usize, total_steps: usize, limit: Duration) {
     let server = start(sessions.max(4096));
-    let report = netpress::server::load::run(server.addr(), Transport::Ws, sessions, total_steps, limit);
+    let report =
+        netpress::server::load::run(server.addr(), &Load::k8s(Transport::Ws, sessions, total_steps, limit));
     println!("{}", report.expect("the load run"));
     server.shutdown().expect("shutdown");
 }
@@ -199,7 +210,13 @@ fn main() {
     if let [sessions, steps, ..] = numbers.as_slice() {
         return load(*sessions, *steps, FULL.load_time);
     }
-    let sizes = if args.iter().any(|a| a == "--quick") { &QUICK } else { &FULL };
+    // `cargo bench` passes `--bench`; `cargo test --benches` (CI) passes neither flag and
+    // gets a smoke run that only shows every part still works, unoptimised in seconds.
+    let sizes = match (args.iter().any(|a| a == "--quick"), args.iter().any(|a| a == "--bench")) {
+        (true, _) => &QUICK,
+        (false, true) => &FULL,
+        (false, false) => &SMOKE,
+    };
     for sessions in [1, 100, 1000] {
         load(sessions, sizes.load_steps, sizes.load_time);
     }

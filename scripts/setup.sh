@@ -56,48 +56,42 @@ if [ "${1:-}" = "--test" ]; then
   fi
 fi
 
-if [ "${1:-}" = "--test" ]; then
-  # The BGP routing model is checked against UConn's BGPy simulator (tests/bgp, docs/bgp.md),
-  # in a venv of its own so no system Python package is touched.
-  step "BGPy for the BGP differential test (.venv-bgpy with bgpy-pkg 13.0.13)"
-  if [ -x .venv-bgpy/bin/python ] && .venv-bgpy/bin/python -c "import importlib.metadata as m; assert m.version('bgpy-pkg') == '13.0.13'" 2>/dev/null; then
+# A virtual environment of its own for one Python tool the tests compare against, so no system
+# Python package is touched; kept when it already holds exactly these versions.
+#   pyvenv DIR PACKAGE==VERSION...
+pyvenv() {
+  local dir=$1 check="import importlib.metadata as m" p
+  shift
+  for p in "$@"; do check+="; assert m.version('${p%%==*}') == '${p#*==}'"; done
+  if [ -x "$dir/bin/python" ] && "$dir/bin/python" -c "$check" 2>/dev/null; then
     echo "already installed"
   else
-    if ! python3 -m venv --help >/dev/null 2>&1; then
-      apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3 python3-venv
-    fi
-    rm -rf .venv-bgpy
-    python3 -m venv .venv-bgpy
-    .venv-bgpy/bin/pip install -q bgpy-pkg==13.0.13
+    rm -rf "$dir"
+    python3 -m venv "$dir"
+    "$dir/bin/pip" install -q "$@"
   fi
+}
+
+if [ "${1:-}" = "--test" ]; then
+  if ! python3 -m venv --help >/dev/null 2>&1; then
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3 python3-venv
+  fi
+  # The BGP routing model is checked against UConn's BGPy simulator (tests/bgp, docs/bgp.md).
+  step "BGPy for the BGP differential test (.venv-bgpy with bgpy-pkg 13.0.13)"
+  pyvenv .venv-bgpy bgpy-pkg==13.0.13
+  # Our MRT files are also read by Python's mrtparse (tests/bgp/mrtparse.rs, docs/bgp.md).
+  step "mrtparse for the MRT read-back (.venv-mrt with mrtparse 2.2.0)"
+  pyvenv .venv-mrt mrtparse==2.2.0
   # AWS flow-log files are also read by flowlogs-reader (tests/flows/reader.rs, docs/flows.md).
   step "flowlogs-reader for the flows round trip (.venv-flows with flowlogs-reader 5.0.1)"
-  if [ -x .venv-flows/bin/python ] && .venv-flows/bin/python -c "import importlib.metadata as m; assert m.version('flowlogs-reader') == '5.0.1'" 2>/dev/null; then
-    echo "already installed"
-  else
-    rm -rf .venv-flows
-    python3 -m venv .venv-flows
-    .venv-flows/bin/pip install -q flowlogs-reader==5.0.1
-  fi
+  pyvenv .venv-flows flowlogs-reader==5.0.1
   # The traffic application's truths are recomputed with networkx (tests/traffic/nx.rs, docs/traffic.md).
   step "networkx for the traffic differential test (.venv-nx with networkx 3.6.1)"
-  if [ -x .venv-nx/bin/python ] && .venv-nx/bin/python -c "import importlib.metadata as m; assert m.version('networkx') == '3.6.1'" 2>/dev/null; then
-    echo "already installed"
-  else
-    rm -rf .venv-nx
-    python3 -m venv .venv-nx
-    .venv-nx/bin/pip install -q networkx==3.6.1
-  fi
+  pyvenv .venv-nx networkx==3.6.1
   # The partition scores of role inference against scikit-learn (scripts/microseg_sklearn_diff.py,
   # docs/microseg-partition.md); mpmath gives the exact reference where scikit-learn rounds.
   step "scikit-learn for the partition-score differential test (.venv-sk with scikit-learn 1.9.1, mpmath 1.4.1)"
-  if [ -x .venv-sk/bin/python ] && .venv-sk/bin/python -c "import importlib.metadata as m; assert m.version('scikit-learn') == '1.9.1' and m.version('mpmath') == '1.4.1'" 2>/dev/null; then
-    echo "already installed"
-  else
-    rm -rf .venv-sk
-    python3 -m venv .venv-sk
-    .venv-sk/bin/pip install -q scikit-learn==1.9.1 mpmath==1.4.1
-  fi
+  pyvenv .venv-sk scikit-learn==1.9.1 mpmath==1.4.1
 fi
 
 if [ "${1:-}" = "--test" ]; then

@@ -8,12 +8,16 @@ cd "$(dirname "$0")/.."
 bash scripts/setup.sh --test
 export PATH="$PWD/tests/e2e/node_modules/.bin:$PATH"
 # A one-shot run gains nothing from incremental caches or full debug info, and both cost
-# gigabytes of disk and minutes of linking on a fresh clone.
-export CARGO_INCREMENTAL=0 CARGO_PROFILE_DEV_DEBUG=line-tables-only
+# gigabytes of disk and minutes of linking on a fresh clone. Opt-level 1 (debug assertions and
+# overflow checks stay on): unoptimised, the native suites ran an hour on two cores (the
+# adaptive search's tests alone 17 minutes), far more than the optimisation costs to compile.
+export CARGO_INCREMENTAL=0 CARGO_PROFILE_DEV_DEBUG=line-tables-only CARGO_PROFILE_DEV_OPT_LEVEL=1
 # The BGP differential test's oracle (scripts/setup.sh --test made the venv).
 export NETPRESS_BGPY_PYTHON="$PWD/.venv-bgpy/bin/python"
 # The real bgpdump our MRT files are read with (Debian's package, same setup step).
 export NETPRESS_BGPDUMP=/usr/bin/bgpdump
+# Python's mrtparse, which reads the same files (same setup step).
+export NETPRESS_MRTPARSE_PYTHON="$PWD/.venv-mrt/bin/python"
 # The flows round trip through flowlogs-reader (same setup step).
 export NETPRESS_FLOWLOGS_PYTHON="$PWD/.venv-flows/bin/python"
 # The traffic truths against networkx (same setup step).

@@ -178,17 +178,18 @@ pub fn radius(role: &str) -> f64 {
     match role {
         "router" => 30.0,
         "switch" | "subnet" => 26.0,
-        "host" => 20.0,
+        "host" | "ixp" => 20.0,
         _ => 24.0,
     }
 }
 
 /// Half the width and height of the shape the web app draws for a role (a circle for routers,
-/// wide boxes for switches and blocks, squares for hosts and pods, ellipses otherwise).
+/// wide boxes for switches and blocks, squares for hosts, pods and exchange points, ellipses
+/// otherwise).
 pub fn shape_half(role: &str) -> (f64, f64) {
     let r = radius(role);
     match role {
-        "router" | "host" | "pod" => (r, r),
+        "router" | "host" | "pod" | "ixp" => (r, r),
         "switch" | "subnet" | "block" => (r * 1.3, r * 0.7),
         _ => (r * 1.6, r),
     }

@@ -109,9 +109,17 @@ async fn the_helper_solves_a_task_from_scripted_replies() {
     assert_eq!((record.finish, record.turns.len(), requests.len()), (Finish::Solved, 2, 2));
 }
 
+const GOLDEN: &str = include_str!("data/agent_prompts.json");
+
 #[wasm_bindgen_test]
-fn first_request_bodies_match_the_native_golden_file() {
-    match prompts::check(include_str!("data/agent_prompts.json")) {
+async fn first_request_bodies_match_the_native_golden_file() {
+    let mut computed = Vec::new();
+    for make in prompts::makers() {
+        computed.extend(prompts::digests_of(&make()));
+        // A new task of the page's, so the runner's polls are answered between the worlds.
+        gloo::timers::future::TimeoutFuture::new(0).await;
+    }
+    match prompts::compare(GOLDEN, &computed) {
         Ok(n) => assert!(n >= 12, "{n}"),
         Err(errors) => panic!("{} differences:\n{}", errors.len(), errors.join("\n")),
     }
@@ -142,9 +150,8 @@ async fn openai_multi_turn_solve_sends_the_golden_bytes() {
     let body = requests[0]["body"].as_str().unwrap();
     assert_eq!(body, prompts::first_body(&task, PromptVariant::ZeroshotCot));
     let digest = netpress::hash::sha256_hex(body.as_bytes());
-    let golden = prompts::digests();
-    let want = golden.iter().find(|(id, v, _)| id == &task.card().id && v == "zeroshot_cot").unwrap();
-    assert_eq!(digest, want.2, "the browser sends the natively recorded bytes");
+    let want = prompts::golden_digest(GOLDEN, &task.card().id, PromptVariant::ZeroshotCot);
+    assert_eq!(Some(digest), want, "the browser sends the natively recorded bytes");
     assert_eq!(requests[0]["headers"]["authorization"], format!("Bearer {KEY}"));
     let second: Value = serde_json::from_str(requests[1]["body"].as_str().unwrap()).unwrap();
     assert_eq!(second["messages"][2]["content"], record.turns[0].observation);

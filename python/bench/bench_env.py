@@ -7,25 +7,33 @@
   and retaken), and `Env.step` (the reply text through `Session.step_reply`, its answer built
   as a dict by the extension, then unpacked). The two take different paths in the extension:
   in a dev build the JSON one is the slower.
-- step: the mean time of `Env.step` driven by the application's baseline over TASKS tasks
-  (levels 1-3 in turn), the agent's own time excluded; compare `netpress bench --json`'s
-  native step mean.
-- threads: baseline episodes per second through `netpress.evaluate` on 1 and 2 threads (the
-  core releases the GIL), and their ratio.
-- python/native: episodes per second of the same scripted agent driven turn by turn from Python
-  (`evaluate(ids, netpress.agents.baseline(app))`: `Env.messages`, the agent, `Env.step` each
-  turn) against the whole episode in Rust (`evaluate(ids, "baseline")`, what `netpress run
-  --agent baseline` does), same build, one thread.
+- steps: the mean time of `Env.step` driven by the application's baseline over the workload of
+  `netpress bench --tasks TASKS` (ids `(level, seed, 0)` for seeds 0..TASKS, levels 1-3 in
+  turn), the agent's own time excluded, against the native step mean of that same workload
+  timed in this process by the library's benchmark (`_core.bench`, the figures `netpress bench
+  --app APP --tasks TASKS --json` prints), same build, its score stage spread over the steps
+  (the step that ends an episode scores it): Python steps per second as a share of native
+  ones.
+- threads: episodes per second of the scripted agent driven turn by turn from Python
+  (`evaluate(ids, netpress.agents.baseline(app), threads=N)`), and of whole baseline episodes
+  in Rust (`evaluate(ids, threads=N)`), on 1 and 2 threads (the core releases the GIL), and
+  their ratios.
+- python/native episodes: episodes per second of the scripted agent driven from Python against
+  the whole episode in Rust (what `netpress run --agent baseline` does), one thread: a stricter
+  figure than the steps' one, since it also counts the agent's calls, the messages crossing
+  each turn and the result record built as a dict.
 
 A benchmark, not a test: nothing here asserts a time. Bounded: every loop has a count.
 """
 
 from __future__ import annotations
 
+import json
 import sys
 import time
 
 import netpress
+from netpress import _core
 
 
 def overhead(calls: int = 200_000) -> tuple[float, float]:
@@ -44,11 +52,17 @@ def overhead(calls: int = 200_000) -> tuple[float, float]:
     return core, (time.perf_counter() - t) / calls * 1e6
 
 
+def workload(app: str, tasks: int) -> list[str]:
+    """The ids `netpress bench --tasks TASKS` runs for `app` (levels 1-3 in turn)."""
+    return [f"{app}-v1-L{i % 3 + 1}-s{i}-i0" for i in range(tasks)]
+
+
 def step_mean(app: str, tasks: int) -> tuple[float, int]:
+    """`Env.step`'s mean in µs over the workload driven by the baseline, and the steps."""
     agent = netpress.agents.baseline(app)
     spent, steps = 0.0, 0
-    for i in range(tasks):
-        env = netpress.make(f"{app}-v1-L{i % 3 + 1}-s{i}-i0")
+    for task_id in workload(app, tasks):
+        env = netpress.make(task_id)
         env.reset()
         done = False
         while not done:
@@ -60,19 +74,26 @@ def step_mean(app: str, tasks: int) -> tuple[float, int]:
     return spent / steps * 1e6, steps
 
 
-def episodes_per_s(app: str, tasks: int, threads: int) -> float:
-    ids = [f"{app}-v1-L{i % 3 + 1}-s{i}-i0" for i in range(tasks)]
+def native_step_mean(app: str, tasks: int) -> float:
+    """The native equivalent of `Env.step`'s mean in µs over the same workload: the library
+    benchmark's step and score stages, their total over its steps. The step that ends an
+    episode scores it (its reward is the score), which the benchmark times as a stage of its
+    own; leaving it out would compare Route's scoring step (a reachability check of every
+    probe, about a third of a step) with a step that does not score."""
+    report = json.loads(_core.bench(app, tasks))
+    stages = {s["stage"]: s for s in report["stages"]}
+    total = sum(stages[k]["mean_ms"] * stages[k]["samples"] for k in ("step", "score"))
+    return total / stages["step"]["samples"] * 1000
+
+
+def episodes_per_s(app: str, tasks: int, threads: int, agent=None) -> float:
+    ids = workload(app, tasks)
     t = time.perf_counter()
-    netpress.evaluate(ids, threads=threads)
+    if agent is None:
+        netpress.evaluate(ids, threads=threads)
+    else:
+        netpress.evaluate(ids, agent, threads=threads)
     return tasks / (time.perf_counter() - t)
-
-
-def python_vs_native(app: str, tasks: int) -> tuple[float, float]:
-    ids = [f"{app}-v1-L{i % 3 + 1}-s{i}-i0" for i in range(tasks)]
-    t = time.perf_counter()
-    netpress.evaluate(ids, netpress.agents.baseline(app))
-    py = tasks / (time.perf_counter() - t)
-    return py, episodes_per_s(app, tasks, 1)
 
 
 def main() -> None:
@@ -80,15 +101,21 @@ def main() -> None:
     core, full = overhead()
     print(f"binding overhead (step on a finished episode): {core:.2f} us the extension call, {full:.2f} us Env.step")
     for app in ("route", "k8s"):
+        agent = netpress.agents.baseline(app)
+        episodes_per_s(app, min(tasks, 30), 1, agent)  # warm up the allocator and caches
         mean, steps = step_mean(app, tasks)
-        one = episodes_per_s(app, tasks, 1)
-        two = episodes_per_s(app, tasks, 2)
+        native = native_step_mean(app, tasks)
         print(
-            f"{app:5}: Env.step mean {mean:.1f} us ({steps} steps, {1e6 / mean:.0f} steps/s); "
-            f"evaluate {one:.0f} episodes/s on 1 thread, {two:.0f} on 2 ({two / one:.2f}x)"
+            f"{app:5}: Env.step mean {mean:.1f} us ({steps} steps, {1e6 / mean:.0f} steps/s); native step mean "
+            f"{native:.1f} us ({1e6 / native:.0f} steps/s): Python steps at {native / mean:.1%} of native"
         )
-        py, native = python_vs_native(app, tasks)
-        print(f"{app:5}: driven from Python {py:.0f} episodes/s, native {native:.0f} ({py / native:.1%} of native)")
+        py1, py2 = episodes_per_s(app, tasks, 1, agent), episodes_per_s(app, tasks, 2, agent)
+        rs1, rs2 = episodes_per_s(app, tasks, 1), episodes_per_s(app, tasks, 2)
+        print(
+            f"{app:5}: episodes/s driven from Python {py1:.0f} on 1 thread, {py2:.0f} on 2 ({py2 / py1:.2f}x); "
+            f"whole in Rust {rs1:.0f} on 1, {rs2:.0f} on 2 ({rs2 / rs1:.2f}x); "
+            f"Python-driven at {py1 / rs1:.1%} of Rust's on 1 thread"
+        )
 
 
 if __name__ == "__main__":

@@ -170,7 +170,7 @@ class Env:
 
     def record(self) -> dict:
         """The episode's result record (``netpress.result.v1``) as it stands."""
-        return json.loads(self._session.record())
+        return self._session.record_dict()
 
     def messages(self) -> list[dict]:
         """The conversation so far, as chat messages (what an agent replies to). The messages of
@@ -235,13 +235,16 @@ def evaluate(
     """
     ids = list(task_ids)
     if agent == "baseline":
-        def work(chunk: list[str]) -> list[str]:
-            return _core.run_baseline(chunk, max_turns, variant)
+        def work(chunk: list[str]) -> list[dict]:
+            return _core.run_baseline_dicts(chunk, max_turns, variant)
 
-        size = max(1, -(-len(ids) // max(1, threads)))
+        # Small chunks, each turned into dicts by the thread that played it: building the
+        # records (the part that holds the GIL) then overlaps the other threads' episodes
+        # instead of waiting for all of them at the end.
+        size = max(1, min(16, -(-len(ids) // max(1, threads))))
         chunks = [ids[i : i + size] for i in range(0, len(ids), size)]
         with ThreadPoolExecutor(max_workers=max(1, threads)) as pool:
-            return [json.loads(r) for part in pool.map(work, chunks) for r in part]
+            return [r for part in pool.map(work, chunks) for r in part]
     if not callable(agent):
         raise ValueError(f"agent must be 'baseline' or a callable, not {agent!r}")
     with ThreadPoolExecutor(max_workers=max(1, threads)) as pool:

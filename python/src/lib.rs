@@ -19,6 +19,8 @@
 //! ([`sandbox_worker`], `python -m netpress._sandbox_worker`), as the server's are `netpress
 //! sandbox-worker`. The memory limit counts the live bytes of this module's global allocator.
 
+mod alloc;
+
 use std::panic::AssertUnwindSafe;
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
@@ -33,16 +35,18 @@ use netpress::env::{
     Action, Code, Defaults, EnvError as CoreError, Reason, ResetParams, SandboxConfig, SandboxPool,
     Session as CoreSession, StepResult, guarded, pooled,
 };
+use netpress::record::ResultRecord;
 use netpress::registry::Registry;
 use netpress::run::{Cancel, RunSettings, run_episode};
 use pyo3::create_exception;
 use pyo3::prelude::*;
 use serde_json::Value;
 
-// The sandbox's memory limit counts this allocator's live bytes (in a worker process: the
-// sandbox's heap and the task's, not CPython's own, which the system allocator holds).
+// In a sandbox process, the live bytes the sandbox's memory limit counts (the sandbox's heap
+// and the task's, not CPython's own, which the system allocator holds); elsewhere the system
+// allocator alone (alloc.rs says why).
 #[global_allocator]
-static ALLOC: monty_alloc::LimitedAllocator = monty_alloc::LimitedAllocator;
+static ALLOC: alloc::Allocator = alloc::Allocator;
 
 /// The sandbox processes of this Python process, set when the module is imported (they start
 /// only when a sandboxed step needs one).
@@ -193,6 +197,14 @@ impl Session {
         self.with(|s| to_json(&s.record())).map_err(raise)
     }
 
+    /// `record` as a dict, built straight into Python objects: a record carries the whole
+    /// transcript (about 100 KB for a K8s episode), whose `json.loads` is the largest piece of
+    /// work done with the GIL held in an episode driven from Python.
+    fn record_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let record = py.detach(|| self.with(|s| s.record())).map_err(raise)?;
+        Ok(pythonize::pythonize(py, &record)?)
+    }
+
     /// The conversation from message `start` on as `(role, content)` pairs (what an agent
     /// replies to); a caller that keeps the earlier ones asks only for the new.
     #[pyo3(signature = (start=0))]
@@ -308,6 +320,30 @@ fn run_baseline(
     max_turns: Option<u32>,
     variant: &str,
 ) -> PyResult<Vec<String>> {
+    Ok(baseline_records(py, &task_ids, max_turns, variant)?.iter().map(to_json).collect())
+}
+
+/// `run_baseline`'s records as dicts, built straight into Python objects (what `json.loads` of
+/// each gives, for less time with the GIL held, which is what threads contend for).
+#[pyfunction]
+#[pyo3(signature = (task_ids, max_turns=None, variant="zeroshot_base"))]
+fn run_baseline_dicts<'py>(
+    py: Python<'py>,
+    task_ids: Vec<String>,
+    max_turns: Option<u32>,
+    variant: &str,
+) -> PyResult<Vec<Bound<'py, PyAny>>> {
+    let records = baseline_records(py, &task_ids, max_turns, variant)?;
+    records.iter().map(|r| Ok(pythonize::pythonize(py, r)?)).collect()
+}
+
+/// The baseline's result records on `task_ids`, played without the GIL.
+fn baseline_records(
+    py: Python<'_>,
+    task_ids: &[String],
+    max_turns: Option<u32>,
+    variant: &str,
+) -> PyResult<Vec<ResultRecord>> {
     let variant =
         PromptVariant::parse(variant).map_err(|e| raise(CoreError::new(Reason::BadValue, e.to_string())))?;
     py.detach(|| {
@@ -323,13 +359,12 @@ fn run_baseline(
                 guarded(AssertUnwindSafe(|| match (app.info().sandboxed, POOL.get()) {
                     (true, Some(pool)) => {
                         pooled::drive(Registry::standard(), pool, task, settings, agent.as_mut())
-                            .map(|r| to_json(&r))
                     }
                     (true, None) => Err(CoreError::new(
                         Reason::SandboxedApp,
                         format!("{id}: this Python process has no sandbox processes (no sys.executable)"),
                     )),
-                    (false, _) => Ok(to_json(&run_episode(task, agent.as_mut(), settings))),
+                    (false, _) => Ok(run_episode(task, agent.as_mut(), settings)),
                 }))?
             })
             .collect::<Result<Vec<_>, _>>()
@@ -449,6 +484,21 @@ fn mixture_ids(py: Python<'_>, file: &str, start: usize, count: usize) -> PyResu
         .map_err(|e| raise(CoreError::from_library(&e)))
 }
 
+/// The library's fixed benchmark workload of `app` over `tasks` tasks, timed in this process
+/// (`netpress bench --app APP --tasks N --json`'s figures for one application): the native side
+/// of `python/bench/bench_env.py`'s ratios, from the same build as the extension.
+#[pyfunction]
+#[pyo3(name = "bench")]
+fn bench_app(py: Python<'_>, app: &str, tasks: usize) -> PyResult<String> {
+    py.detach(|| {
+        let app = Registry::standard().app(app)?;
+        let origin = std::time::Instant::now();
+        let clock = move || origin.elapsed().as_secs_f64() * 1000.0;
+        netpress::bench::run_app(app, tasks, &clock).map(|b| to_json(&b))
+    })
+    .map_err(|e| raise(CoreError::from_library(&e)))
+}
+
 /// The protocol's `info`: apps, levels, knobs, limits (JSON).
 #[pyfunction]
 fn info() -> String {
@@ -486,7 +536,9 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<EndpointAgent>()?;
     m.add_function(wrap_pyfunction!(step_many, m)?)?;
     m.add_function(wrap_pyfunction!(run_baseline, m)?)?;
+    m.add_function(wrap_pyfunction!(run_baseline_dicts, m)?)?;
     m.add_function(wrap_pyfunction!(info, m)?)?;
+    m.add_function(wrap_pyfunction!(bench_app, m)?)?;
     m.add_function(wrap_pyfunction!(mixture_ids, m)?)?;
     m.add_function(wrap_pyfunction!(sandbox_worker, m)?)?;
     m.add_function(wrap_pyfunction!(configure_sandbox, m)?)?;

@@ -119,7 +119,7 @@ impl App for BgpApp {
     }
 
     fn tools(&self) -> &'static [crate::app::Tool] {
-        &[super::cli::MRT, super::cli::TOPO]
+        &[super::cli::MRT, super::cli::TOPO, super::check::CHECK]
     }
 
     fn space_of(&self) -> Option<crate::adapt::SpaceOf> {

@@ -42,6 +42,7 @@
 //! own ROA changes to those ([`Churn::sign`]). A fresh ROA covers only fresh space, so it
 //! changes the validity of no other route: the incident validates exactly as it did.
 
+use std::collections::BTreeSet;
 use std::sync::Arc;
 
 use ipnet::IpNet;
@@ -121,14 +122,25 @@ pub fn in_force(base: &Vrps, incidents: &[&Incident], fresh: &[Fresh], t: u64) -
 }
 
 /// What churn must stay away from, and what it has used so far.
+///
+/// What does not change while events are drawn (which prefixes overlap the protected ones,
+/// each AS's prefixes and providers, the hosts) is worked out once: checked again for every
+/// prefix at every event, it was most of a 5,000-AS task's generation.
 struct Guard<'a> {
     w: &'a World,
-    /// ASes of the incident and distractor.
+    /// ASes of the incident and distractor, then the stubs given to a link flap.
     ases: Vec<AsIx>,
-    /// Prefixes of the incident and distractor (with the victim prefixes).
-    prefixes: Vec<IpNet>,
+    /// Per prefix of the topology (same index): whether it neither covers nor lies inside a
+    /// prefix of the incident or distractor (the victim prefixes included).
+    clear: Vec<bool>,
     /// Prefixes already given to a churn event.
-    used: Vec<IpNet>,
+    used: BTreeSet<IpNet>,
+    /// Each AS's prefixes, as indexes into the topology's.
+    owned: Vec<Vec<usize>>,
+    /// Each AS's number of providers.
+    providers: Vec<usize>,
+    /// The vantage points' and probes' ASes, which a link flap leaves alone.
+    hosts: BTreeSet<AsIx>,
     /// Whether the incident and distractor keep the world's graph, so that a link flap or a
     /// new prefix may be drawn.
     links_ok: bool,
@@ -138,41 +150,95 @@ struct Guard<'a> {
     fresh: Vec<Fresh>,
 }
 
-impl Guard<'_> {
-    fn free(&self, p: IpNet, owner: AsIx) -> bool {
-        let overlaps = |q: &IpNet| q.contains(&p) || p.contains(q);
-        !self.ases.contains(&owner) && !self.prefixes.iter().any(overlaps) && !self.used.contains(&p)
+impl<'a> Guard<'a> {
+    fn new(w: &'a World, protected: &[&Incident]) -> Self {
+        let t = &w.topology;
+        let guarded: Vec<IpNet> =
+            protected.iter().flat_map(|i| i.prefixes.iter().copied().chain([i.prefix])).collect();
+        let guarded = Nested::new(&guarded);
+        let mut owned = vec![Vec::new(); t.ases.len()];
+        for (i, p) in t.prefixes.iter().enumerate() {
+            owned[p.owner].push(i);
+        }
+        let mut providers = vec![0; t.ases.len()];
+        for l in t.links.iter().filter(|l| l.kind == LinkKind::CustomerProvider) {
+            providers[l.a] += 1;
+        }
+        Guard {
+            w,
+            ases: protected.iter().flat_map(|i| i.ases.iter().copied()).collect(),
+            clear: t.prefixes.iter().map(|p| !guarded.overlaps(p.net)).collect(),
+            used: BTreeSet::new(),
+            owned,
+            providers,
+            hosts: w.collectors.vps.iter().map(|v| v.asx).chain(w.probes.iter().map(|p| p.asx)).collect(),
+            links_ok: protected.iter().all(|i| i.changes.iter().all(|c| c.graph.is_none())),
+            alloc: Allocator::resume(&t.prefixes),
+            fresh: Vec::new(),
+        }
+    }
+
+    /// Whether the topology's prefix `i` may be given to an event.
+    fn free(&self, i: usize) -> bool {
+        let p = &self.w.topology.prefixes[i];
+        self.clear[i] && !self.ases.contains(&p.owner) && !self.used.contains(&p.net)
     }
 
     /// A baseline prefix nobody protects, drawn uniformly, and its owner.
     fn prefix(&self, s: &mut Stream) -> Option<(IpNet, AsIx)> {
         let t = &self.w.topology;
-        let pool: Vec<(IpNet, AsIx)> =
-            t.prefixes.iter().filter(|p| self.free(p.net, p.owner)).map(|p| (p.net, p.owner)).collect();
+        let pool: Vec<(IpNet, AsIx)> = (0..t.prefixes.len())
+            .filter(|&i| self.free(i))
+            .map(|i| (t.prefixes[i].net, t.prefixes[i].owner))
+            .collect();
         (!pool.is_empty()).then(|| *s.choose(&pool))
     }
 
     /// A (stub, provider link) whose flap stays inside the stub's own prefixes.
     fn stub_link(&self, s: &mut Stream) -> Option<(AsIx, usize)> {
         let t = &self.w.topology;
-        let hosts: Vec<AsIx> =
-            self.w.collectors.vps.iter().map(|v| v.asx).chain(self.w.probes.iter().map(|p| p.asx)).collect();
         let ok = |a: AsIx| {
             t.ases[a].tier == Tier::Stub
-                && !hosts.contains(&a)
-                && t.prefixes.iter().filter(|p| p.owner == a).all(|p| self.free(p.net, a))
+                && !self.hosts.contains(&a)
+                && self.owned[a].iter().all(|&i| self.free(i))
         };
         let pool: Vec<(AsIx, usize)> = (0..t.links.len())
             .filter(|&i| t.links[i].kind == LinkKind::CustomerProvider)
             .map(|i| (t.links[i].a, i))
-            .filter(|&(a, _)| ok(a) && providers(t, a) >= 2)
+            .filter(|&(a, _)| ok(a) && self.providers[a] >= 2)
             .collect();
         (!pool.is_empty()).then(|| *s.choose(&pool))
     }
 }
 
-fn providers(t: &Topology, a: AsIx) -> usize {
-    t.links.iter().filter(|l| l.kind == LinkKind::CustomerProvider && l.a == a).count()
+/// A set of prefixes asked whether a prefix overlaps (covers or lies inside) any of them, in
+/// logarithmic time: the protected prefixes of a 5,000-AS task number in the thousands, and
+/// every prefix of its topology is asked.
+struct Nested {
+    /// Truncated to their networks, sorted (by address, then length), without duplicates.
+    sorted: Vec<IpNet>,
+}
+
+impl Nested {
+    fn new(prefixes: &[IpNet]) -> Self {
+        let mut sorted: Vec<IpNet> = prefixes.iter().map(IpNet::trunc).collect();
+        sorted.sort();
+        sorted.dedup();
+        Nested { sorted }
+    }
+
+    fn overlaps(&self, p: IpNet) -> bool {
+        let p = p.trunc();
+        // Two prefixes overlap only by nesting. One inside `p` (or `p` itself) sorts at or
+        // after it and starts within it; a shorter one that starts within `p` cannot be
+        // aligned there unless it starts where `p` does, and then it sorts before `p` and
+        // covers it, which the supernets find.
+        let inside =
+            self.sorted.get(self.sorted.partition_point(|q| *q < p)).is_some_and(|q| p.contains(&q.addr()));
+        inside
+            || std::iter::successors(p.supernet(), IpNet::supernet)
+                .any(|s| self.sorted.binary_search(&s).is_ok())
+    }
 }
 
 /// The routing graph of `t` without link `li`.
@@ -189,15 +255,7 @@ pub fn graph_without(t: &Topology, li: usize) -> Graph {
 pub fn draw(s: &mut Stream, w: &World, protected: &[&Incident], version: u32) -> Churn {
     let (lo, hi) = count_range(w.topology.level);
     let n = s.range(lo, hi);
-    let mut g = Guard {
-        w,
-        ases: protected.iter().flat_map(|i| i.ases.iter().copied()).collect(),
-        prefixes: protected.iter().flat_map(|i| i.prefixes.iter().copied().chain([i.prefix])).collect(),
-        used: Vec::new(),
-        links_ok: protected.iter().all(|i| i.changes.iter().all(|c| c.graph.is_none())),
-        alloc: Allocator::resume(&w.topology.prefixes),
-        fresh: Vec::new(),
-    };
+    let mut g = Guard::new(w, protected);
     let kinds = if version >= 2 { 4 } else { 3 };
     let mut out = Vec::new();
     for k in 0..n {
@@ -230,7 +288,7 @@ fn plain(w: &World, p: IpNet, owner: AsIx) -> Seeds {
 
 fn flap(s: &mut Stream, g: &mut Guard<'_>, name: &str, t: u64, back: u64) -> Vec<Change> {
     let Some((p, owner)) = g.prefix(s) else { return Vec::new() };
-    g.used.push(p);
+    g.used.insert(p);
     let gone = Seeds { prefix: p, originations: Vec::new(), leaks: Vec::new() };
     let mut down = change(&format!("{name}-down"), t, owner, vec![gone]);
     down.failure = Some(Failure::Origin(g.w.topology.ases[owner].asn));
@@ -239,7 +297,7 @@ fn flap(s: &mut Stream, g: &mut Guard<'_>, name: &str, t: u64, back: u64) -> Vec
 
 fn prepending(s: &mut Stream, g: &mut Guard<'_>, name: &str, t: u64) -> Vec<Change> {
     let Some((p, owner)) = g.prefix(s) else { return Vec::new() };
-    g.used.push(p);
+    g.used.insert(p);
     let mut seeds = plain(g.w, p, owner);
     seeds.originations[0].prepend = Prepend { all: s.range(1, 2) as u8, toward: Vec::new() };
     vec![change(name, t, owner, vec![seeds])]
@@ -259,7 +317,7 @@ fn new_prefix(s: &mut Stream, g: &mut Guard<'_>, name: &str, t: u64) -> Vec<Chan
     let published = t.saturating_sub(s.range(LEAD.0, LEAD.1));
     let roa = Roa { prefix, origin: topo.ases[owner].asn, max_len: prefix.prefix_len() };
     g.fresh.push(Fresh { prefix, owner, roa, published, announced: t });
-    g.used.push(prefix);
+    g.used.insert(prefix);
     // The set is filled in once every event is drawn ([`in_force`]).
     let mut sign = change(&format!("{name}-roa"), published, owner, Vec::new());
     sign.vrps = Some(Arc::clone(&g.w.vrps));

@@ -7,9 +7,10 @@ use std::io::{Read, Write};
 use serde_json::json;
 
 use super::picture::Neighbourhood;
+use super::picture::exchanges::Exchanges;
 use super::task::Task;
 use super::tools::{self, bgpdump, mrt};
-use super::topology::{LinkKind, Tier};
+use super::topology::Tier;
 use crate::app::Tool;
 use crate::tool_args;
 
@@ -172,14 +173,12 @@ struct Row {
 
 fn rows(task: &Task, n: &Neighbourhood) -> Vec<Row> {
     let t = &task.world.topology;
-    let mut rows: Vec<Row> = n
-        .links(t)
+    let links = n.links(t);
+    let exchanges = Exchanges::of(t, &links);
+    let mut rows: Vec<Row> = links
         .into_iter()
         .map(|(a, b, peer)| {
-            let ixp = t.links.iter().find_map(|l| match l.kind {
-                LinkKind::RouteServer(x) if (l.a, l.b) == (a.min(b), a.max(b)) => Some(x),
-                _ => None,
-            });
+            let ixp = exchanges.via(a, b);
             let (a, b) = (t.ases[a].asn, t.ases[b].asn);
             if peer { Row { a: a.min(b), b: a.max(b), peer, ixp } } else { Row { a, b, peer, ixp } }
         })

@@ -24,7 +24,8 @@
 //!   real MRT, RIPEstat-shaped calls, as-rel, VRPs, Atlas probes) in the crate's shell;
 //!   [`verdict`] and [`score`]: the answer and its scoring; `prompt`, `baseline` and `app`: the
 //!   prompts, the rule-based investigator and the application's roles; `cli`: `netpress bgp mrt`
-//!   and `netpress bgp topo`; [`picture`]: the AS neighbourhood of the incident the surfaces draw.
+//!   and `netpress bgp topo`; `check`: `netpress bgp check`, the generator's promises over a
+//!   range of seeds; [`picture`]: the AS neighbourhood of the incident the surfaces draw.
 //!
 //! - [`space`]: the task space adaptive mode searches (docs/adapt.md).
 //! - [`churn`], [`distractor`], [`asrel_noise`]: what hides the incident: background routing
@@ -41,6 +42,7 @@
 mod app;
 pub mod asrel_noise;
 mod baseline;
+mod check;
 pub mod churn;
 mod cli;
 pub mod clock;

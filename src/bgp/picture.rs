@@ -10,11 +10,14 @@
 //!
 //! Layout: rows by rank in the customer–provider DAG (the Tier-1s on top, stubs at the bottom),
 //! each row in AS index order and wrapped after `ROW_MAX` ASes; a provider–customer link is
-//! an arrow down to the customer, a peering a plain line. Nothing in the task's picture hints
-//! at the answer: every tone is neutral. Once the episode is over (scored), its picture marks
-//! the culprit ✗, the affected paths' links (✗ for an incident, ✓ for a harmless change), a
-//! forged adjacency as a link of its own, a wrongly accused AS `!`, and at L4 the distractor's
-//! culprit, added if need be and labelled `distractor` (it never counts toward the score).
+//! an arrow down to the customer, a peering a plain line. A peering over an exchange point's
+//! route server goes through the exchange point, a square on a row of its own between its
+//! members' rows (`exchanges`); the AS cap counts ASes only. Nothing in the task's picture
+//! hints at the answer: every tone is neutral. Once the episode is over (scored), its picture
+//! marks the culprit ✗, the affected paths' links (✗ for an incident, ✓ for a harmless change;
+//! both halves of a route-server session alike), a forged adjacency as a link of its own, a
+//! wrongly accused AS `!`, and at L4 the distractor's culprit, added if need be and labelled
+//! `distractor` (it never counts toward the score).
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -23,6 +26,9 @@ use super::task::Task;
 use super::topology::{AsIx, Rel, Topology};
 use super::verdict::Verdict;
 use crate::view::{PicEdge, PicNode, Picture, Tone};
+use exchanges::Exchanges;
+
+pub(super) mod exchanges;
 
 /// ASes a picture shows at most, whatever the world's size.
 pub const MAX_ASES: usize = 40;
@@ -121,7 +127,8 @@ fn affected_paths(task: &Task) -> Vec<Vec<AsIx>> {
 
 /// The task's picture: the neighbourhood, every tone neutral.
 pub fn task_picture(task: &Task) -> Picture {
-    draw(task, &Neighbourhood::of(task, &[]))
+    let n = Neighbourhood::of(task, &[]);
+    draw(task, &n, &Exchanges::of(&task.world.topology, &n.links(&task.world.topology)))
 }
 
 /// The picture once the episode is scored: the culprit, the affected paths and a wrong
@@ -138,7 +145,8 @@ pub fn scored(task: &Task, verdict: Option<&Verdict>) -> Picture {
         Culprit::Link(..) | Culprit::Nobody => None,
     });
     let n = Neighbourhood::of(task, &accused.into_iter().chain(distractor).collect::<Vec<_>>());
-    let mut p = draw(task, &n);
+    let ex = Exchanges::of(t, &n.links(t));
+    let mut p = draw(task, &n, &ex);
     let id = |a: AsIx| node_id(t, a);
     if let Some(node) = distractor.and_then(|x| p.nodes.iter_mut().find(|n| n.id == id(x))) {
         node.label.push_str(" distractor");
@@ -147,15 +155,16 @@ pub fn scored(task: &Task, verdict: Option<&Verdict>) -> Picture {
     match inc.culprit {
         Culprit::Offender(x) | Culprit::Victim(x) => mark_node(&mut p, &id(x), Tone::Bad),
         Culprit::Link(a, b) => {
-            let k = mark_link(&mut p, &id(a), &id(b), Tone::Bad, "failed");
-            p.edges[k].label = "failed".into();
+            for k in mark_session(&mut p, t, &ex, a, b, Tone::Bad, "failed") {
+                p.edges[k].label = "failed".into();
+            }
         }
         Culprit::Nobody => {}
     }
     let path_tone = if inc.culprit == Culprit::Nobody { Tone::Good } else { Tone::Bad };
     for path in &n.paths {
         for w in path.windows(2) {
-            mark_link(&mut p, &id(w[0]), &id(w[1]), path_tone, "forged");
+            mark_session(&mut p, t, &ex, w[0], w[1], path_tone, "forged");
         }
     }
     if let Some(a) = accused {
@@ -180,6 +189,27 @@ fn scored_legend(culprit: Culprit) -> String {
 fn mark_node(p: &mut Picture, id: &str, tone: Tone) {
     if let Some(n) = p.nodes.iter_mut().find(|n| n.id == id) {
         n.tone = tone;
+    }
+}
+
+/// Tones the link between ASes `a` and `b` (see [`mark_link`]) and returns its edges' positions:
+/// both halves of a route-server session, through its exchange point, else the one edge.
+fn mark_session(
+    p: &mut Picture,
+    t: &Topology,
+    ex: &Exchanges,
+    a: AsIx,
+    b: AsIx,
+    tone: Tone,
+    missing: &str,
+) -> Vec<usize> {
+    let (id_a, id_b) = (node_id(t, a), node_id(t, b));
+    match ex.via(a, b) {
+        Some(i) => {
+            let x = exchanges::node_id(t, i);
+            vec![mark_link(p, &id_a, &x, tone, missing), mark_link(p, &x, &id_b, tone, missing)]
+        }
+        None => vec![mark_link(p, &id_a, &id_b, tone, missing)],
     }
 }
 
@@ -212,44 +242,85 @@ fn node_id(t: &Topology, a: AsIx) -> String {
     format!("AS{}", t.ases[a].asn)
 }
 
-/// Draws a neighbourhood: rows by rank, arrows from provider to customer.
-fn draw(task: &Task, n: &Neighbourhood) -> Picture {
-    let t = &task.world.topology;
-    let ranks = t.ranks();
-    let vps: BTreeSet<AsIx> = task.world.collectors.vps.iter().map(|v| v.asx).collect();
+/// One place in a drawing row: an AS or an exchange point.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Spot {
+    As(AsIx),
+    Ixp(usize),
+}
+
+/// The drawing rows: ASes by rank (highest first), in index order and wrapped after `ROW_MAX`;
+/// each exchange point on a row of its own just below the middle row of its spoke members
+/// (the upper of the two middle ones), so its spokes reach both up and down.
+fn rows(task: &Task, n: &Neighbourhood, ex: &Exchanges) -> Vec<Vec<Spot>> {
+    let ranks = task.world.topology.ranks();
     let mut by_rank: BTreeMap<std::cmp::Reverse<u32>, Vec<AsIx>> = BTreeMap::new();
     for &a in &n.ases {
         by_rank.entry(std::cmp::Reverse(ranks[a])).or_default().push(a);
     }
-    let rows: Vec<&[AsIx]> = by_rank.values().flat_map(|r| r.chunks(ROW_MAX)).collect();
+    let as_rows: Vec<&[AsIx]> = by_rank.values().flat_map(|r| r.chunks(ROW_MAX)).collect();
+    let row_of: BTreeMap<AsIx, usize> =
+        as_rows.iter().enumerate().flat_map(|(r, row)| row.iter().map(move |&a| (a, r))).collect();
+    let mut below: BTreeMap<usize, Vec<Spot>> = BTreeMap::new();
+    for (i, members) in ex.members() {
+        let mut at: Vec<usize> = members.iter().filter_map(|a| row_of.get(a).copied()).collect();
+        at.sort_unstable();
+        if let Some(&r) = at.get(at.len().saturating_sub(1) / 2) {
+            below.entry(r).or_default().push(Spot::Ixp(i));
+        }
+    }
+    let mut out = Vec::with_capacity(as_rows.len() + below.len());
+    for (r, row) in as_rows.into_iter().enumerate() {
+        out.push(row.iter().map(|&a| Spot::As(a)).collect());
+        out.extend(below.remove(&r));
+    }
+    out
+}
+
+/// The node drawn for `spot`, at the origin.
+fn node(task: &Task, spot: Spot) -> PicNode {
+    let t = &task.world.topology;
+    let (id, label, role) = match spot {
+        Spot::As(a) if task.world.collectors.vp_of(a).is_some() => {
+            (node_id(t, a), format!("{} VP", node_id(t, a)), "as")
+        }
+        Spot::As(a) => (node_id(t, a), node_id(t, a), "as"),
+        Spot::Ixp(i) => (exchanges::node_id(t, i), exchanges::label(t, i), "ixp"),
+    };
+    PicNode { id, label, role: role.into(), x: 0.0, y: 0.0, tone: Tone::Neutral }
+}
+
+/// A neutral, unlabelled edge.
+fn plain_edge(from: String, to: String, directed: bool) -> PicEdge {
+    PicEdge { from, to, label: String::new(), tone: Tone::Neutral, directed }
+}
+
+/// Draws a neighbourhood: rows by rank, arrows from provider to customer, route-server
+/// peerings through their exchange points.
+fn draw(task: &Task, n: &Neighbourhood, ex: &Exchanges) -> Picture {
+    let t = &task.world.topology;
+    let rows = rows(task, n, ex);
     let gap = if rows.len() > 1 { 880.0 / (rows.len() - 1) as f64 } else { 0.0 };
     let mut nodes = Vec::with_capacity(n.ases.len());
     for (r, row) in rows.iter().enumerate() {
-        for (i, &a) in row.iter().enumerate() {
-            let label = if vps.contains(&a) { format!("{} VP", node_id(t, a)) } else { node_id(t, a) };
-            nodes.push(PicNode {
-                id: node_id(t, a),
-                label,
-                role: "as".into(),
-                x: 1000.0 * (i as f64 + 0.5) / row.len() as f64,
-                y: 60.0 + gap * r as f64,
-                tone: Tone::Neutral,
-            });
+        for (i, &spot) in row.iter().enumerate() {
+            let x = 1000.0 * (i as f64 + 0.5) / row.len() as f64;
+            nodes.push(PicNode { x, y: 60.0 + gap * r as f64, ..node(task, spot) });
         }
     }
-    let edges = n
-        .links(t)
-        .into_iter()
-        .map(|(a, b, peer)| PicEdge {
-            from: node_id(t, a),
-            to: node_id(t, b),
-            label: String::new(),
-            tone: Tone::Neutral,
-            directed: !peer,
-        })
-        .collect();
+    let direct = n.links(t).into_iter().filter(|&(a, b, _)| ex.via(a, b).is_none());
+    let mut edges: Vec<PicEdge> =
+        direct.map(|(a, b, peer)| plain_edge(node_id(t, a), node_id(t, b), !peer)).collect();
+    for (i, members) in ex.members() {
+        edges.extend(members.iter().map(|&a| plain_edge(node_id(t, a), exchanges::node_id(t, i), false)));
+    }
+    let squares = if ex.is_empty() {
+        ""
+    } else {
+        "; squares are exchange points, a peering over one's route server drawn through it"
+    };
     let caption = format!(
-        "ASes around {}: {} of {} (rows by rank, arrows from provider to customer, lines are peerings; VP = vantage point)",
+        "ASes around {}: {} of {} (rows by rank, arrows from provider to customer, lines are peerings{squares}; VP = vantage point)",
         task.incident.prefix,
         n.ases.len(),
         t.len()

@@ -44,7 +44,7 @@ pub use error::{Code, EnvError, Reason};
 pub use message::{Limits, Parsed, Request, closed, error as error_message, info, observation, parse, state};
 pub use params::{Defaults, MAX_EPISODE_ID, MAX_TURNS, ResetParams, Resolved, check_episode_id};
 #[cfg(not(target_arch = "wasm32"))]
-pub use pool::{Lost, SandboxConfig, SandboxPool};
+pub use pool::{Lost, SANDBOX_PROCESS_VAR, SandboxConfig, SandboxPool};
 pub use reward::{RewardSpec, Weights};
 pub use session::{Action, MAX_REPLY_BYTES, Observation, Session, State, StepResult, env_agent};
 pub use stdio::{DEFAULT_SESSION, Dispatcher, counter_ids, guarded};

@@ -31,6 +31,11 @@ use serde_json::Value;
 use super::error::{EnvError, Reason};
 pub use crate::sandbox::Lost;
 
+/// Set (to `1`) in every sandbox process's environment: a process that only knows at its
+/// first allocation whether it will run the sandbox reads it (the Python extension's allocator
+/// counts live bytes, which the sandbox's memory limit needs, only where it is set).
+pub const SANDBOX_PROCESS_VAR: &str = "NETPRESS_SANDBOX_PROCESS";
+
 /// How long a new process may take to say it is ready.
 const START: Duration = Duration::from_secs(10);
 
@@ -75,6 +80,7 @@ impl Process {
     fn spawn(config: &SandboxConfig) -> Result<Process, String> {
         let mut child = Command::new(&config.program)
             .args(&config.args)
+            .env(SANDBOX_PROCESS_VAR, "1")
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())

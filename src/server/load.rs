@@ -1,9 +1,16 @@
-//! A bounded load on a server over loopback: N WebSocket (or HTTP keep-alive) sessions, one
-//! client thread each, sending K8s steps (`kubectl get pods -A` on `k8s-v1-L1-sI-i0`, a new
-//! episode when one ends) until a step count or a time limit. Every client connects and resets
-//! before the clock starts, so the figures are of steps alone. `netpress bench --serve` and
-//! `benches/serve.rs` both run it.
+//! A bounded load on a server over loopback: N active WebSocket (or HTTP keep-alive) sessions,
+//! one client thread each, sending steps of one task family until a step count or a time
+//! limit, beside M idle sessions that were reset and then left open. Every client connects and
+//! resets (and every idle session is opened) before the clock starts, so the figures are of
+//! steps alone. `netpress bench --serve` and `benches/serve.rs` both run it.
+//!
+//! The steps (`Family`): K8s sends `kubectl get pods -A` on `k8s-v1-L1-sI-i0`, Route
+//! `ip route` on router `r0` of `route-v1-L1-sI-i0` (both read-only, so an episode runs to its
+//! turn limit), MALT the built-in baseline's answer to the prompt of `malt-v2-L1-sI-i0`
+//! (computed before the step's clock starts), which ends its episode; ids are of each
+//! application's current generator version, and a new episode starts when one ends.
 
+use std::cell::RefCell;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::sync::{Arc, Barrier};
@@ -20,16 +27,111 @@ pub enum Transport {
     Http,
 }
 
+/// The task family a load steps, and the reply each step sends.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Family {
+    K8s,
+    Route,
+    Malt,
+}
+
+impl Family {
+    /// The family of an application name; a one-line reason for any other.
+    pub fn parse(name: &str) -> Result<Family, String> {
+        match name {
+            "k8s" => Ok(Family::K8s),
+            "route" => Ok(Family::Route),
+            "malt" => Ok(Family::Malt),
+            other => Err(format!("the load steps k8s, route or malt tasks, not {other:?}")),
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Family::K8s => "k8s",
+            Family::Route => "route",
+            Family::Malt => "malt",
+        }
+    }
+
+    /// Whether its steps run in the server's sandbox processes.
+    pub fn sandboxed(self) -> bool {
+        self == Family::Malt
+    }
+
+    /// The task of `seed`: level 1, index 0, the application's current generator version.
+    pub fn task_id(self, seed: usize) -> String {
+        match crate::registry::Registry::standard().app(self.name()) {
+            Ok(app) => app.default_id(1, seed as u64, 0).to_string(),
+            Err(_) => format!("{}-v1-L1-s{seed}-i0", self.name()),
+        }
+    }
+
+    /// The reset's data for `seed`.
+    pub fn reset_data(self, seed: usize) -> Value {
+        json!({"task_id": self.task_id(seed), "max_turns": 50})
+    }
+
+    /// The reply a step of an episode whose prompt is `prompt` sends.
+    pub fn reply(self, prompt: &str) -> String {
+        match self {
+            Family::K8s => "kubectl get pods -A".into(),
+            Family::Route => json!({"machine": "r0", "command": "ip route"}).to_string(),
+            Family::Malt => crate::registry::Registry::standard()
+                .app("malt")
+                .ok()
+                .and_then(|app| app.baseline().reply(&[crate::conversation::Message::user(prompt)]).ok())
+                .map_or_else(|| "no answer".into(), |r| r.text),
+        }
+    }
+}
+
+/// What one load run is.
+#[derive(Debug, Clone)]
+pub struct Load {
+    pub transport: Transport,
+    pub family: Family,
+    /// Sessions stepping, a client thread each.
+    pub active: usize,
+    /// Sessions reset before the clock starts and left open, unused, during the load.
+    pub idle: usize,
+    /// Steps the run stops after, over all active sessions.
+    pub steps: usize,
+    /// Time the run stops after, whatever the steps.
+    pub limit: Duration,
+}
+
+impl Load {
+    /// `active` K8s sessions, no idle ones.
+    pub fn k8s(transport: Transport, active: usize, steps: usize, limit: Duration) -> Load {
+        Load { transport, family: Family::K8s, active, idle: 0, steps, limit }
+    }
+
+    /// Sessions the server must hold at once.
+    pub fn sessions(&self) -> usize {
+        self.active.max(1) + self.idle
+    }
+}
+
 /// What one load run measured.
 #[derive(Debug, Clone, Serialize)]
 pub struct LoadReport {
     pub transport: Transport,
+    pub app: Family,
+    /// The active sessions.
     pub sessions: usize,
+    pub idle: usize,
     pub steps: usize,
     pub seconds: f64,
     pub steps_per_s: f64,
     pub p50_ms: f64,
+    pub p95_ms: f64,
     pub p99_ms: f64,
+    /// The same steps in-process (a sandboxed family's, whose steps the server runs in its
+    /// sandbox processes): what the server adds is the difference.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub native: Option<super::roundtrip::Latency>,
 }
 
 impl std::fmt::Display for LoadReport {
@@ -37,10 +139,42 @@ impl std::fmt::Display for LoadReport {
         let t = if self.transport == Transport::Ws { "ws" } else { "http" };
         write!(
             f,
-            "load, {t}, {:>4} sessions: {:>6} steps in {:.2} s = {:>7.0} steps/s; step p50 {:.3} ms, p99 {:.3} ms",
-            self.sessions, self.steps, self.seconds, self.steps_per_s, self.p50_ms, self.p99_ms
-        )
+            "load, {t}, {}, {:>4} active + {} idle sessions: {:>6} steps in {:.2} s = {:>7.0} steps/s; \
+             step p50 {:.3} ms, p95 {:.3} ms, p99 {:.3} ms",
+            self.app.name(),
+            self.sessions,
+            self.idle,
+            self.steps,
+            self.seconds,
+            self.steps_per_s,
+            self.p50_ms,
+            self.p95_ms,
+            self.p99_ms
+        )?;
+        if let Some(n) = &self.native {
+            write!(
+                f,
+                "\nnative, {}: {:>6} steps; step p50 {:.3} ms, p95 {:.3} ms, p99 {:.3} ms (server p95 {:+.3} ms)",
+                self.app.name(),
+                n.steps,
+                n.p50_ms,
+                n.p95_ms,
+                n.p99_ms,
+                self.p95_ms - n.p95_ms
+            )?;
+        }
+        Ok(())
     }
+}
+
+/// Percentiles of some latencies in µs, in ms: p50, p95, p99 (nearest rank below); zeros for
+/// none.
+pub fn percentiles(samples: &mut [u64]) -> [f64; 3] {
+    samples.sort_unstable();
+    [0.50, 0.95, 0.99].map(|p| {
+        let at = ((samples.len() as f64 * p) as usize).min(samples.len().saturating_sub(1));
+        samples.get(at).map_or(0.0, |&us| us as f64 / 1000.0)
+    })
 }
 
 /// One client's connection.
@@ -64,30 +198,52 @@ impl Conn {
         })
     }
 
-    /// Starts the episode of `seed`.
-    fn reset(&mut self, seed: usize) -> Result<(), String> {
-        let data = json!({"task_id": format!("k8s-v1-L1-s{seed}-i0"), "max_turns": 50});
-        match self {
-            Conn::Ws(ws) => ws_ask(ws, &json!({"type": "reset", "data": data})).map(drop),
-            Conn::Http { reader, addr, episode } => {
-                let answer = http_ask(reader, *addr, "/reset", &data)?;
-                *episode = answer["observation"]["episode_id"].as_str().unwrap_or_default().to_string();
-                Ok(())
+    /// Starts the episode of `seed`; its prompt.
+    fn reset(&mut self, family: Family, seed: usize) -> Result<String, String> {
+        let data = family.reset_data(seed);
+        let observation = match self {
+            Conn::Ws(ws) => {
+                ws_ask(ws, &json!({"type": "reset", "data": data}))?["data"]["observation"].take()
             }
-        }
+            Conn::Http { reader, addr, episode } => {
+                // The seed's own id: a reset after an episode ends replaces that session
+                // rather than opening one more beside it.
+                let mut data = data;
+                data["episode_id"] = json!(format!("load-{seed}"));
+                let mut answer = http_ask(reader, *addr, "/reset", &data)?;
+                if !answer["observation"].is_object() {
+                    return Err(format!("not an observation: {answer}"));
+                }
+                let observation = answer["observation"].take();
+                *episode = observation_str(&observation, "episode_id")?;
+                observation
+            }
+        };
+        observation_str(&observation, "text")
     }
 
     /// One step; whether the episode is over.
-    fn step(&mut self) -> Result<bool, String> {
-        let action = json!({"reply": "kubectl get pods -A"});
+    fn step(&mut self, reply: &str) -> Result<bool, String> {
+        let action = json!({"reply": reply});
         let answer = match self {
             Conn::Ws(ws) => ws_ask(ws, &json!({"type": "step", "data": action}))?["data"].take(),
             Conn::Http { reader, addr, episode } => {
                 http_ask(reader, *addr, "/step", &json!({"action": action, "episode_id": episode}))?
             }
         };
-        Ok(answer["done"] == true)
+        match answer["done"].as_bool() {
+            Some(done) => Ok(done),
+            None => Err(format!("not an observation: {answer}")),
+        }
     }
+}
+
+/// A string field of an observation, or what the server said instead.
+pub(super) fn observation_str(observation: &Value, field: &str) -> Result<String, String> {
+    observation[field]
+        .as_str()
+        .map(str::to_string)
+        .ok_or_else(|| format!("not an observation: {observation}"))
 }
 
 fn ws_ask(
@@ -142,44 +298,78 @@ fn http_ask(
 /// each step's latency in µs.
 fn client(
     addr: SocketAddr,
-    transport: Transport,
+    load: &Load,
     seed: usize,
     steps: usize,
-    limit: Duration,
     ready: &Barrier,
 ) -> Result<Vec<u64>, String> {
-    let opened = Conn::open(addr, transport).and_then(|mut c| c.reset(seed).map(|()| c));
+    let family = load.family;
+    let opened = Conn::open(addr, load.transport).and_then(|mut c| c.reset(family, seed).map(|p| (c, p)));
     ready.wait();
-    let mut conn = opened?;
+    let (conn, prompt) = opened?;
+    let conn = RefCell::new(conn);
+    walk(
+        family,
+        steps,
+        load.limit,
+        prompt,
+        || conn.borrow_mut().reset(family, seed),
+        |reply| conn.borrow_mut().step(reply),
+    )
+}
+
+/// Walks episodes of `family` for `steps` steps or until `limit`: the first episode's prompt
+/// is `prompt`, `reset()` starts the next one and gives its prompt, `step(reply)` takes a turn
+/// and says whether the episode is over. The latency of each step in µs. The load's clients
+/// and [`super::roundtrip`]'s two ways of stepping all walk this way.
+pub(super) fn walk(
+    family: Family,
+    steps: usize,
+    limit: Duration,
+    prompt: String,
+    mut reset: impl FnMut() -> Result<String, String>,
+    mut step: impl FnMut(&str) -> Result<bool, String>,
+) -> Result<Vec<u64>, String> {
     let deadline = Instant::now() + limit;
     let mut latencies = Vec::with_capacity(steps);
+    let mut reply = family.reply(&prompt);
     while latencies.len() < steps && Instant::now() < deadline {
         let t = Instant::now();
-        let done = conn.step()?;
+        let done = step(&reply)?;
         latencies.push(t.elapsed().as_micros() as u64);
         if done {
-            conn.reset(seed)?;
+            reply = family.reply(&reset()?);
         }
     }
     Ok(latencies)
 }
 
-/// Runs `sessions` clients against the server at `addr` for `total_steps` steps over all of
-/// them (or `limit`, whichever ends first).
-pub fn run(
-    addr: SocketAddr,
-    transport: Transport,
-    sessions: usize,
-    total_steps: usize,
-    limit: Duration,
-) -> Result<LoadReport, String> {
-    let sessions = sessions.max(1);
-    let per = total_steps.div_ceil(sessions).max(1);
+/// Opens `load.idle` sessions on seeds after the active ones', each reset and then left alone:
+/// WebSocket sessions are their connections (kept here); HTTP sessions live on the server by
+/// `episode_id`, so one kept-alive connection resets them all.
+fn open_idle(addr: SocketAddr, load: &Load) -> Result<Vec<Conn>, String> {
+    let first = load.active.max(1);
+    let mut conns = Vec::new();
+    for seed in first..first + load.idle {
+        if conns.is_empty() || load.transport == Transport::Ws {
+            conns.push(Conn::open(addr, load.transport)?);
+        }
+        let conn = conns.last_mut().expect("a connection was just opened");
+        conn.reset(load.family, seed).map_err(|e| format!("idle session {}: {e}", seed - first + 1))?;
+    }
+    Ok(conns)
+}
+
+/// Runs `load` against the server at `addr`.
+pub fn run(addr: SocketAddr, load: &Load) -> Result<LoadReport, String> {
+    let sessions = load.active.max(1);
+    let idle = open_idle(addr, load)?;
+    let per = load.steps.div_ceil(sessions).max(1);
     let ready = Arc::new(Barrier::new(sessions + 1));
     let threads: Vec<_> = (0..sessions)
         .map(|i| {
-            let ready = ready.clone();
-            std::thread::spawn(move || client(addr, transport, i, per, limit, &ready))
+            let (ready, load) = (ready.clone(), load.clone());
+            std::thread::spawn(move || client(addr, &load, i, per, &ready))
         })
         .collect();
     ready.wait();
@@ -189,18 +379,22 @@ pub fn run(
         all.extend(t.join().map_err(|_| "a load client panicked".to_string())??);
     }
     let seconds = start.elapsed().as_secs_f64();
+    drop(idle);
     if all.is_empty() {
         return Err("no step finished within the time limit".into());
     }
-    all.sort_unstable();
-    let pct = |p: f64| all[((all.len() as f64 * p) as usize).min(all.len() - 1)] as f64 / 1000.0;
+    let [p50_ms, p95_ms, p99_ms] = percentiles(&mut all);
     Ok(LoadReport {
-        transport,
+        transport: load.transport,
+        app: load.family,
         sessions,
+        idle: load.idle,
         steps: all.len(),
         seconds,
         steps_per_s: all.len() as f64 / seconds,
-        p50_ms: pct(0.50),
-        p99_ms: pct(0.99),
+        p50_ms,
+        p95_ms,
+        p99_ms,
+        native: None,
     })
 }

@@ -20,6 +20,7 @@ mod assessor;
 mod deadline;
 mod http;
 pub mod load;
+pub mod roundtrip;
 mod sessions;
 mod ws;
 

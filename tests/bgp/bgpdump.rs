@@ -1,6 +1,6 @@
 //! Our MRT files read by the real `bgpdump` (Debian's 1.6.2): `bgpdump -m` of each file must
-//! print exactly the text our `bgpdump` tool prints, and `bgpdump -m -t change` too but for the
-//! RIB entries' times, which that build prints as 0 ([`as_debian_prints`]).
+//! print exactly the text our `bgpdump` tool prints, and so must `bgpdump -m -t change` (which
+//! prints every RIB entry's time as 0 in that build, and so does our tool: [`RibTime::Zero`]).
 //!
 //! The binary is `NETPRESS_BGPDUMP` (scripts/test.sh sets it after scripts/setup.sh --test
 //! installed the package), else `bgpdump` on the PATH. Without one that reports version 1.6,
@@ -11,7 +11,7 @@ use std::process::Command;
 
 use netpress::QueryId;
 use netpress::bgp::task::Task;
-use netpress::bgp::tools::bgpdump::{File, dump, lookup};
+use netpress::bgp::tools::bgpdump::{File, RibTime, dump, lookup};
 use netpress::bgp::tools::{mrt, time};
 
 /// A usable bgpdump, or why there is none.
@@ -40,22 +40,9 @@ fn real(bin: &Path, path: &Path, change: bool) -> String {
     String::from_utf8(out.stdout).expect("bgpdump prints ASCII")
 }
 
-/// Our `-t change` text as Debian's bgpdump 1.6.2 prints it: every RIB entry's time is 0 in
-/// its one-line output (its multi-line output does show the originated time the file holds, as
-/// `ORIGINATED:`), while our tool prints that time (docs/bgp.md, "bgpdump"). Updates lines
-/// are the same under `-t change`.
-fn as_debian_prints(ours: &str) -> String {
-    ours.lines()
-        .map(|l| match l.strip_prefix("TABLE_DUMP2|").and_then(|rest| rest.split_once('|')) {
-            Some((_, rest)) => format!("TABLE_DUMP2|0|{rest}\n"),
-            None => format!("{l}\n"),
-        })
-        .collect()
-}
-
 /// The first and last RIB dumps and three updates files of each collector: the first, the one
 /// holding the incident's start, the last.
-fn sample(task: &Task) -> Vec<(String, File)> {
+pub fn sample(task: &Task) -> Vec<(String, File)> {
     let c = task.world.clock;
     let start = task.incident.start;
     let mut names = vec![format!("bview.{}", time::stamp(c.w0)), format!("bview.{}", time::stamp(c.end()))];
@@ -91,12 +78,8 @@ fn real_bgpdump_prints_our_text() {
         for (name, file) in sample(&task) {
             let path = dir.join(format!("{files}.mrt"));
             std::fs::write(&path, mrt::bytes(&task, file)).expect("write MRT");
-            for change in [false, true] {
-                let ours = if change {
-                    as_debian_prints(&dump(&task, file, true))
-                } else {
-                    dump(&task, file, false)
-                };
+            for (change, rib_time) in [(false, RibTime::Dump), (true, RibTime::Zero)] {
+                let ours = dump(&task, file, rib_time);
                 let theirs = real(&bin, &path, change);
                 if theirs != ours {
                     let diff = ours.lines().zip(theirs.lines()).find(|(a, b)| a != b);

@@ -8,6 +8,7 @@
 //! - [`app`]: golden ids, and the baseline playing episodes through the runner.
 //! - [`mrt`]: our MRT files read back by bgpkit-parser.
 //! - [`bgpdump`]: the same files through the real `bgpdump -m`, byte for byte.
+//! - [`mrtparse`]: the same files read by Python's mrtparse.
 
 mod app;
 mod bgpdump;
@@ -15,4 +16,5 @@ mod bgpy;
 mod case;
 mod families;
 mod mrt;
+mod mrtparse;
 mod oracle;

@@ -1,13 +1,13 @@
 //! Our MRT files read back by an independent parser, bgpkit-parser: every record parses, and the
 //! routes and updates it finds, printed as `bgpdump -m` lines, equal the text our `bgpdump` tool
-//! prints for the same file (RIB entries with their originated times, as `-t change` prints
-//! them, since that is the time bgpkit-parser gives a RIB entry).
+//! prints for the same file (RIB entries with their originated times, `RibTime::Originated`,
+//! since that is the time bgpkit-parser gives a RIB entry).
 
 use bgpkit_parser::BgpkitParser;
 use bgpkit_parser::models::ElemType;
 use netpress::QueryId;
 use netpress::bgp::task::Task;
-use netpress::bgp::tools::bgpdump::{File, dump, lookup};
+use netpress::bgp::tools::bgpdump::{File, RibTime, dump, lookup};
 use netpress::bgp::tools::{mrt, time};
 
 /// The `bgpdump -m` lines bgpkit-parser's reading of `bytes` amounts to.
@@ -52,7 +52,7 @@ fn normalised(text: &str) -> String {
 
 fn check(task: &Task, file: File, name: &str) -> usize {
     let bytes = mrt::bytes(task, file);
-    let ours = normalised(&dump(task, file, true));
+    let ours = normalised(&dump(task, file, RibTime::Originated));
     let theirs = read_back(&bytes);
     assert_eq!(theirs, ours, "{} {name}", task.id);
     ours.lines().count()

@@ -5,6 +5,7 @@
 #![cfg(all(feature = "cli", not(target_arch = "wasm32")))]
 
 mod assessor;
+mod bench_serve;
 mod openenv;
 mod panic;
 mod parity;

@@ -145,3 +145,29 @@ fn churn_is_deterministic() {
         assert_eq!(a.irr, b.irr, "{id}");
     }
 }
+
+#[test]
+fn nested_overlap_agrees_with_checking_every_prefix() {
+    // Short prefixes over a few small address blocks, so nesting in both directions, equal
+    // prefixes and host bits past the length (which truncation must ignore) all occur.
+    let mut s = Stream::new("netpress|test|nested", crate::seed::Width::W32);
+    let draw = |s: &mut Stream| -> IpNet {
+        let len = s.range(8, 24) as u8;
+        if s.chance(1, 4) {
+            let addr = std::net::Ipv6Addr::new(0x2001, 0xdb8, s.below(4) as u16, 0, 0, 0, 0, 0);
+            IpNet::new(addr.into(), len + 24).unwrap()
+        } else {
+            let addr = std::net::Ipv4Addr::new(10, s.below(4) as u8, s.below(256) as u8, s.below(256) as u8);
+            IpNet::new(addr.into(), len).unwrap()
+        }
+    };
+    for _ in 0..50 {
+        let guarded: Vec<IpNet> = (0..s.range(0, 12)).map(|_| draw(&mut s)).collect();
+        let nested = Nested::new(&guarded);
+        for _ in 0..200 {
+            let p = draw(&mut s);
+            let naive = guarded.iter().any(|q| q.contains(&p) || p.contains(q));
+            assert_eq!(nested.overlaps(p), naive, "{p} against {guarded:?}");
+        }
+    }
+}

@@ -53,7 +53,9 @@ fn an_l4_world_of_a_thousand_shows_tens_of_ases_with_the_incident_and_whole_path
     assert!(!n.paths.is_empty(), "at least one affected path fits");
     assert!(n.paths.iter().flatten().all(|a| n.ases.contains(a)), "paths are shown whole");
     let p = task_picture(&t);
-    assert_eq!(p.nodes.len(), n.ases.len());
+    assert_eq!(p.nodes.iter().filter(|n| n.role == "as").count(), n.ases.len(), "the cap counts ASes");
+    let squares = p.nodes.iter().filter(|n| n.role == "ixp").count();
+    assert!(squares <= t.world.topology.ixps.len(), "at most one square per exchange point");
     assert!(p.caption.contains(&format!("of {}", t.world.topology.len())));
 }
 
@@ -132,4 +134,95 @@ fn the_distractor_is_labelled_only_once_scored() {
     let asn = t.world.topology.ases[x].asn;
     let wrong = parse(serde_json::json!({"incident_type": "exact_prefix_hijack", "offender_asn": asn}));
     assert_eq!(tone_of(&scored(&t, Some(&wrong)), &d).map(|n| n.tone), Some(Tone::Broken));
+}
+
+/// The shown peerings of `t` that run over a route server, as `(a, b, exchange point)`.
+fn sessions(t: &Task) -> Vec<(AsIx, AsIx, usize)> {
+    let topo = &t.world.topology;
+    let links = Neighbourhood::of(t, &[]).links(topo);
+    let ex = Exchanges::of(topo, &links);
+    links.iter().filter_map(|&(a, b, _)| Some((a, b, ex.via(a, b)?))).collect()
+}
+
+/// The edge between node ids `a` and `b`, either way round.
+fn edge<'a>(p: &'a Picture, a: &str, b: &str) -> Option<&'a PicEdge> {
+    p.edges.iter().find(|e| (e.from == a && e.to == b) || (e.from == b && e.to == a))
+}
+
+#[test]
+fn a_route_server_peering_is_drawn_through_its_exchange_point() {
+    let t = task("bgp-v2-L2-s0-i0");
+    let topo = &t.world.topology;
+    let shown = sessions(&t);
+    assert!(!shown.is_empty(), "the neighbourhood has a route-server peering");
+    let p = task_picture(&t);
+    assert_eq!(p, task_picture(&task("bgp-v2-L2-s0-i0")));
+    let squares: BTreeSet<usize> = shown.iter().map(|s| s.2).collect();
+    let ixp_nodes: Vec<&PicNode> = p.nodes.iter().filter(|n| n.role == "ixp").collect();
+    assert_eq!(ixp_nodes.len(), squares.len(), "one square per exchange point");
+    for &(a, b, i) in &shown {
+        let (a, b, x) = (node_id(topo, a), node_id(topo, b), exchanges::node_id(topo, i));
+        assert!(edge(&p, &a, &b).is_none(), "{a}–{b} is not a direct line");
+        for half in [edge(&p, &a, &x), edge(&p, &x, &b)] {
+            let half = half.unwrap_or_else(|| panic!("{a}–{x}–{b} is drawn"));
+            assert!(!half.directed && half.tone == Tone::Neutral);
+        }
+        let node = tone_of(&p, &x).unwrap();
+        assert!(node.label.contains(&format!("AS{}", topo.ixps[i].rs_asn)), "{}", node.label);
+    }
+    assert_eq!(p.nodes.iter().filter(|n| n.role == "as").count(), Neighbourhood::of(&t, &[]).ases.len());
+    assert!(p.caption.contains("squares are exchange points"), "{}", p.caption);
+    assert!(p.nodes.iter().all(|n| (0.0..=1000.0).contains(&n.y)));
+}
+
+#[test]
+fn no_exchange_point_is_drawn_without_a_route_server_session() {
+    let t = task("bgp-v2-L2-s1-i0");
+    assert!(sessions(&t).is_empty() && !t.world.topology.ixps.is_empty());
+    let p = task_picture(&t);
+    assert!(p.nodes.iter().all(|n| n.role == "as"));
+    assert!(!p.caption.contains("exchange"), "{}", p.caption);
+}
+
+/// A path over a route-server session marks both halves alike: ✓ for a harmless change, ✗ for
+/// an incident.
+#[test]
+fn the_marks_tone_both_halves_of_a_route_server_session() {
+    for (id, tone) in [("bgp-v2-L2-s0-i0", Tone::Good), ("bgp-v2-L2-s9-i0", Tone::Bad)] {
+        let t = task(id);
+        let topo = &t.world.topology;
+        let n = Neighbourhood::of(&t, &[]);
+        let ex = Exchanges::of(topo, &n.links(topo));
+        let crossed: Vec<(AsIx, AsIx, usize)> = n
+            .paths
+            .iter()
+            .flat_map(|p| p.windows(2))
+            .filter_map(|w| Some((w[0], w[1], ex.via(w[0], w[1])?)))
+            .collect();
+        assert!(!crossed.is_empty(), "{id}: a path crosses a route-server session");
+        let p = scored(&t, None);
+        for (a, b, i) in crossed {
+            let (a, b, x) = (node_id(topo, a), node_id(topo, b), exchanges::node_id(topo, i));
+            assert_eq!(edge(&p, &a, &x).map(|e| e.tone), Some(tone), "{id}: {a}–{x}");
+            assert_eq!(edge(&p, &x, &b).map(|e| e.tone), Some(tone), "{id}: {x}–{b}");
+            assert!(edge(&p, &a, &b).is_none(), "{id}: no line of its own for {a}–{b}");
+        }
+    }
+}
+
+/// A failed route-server session marks and labels both its halves.
+#[test]
+fn a_failed_route_server_session_marks_both_halves() {
+    let t = task("bgp-v2-L3-s8-i0-fLF");
+    let topo = &t.world.topology;
+    let Culprit::Link(a, b) = t.incident.culprit else { panic!("a link failure") };
+    let i =
+        sessions(&t).into_iter().find(|s| (s.0, s.1) == (a.min(b), a.max(b))).expect("over a route server").2;
+    let p = scored(&t, None);
+    let (a, b, x) = (node_id(topo, a), node_id(topo, b), exchanges::node_id(topo, i));
+    for (from, to) in [(&a, &x), (&x, &b)] {
+        let half = edge(&p, from, to).expect("both halves are drawn");
+        assert_eq!((half.tone, half.label.as_str()), (Tone::Bad, "failed"), "{from}–{to}");
+    }
+    assert!(edge(&p, &a, &b).is_none());
 }

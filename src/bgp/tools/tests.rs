@@ -39,6 +39,25 @@ fn ls_and_bgpdump_read_the_collectors_files() {
 }
 
 #[test]
+fn bgpdump_t_change_prints_zero_rib_times_as_the_real_one() {
+    let t = task("bgp-v1-L1-s0-i0");
+    let (files, _) = out(&t, "ls rc00");
+    let bview = files.lines().find(|l| l.starts_with("bview.")).unwrap();
+    let updates = files.lines().find(|l| l.starts_with("updates.")).unwrap();
+    let (dump, _) = out(&t, &format!("bgpdump -m rc00/{bview}"));
+    let (change, st) = out(&t, &format!("bgpdump -m -t change rc00/{bview}"));
+    assert_eq!(st, 0);
+    assert_eq!(change.lines().count(), dump.lines().count());
+    for (c, d) in change.lines().zip(dump.lines()) {
+        let rest = |l: &str| l.splitn(3, '|').nth(2).unwrap().to_string();
+        assert!(c.starts_with("TABLE_DUMP2|0|B|"), "{c}");
+        assert_eq!(rest(c), rest(d));
+    }
+    let same = |args: &str| out(&t, &format!("bgpdump -m {args}rc00/{updates}"));
+    assert_eq!(same("-t change "), same(""));
+}
+
+#[test]
 fn bgpdump_errors_are_bgpdumps() {
     let t = task("bgp-v1-L1-s0-i0");
     assert_eq!(

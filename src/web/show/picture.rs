@@ -22,8 +22,13 @@ fn shape(node: &PicNode, (x, y): (f64, f64)) -> Html {
     let class = classes!("node", format!("role-{}", node.role), tone_class(node.tone));
     match node.role.as_str() {
         "router" => html! { <circle {class} cx={x.to_string()} cy={y.to_string()} r={hw.to_string()} /> },
-        "switch" | "subnet" | "block" | "host" | "pod" => {
-            let rx = if matches!(node.role.as_str(), "host" | "pod") { "8" } else { "4" };
+        "switch" | "subnet" | "block" | "host" | "pod" | "ixp" => {
+            // Sharp corners tell an exchange point's square from a host's rounded one.
+            let rx = match node.role.as_str() {
+                "host" | "pod" => "8",
+                "ixp" => "0",
+                _ => "4",
+            };
             html! {
                 <rect {class} x={(x - hw).to_string()} y={(y - hh).to_string()}
                       width={(hw * 2.0).to_string()} height={(hh * 2.0).to_string()} {rx} />

@@ -7,6 +7,11 @@ use regex_lite::Regex;
 
 pub struct Normalizer {
     rules: Vec<(Regex, &'static str)>,
+    /// The host kernel has IPv6 multicast routing (`CONFIG_IPV6_MROUTE`), hence the
+    /// `net.ipv6.conf.*.mc_forwarding` keys the emulator models, as Debian's kernels have them.
+    /// A kernel built without it (some VM kernels) lists none, so there the emulator's are not
+    /// compared, as `has_netem` leaves out the netem sequences on kernels without it.
+    ipv6_mroute: bool,
 }
 
 impl Normalizer {
@@ -35,6 +40,7 @@ impl Normalizer {
         ];
         Normalizer {
             rules: rules.into_iter().map(|(p, r)| (Regex::new(p).expect("valid pattern"), r)).collect(),
+            ipv6_mroute: std::path::Path::new("/proc/sys/net/ipv6/conf/all/mc_forwarding").exists(),
         }
     }
 
@@ -60,12 +66,19 @@ impl Normalizer {
         lines.join("\n")
     }
 
+    /// Whether `line` is a key only some kernels list: `force_forwarding` (newer ones), and
+    /// IPv6 `mc_forwarding` where the host kernel has no IPv6 multicast routing.
+    fn kernel_specific(&self, line: &str) -> bool {
+        line.contains("force_forwarding")
+            || (!self.ipv6_mroute && line.starts_with("net.ipv6.conf.") && line.contains(".mc_forwarding"))
+    }
+
     pub fn apply(&self, text: &str) -> String {
         let kept: Vec<&str> = text
             .lines()
             .filter(|l| {
                 !l.starts_with('#')
-                    && !l.contains("force_forwarding")
+                    && !self.kernel_specific(l)
                     && !l.contains("inet6")
                     // iproute2's complaint when another lab's namespace vanishes mid-dump.
                     && *l != "Error: Peer netns reference is invalid."
