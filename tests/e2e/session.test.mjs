@@ -190,8 +190,12 @@ test('"/" focuses the answer without typing a "/" and without console warnings',
   assert.equal(await page.inputValue('#paste-text'), '');
   assert.deepEqual(page.messages.filter((m) => /preventDefault|passive event listener/.test(m)), []);
   // The command field is named for what it is, not by its prompt.
+  // The switch redraws after the click returns, so wait for the field to be visible (count()
+  // does not wait: on a loaded machine it once ran before the redraw and found none).
   await page.click('#tab-terminal');
-  assert.equal(await page.getByRole('textbox', { name: /^Command to run on \w+$/ }).count(), 1);
+  const field = page.getByRole('textbox', { name: /^Command to run on \w+$/ });
+  await field.first().waitFor({ state: 'visible' });
+  assert.equal(await field.count(), 1);
   assert.deepEqual(page.errors, []);
 });
 
