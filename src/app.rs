@@ -57,8 +57,11 @@ pub struct AppInfo {
     pub title: &'static str,
     /// One paragraph for the home page and `netpress list`.
     pub summary: &'static str,
-    /// The current generator version (`v1`).
+    /// The current generator version (`v1`): what new ids get.
     pub version: u32,
+    /// Earlier generator versions this build still generates, each exactly as it always did (an
+    /// id names its bytes for good), so their ids are accepted wherever a current one is.
+    pub older_versions: &'static [u32],
     pub kind: AppKind,
     /// How the application's tasks are answered unless a task says otherwise
     /// ([`Task::answer_kind`]); surfaces ask [`AppInfo::answer_of`].
@@ -94,13 +97,19 @@ impl AppInfo {
         self.knobs.iter().map(|k| k.key).collect()
     }
 
+    /// Whether this build generates tasks of generator `version`: the current one or an older one
+    /// it keeps.
+    pub fn generates(&self, version: u32) -> bool {
+        version == self.version || self.older_versions.contains(&version)
+    }
+
     /// Checks what every application's ids share: app name, version, level and knob
     /// keys (known, each at most once, in declared order). Knob values are the app's to check.
     pub fn check_id(&self, id: &QueryId) -> Result<()> {
         if id.app != self.name {
             return Err(Error::bad_id(&id.to_string(), format!("not a {} id", self.name)));
         }
-        if id.version != self.version {
+        if !self.generates(id.version) {
             return Err(Error::UnknownVersion {
                 app: self.name.to_string(),
                 version: id.version,
@@ -579,6 +588,7 @@ mod tests {
         title: "Demo",
         summary: "",
         version: 1,
+        older_versions: &[],
         kind: AppKind::Reactive,
         answer: AnswerKind::Commands,
         levels: &[LevelInfo { level: 1, summary: "" }, LevelInfo { level: 2, summary: "" }],
@@ -610,6 +620,17 @@ mod tests {
         assert!(msg("demo-v1-L1-s0-i0-x1").contains("unknown knob"));
         assert!(msg("demo-v1-L1-s0-i0-t1-n2").contains("in the order nt"));
         assert!(msg("demo-v1-L1-s0-i0-n1-n2").contains("once each"));
+    }
+
+    #[test]
+    fn older_versions_kept_are_accepted_with_their_knobs() {
+        let info = AppInfo { version: 3, older_versions: &[1], ..INFO };
+        let check = |id: &str| info.check_id(&id.parse().unwrap());
+        check("demo-v3-L1-s0-i0-n3").unwrap();
+        check("demo-v1-L1-s0-i0-n3-t4").unwrap();
+        let msg = check("demo-v2-L1-s0-i0").unwrap_err().to_string();
+        assert_eq!(msg, "unknown generator version v2 for demo (this build has v3)");
+        assert!(check("demo-v1-L1-s0-i0-x1").unwrap_err().to_string().contains("unknown knob"));
     }
 
     const TERMS: &[Term] = &[

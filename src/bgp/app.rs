@@ -45,6 +45,10 @@ pub const INFO: AppInfo = AppInfo {
     title: "BGP incident investigation",
     summary: "An incident (hijack, leak, outage, link failure, ROA mistake) or a harmless change is injected into a seeded, emulated AS-level Internet; the agent investigates it like a researcher, with bgpdump over collector files, RIPEstat-shaped queries, AS relationships and VRPs, and submits one verdict naming the type and the culprit.",
     version: super::task::VERSION,
+    // v2's prompt lists every command `help` lists (v1's predates `visibility`, `routing-status`
+    // and `atlas traceroute`) and its churn also announces new prefixes with fresh ROAs; a v1 id
+    // generates exactly the task it always did.
+    older_versions: &[1],
     kind: AppKind::Reactive,
     answer: AnswerKind::Investigation { final_answer: FIELDS },
     levels: &[
@@ -91,16 +95,6 @@ const GLOSSARY: &[Term] = &[
     Term { abbr: "ROA", meaning: "route origin authorisation (RPKI)" },
 ];
 
-/// Checks an id against [`INFO`], accepting every version this build generates
-/// ([`super::task::VERSIONS`]); any other version is refused with the usual error.
-pub fn check_id(id: &QueryId) -> Result<()> {
-    if super::task::VERSIONS.contains(&id.version) {
-        AppInfo { version: id.version, ..INFO }.check_id(id)
-    } else {
-        INFO.check_id(id)
-    }
-}
-
 /// The BGP application.
 pub struct BgpApp;
 
@@ -110,7 +104,7 @@ impl App for BgpApp {
     }
 
     fn generate(&self, id: &QueryId) -> Result<Arc<dyn Task>> {
-        check_id(id)?;
+        INFO.check_id(id)?;
         Ok(Arc::new(Generated::new(BgpTask::generate(id)?)))
     }
 

@@ -45,10 +45,6 @@ use crate::seed::{Stream, Width};
 
 /// The generator version new ids get.
 pub const VERSION: u32 = 2;
-/// The generator versions this build generates. v2's prompt lists every command `help` lists
-/// (v1's predates `visibility`, `routing-status` and `atlas traceroute`) and its churn also
-/// announces new prefixes with fresh ROAs; a v1 id generates exactly the task it always did.
-pub const VERSIONS: [u32; 2] = [1, 2];
 /// Knob keys in the order an id lists them.
 pub const KNOB_ORDER: &str = "nfcvwt";
 /// Redraws of the incident per world.
@@ -113,7 +109,7 @@ pub fn spec(id: &QueryId) -> Result<Spec> {
     if id.app != "bgp" {
         return Err(Error::bad_id(&id.to_string(), "not a bgp id"));
     }
-    if !VERSIONS.contains(&id.version) {
+    if !super::app::INFO.generates(id.version) {
         return Err(Error::UnknownVersion { app: "bgp".into(), version: id.version, current: VERSION });
     }
     let level = Level::from_number(id.level).ok_or_else(|| Error::BadLevel {

@@ -54,6 +54,7 @@ pub const INFO: AppInfo = AppInfo {
     title: "K8s NetworkPolicy repair",
     summary: "Faults are injected into the NetworkPolicies of an emulated Kubernetes 1.34 cluster running Online Boutique; the agent repairs them with an emulated kubectl in a small shell, judged by a probe matrix computed by a NetworkPolicy evaluator.",
     version: 1,
+    older_versions: &[],
     kind: AppKind::Reactive,
     answer: AnswerKind::Commands,
     levels: &[

@@ -63,6 +63,10 @@ pub const MALT_INFO: AppInfo = AppInfo {
 questions and make changes by writing Python against a graph API, run in a sandbox and checked by a \
 name-keyed graph diff and safety invariants.",
     version: 2,
+    // v2 words level 4's changes as instructions on G (v1's "What-if: ..." read as hypotheticals,
+    // yet the changes were graded); every other wording, draw and expected outcome is v1's, and
+    // v1 ids generate exactly what they always did.
+    older_versions: &[1],
     kind: AppKind::Constructive,
     answer: AnswerKind::Python,
     levels: &[
@@ -93,21 +97,6 @@ name-keyed graph diff and safety invariants.",
     glossary: safety::GLOSSARY,
 };
 
-/// The generator versions this build generates. v2 words level 4's changes as instructions on
-/// G (v1's "What-if: ..." read as hypotheticals, yet the changes were graded); every other
-/// wording, draw and expected outcome is v1's, and v1 ids generate exactly what they always did.
-pub const VERSIONS: [u32; 2] = [1, 2];
-
-/// Checks an id against [`MALT_INFO`], accepting every version in [`VERSIONS`]; any other
-/// version is refused with the usual "unknown generator version" error.
-pub fn check_id(id: &QueryId) -> Result<()> {
-    if VERSIONS.contains(&id.version) {
-        AppInfo { version: id.version, ..MALT_INFO }.check_id(id)
-    } else {
-        MALT_INFO.check_id(id)
-    }
-}
-
 /// The MALT application.
 #[derive(Debug, Clone, Copy)]
 pub struct Malt;
@@ -126,7 +115,7 @@ impl App for Malt {
 
     /// A task whose episodes run answers within `limits`.
     fn generate_limited(&self, id: &QueryId, limits: &crate::sandbox::Limits) -> Result<Arc<dyn Task>> {
-        check_id(id)?;
+        MALT_INFO.check_id(id)?;
         Ok(Arc::new(MaltTask::new(generate::generate(id)?).with_limits(*limits)))
     }
 

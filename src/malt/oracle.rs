@@ -30,7 +30,7 @@ impl OracleAgent {
     /// The oracle of the task an id names.
     pub fn for_id(id: &str) -> Result<OracleAgent> {
         let id: crate::QueryId = id.parse()?;
-        super::check_id(&id)?;
+        super::MALT_INFO.check_id(&id)?;
         Ok(OracleAgent::new(&generate(&id)?))
     }
 }

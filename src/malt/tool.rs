@@ -47,7 +47,7 @@ fn args(argv: &[String]) -> Result<(String, String), String> {
 fn check(argv: &[String], stdin: &mut dyn Read) -> Result<String, String> {
     let (id, file) = args(argv)?;
     let id: crate::QueryId = id.parse().map_err(|e: crate::Error| e.to_string())?;
-    super::check_id(&id).map_err(|e| e.to_string())?;
+    super::MALT_INFO.check_id(&id).map_err(|e| e.to_string())?;
     let task = MaltTask::new(generate(&id).map_err(|e| e.to_string())?);
     let reply = crate::tool_args::read_input(&file, stdin)?;
     let mut episode = task.start(Some(1));

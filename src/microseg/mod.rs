@@ -63,6 +63,7 @@ pub const INFO: AppInfo = AppInfo {
 policies between roles: Python over the logs, run in a sandbox; policies are judged on a hidden later window \
 with new VMs, reused addresses and injected attacks.",
     version: 1,
+    older_versions: &[],
     kind: AppKind::Constructive,
     answer: AnswerKind::Python,
     levels: &[

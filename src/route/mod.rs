@@ -49,6 +49,7 @@ pub static INFO: AppInfo = AppInfo {
 command per turn on any machine (ip, ifconfig, route, sysctl, iptables, tc, ping, traceroute, …) until every \
 machine can ping every other, without breaking what worked.",
     version: 1,
+    older_versions: &[],
     kind: AppKind::Reactive,
     answer: AnswerKind::MachineCommands,
     levels: &[

@@ -57,6 +57,7 @@ pub const INFO: AppInfo = AppInfo {
 write Python against a graph API, run in a sandbox; values are checked exactly and changes by a \
 diff keyed by node address.",
     version: 1,
+    older_versions: &[],
     kind: AppKind::Constructive,
     answer: AnswerKind::Python,
     levels: &[

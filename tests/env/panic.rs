@@ -20,6 +20,7 @@ static INFO: AppInfo = AppInfo {
     title: "Fragile",
     summary: "Panics on `boom`, dawdles on `slow`.",
     version: 1,
+    older_versions: &[],
     kind: AppKind::Reactive,
     answer: AnswerKind::Commands,
     levels: &[LevelInfo { level: 1, summary: "" }],

@@ -78,6 +78,7 @@ static TOY_INFO: AppInfo = AppInfo {
     title: "Toy",
     summary: "Say the seed back.",
     version: 1,
+    older_versions: &[],
     kind: AppKind::Reactive,
     answer: AnswerKind::Commands,
     levels: &[LevelInfo { level: 1, summary: "one" }, LevelInfo { level: 2, summary: "two" }],

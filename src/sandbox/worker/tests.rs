@@ -219,6 +219,7 @@ mod toy {
         title: "Toy",
         summary: "A test's application.",
         version: 1,
+        older_versions: &[],
         kind: AppKind::Constructive,
         answer: AnswerKind::Commands,
         levels: &[LevelInfo { level: 1, summary: "one turn" }],

@@ -174,6 +174,7 @@ static INFO: AppInfo = AppInfo {
     title: "Toy network",
     summary: "Repair the one broken link of a toy network with `fix <name>`.",
     version: 1,
+    older_versions: &[],
     kind: AppKind::Reactive,
     answer: AnswerKind::Commands,
     levels: &[
