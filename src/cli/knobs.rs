@@ -89,4 +89,14 @@ mod tests {
     fn knob_flags_never_clash_with_a_subcommand_flag() {
         add_knob_args(super::super::Cli::command(), Registry::standard()).debug_assert();
     }
+
+    /// A knob's name is its flag (`--ases`), so it must be one shell word: BGP's was once
+    /// "vantage points", a flag nobody could type without quotes.
+    #[test]
+    fn knob_names_are_flags_one_can_type() {
+        for (name, _) in knob_flags(Registry::standard()) {
+            let word = !name.is_empty() && name.bytes().all(|b| b.is_ascii_lowercase() || b == b'-');
+            assert!(word, "--{name} is not a flag one can type");
+        }
+    }
 }
