@@ -1,5 +1,5 @@
 //! Browser half of the determinism check: the same golden files as the native tests
-//! (`tests/results/core_determinism.rs`, `tests/route`, `tests/k8s`, `tests/microseg`; every
+//! (`tests/results/core_determinism.rs`, `tests/route`, `tests/k8s`, `tests/microseg`, `tests/bgp`; every
 //! application's sample ids), run by wasm-bindgen-test in headless Chrome. MALT's browser goldens are
 //! in `malt_wasm_browser.rs`.
 #![cfg(target_arch = "wasm32")]
@@ -47,6 +47,14 @@ async fn hash_lines_hold(data: &str) {
 async fn every_application_s_sample_hashes_hold_in_the_browser() {
     let data = include_str!("data/app_hashes.tsv");
     assert_eq!(data.lines().count(), netpress::selfcheck::sample_ids().len());
+    hash_lines_hold(data).await;
+}
+
+/// BGP's 300 golden ids, which `tests/bgp/golden.rs` pins natively.
+#[wasm_bindgen_test]
+async fn bgp_content_hashes_hold_in_the_browser() {
+    let data = include_str!("data/bgp/golden.tsv");
+    assert_eq!(data.lines().count(), 300);
     hash_lines_hold(data).await;
 }
 

@@ -5,7 +5,8 @@
 //! - [`oracle`]: finding BGPy's Python and asking it the same question.
 //! - [`bgpy`]: the differential test, with its case generator and shrinker.
 //! - [`families`]: the same test on every incident family's post-state, from generated tasks.
-//! - [`app`]: golden ids, and the baseline playing episodes through the runner.
+//! - [`app`]: golden ids with their labels, and the baseline playing episodes through the runner.
+//! - [`golden`]: 300 golden ids' content hashes, shared with the browser test.
 //! - [`mrt`]: our MRT files read back by bgpkit-parser.
 //! - [`bgpdump`]: the same files through the real `bgpdump -m`, byte for byte.
 //! - [`mrtparse`]: the same files read by Python's mrtparse.
@@ -13,8 +14,11 @@
 mod app;
 mod bgpdump;
 mod bgpy;
+#[path = "../support/bless.rs"]
+mod bless;
 mod case;
 mod families;
+mod golden;
 mod mrt;
 mod mrtparse;
 mod oracle;
