@@ -62,7 +62,7 @@ pub const INFO: AppInfo = AppInfo {
         },
         LevelInfo {
             level: 3,
-            summary: "150-600 ASes; the report names the operator and a service address (adds MS)",
+            summary: "150-600 ASes; the report names the operator and a service address (adds MS and RO)",
         },
         LevelInfo { level: 4, summary: "600-3000 ASes; the report names only the organisation" },
     ],
