@@ -28,3 +28,16 @@ pub fn golden(path: &str, actual: impl FnOnce() -> String) -> String {
     }
     std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("golden file {}: {e}", path.display()))
 }
+
+/// Checks `ids` against the golden file of their content hashes at `path` (`id<TAB>hash` lines,
+/// [`netpress::selfcheck::hash_lines`]): the ids are distinct, the file lists exactly them in
+/// order, and every hash is what this build generates. Blessing writes the file first.
+pub fn content_hashes(path: &str, ids: &[String]) {
+    use netpress::selfcheck::{hash_lines, task_hash_lines};
+    let distinct: std::collections::BTreeSet<&String> = ids.iter().collect();
+    assert_eq!(distinct.len(), ids.len(), "ids are distinct");
+    let data = golden(path, || hash_lines(ids).unwrap_or_else(|e| panic!("{e}")));
+    let listed: Vec<&str> = data.lines().map(|l| l.split('\t').next().unwrap_or_default()).collect();
+    assert_eq!(listed, ids, "the file lists the golden ids in order");
+    assert_eq!(task_hash_lines(&data), Ok(ids.len()));
+}
