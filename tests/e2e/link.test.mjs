@@ -20,6 +20,9 @@ test('a copied link reopens the same task with the same content hash', async () 
   await page.waitForFunction(() => location.hash.includes('variant=fewshot_cot'));
   await page.click('#pick-index + button');  // "next" index
   await page.waitForFunction(() => /-i1(\?|$|-)/.test(location.hash));
+  // The address changes before the new task is drawn (a MALT L4 task takes a moment to
+  // generate), so wait for the card itself to show index 1 before reading it.
+  await page.waitForFunction(() => /-i1$/.test(document.querySelector('#query-id')?.textContent ?? ''));
   const id = await page.textContent('#query-id');
   const hash = await page.textContent('#content-hash');
   const prompt = await page.textContent('#prompt');
