@@ -51,11 +51,17 @@ test('export then import round-trips, and a bad file is refused line by line', a
   const n = (k, one, many) => `${k} ${k === 1 ? one : many}`;
   assert.match(await page.textContent('#history-message'),
     new RegExp(`Imported ${n(lines.length, 'record', 'records')} in ${n(runs.length, 'run', 'runs')}\\.`));
+  // The message comes first; the table is read from the store after it: wait for it to list
+  // the runs (historyRuns then reads them as stored).
+  await page.waitForFunction((n) => document.querySelectorAll('#runs tbody tr[data-run]').length === n, runs.length);
   assert.deepEqual(await historyRuns(page, site), runs);
 
   // Importing it again adds nothing.
   await page.setInputFiles('#import-file', file);
-  await page.waitForSelector('#history-message.ok');
+  // The first import's message (also .ok) stays until this one's is written: wait for it; a
+  // wrong message still fails, on the assertion below.
+  await page.waitForFunction(() => /already in the history/.test(document.querySelector('#history-message.ok')?.textContent ?? ''),
+    null, { timeout: 10_000 }).catch(() => {});
   assert.match(await page.textContent('#history-message'), /already in the history/);
   assert.deepEqual(await historyRuns(page, site), runs);
 

@@ -18,6 +18,9 @@ test('a copied link reopens the same task with the same content hash', async () 
   await page.waitForSelector('#content-hash');
   await page.selectOption('#variant', 'fewshot_cot');
   await page.waitForFunction(() => location.hash.includes('variant=fewshot_cot'));
+  // The picker's buttons open the link they were drawn with: wait for the redraw with the new
+  // variant, or "next" drops it.
+  await page.waitForSelector('#variant option[value="fewshot_cot"][selected]', { state: 'attached' });
   await page.click('#pick-index + button');  // "next" index
   await page.waitForFunction(() => /-i1(\?|$|-)/.test(location.hash));
   // The address changes before the new task is drawn (a MALT L4 task takes a moment to
@@ -54,6 +57,11 @@ test('unknown and malformed links say why and offer a way home', async () => {
     ['#/compare?runs=missing', /not in this browser's history/],
   ]) {
     await page.goto(site.url + hash);
+    // After the first, each link is a hash change: the previous link's alert stays until this
+    // link's view is drawn (a task link's after its worker answered), so wait for this reason;
+    // a wrong page still fails, on the assertion below.
+    await page.waitForFunction((re) => new RegExp(re).test(document.querySelector('[role=alert]')?.textContent ?? ''),
+      reason.source, { timeout: 10_000 }).catch(() => {});
     const alert = await page.waitForSelector('[role=alert]');
     assert.match(await alert.textContent(), reason, hash);
     assert.ok(await page.$('[role=alert] a[href="#/"]'), `${hash}: a way home`);

@@ -4,7 +4,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { serve, launch, openPage, screenshot } from './harness.mjs';
-import { listedApps, solvedByBaseline } from './ui.mjs';
+import { listedApps, solvedByBaseline, modeShown } from './ui.mjs';
 
 let site, browser;
 before(async () => { site = await serve(); browser = await launch(); });
@@ -35,6 +35,8 @@ test('a MALT run shows its progress and survives a tab switch', async (t) => {
   assert.match(await running.textContent(), /Running in the sandbox worker… Switching tabs does not stop it\./);
   await page.click('#tab-baseline');
   await page.waitForFunction(() => location.hash.includes('mode=baseline'));
+  // A tab's click does nothing while it is the tab drawn as current: wait for the redraw.
+  await modeShown(page, 'baseline');
   await page.click('#tab-paste');
   const score = await page.waitForSelector('.mode-pane[data-mode="paste"] .score', { timeout: 60_000 });
   assert.match(await score.textContent(), /✓ correct/);

@@ -5,7 +5,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { serve, launch, openPage, screenshot } from './harness.mjs';
-import { listedApps, localApp, runBatch, historyRuns } from './ui.mjs';
+import { listedApps, localApp, runBatch, historyRuns, taskShown, modeShown, batchShown, terminalReady } from './ui.mjs';
 
 const PHONE = { width: 390, height: 844 };
 
@@ -33,9 +33,11 @@ async function pageWidth(page) {
   return page.evaluate(() => document.scrollingElement.scrollWidth);
 }
 
+/** Opens `url` and waits for `ready`: a selector, or a function of the page for views whose
+ * elements the previous view also has (one task after another). */
 async function checkView(page, url, ready, name) {
   await page.goto(url);
-  await page.waitForSelector(ready);
+  await (typeof ready === 'function' ? ready(page) : page.waitForSelector(ready));
   await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
   const width = await pageWidth(page);
   await screenshot(page, `phone-${name}`);
@@ -56,8 +58,10 @@ test('no view scrolls sideways or cuts a field at 390 px', async () => {
     ['compare', `${site.url}#/compare?runs=${runs[0].id},${runs[1].id}`, '#compare-overall'],
   ];
   for (const a of listedApps()) {
-    views.push([`task-${a}`, `${site.url}#/task/${a}-v1-L1-s4091544270-i0`, '#query-id']);
-    views.push([`task-${a}-paste`, `${site.url}#/task/${a}-v1-L1-s7-i0?mode=paste`, '#query-id']);
+    const [id, pasteId] = [`${a}-v1-L1-s4091544270-i0`, `${a}-v1-L1-s7-i0`];
+    views.push([`task-${a}`, `${site.url}#/task/${id}`, (p) => taskShown(p, id)]);
+    views.push([`task-${a}-paste`, `${site.url}#/task/${pasteId}?mode=paste`,
+      async (p) => { await taskShown(p, pasteId); await modeShown(p, 'paste'); }]);
   }
   const problems = [];
   for (const [name, url, ready] of views) {
@@ -76,12 +80,14 @@ test('seed boxes show every digit of a 64-bit seed, on the desktop and the phone
     await page.setViewportSize(viewport);
     for (const seed of ['4091544270', '18446744073709551615']) {
       await page.goto(`${site.url}#/task/${app}-v1-L1-s${seed}-i0`);
-      await page.waitForSelector('#query-id');
+      // The second seed's task opens after the first's is shown: wait for it.
+      await taskShown(page, `${app}-v1-L1-s${seed}-i0`);
       assert.equal(await page.inputValue('#pick-seed'), seed);
       const fit = await page.$eval('#pick-seed', (el) => [el.scrollWidth, el.clientWidth]);
       assert.ok(fit[0] <= fit[1], `seed ${seed} at ${viewport.width} px: text ${fit[0]} px in a ${fit[1]} px box`);
     }
     await page.goto(`${site.url}#/batch?seeds=18446744073709551600..18446744073709551615`);
+    await batchShown(page, 'seeds=18446744073709551600..18446744073709551615');
     for (const id of ['#b-from', '#b-to']) {
       const fit = await page.$eval(id, (el) => [el.scrollWidth, el.clientWidth]);
       assert.ok(fit[0] <= fit[1], `${id} at ${viewport.width} px: ${fit[0]} > ${fit[1]}`);
@@ -186,6 +192,9 @@ for (const colorScheme of ['light', 'dark']) {
     // box with its placeholder; then a batch with its chart, the history and compare.
     await page.goto(`${site.url}#/task/${app}-v1-L1-s0-i0?mode=terminal`);
     await page.waitForSelector('#term-command:not([disabled])');
+    // The episode starts after the field is drawn; its Run button is disabled (and so skipped
+    // by the audit) until then: audit the view as it settles.
+    await terminalReady(page);
     const ph = await page.$eval('#term-command', placeholderContrast);
     if (ph < 4.5) problems.push(`terminal placeholder ${ph.toFixed(2)}:1`);
     problems.push(...(await page.$eval('main', audit)).map((p) => `task: ${p}`));

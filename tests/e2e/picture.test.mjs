@@ -4,7 +4,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { serve, launch, openPage, screenshot } from './harness.mjs';
-import { listedApps } from './ui.mjs';
+import { listedApps, taskShown } from './ui.mjs';
 
 let site, browser;
 before(async () => { site = await serve(); browser = await launch(); });
@@ -55,6 +55,8 @@ for (const width of [1280, 390]) {
     let checked = 0;
     for (const id of taskIds()) {
       await page.goto(`${site.url}#/task/${id}`);
+      // The previous task's picture stays until this one has opened in its worker.
+      await taskShown(page, id);
       await page.waitForSelector('figure.picture svg text');
       const { out, labels } = await overlaps(page);
       checked += labels;

@@ -7,7 +7,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { serve, launch, openPage, screenshot } from './harness.mjs';
-import { listedApps, historyRuns } from './ui.mjs';
+import { listedApps, historyRuns, taskShown, modeShown, terminalReady } from './ui.mjs';
 
 let site, browser, other;
 before(async () => { site = await serve(); browser = await launch(); other = await launch(); });
@@ -25,8 +25,10 @@ async function watchedPage(context) {
   return page;
 }
 
-/** Types one command at the terminal prompt and waits for its turn to be shown. */
+/** Types one command at the terminal prompt (once it takes one) and waits for its turn to be
+ * shown. */
 async function typeCommand(page, command, turn) {
+  await terminalReady(page);
   await page.fill('#term-command', command);
   await page.press('#term-command', 'Enter');
   return page.waitForSelector(`${pane('terminal')} .term-turn[data-turn="${turn}"] pre.out`);
@@ -56,20 +58,27 @@ test('switching tabs keeps each tab\'s session and answer, and Back brings them 
   await page.click('#tab-terminal');
   await page.waitForFunction(() => location.hash.includes('mode=terminal'));
   assert.equal(page.url(), terminalUrl, 'the terminal tab comes back with its answer in the URL');
+  // The address changes before the tab is redrawn, and the hidden terminal pane holds its turns
+  // all along: count them once the terminal is the tab in view.
+  await modeShown(page, 'terminal');
   assert.equal(await page.$$eval(`${pane('terminal')} .term-turn`, (x) => x.length), 2, 'session kept');
 
   // ←/→ on the tab bar move between tabs the same way.
   await page.focus('#tab-terminal');
   await page.keyboard.press('ArrowRight');
   await page.waitForFunction(() => location.hash.includes('mode=paste'));
+  // Also before the next key: the tab bar moves from the tab it last drew.
+  await modeShown(page, 'paste');
   assert.equal(await page.inputValue('#paste-text'), 'r0: ip link', 'the paste draft survives');
   await page.keyboard.press('ArrowLeft');
   await page.waitForFunction(() => location.hash.includes('mode=terminal'));
+  await modeShown(page, 'terminal');
   assert.equal(await page.$$eval(`${pane('terminal')} .term-turn`, (x) => x.length), 2);
 
   // Back walks the tabs in reverse, each with its own answer.
   await page.goBack();
   await page.waitForFunction(() => location.hash.includes('mode=paste'));
+  await modeShown(page, 'paste');
   assert.equal(await page.inputValue('#paste-text'), 'r0: ip link');
   await page.goBack();
   await page.waitForFunction(() => location.hash.includes('mode=terminal'));
@@ -78,6 +87,7 @@ test('switching tabs keeps each tab\'s session and answer, and Back brings them 
   await page.goBack();
   await page.waitForFunction(() => location.hash.includes('mode=terminal'));
   assert.equal(page.url(), terminalUrl, 'Back restores answer= too');
+  await modeShown(page, 'terminal');
   assert.equal(await page.$$eval(`${pane('terminal')} .term-turn`, (x) => x.length), 2);
   await screenshot(page, 'session-tabs');
   assert.deepEqual(page.errors, []);
@@ -116,7 +126,9 @@ test('Copy link says when the answer is too long for the link, and what the link
   const page = await watchedPage(browser.context);
   await page.goto(`${site.url}#/task/route-v1-L1-s4-i0?mode=terminal`);
   await page.waitForSelector('#term-command:not([disabled])');
-  // One 10,000-character command is refused without using a turn.
+  // One 10,000-character command is refused without using a turn (once the terminal takes
+  // commands: before its episode starts, Enter does nothing at all).
+  await terminalReady(page);
   await page.fill('#term-command', `h1: echo ${'x'.repeat(10_000)}`);
   await page.press('#term-command', 'Enter');
   assert.match(await (await page.waitForSelector('#term-notice')).textContent(), /no turn used/);
@@ -132,7 +144,10 @@ test('Copy link says when the answer is too long for the link, and what the link
   assert.ok(copied.includes('#/task/route-v1-L1-s4-i0'), copied);
 
   // A short session travels whole, and the status says so.
+  // Another task in the same page: until it has opened, the previous task's terminal (with its
+  // two turns) and its Copy link are still the ones shown.
   await page.goto(`${site.url}#/task/route-v1-L1-s2-i0?mode=terminal`);
+  await taskShown(page, 'route-v1-L1-s2-i0');
   await page.waitForSelector('#term-command:not([disabled])');
   await typeCommand(page, 'h1: ip addr', 1);
   await page.click('#copy-link');

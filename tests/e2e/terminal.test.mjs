@@ -4,7 +4,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { serve, launch, openPage, screenshot } from './harness.mjs';
-import { listedApps, solvedByBaseline, commandOf } from './ui.mjs';
+import { listedApps, solvedByBaseline, commandOf, terminalReady } from './ui.mjs';
 
 let site, browser;
 before(async () => { site = await serve(); browser = await launch(); });
@@ -19,6 +19,8 @@ async function solveByTyping(app, t) {
   assert.equal(await page.textContent('#content-hash'), record.content_hash);
   for (const [i, turn] of record.turns.entries()) {
     const { machine, command } = commandOf(turn.reply);
+    // The field is drawn before the episode has started in the worker: Enter then does nothing.
+    await terminalReady(page);
     if (machine) await page.selectOption('#term-target', machine);
     await page.fill('#term-command', command);
     await page.press('#term-command', 'Enter');
