@@ -63,8 +63,9 @@ pub fn sample(task: &Task) -> Vec<(String, File)> {
 
 /// Sixty tasks over both generator versions and every level: IPv4 only at L1; IPv6 prefixes and
 /// next hops from L2; 32-bit ASNs and exploration from L3; L4's multi-collector worlds (the
-/// smallest sizes of L3 and L4, so the sample stays seconds in a debug build).
-fn ids() -> Vec<String> {
+/// smallest sizes of L3 and L4, so the sample stays seconds in a debug build). The bgpkit-parser
+/// and mrtparse tests read the same files.
+pub fn ids() -> Vec<String> {
     let mut out = Vec::new();
     for v in [1, 2] {
         out.extend((0..10).map(|s| format!("bgp-v{v}-L1-s{s}-i0")));

@@ -10,6 +10,8 @@
 //! - [`mrt`]: our MRT files read back by bgpkit-parser.
 //! - [`bgpdump`]: the same files through the real `bgpdump -m`, byte for byte.
 //! - [`mrtparse`]: the same files read by Python's mrtparse.
+//! - [`tools`]: byte goldens of the tools' answers (every RIPEstat call, the registries).
+//! - [`snapshot`]: the baseline's committed per-task results, a sample replayed.
 
 mod app;
 mod bgpdump;
@@ -22,3 +24,5 @@ mod golden;
 mod mrt;
 mod mrtparse;
 mod oracle;
+mod snapshot;
+mod tools;

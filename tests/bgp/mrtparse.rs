@@ -46,9 +46,8 @@ fn mrtparse_reads_our_files_as_bgpdump_prints_them() {
     std::fs::create_dir_all(&dir).expect("temp dir");
     let mut expected = String::new();
     let mut paths = Vec::new();
-    // The same tasks as the bgpdump test: IPv4 at L1, IPv6 from L2, 32-bit ASNs and path
-    // exploration at L3; and two collectors.
-    for id in ["bgp-v1-L1-s0-i0", "bgp-v1-L2-s1-i0", "bgp-v1-L2-s5-i0-c2", "bgp-v1-L3-s2-i0-n200"] {
+    // The bgpdump test's sixty tasks and files.
+    for id in crate::bgpdump::ids() {
         let task = Task::generate(&id.parse::<QueryId>().unwrap()).unwrap();
         for (_, file) in crate::bgpdump::sample(&task) {
             let path = dir.join(format!("{}.mrt", paths.len()));
