@@ -141,12 +141,16 @@ pub fn adapt_page(props: &AdaptProps) -> Html {
     let redraw = Callback::from(move |_| redraws.force_update());
     let offered = use_state(|| None::<Offered>);
 
-    // The application's space, for the form's turn limits and xl switch.
+    // The application's space, for the form's turn limits and xl switch. An answer for an
+    // application the form has since left is dropped: the workers answer in any order, and a
+    // slow one stored last would take the offer away from the application now shown.
     {
-        let (workers, offered, app) = (workers.clone(), offered.clone(), shown_form.app);
+        let (workers, offered, app, form) = (workers.clone(), offered.clone(), shown_form.app, form.clone());
         use_effect_with(app.name, move |_| {
             wasm_bindgen_futures::spawn_local(async move {
-                if let Ok(remote) = run::space_of(&workers, app).await {
+                if let Ok(remote) = run::space_of(&workers, app).await
+                    && form.with(|f| f.app.name == app.name)
+                {
                     offered.set(Some(Offered::of(app, &crate::App::space(&remote))));
                 }
             });
