@@ -18,7 +18,8 @@ const HEAD: usize = 40;
 /// The command lines run on `task`, with resources from its trigger.
 fn commands(task: &Task) -> Vec<String> {
     let t = &task.trigger;
-    let addr = t.address.or(t.prefix.map(|p| p.addr())).map_or_else(|| "198.18.0.1".into(), |a| a.to_string());
+    let addr =
+        t.address.or(t.prefix.map(|p| p.addr())).map_or_else(|| "198.18.0.1".into(), |a| a.to_string());
     let p = t.prefix.map_or_else(|| addr.clone(), |p| p.to_string());
     let asn = t.asns.first().copied().unwrap_or(64512);
     let mut out: Vec<String> = [
@@ -75,6 +76,8 @@ fn tool_answers_keep_their_bytes() {
     let committed = golden("tests/data/bgp/tools.txt", || actual.clone());
     if committed != actual {
         let first = committed.lines().zip(actual.lines()).position(|(a, b)| a != b);
-        panic!("the tools' answers moved from tests/data/bgp/tools.txt (first differing line {first:?}); bless if intended");
+        panic!(
+            "the tools' answers moved from tests/data/bgp/tools.txt (first differing line {first:?}); bless if intended"
+        );
     }
 }
