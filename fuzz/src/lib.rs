@@ -5,6 +5,7 @@ pub mod adapt_state;
 pub mod agent_replies;
 pub mod bgp_episode;
 pub mod bgp_jq;
+pub mod bgp_mrt;
 pub mod bgp_ripestat;
 pub mod bgp_verdict;
 pub mod env_protocol;
@@ -33,6 +34,7 @@ pub const TARGETS: &[(&str, fn(&[u8]))] = &[
     ("agent_replies", agent_replies::fuzz),
     ("bgp_episode", bgp_episode::fuzz),
     ("bgp_jq", bgp_jq::fuzz),
+    ("bgp_mrt", bgp_mrt::fuzz),
     ("bgp_ripestat", bgp_ripestat::fuzz),
     ("bgp_verdict", bgp_verdict::fuzz),
     ("env_protocol", env_protocol::fuzz),
