@@ -26,6 +26,7 @@ pub mod flowq;
 pub mod kmeans;
 pub mod mock;
 pub mod nemo;
+pub mod nemo_check;
 pub mod nemo_mock;
 mod prompt;
 pub mod prop;

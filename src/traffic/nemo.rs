@@ -3,13 +3,20 @@
 //! easy, medium and hard eight), kept in `nemo_questions.txt`; the reading of each says which
 //! family's semantics it has, what defect of NeMoEval's golden answer the reading fixes, and
 //! whether the family's own check already decides it or a looser check is still missing.
+//! The `nemo` task of an id (levels 1 and 2) is built here too: the question on the golden
+//! chain's state, with the looser checks of `nemo_check` where NeMoEval's wording needs them.
 
-use super::family::{self, Family, Query};
-use super::nemo_mock::{DEFAULT_DENSITY, DEFAULT_NODES, NemoKnobs, nemo_mock};
+use super::check::colour;
+use super::family::{self, COLORS, Family, Query, View, prefix_of};
+use super::nemo_check::{Loose, TopK};
+use super::nemo_mock::{DEFAULT_DENSITY, DEFAULT_NODES, NemoKnobs, PREFIXES, nemo_mock};
+use super::prop::Spec;
 use super::task::{Generated, Ties, apply, view_of};
 use crate::error::{Error, Result};
-use crate::flows::graph::Graph;
+use crate::flows::graph::{self as fgraph, Graph};
 use crate::id::QueryId;
+use crate::malt::api::{Py, unlimited};
+use crate::seed::{Stream, Width};
 
 /// The question file: one question a line, `#` lines are comments.
 const FILE: &str = include_str!("nemo_questions.txt");
@@ -46,8 +53,6 @@ const fn read(family: Family, fix: Option<&'static str>, missing: Option<&'stati
 
 const ANY_EXTREME: &str =
     "any node of the extreme degree passes (the golden takes the first in its node order)";
-const NEEDS_ANY_EXTREME: &str = "a check that accepts any node of the maximum degree with its size doubled \
-     (the any-tied-node reading covers question 8's case only)";
 const FLOATS: &str =
     "truths on float weights (the nemo mock's weights are floats; the families' view holds integers)";
 
@@ -73,12 +78,12 @@ pub fn reading(number: usize) -> Option<Reading> {
             Some(
                 "any node of the maximum degree; size 4 becomes 8 (the golden reads `nodesize`, a KeyError)",
             ),
-            Some(NEEDS_ANY_EXTREME),
+            None,
         ),
         12 => read(
             F::TopDegree,
             Some("any ten nodes of the highest degrees, in non-increasing degree (no tie rule is asked)"),
-            Some("a check that accepts any valid top ten (top-degree breaks ties by address)"),
+            None,
         ),
         13 => read(F::NbrColor, None, None),
         14 => read(
@@ -86,12 +91,14 @@ pub fn reading(number: usize) -> Option<Reading> {
             Some(
                 "the golden balances node counts, the wording edges: a balanced cut (D = ⌊Δ/2⌋) or a bisection passes",
             ),
-            Some("a check that passes either reading and records which held"),
+            None,
         ),
         15 => read(
             F::LabelGraph,
-            Some("self-loops optional"),
-            Some("a new graph returned as type graph, compared with self-loops optional"),
+            Some(
+                "self-loops optional; the new graph comes back as type graph (or new) and G is left as it is",
+            ),
+            None,
         ),
         16 => read(
             F::Kmeans,
@@ -130,9 +137,9 @@ pub fn reading(number: usize) -> Option<Reading> {
     Some(r)
 }
 
-/// Our query for question `number` when it can be checked as read (the family's parameters
-/// fixed to NeMoEval's; question 8 with any tied node, `task::Ties`); `None` when a check is
-/// missing ([`Reading::missing`]).
+/// Our query for question `number` when it can be checked (the family's parameters fixed to
+/// NeMoEval's; the looser checks are `nemo_check::Loose`); `None` when a check is missing
+/// ([`Reading::missing`]). Question 14's D depends on the graph: [`query_on`] sets it.
 pub fn query(number: usize) -> Option<Query> {
     if reading(number)?.missing.is_some() {
         return None;
@@ -151,11 +158,25 @@ pub fn query(number: usize) -> Option<Query> {
         8 => Query::ColorExtreme { case: 'a', c1: s("red"), c2: Some(s("green")) },
         9 => Query::NbrCount { labels: vec![s("app:prod"), s("app:test")] },
         10 => Query::ColorPrefix,
+        11 => Query::ColorExtreme { case: 'b', c1: s("green"), c2: None },
+        12 => Query::TopDegree { k: 10 },
         13 => Query::NbrColor { label: s("app:prod"), color: s("green") },
+        14 => Query::CutBalanced { c1: s("red"), c2: s("blue"), d: 0 },
+        15 => Query::LabelGraph,
         17 => Query::Cliques,
         21 => Query::NbrCount { labels: vec![s("app:prod")] },
         _ => return None,
     })
+}
+
+/// [`query`] on the graph whose view is `v`: question 14's D is ⌊Δ/2⌋, Δ its highest degree
+/// (the bound a balanced cut can always meet).
+pub fn query_on(number: usize, v: &View) -> Option<Query> {
+    let mut q = query(number)?;
+    if let Query::CutBalanced { d, .. } = &mut q {
+        *d = v.adj.iter().map(std::collections::BTreeSet::len).max().unwrap_or(0) as i64 / 2;
+    }
+    Some(q)
 }
 
 /// The nemo mock's knobs of an id: `n` (default 50) and `e` (default 50); `p` has no
@@ -176,26 +197,117 @@ pub fn knobs(id: &QueryId) -> Result<NemoKnobs> {
 }
 
 /// The questions whose expected change the golden chain can make so far: those before
-/// question 9 (the easy eight), each a family change with one answer (question 8's tie goes
-/// to the lowest address, which is NeMoEval's golden's choice on our canonical node order:
-/// it keeps the first node of the extreme degree).
-const CHAINED: usize = 8;
+/// question 16 (the easy eight and the medium eight's first seven). Where several answers
+/// pass, the chain takes the golden's own choice on our canonical node order (question 8's
+/// and 11's ties to the lowest address, as the golden keeps the first node of the extreme
+/// degree; question 14 as a bisection, which is what the golden computes), or a seeded
+/// stand-in for its random choice (question 10's colours, [`golden_colours`]).
+const CHAINED: usize = 15;
+
+/// The colour of each of NeMoEval's three /16s (written `a.b.0.0/16`) in the golden chain's
+/// answer to question 10. The golden draws random hex colours; these are drawn from the
+/// graph's own stream instead (`material`, so every question of one graph sees the same
+/// chain), redrawn until distinct and unlike the named colours the questions ask for (so a
+/// later green or red node is never a prefix colour by chance).
+fn golden_colours(material: &str) -> Vec<(String, String)> {
+    let mut s = Stream::new(&format!("{material}|nemo-golden|q10"), Width::W64);
+    let reserved: Vec<String> = COLORS.iter().chain(&["steelblue"]).map(|c| colour(c)).collect();
+    let mut out: Vec<(String, String)> = Vec::new();
+    for (a, b) in PREFIXES {
+        let c = loop {
+            let c = format!("#{:06x}", s.below(1 << 24));
+            if !reserved.contains(&c) && out.iter().all(|(_, x)| *x != c) {
+                break c;
+            }
+        };
+        out.push((format!("{a}.{b}.0.0/16"), c));
+    }
+    out
+}
+
+/// Makes the golden chain's answer to question `number` on `g` (its view `v`): the family's
+/// change, or the golden's own choice where several pass (see [`CHAINED`]).
+fn golden_step(
+    number: usize,
+    v: &View,
+    g: &mut Graph,
+    colours: &[(String, String)],
+) -> std::result::Result<(), String> {
+    let q = match query_on(number, v) {
+        Some(q) if number <= CHAINED => q,
+        _ => return Err(format!("the golden chain's state after question {number} is not built yet")),
+    };
+    match q {
+        Query::ColorPrefix => {
+            for ip in &v.ips {
+                let p = prefix_of(ip, 16);
+                if let Some((_, c)) = colours.iter().find(|(x, _)| *x == p) {
+                    let s = |x: &str| Py::Str(x.to_string());
+                    let _ = fgraph::call(g, "set", vec![s(ip), s("color"), s(c)], vec![], &unlimited);
+                }
+            }
+        }
+        Query::CutBalanced { c1, c2, .. } => Spec::new(&Query::Bisect { c1, c2 }, v)?.witness(g),
+        q => apply(&q, v, g),
+    }
+    Ok(())
+}
 
 /// The golden chain's state before question `number` (NeMoEval's stateful run, made
 /// explicit): the mock after our expected answers to questions 1..number−1, each made on the
-/// state before it, so a question sees the labels earlier ones added without inheriting an
-/// agent's errors.
-fn chain_state(base: &Graph, number: usize) -> std::result::Result<Graph, String> {
+/// state before it, so a question sees the labels and colours earlier ones added without
+/// inheriting an agent's errors.
+fn chain_state(
+    base: &Graph,
+    number: usize,
+    colours: &[(String, String)],
+) -> std::result::Result<Graph, String> {
     let mut g = base.clone();
     for j in 1..number {
-        let q = match query(j) {
-            Some(q) if j <= CHAINED => q,
-            _ => return Err(format!("the golden chain's state after question {j} is not built yet")),
-        };
         let v = view_of(&g);
-        apply(&q, &v, &mut g);
+        golden_step(j, &v, &mut g, colours)?;
     }
     Ok(g)
+}
+
+/// The looser check a question needs, if any (or why the graph cannot ask it).
+fn loose(number: usize, q: &Query, v: &View) -> std::result::Result<Option<Loose>, String> {
+    Ok(match (number, q) {
+        (8 | 11, Query::ColorExtreme { case, .. }) => Some(Loose::Ties(ties(v, *case == 'a')?)),
+        (12, Query::TopDegree { k }) => Some(Loose::TopK(TopK::new(*k as usize, v))),
+        (15, _) => Some(Loose::NewGraph),
+        _ => None,
+    })
+}
+
+/// The nodes of the highest and (`both`) of the lowest degree, in address order; a graph
+/// whose nodes all have one degree has no highest and lowest node for question 8.
+fn ties(v: &View, both: bool) -> std::result::Result<Ties, String> {
+    let degree: Vec<usize> = v.adj.iter().map(std::collections::BTreeSet::len).collect();
+    let (hi, lo) = (degree.iter().max().copied(), degree.iter().min().copied());
+    if both && hi == lo {
+        return Err("every node has the same degree: no highest and lowest node".into());
+    }
+    let with = |d: Option<usize>| -> Vec<String> {
+        let mut ips: Vec<&String> =
+            (0..degree.len()).filter(|&u| Some(degree[u]) == d).map(|u| &v.ips[u]).collect();
+        ips.sort_by_key(|ip| family::ip_number(ip));
+        ips.into_iter().cloned().collect()
+    };
+    Ok(Ties { hi: with(hi), lo: if both { with(lo) } else { Vec::new() } })
+}
+
+/// The property rules of a question with many valid answers: question 10's colours by
+/// prefix, question 14's balanced cut or bisection in red and blue.
+fn spec(q: &Query, v: &View) -> std::result::Result<Option<Spec>, String> {
+    Ok(match q {
+        Query::ColorPrefix => Some(Spec::new(q, v)?),
+        Query::CutBalanced { c1, c2, .. } => {
+            let bisect = Query::Bisect { c1: c1.clone(), c2: c2.clone() };
+            Some(Spec::new(q, v)?.or(Spec::new(&bisect, v)?))
+        }
+        _ => None,
+    })
 }
 
 /// Generates a `nemo` task: NeMoEval's question of the id's level and index, verbatim, on the
@@ -205,37 +317,24 @@ pub fn generate(id: &QueryId, turns: u32, material: &str) -> Result<Generated> {
     let (number, text) =
         at(id.level, id.index).ok_or_else(|| invalid("m=nemo asks at levels 1 to 3".into()))?;
     let r = reading(number).ok_or_else(|| invalid(format!("no reading of question {number}")))?;
-    let q = query(number).ok_or_else(|| {
-        invalid(format!("question {number} is not in this version ({})", r.missing.unwrap_or("no query")))
-    })?;
+    if let Some(m) = r.missing {
+        return Err(invalid(format!("question {number} is not in this version ({m})")));
+    }
     let mock = nemo_mock(material, knobs(id)?)?.graph();
-    let graph = chain_state(&mock, number).map_err(invalid)?;
+    let colours = golden_colours(material);
+    let graph = chain_state(&mock, number, &colours).map_err(invalid)?;
     // The families' view holds integer weights; the questions asked here read none (the
-    // float-weight questions have no query yet, see `reading`).
+    // float-weight questions are refused above, see `reading`).
     let view = view_of(&graph);
-    let ties = match &q {
-        Query::ColorExtreme { .. } => {
-            let degree: Vec<usize> = view.adj.iter().map(std::collections::BTreeSet::len).collect();
-            let (hi, lo) = (degree.iter().max().copied(), degree.iter().min().copied());
-            if hi == lo {
-                return Err(invalid("every node has the same degree: no highest and lowest node".into()));
-            }
-            let with = |d: Option<usize>| -> Vec<String> {
-                let mut ips: Vec<&String> =
-                    (0..degree.len()).filter(|&u| Some(degree[u]) == d).map(|u| &view.ips[u]).collect();
-                ips.sort_by_key(|ip| ip.parse::<std::net::Ipv4Addr>().map(u32::from).unwrap_or(u32::MAX));
-                ips.into_iter().cloned().collect()
-            };
-            Some(Ties { hi: with(hi), lo: with(lo) })
-        }
-        _ => None,
-    };
+    let q = query_on(number, &view).ok_or_else(|| invalid(format!("question {number} has no query")))?;
+    let loose = loose(number, &q, &view).map_err(invalid)?;
+    let prop = spec(&q, &view).map_err(invalid)?;
     let truth = family::truth(&q, &view);
     let expected_graph = match truth {
         Some(_) => graph.to_json(),
         None => {
             let mut expected = graph.clone();
-            apply(&q, &view, &mut expected);
+            golden_step(number, &view, &mut expected, &colours).map_err(invalid)?;
             expected.to_json()
         }
     };
@@ -251,10 +350,10 @@ pub fn generate(id: &QueryId, turns: u32, material: &str) -> Result<Generated> {
         logs: None,
         truth,
         expected_graph,
-        prop: None,
+        prop,
         state: None,
         nemo: Some(number),
-        ties,
+        loose,
     })
 }
 
@@ -303,7 +402,7 @@ mod tests {
     fn every_question_has_a_reading_and_the_unchecked_ones_are_listed() {
         assert!(reading(0).is_none() && reading(25).is_none());
         let missing: Vec<usize> = (1..=24).filter(|&n| reading(n).unwrap().missing.is_some()).collect();
-        assert_eq!(missing, [11, 12, 14, 15, 16, 18, 19, 20, 22, 23, 24]);
+        assert_eq!(missing, [16, 18, 19, 20, 22, 23, 24]);
         for n in 1..=24 {
             assert_eq!(query(n).is_some(), !missing.contains(&n), "{n}");
         }

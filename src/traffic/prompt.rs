@@ -107,17 +107,28 @@ const NEMO: &str = "The question is NeMoEval's, word for word. Its graph: nodes 
 'Return the networkx graph object' means return {'type': 'graph', 'data': G} after changing G; \
 'Return only the number' means {'type': 'text', 'data': the number}.";
 
+/// What a `nemo` question that builds a new graph adds: the new graph cannot be G, so "the
+/// networkx graph object" it returns is node-link data (`new` passes too).
+const NEMO_NEW: &str = "This question builds a new graph: return it as {'type': 'graph', 'data': {'nodes': \
+[{'id': ...}, ...], 'links': [{'source': ..., 'target': ...}, ...]}} and leave G as it is.";
+
+/// The `nemo` questions that build a new graph (question 15, the label graph).
+const NEMO_NEW_GRAPH: [usize; 1] = [15];
+
 /// The full prompt of a question in one variant; `flows` for a question on the flow logs,
-/// `nemo` for a question of the `nemo` mode.
-pub fn render(question: &str, variant: PromptVariant, flows: bool, nemo: bool) -> String {
+/// `nemo` the NeMoEval question number of a question of the `nemo` mode.
+pub fn render(question: &str, variant: PromptVariant, flows: bool, nemo: Option<usize>) -> String {
     let mut sections = vec![ROLE.to_string(), SCHEMA.to_string(), API.to_string()];
     if flows {
         sections.push(FLOWS.to_string());
     }
     sections.push(python());
     sections.push(if flows { FLOW_OUTPUT } else { OUTPUT }.to_string());
-    if nemo {
+    if let Some(k) = nemo {
         sections.push(NEMO.to_string());
+        if NEMO_NEW_GRAPH.contains(&k) {
+            sections.push(NEMO_NEW.to_string());
+        }
     }
     if variant.few_shot() {
         let mut ex = String::from("Examples.");
@@ -145,8 +156,8 @@ mod tests {
     #[test]
     fn variants_and_question() {
         let q = "How many nodes are in the graph? Return the number as text.";
-        let zb = render(q, PromptVariant::ZeroshotBase, false, false);
-        let fc = render(q, PromptVariant::FewshotCot, true, false);
+        let zb = render(q, PromptVariant::ZeroshotBase, false, None);
+        let fc = render(q, PromptVariant::FewshotCot, true, None);
         assert!(fc.contains("process_flows(F, G)") && !zb.contains("F.group("));
         assert!(
             !zb.contains(COT) && fc.contains(COT) && fc.contains("Example 4") && !zb.contains("Example 1")
@@ -154,8 +165,11 @@ mod tests {
         assert_eq!(question_of(&zb), Some(q));
         assert_eq!(question_of(&fc), Some(q));
         // A nemo question adds its note and keeps the question as the last line.
-        let nemo = render(q, PromptVariant::ZeroshotBase, false, true);
-        assert!(nemo.contains(NEMO) && !zb.contains(NEMO));
+        let nemo = render(q, PromptVariant::ZeroshotBase, false, Some(1));
+        assert!(nemo.contains(NEMO) && !zb.contains(NEMO) && !nemo.contains(NEMO_NEW));
         assert_eq!(question_of(&nemo), Some(q));
+        let new = render(q, PromptVariant::ZeroshotBase, false, Some(15));
+        assert!(new.contains(NEMO_NEW));
+        assert_eq!(question_of(&new), Some(q));
     }
 }

@@ -42,6 +42,9 @@ pub struct Spec {
     pub edges: Vec<(usize, usize)>,
     /// The least within-cluster sum of squared deviations (k-means only, else 0).
     pub opt: f64,
+    /// Another reading that passes as well (NeMoEval's question 14: a balanced cut or a
+    /// bisection); the verdict records which one held.
+    pub alt: Option<Box<Spec>>,
 }
 
 /// A check's outcome: whether every rule holds, how many of the constraints do, and the
@@ -52,6 +55,8 @@ pub struct Verdict {
     pub satisfied: usize,
     pub total: usize,
     pub problems: Vec<String>,
+    /// The family whose reading held, when the spec has two readings.
+    pub reading: Option<&'static str>,
 }
 
 /// Constraint bookkeeping while checking.
@@ -87,6 +92,7 @@ impl Tally {
             satisfied: self.satisfied,
             total: self.total,
             problems: self.problems,
+            reading: None,
         }
     }
 }
@@ -122,11 +128,36 @@ impl Spec {
             totals,
             edges: v.edges.keys().copied().collect(),
             opt,
+            alt: None,
         })
     }
 
-    /// The rule in words, for the card.
+    /// This spec with a second reading that passes as well.
+    pub fn or(mut self, alt: Spec) -> Spec {
+        self.alt = Some(Box::new(alt));
+        self
+    }
+
+    /// The family name of a spec's reading.
+    fn reading(&self) -> &'static str {
+        match self.query {
+            Query::Bisect { .. } => "bisect",
+            Query::CutBalanced { .. } => "cut-balanced",
+            Query::Kmeans { .. } => "kmeans",
+            Query::Heatmap { .. } => "heatmap",
+            _ => "color-prefix",
+        }
+    }
+
+    /// The rule in words, for the card (both readings when there are two).
     pub fn rule(&self) -> String {
+        match &self.alt {
+            Some(alt) => format!("either {}; or {}", self.rule_one(), alt.rule_one()),
+            None => self.rule_one(),
+        }
+    }
+
+    fn rule_one(&self) -> String {
         match &self.query {
             Query::ColorPrefix => {
                 "nodes of one /16 share a colour; different /16s have different colours".into()
@@ -154,8 +185,26 @@ impl Spec {
         }
     }
 
-    /// Checks the final graph (a node-link document) against the rule.
+    /// Checks the final graph (a node-link document) against the rule; with two readings,
+    /// either passes and the verdict names the one that held (the first when both do).
     pub fn check(&self, graph: &Value) -> Verdict {
+        let mine = self.check_one(graph);
+        let Some(alt) = &self.alt else { return mine };
+        if mine.ok {
+            return Verdict { reading: Some(self.reading()), ..mine };
+        }
+        let other = alt.check_one(graph);
+        if other.ok {
+            return Verdict { reading: Some(alt.reading()), ..other };
+        }
+        let mut v = mine;
+        if let Some(p) = other.problems.first() {
+            v.problems.push(format!("nor as {}: {p}", alt.reading()));
+        }
+        v
+    }
+
+    fn check_one(&self, graph: &Value) -> Verdict {
         let by_id: BTreeMap<&str, &Value> = graph["nodes"]
             .as_array()
             .into_iter()

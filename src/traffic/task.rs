@@ -21,6 +21,7 @@ use super::compose;
 use super::family::{self, Family, Query, Truth, View};
 use super::flowq::{self, FlowKnobs};
 use super::mock::{Mock, MockKnobs, mock};
+use super::nemo_check::Loose;
 use super::prompt;
 use super::prop;
 
@@ -88,9 +89,9 @@ pub struct Generated {
     pub state: Option<Value>,
     /// NeMoEval's question number (1..=24) in the `nemo` mode, else `None`.
     pub nemo: Option<usize>,
-    /// A colour-extreme question read as NeMoEval's: any node of the extreme degree may be
-    /// the one coloured; `None` for the family's own rule (ties to the lowest address).
-    pub ties: Option<Ties>,
+    /// A `nemo` question checked more loosely than its family (any tied node, any valid top
+    /// k, a new graph returned as `graph`); `None` for the family's own check.
+    pub loose: Option<Loose>,
 }
 
 /// The nodes of the highest and of the lowest degree, in address order: for a colour-extreme
@@ -144,11 +145,11 @@ pub fn modes(id: &QueryId) -> Result<Modes> {
     };
     let nemo = match id.knob('m') {
         None | Some("std") => false,
-        Some("nemo") if id.level == 1 => true,
+        Some("nemo") if id.level <= 2 => true,
         Some(v @ ("nemo" | "chain" | "straw")) => {
             return Err(bad(format!(
-                "knob m={v}: not in this version of traffic at level {} (m=nemo is at level 1, NeMoEval's \
-                 easy eight; m takes std otherwise)",
+                "knob m={v}: not in this version of traffic at level {} (m=nemo is at levels 1 and 2, \
+                 NeMoEval's easy and medium eight; m takes std otherwise)",
                 id.level
             )));
         }
@@ -367,7 +368,7 @@ pub fn generate(id: &QueryId) -> Result<Generated> {
         prop,
         state,
         nemo: None,
-        ties: None,
+        loose: None,
     })
 }
 
@@ -395,16 +396,7 @@ pub(super) fn apply(q: &Query, v: &View, g: &mut Graph) {
             call("set", vec![s(&v.ips[hi]), s("color"), s(c1)]);
             match (case, c2) {
                 ('a', Some(c2)) => call("set", vec![s(&v.ips[lo]), s("color"), s(c2)]),
-                _ => {
-                    let size = fgraph::call(g, "get", vec![s(&v.ips[hi]), s("size")], vec![], &unlimited);
-                    let doubled = match size {
-                        Ok(Py::Int(x)) => Py::Int(x * 2),
-                        Ok(Py::Float(x)) => Py::Float(x * 2.0),
-                        _ => Py::Int(8),
-                    };
-                    let _ =
-                        fgraph::call(g, "set", vec![s(&v.ips[hi]), s("size"), doubled], vec![], &unlimited);
-                }
+                _ => double_size(g, &v.ips[hi]),
             }
         }
         Query::LabelRemove { label } => {
@@ -442,6 +434,17 @@ pub(super) fn apply(q: &Query, v: &View, g: &mut Graph) {
     }
 }
 
+/// Doubles node `ip`'s size (8 when it has none that is a number).
+fn double_size(g: &mut Graph, ip: &str) {
+    let s = |x: &str| Py::Str(x.to_string());
+    let doubled = match fgraph::call(g, "get", vec![s(ip), s("size")], vec![], &unlimited) {
+        Ok(Py::Int(x)) => Py::Int(x.saturating_mul(2)),
+        Ok(Py::Float(x)) => Py::Float(x * 2.0),
+        _ => Py::Int(8),
+    };
+    let _ = fgraph::call(g, "set", vec![s(ip), s("size"), doubled], vec![], &unlimited);
+}
+
 /// The expected outcome as the card shows it; a composed question adds the changes its
 /// steps make (`after_steps`).
 fn expected_json(g: &Generated) -> Value {
@@ -461,8 +464,15 @@ fn expected_json(g: &Generated) -> Value {
         let steps: Vec<String> = check::diff(&g.graph.to_json(), state).into_iter().map(|c| c.line).collect();
         out["after_steps"] = json!(steps);
     }
-    if let Some(t) = &g.ties {
-        out["any_of"] = json!({"highest_degree": t.hi, "lowest_degree": t.lo});
+    match &g.loose {
+        Some(Loose::Ties(t)) if t.lo.is_empty() => out["any_of"] = json!({"highest_degree": t.hi}),
+        Some(Loose::Ties(t)) => out["any_of"] = json!({"highest_degree": t.hi, "lowest_degree": t.lo}),
+        Some(Loose::TopK(t)) => {
+            out["any_of"] =
+                json!({"top_degrees": t.top(), "rows": "[node, labels, degree], degrees non-increasing"})
+        }
+        Some(Loose::NewGraph) => out["any_of"] = json!({"types": ["graph", "new"], "self_loops": "optional"}),
+        None => {}
     }
     out
 }
@@ -476,8 +486,7 @@ pub struct TrafficTask {
 
 impl TrafficTask {
     pub fn new(g: Generated, limits: Limits) -> TrafficTask {
-        let prompt =
-            prompt::render(&g.question, PromptVariant::ZeroshotBase, g.flows.is_some(), g.nemo.is_some());
+        let prompt = prompt::render(&g.question, PromptVariant::ZeroshotBase, g.flows.is_some(), g.nemo);
         let expected = expected_json(&g);
         let mut params = json!({"wording": g.wording + 1, "query": g.query});
         if let Some(n) = g.nemo {
@@ -510,7 +519,7 @@ impl Task for TrafficTask {
     }
     fn prompt(&self, variant: PromptVariant) -> String {
         let g = &self.generated;
-        prompt::render(&g.question, variant, g.flows.is_some(), g.nemo.is_some())
+        prompt::render(&g.question, variant, g.flows.is_some(), g.nemo)
     }
     fn start(&self, max_turns: Option<u32>) -> Box<dyn Episode> {
         let max = max_turns.unwrap_or(self.card.max_turns).clamp(1, MAX_TURNS);
@@ -617,6 +626,8 @@ pub fn score_returned(t: &Generated, returned: Value) -> Score {
     let entry = if t.flows.is_some() { extract::FLOWS } else { extract::GRAPH };
     let answer = check::parse_returned(returned, entry.name).map_err(|e| format!("Invalid return: {e}"));
     let graph = match &answer {
+        // Question 15's graph answer is the new graph, not the final G.
+        Ok((ty, _)) if ty == "graph" && t.loose == Some(Loose::NewGraph) => Ok(base),
         Ok((ty, data)) if ty == "graph" && !data.is_null() => check::graph_of_answer(&base, data),
         _ => Ok(base),
     };
@@ -642,7 +653,13 @@ fn score(t: &Generated, last: Option<&Attempt>, turns: u32) -> Score {
     let (mut correct, mut why, mut diff) = match (&answer, &t.truth, &t.prop) {
         (Err(e), _, _) => (false, e.clone(), Vec::new()),
         (Ok((ty, data)), Some(truth), _) => {
-            let (ok, why) = check::value_ok(truth, ty, data);
+            let (ok, why) = match &t.loose {
+                Some(Loose::TopK(k)) => k.check(ty, data),
+                Some(Loose::NewGraph) if ["graph", "new"].contains(&ty.as_str()) => {
+                    super::nemo_check::new_graph_ok(&truth.data, data)
+                }
+                _ => check::value_ok(truth, ty, data),
+            };
             (ok, why, Vec::new())
         }
         (Ok((ty, _)), None, _) if ty != "graph" => {
@@ -651,7 +668,8 @@ fn score(t: &Generated, last: Option<&Attempt>, turns: u32) -> Score {
         (Ok(_), None, Some(p)) => {
             let v = p.check(&graph);
             let why = if v.ok {
-                format!("every rule holds ({} constraints)", v.total)
+                let read = v.reading.map(|r| format!(", read as {r}")).unwrap_or_default();
+                format!("every rule holds ({} constraints{read})", v.total)
             } else {
                 format!(
                     "{} of {} constraints broken: {}",
@@ -670,9 +688,9 @@ fn score(t: &Generated, last: Option<&Attempt>, turns: u32) -> Score {
             (v.ok, why, v.problems)
         }
         (Ok(_), None, None) => {
-            let expected = match &t.ties {
-                Some(ties) => ties.expected(t, &graph),
-                None => t.expected_graph.clone(),
+            let expected = match &t.loose {
+                Some(Loose::Ties(ties)) => ties.expected(t, &graph),
+                _ => t.expected_graph.clone(),
             };
             let d: Vec<String> = check::diff(&expected, &graph).into_iter().map(|c| c.line).collect();
             let why = if d.is_empty() {
@@ -726,6 +744,7 @@ impl Ties {
     /// tied nodes matches exactly, and one that chose a wrong node differs where it erred.
     fn expected(&self, t: &Generated, graph: &Value) -> Value {
         let Query::ColorExtreme { c1, c2, .. } = &t.query else { return t.expected_graph.clone() };
+        // Case b (no second colour) also doubles the coloured node's size.
         let colours: std::collections::BTreeMap<&str, String> = graph["nodes"]
             .as_array()
             .into_iter()
@@ -743,9 +762,12 @@ impl Ties {
                 let _ = fgraph::call(&mut g, "set", vec![s(&n), s("color"), s(c)], vec![], &unlimited);
             }
         };
-        paint(pick(&self.hi, c1), c1);
-        if let Some(c2) = c2 {
-            paint(pick(&self.lo, c2), c2);
+        let hi = pick(&self.hi, c1);
+        paint(hi.clone(), c1);
+        match (c2, hi) {
+            (Some(c2), _) => paint(pick(&self.lo, c2), c2),
+            (None, Some(n)) => double_size(&mut g, &n),
+            (None, None) => {}
         }
         g.to_json()
     }
