@@ -2,18 +2,22 @@
 //! server in-process on an ephemeral 127.0.0.1 port and three measurements, each stopping by
 //! itself (a count or a time limit, whichever comes first).
 //!
-//! - load: N WebSocket sessions, each on its own client thread, sending K8s steps (`kubectl
-//!   get pods -A`, resetting when an episode ends); steps per second and the p50/p99 round trip
-//!   of a step, for 1, 100 and 1,000 sessions;
+//! - load: N WebSocket sessions, each on its own client thread, sending steps of one registered
+//!   application (`--app NAME`, K8s by default; each step the baseline's opening reply, as
+//!   `server::load` sends it, resetting when an episode ends); steps per second and the p50/p99
+//!   round trip of a step, for 1, 100 and 1,000 sessions;
 //! - idle memory: N sessions opened over HTTP (a reset each, then nothing), the resident memory
-//!   of a fresh process of this benchmark before and after, per session, for K8s and Route;
-//! - soak: whole three-turn K8s episodes over many WebSocket sessions; resident memory once a
-//!   tenth of the episodes are done and at the end (a leak shows as growth between the two).
+//!   of a fresh process of this benchmark before and after, per session, for every registered
+//!   application whose steps need no sandbox processes (this server has none);
+//! - soak: whole three-turn episodes of the load's application over many WebSocket sessions;
+//!   resident memory once a tenth of the episodes are done and at the end (a leak shows as
+//!   growth between the two).
 //!
 //! ```text
 //! cargo bench --bench serve --no-default-features --features server              # full sizes
 //! cargo bench --bench serve --no-default-features --features server -- --quick   # CI-sized
 //! cargo bench --bench serve --no-default-features --features server -- 1000 4000 # load only: sessions, steps
+//! cargo bench --bench serve --no-default-features --features server -- --app bgp # another application
 //! ```
 //!
 //! Not a criterion benchmark: the figures are distributions over concurrent clients and memory
@@ -27,7 +31,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use netpress::registry::Registry;
-use netpress::server::load::{Load, Transport};
+use netpress::server::load::{Family, Load, Transport};
 use netpress::server::{Config, Server};
 use serde_json::{Value, json};
 use tungstenite::Message;
@@ -97,19 +101,20 @@ impl Ws {
     }
 }
 
-fn reset(seed: usize, max_turns: u32) -> Value {
-    json!({"type": "reset", "data": {"task_id": format!("k8s-v1-L1-s{seed}-i0"), "max_turns": max_turns}})
+fn reset(family: Family, seed: usize, max_turns: u32) -> Value {
+    json!({"type": "reset", "data": {"task_id": family.task_id(seed), "max_turns": max_turns}})
 }
 
-fn step() -> Value {
-    json!({"type": "step", "data": {"reply": "kubectl get pods -A"}})
+/// A step of `family`'s episode whose prompt is `prompt`, as the load sends it.
+fn step(family: Family, prompt: &str) -> Value {
+    json!({"type": "step", "data": {"reply": family.reply(prompt).expect("the baseline's reply")}})
 }
 
 /// The load of `netpress bench --serve ws` (`server::load`).
-fn load(sessions: usize, total_steps: usize, limit: Duration) {
+fn load(family: Family, sessions: usize, total_steps: usize, limit: Duration) {
     let server = start(sessions.max(4096));
-    let report =
-        netpress::server::load::run(server.addr(), &Load::k8s(Transport::Ws, sessions, total_steps, limit));
+    let load = Load::new(Transport::Ws, family, sessions, total_steps, limit);
+    let report = netpress::server::load::run(server.addr(), &load);
     println!("{}", report.expect("the load run"));
     server.shutdown().expect("shutdown");
 }
@@ -130,21 +135,21 @@ fn http_reset(addr: SocketAddr, body: &Value) -> u16 {
 
 /// Runs `idle_memory` in a fresh process of this benchmark: memory the earlier measurements
 /// freed would otherwise be reused and hide the sessions' own.
-fn idle_memory_apart(app: &str, sessions: usize) {
+fn idle_memory_apart(family: Family, sessions: usize) {
     let exe = std::env::current_exe().expect("the benchmark's path");
     let out = std::process::Command::new(exe)
-        .args(["--idle-child", app, &sessions.to_string()])
+        .args(["--idle-child", family.name(), &sessions.to_string()])
         .output()
         .expect("idle child");
     print!("{}", String::from_utf8_lossy(&out.stdout));
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
 }
 
-fn idle_memory(app: &str, sessions: usize) {
-    let server = start(sessions);
+fn idle_memory(family: Family, sessions: usize) {
+    let (server, app) = (start(sessions), family.name());
     let before = rss();
     for seed in 0..sessions {
-        let status = http_reset(server.addr(), &json!({"task_id": format!("{app}-v1-L1-s{seed}-i0")}));
+        let status = http_reset(server.addr(), &json!({"task_id": family.task_id(seed)}));
         assert_eq!(status, 200, "reset {seed}");
     }
     let after = rss();
@@ -157,7 +162,7 @@ fn idle_memory(app: &str, sessions: usize) {
     server.shutdown().expect("shutdown");
 }
 
-fn soak(sizes: &Sizes) {
+fn soak(family: Family, sizes: &Sizes) {
     let server = start(4096);
     let url = format!("ws://{}/ws", server.addr());
     let done = Arc::new(AtomicUsize::new(0));
@@ -170,8 +175,10 @@ fn soak(sizes: &Sizes) {
                 let mut ws = Ws::connect(&url);
                 let mut seed = i;
                 while done.load(Ordering::Relaxed) < target && Instant::now() < deadline {
-                    ws.ask(&reset(seed, 3));
-                    while ws.ask(&step())["data"]["done"] != true {}
+                    let answer = ws.ask(&reset(family, seed, 3));
+                    let step =
+                        step(family, answer["data"]["observation"]["text"].as_str().expect("a prompt"));
+                    while ws.ask(&step)["data"]["done"] != true {}
                     done.fetch_add(1, Ordering::Relaxed);
                     seed += 1;
                 }
@@ -189,7 +196,8 @@ fn soak(sizes: &Sizes) {
     let late = rss();
     let n = done.load(Ordering::Relaxed);
     println!(
-        "soak, ws, {} sessions: {n} episodes in {:.1} s; RSS {:.1} MiB after {tenth}, {:.1} MiB at the end ({:+.1}%)",
+        "soak, ws, {}, {} sessions: {n} episodes in {:.1} s; RSS {:.1} MiB after {tenth}, {:.1} MiB at the end ({:+.1}%)",
+        family.name(),
         sizes.soak_sessions,
         start.elapsed().as_secs_f64(),
         early as f64 / 1048576.0,
@@ -199,16 +207,39 @@ fn soak(sizes: &Sizes) {
     server.shutdown().expect("shutdown");
 }
 
+/// The registered application called `name`; exits with the registry's one-line reason for
+/// any other.
+fn family(name: &str) -> Family {
+    Family::of(Registry::standard(), name).unwrap_or_else(|e| {
+        eprintln!("--app: {e}");
+        std::process::exit(2)
+    })
+}
+
+/// The value of `--app` (k8s without one).
+fn app_arg(args: &[String]) -> &str {
+    args.iter().position(|a| a == "--app").and_then(|i| args.get(i + 1)).map_or("k8s", String::as_str)
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     if let [flag, app, n, ..] = args.as_slice()
         && flag == "--idle-child"
     {
-        return idle_memory(app, n.parse().expect("a session count"));
+        return idle_memory(family(app), n.parse().expect("a session count"));
+    }
+    let stepped = family(app_arg(&args));
+    if stepped.sandboxed() {
+        // This server has no sandbox processes; `netpress bench --serve` starts them.
+        eprintln!(
+            "--app: {} runs in sandbox processes: load it with `netpress bench --serve ws`",
+            stepped.name()
+        );
+        std::process::exit(2);
     }
     let numbers: Vec<usize> = args.iter().filter_map(|a| a.parse().ok()).collect();
     if let [sessions, steps, ..] = numbers.as_slice() {
-        return load(*sessions, *steps, FULL.load_time);
+        return load(stepped, *sessions, *steps, FULL.load_time);
     }
     // `cargo bench` passes `--bench`; `cargo test --benches` (CI) passes neither flag and
     // gets a smoke run that only shows every part still works, unoptimised in seconds.
@@ -218,10 +249,13 @@ fn main() {
         (false, false) => &SMOKE,
     };
     for sessions in [1, 100, 1000] {
-        load(sessions, sizes.load_steps, sizes.load_time);
+        load(stepped, sessions, sizes.load_steps, sizes.load_time);
     }
-    for app in ["k8s", "route"] {
-        idle_memory_apart(app, sizes.idle_sessions);
+    for app in Registry::standard().apps() {
+        let family = family(app.info().name);
+        if !family.sandboxed() {
+            idle_memory_apart(family, sizes.idle_sessions);
+        }
     }
-    soak(sizes);
+    soak(stepped, sizes);
 }

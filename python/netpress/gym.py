@@ -1,5 +1,7 @@
-"""A Gymnasium environment over NetPress tasks, registered as ``NetPress/Route-v1``,
-``NetPress/K8s-v1`` and ``NetPress/MALT-v1`` when this module is imported.
+"""A Gymnasium environment over NetPress tasks, registered when this module is imported as
+``NetPress/<Name>-v1`` for every application of the library's registry (:data:`IDS`):
+``NetPress/Route-v1``, ``NetPress/K8s-v1``, ``NetPress/MALT-v1``, ``NetPress/BGP-v1``,
+``NetPress/Traffic-v1`` and ``NetPress/Microseg-v1``.
 
 Observations and actions are text: the prompt or the next observation, and the agent's reply.
 Their space is :class:`Utf8`, a ``spaces.Text`` that holds any string up to its length (Text's
@@ -8,12 +10,13 @@ own ``contains`` allows only its sample alphabet, and replies are arbitrary UTF-
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import gymnasium
 from gymnasium import spaces
 
-from . import TERMINAL, Env, TaskStream
+from . import TERMINAL, Env, TaskStream, _core
 
 #: The longest observation (the protocol's message limit) and reply (its reply limit).
 MAX_OBSERVATION = 2**20
@@ -109,8 +112,18 @@ def _info(observation: dict) -> dict:
     return {k: v for k, v in observation.items() if k not in ("text", "episode_id")}
 
 
-#: Registered ids and their applications (the suffix is the generator's version).
-IDS = {"NetPress/Route-v1": "route", "NetPress/K8s-v1": "k8s", "NetPress/MALT-v1": "malt"}
+def _id_name(app: dict) -> str:
+    """The application's name in its id: spelt as its title starts (``MALT``, ``K8s``, ``BGP``),
+    else capitalised (``Microseg``, whose title is "Micro-segmentation")."""
+    name, title = app["name"], app["title"]
+    return title[: len(name)] if title.lower().startswith(name) else name.capitalize()
+
+
+#: Registered ids and their applications, one for each application of the library's registry,
+#: so a new application gets one with no change here. The suffix is this environment's version,
+#: v1 for every application, not the generator's: tasks are drawn at the generator's current
+#: version whatever the id says (MALT's are v2), and an id must not change when one is added.
+IDS = {f"NetPress/{_id_name(a)}-v1": a["name"] for a in json.loads(_core.apps())}
 
 
 def _register() -> None:

@@ -53,8 +53,8 @@ class _Base:
         return text
 
 
-class _Route(_Base):
-    app = "route"
+class _MachineCommands:
+    """Route's kind of answer: one command a turn, on a named machine."""
 
     def run(self, machine: str, command: str) -> str:
         """Runs one shell command on one machine of the network.
@@ -66,8 +66,8 @@ class _Route(_Base):
         return self._turn(json.dumps({"machine": machine, "command": command}))
 
 
-class _K8s(_Base):
-    app = "k8s"
+class _Commands:
+    """K8s's kind of answer: one command a turn."""
 
     def run(self, command: str) -> str:
         """Runs one kubectl (or shell) command against the cluster.
@@ -78,8 +78,8 @@ class _K8s(_Base):
         return self._turn(command)
 
 
-class _Malt(_Base):
-    app = "malt"
+class _Python:
+    """MALT's, traffic's and microseg's kind of answer: one program."""
 
     def submit(self, program: str) -> str:
         """Submits the Python program that answers the query.
@@ -90,13 +90,58 @@ class _Malt(_Base):
         return self._turn(program)
 
 
-_CLASSES = {"route": _Route, "k8s": _K8s, "malt": _Malt}
+class _Investigation:
+    """BGP's kind of answer: tool calls, then a final answer."""
+
+    def call(self, line: str) -> str:
+        """Sends one line of the investigation: a tool call, or the final answer as one JSON line.
+
+        Args:
+            line: A tool call as the prompt describes them, or the final answer as the prompt asks.
+        """
+        return self._turn(line)
+
+
+#: The tools of each answer kind (``AnswerKind`` in the library, serialised), as methods over
+#: ``_Base``'s ``_turn``.
+_KINDS = {
+    "machine_commands": _MachineCommands,
+    "commands": _Commands,
+    "python": _Python,
+    "investigation": _Investigation,
+}
+
+
+def _kind(answer: str | dict) -> str:
+    """An answer kind's name: the string, or the one key of a kind with fields."""
+    return answer if isinstance(answer, str) else next(iter(answer))
+
+
+def _classes() -> dict[str, type]:
+    """Each registered application's class, in the registry's order, so a new application gets
+    its adapter with no change here: the environment with its answer kind's tool (a copy of
+    the kind's public methods, so the tool is the class's own, where ``_tools`` reads it) and
+    its ``app``. An application of a kind this module has no tool for is left out (its factory
+    call says so) rather than breaking the import."""
+    classes = {}
+    for a in json.loads(netpress._core.apps()):
+        kind = _KINDS.get(_kind(a["answer"]))
+        if kind is None:
+            continue
+        tools = {n: f for n, f in vars(kind).items() if not n.startswith("_")}
+        classes[a["name"]] = type(f"_{a['name'].capitalize()}", (_Base,), {**tools, "app": a["name"]})
+    return classes
+
+
+_CLASSES = _classes()
 
 
 def environment_factory(app: str, variant: str = "zeroshot_base", reward: Any = "correct") -> type:
     """The class to pass as ``environment_factory``: no-argument construction, ``reset(**row)``
-    and the application's tool (route ``run(machine, command)``, k8s ``run(command)``, malt
-    ``submit(program)``)."""
+    and the application's tool, by its answer kind (route ``run(machine, command)``, k8s
+    ``run(command)``, malt, traffic and microseg ``submit(program)``, bgp ``call(line)``). The
+    kind is the application's usual one: a task answered otherwise (microseg's repair family,
+    command by command) takes its replies through the same one text argument."""
     if app not in _CLASSES:
         raise ValueError(f"no TRL adapter for {app!r} (one of {', '.join(_CLASSES)})")
     name = f"NetPress{_CLASSES[app].__name__[1:]}Env"

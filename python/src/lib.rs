@@ -505,6 +505,26 @@ fn info() -> String {
     to_json(&netpress::env::info(Registry::standard(), &netpress::env::Limits::default()))
 }
 
+/// Every registered application's name, title, generator version, answer kind (as the library
+/// serialises it) and sandbox flag, in display order (JSON): what the Python adapters derive
+/// their ids and tools from, so an application added to the registry appears in them with no
+/// change on the Python side.
+#[pyfunction]
+fn apps() -> String {
+    let apps: Vec<Value> = Registry::standard()
+        .apps()
+        .iter()
+        .map(|app| {
+            let i = app.info();
+            serde_json::json!({
+                "name": i.name, "title": i.title, "version": i.version,
+                "answer": i.answer, "sandboxed": i.sandboxed,
+            })
+        })
+        .collect();
+    to_json(&apps)
+}
+
 /// Serves the sandbox worker's protocol on standard input and output until input ends: the
 /// loop of a sandbox process (`python -m netpress._sandbox_worker`).
 #[pyfunction]
@@ -538,6 +558,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run_baseline, m)?)?;
     m.add_function(wrap_pyfunction!(run_baseline_dicts, m)?)?;
     m.add_function(wrap_pyfunction!(info, m)?)?;
+    m.add_function(wrap_pyfunction!(apps, m)?)?;
     m.add_function(wrap_pyfunction!(bench_app, m)?)?;
     m.add_function(wrap_pyfunction!(mixture_ids, m)?)?;
     m.add_function(wrap_pyfunction!(sandbox_worker, m)?)?;

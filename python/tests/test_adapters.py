@@ -65,8 +65,21 @@ def test_trl_environment_plays_the_baseline(app):
 def test_trl_factory_refuses_an_unknown_app():
     import netpress.trl
 
-    with pytest.raises(ValueError, match="bgp"):
-        netpress.trl.environment_factory("bgp")
+    with pytest.raises(ValueError, match="nonsense.*bgp"):
+        netpress.trl.environment_factory("nonsense")
+
+
+def test_trl_has_a_tool_for_every_registered_app():
+    import netpress._tools
+    import netpress.trl
+
+    versions = {a["name"]: a["version"] for a in netpress.info()["apps"]}
+    tools = {app: netpress._tools.name(app) for app in versions}
+    submit = {"malt": "submit", "traffic": "submit", "microseg": "submit"}
+    assert tools == {"route": "run", "k8s": "run", "bgp": "call", **submit}
+    env = netpress.trl.environment_factory("bgp")()
+    assert type(env).__name__ == "NetPressBgpEnv" and env.reset(task_id=f"bgp-v{versions['bgp']}-L1-s0-i0")
+    assert env.call("nonsense") and env.reward == 0.0
 
 
 def test_skyrl_environment_is_registered_and_plays_the_baseline():

@@ -26,6 +26,22 @@ def test_ids_are_registered_per_application():
         assert gymnasium.spec(env_id).kwargs == {"app": app}
 
 
+def test_every_registered_application_has_an_id_and_the_first_three_keep_theirs():
+    apps = [a["name"] for a in netpress.info()["apps"]]
+    assert sorted(IDS.values()) == sorted(apps)
+    first = {"NetPress/Route-v1": "route", "NetPress/K8s-v1": "k8s", "NetPress/MALT-v1": "malt"}
+    assert first.items() <= IDS.items()
+    assert {"NetPress/BGP-v1", "NetPress/Traffic-v1", "NetPress/Microseg-v1"} <= IDS.keys()
+
+
+def test_a_new_application_resets_and_steps():
+    env = gymnasium.make("NetPress/BGP-v1")
+    obs, info = env.reset(seed=4)
+    assert info["task_id"].startswith("bgp-v") and "-L1-s4-i0" in info["task_id"] and obs
+    obs, reward, terminated, truncated, info = env.step("nonsense")
+    assert obs and info["turn"] == 1 and not terminated
+
+
 def test_the_seed_is_the_task_seed_and_options_are_reset_parameters():
     env = gymnasium.make("NetPress/K8s-v1", level=2)
     obs, info = env.reset(seed=7)

@@ -9,8 +9,8 @@ use crate::bench::{self, AppBench};
 
 #[derive(Args, Debug)]
 pub struct BenchArgs {
-    /// Only this application (default: all). With `--serve` or `--env`: the task family the
-    /// steps are of, k8s (the default), route or malt.
+    /// Only this application (default: all). With `--serve` or `--env`: the registered
+    /// application whose tasks the steps are of (default k8s).
     #[arg(long)]
     pub app: Option<String>,
     /// Tasks per application.
@@ -86,20 +86,22 @@ fn usage(message: impl Into<String>) -> super::Fail {
     super::Fail { message: message.into(), code: 2 }
 }
 
-/// The task family of `--app` for `--serve` and `--env` (k8s when none is given).
+/// The application of `--app` for `--serve` and `--env` (k8s when none is given), one of
+/// `registry`'s: a usage error naming the registered ones for any other.
 #[cfg(feature = "server")]
-fn family(args: &BenchArgs) -> CliResult<crate::server::load::Family> {
-    crate::server::load::Family::parse(args.app.as_deref().unwrap_or("k8s"))
+fn family(registry: &crate::registry::Registry, args: &BenchArgs) -> CliResult<crate::server::load::Family> {
+    crate::server::load::Family::of(registry, args.app.as_deref().unwrap_or("k8s"))
         .map_err(|e| usage(format!("--app: {e}")))
 }
 
-/// `bench --serve`: the server under a bounded loopback load (`server::load`); for MALT, whose
-/// steps run in the server's sandbox processes, the same steps timed natively beside it.
+/// `bench --serve`: the server under a bounded loopback load (`server::load`); for a sandboxed
+/// application, whose steps run in the server's sandbox processes, the same steps timed
+/// natively beside it.
 #[cfg(feature = "server")]
 fn serve(cx: &mut Context, args: &BenchArgs, http: bool) -> CliResult {
     use crate::server::load::{self, Load, Transport};
     use crate::server::{Config, Server, roundtrip};
-    let family = family(args)?;
+    let family = family(cx.registry, args)?;
     if args.sessions.contains(&0) {
         return Err(usage("--sessions: every count must be at least 1"));
     }
@@ -139,7 +141,7 @@ fn serve(cx: &mut Context, args: &BenchArgs, http: bool) -> CliResult {
 /// step (`server::roundtrip`).
 #[cfg(feature = "server")]
 fn stdio(cx: &mut Context, args: &BenchArgs) -> CliResult {
-    let family = family(args)?;
+    let family = family(cx.registry, args)?;
     let exe = std::env::current_exe().map_err(|e| format!("cannot find this program: {e}"))?;
     let limit = std::time::Duration::from_secs(args.seconds.max(1));
     let report = crate::server::roundtrip::run(cx.registry, &exe, family, args.steps.max(1), limit)?;

@@ -1,14 +1,27 @@
 //! A bounded load on a server over loopback: N active WebSocket (or HTTP keep-alive) sessions,
-//! one client thread each, sending steps of one task family until a step count or a time
-//! limit, beside M idle sessions that were reset and then left open. Every client connects and
-//! resets (and every idle session is opened) before the clock starts, so the figures are of
+//! one client thread each, sending steps of one registered application until a step count or a
+//! time limit, beside M idle sessions that were reset and then left open. Every client connects
+//! and resets (and every idle session is opened) before the clock starts, so the figures are of
 //! steps alone. `netpress bench --serve` and `benches/serve.rs` both run it.
 //!
-//! The steps (`Family`): K8s sends `kubectl get pods -A` on `k8s-v1-L1-sI-i0`, Route
-//! `ip route` on router `r0` of `route-v1-L1-sI-i0` (both read-only, so an episode runs to its
-//! turn limit), MALT the built-in baseline's answer to the prompt of `malt-v2-L1-sI-i0`
-//! (computed before the step's clock starts), which ends its episode; ids are of each
-//! application's current generator version, and a new episode starts when one ends.
+//! The application is any one of the registry's, by name ([`Family::of`]); nothing here names
+//! one, so an application added to the registry can be load-tested with no change here. Each
+//! episode is the application's task `<app>-v<current>-L1-sI-i0` (seed I) with a turn limit of
+//! 50, and every step of it sends one reply: the application's own baseline agent's opening
+//! reply to that task's prompt, computed once per episode before its steps are timed
+//! ([`Family::reply`]). Where that opening move is read-only (K8s `kubectl get networkpolicies
+//! -o json`, Route a dump of `r0`'s links, addresses, routes, rules and filters, BGP a
+//! `ripestat` query on the reported prefix) the episode runs to its turn limit; where it is an
+//! answer (MALT's, traffic's and microseg's program) it ends the episode, and a new one starts.
+//!
+//! Why the baseline's opening move and not a reply chosen per application: the baseline is the
+//! one reply every application defines, so the load needs no per-application table, and its
+//! opening move is what an agent's first step costs. Why not the baseline's whole play (a reply
+//! to each observation): that would time fixes and re-derivations of the transcript on the
+//! client rather than the server's step, and K8s and Route episodes would end after a few
+//! turns. The steps of K8s and Route changed with this rule (they were `kubectl get pods -A` and
+//! `ip route` on `r0`), so their figures before it are not comparable with later ones
+//! (docs/env.md, "Load"); MALT's step is the same as before.
 
 use std::cell::RefCell;
 use std::io::{BufRead, BufReader, Read, Write};
@@ -16,8 +29,12 @@ use std::net::{SocketAddr, TcpStream};
 use std::sync::{Arc, Barrier};
 use std::time::{Duration, Instant};
 
-use serde::Serialize;
+use serde::{Serialize, Serializer};
 use serde_json::{Value, json};
+
+use crate::app::App;
+use crate::conversation::Message;
+use crate::registry::Registry;
 
 /// The transport the load uses.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -27,45 +44,32 @@ pub enum Transport {
     Http,
 }
 
-/// The task family a load steps, and the reply each step sends.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Family {
-    K8s,
-    Route,
-    Malt,
+/// The application a load steps: one of a registry's, found by name. Serialised as its name.
+#[derive(Clone, Copy)]
+pub struct Family {
+    app: &'static dyn App,
 }
 
 impl Family {
-    /// The family of an application name; a one-line reason for any other.
-    pub fn parse(name: &str) -> Result<Family, String> {
-        match name {
-            "k8s" => Ok(Family::K8s),
-            "route" => Ok(Family::Route),
-            "malt" => Ok(Family::Malt),
-            other => Err(format!("the load steps k8s, route or malt tasks, not {other:?}")),
-        }
+    /// The application of `registry` called `name`; a one-line reason naming the registered
+    /// applications for any other.
+    pub fn of(registry: &Registry, name: &str) -> Result<Family, String> {
+        registry.app(name).map(|app| Family { app }).map_err(|e| e.to_string())
     }
 
     pub fn name(self) -> &'static str {
-        match self {
-            Family::K8s => "k8s",
-            Family::Route => "route",
-            Family::Malt => "malt",
-        }
+        self.app.info().name
     }
 
-    /// Whether its steps run in the server's sandbox processes.
+    /// Whether its steps run in the server's sandbox processes: the application's own flag,
+    /// which is what the server and `env --stdio` decide by.
     pub fn sandboxed(self) -> bool {
-        self == Family::Malt
+        self.app.info().sandboxed
     }
 
     /// The task of `seed`: level 1, index 0, the application's current generator version.
     pub fn task_id(self, seed: usize) -> String {
-        match crate::registry::Registry::standard().app(self.name()) {
-            Ok(app) => app.default_id(1, seed as u64, 0).to_string(),
-            Err(_) => format!("{}-v1-L1-s{seed}-i0", self.name()),
-        }
+        self.app.info().default_id(1, seed as u64, 0).to_string()
     }
 
     /// The reset's data for `seed`.
@@ -73,17 +77,29 @@ impl Family {
         json!({"task_id": self.task_id(seed), "max_turns": 50})
     }
 
-    /// The reply a step of an episode whose prompt is `prompt` sends.
-    pub fn reply(self, prompt: &str) -> String {
-        match self {
-            Family::K8s => "kubectl get pods -A".into(),
-            Family::Route => json!({"machine": "r0", "command": "ip route"}).to_string(),
-            Family::Malt => crate::registry::Registry::standard()
-                .app("malt")
-                .ok()
-                .and_then(|app| app.baseline().reply(&[crate::conversation::Message::user(prompt)]).ok())
-                .map_or_else(|| "no answer".into(), |r| r.text),
-        }
+    /// The reply every step of an episode whose prompt is `prompt` sends: the baseline's
+    /// opening reply to it (see the module's notes for why).
+    pub fn reply(self, prompt: &str) -> Result<String, String> {
+        let opening = self.app.baseline().reply(&[Message::user(prompt)]);
+        opening.map(|r| r.text).map_err(|e| format!("{}'s baseline has no reply: {}", self.name(), e.message))
+    }
+}
+
+impl std::fmt::Debug for Family {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl PartialEq for Family {
+    fn eq(&self, other: &Family) -> bool {
+        self.name() == other.name()
+    }
+}
+
+impl Serialize for Family {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.name())
     }
 }
 
@@ -103,9 +119,9 @@ pub struct Load {
 }
 
 impl Load {
-    /// `active` K8s sessions, no idle ones.
-    pub fn k8s(transport: Transport, active: usize, steps: usize, limit: Duration) -> Load {
-        Load { transport, family: Family::K8s, active, idle: 0, steps, limit }
+    /// `active` sessions of `family`, no idle ones.
+    pub fn new(transport: Transport, family: Family, active: usize, steps: usize, limit: Duration) -> Load {
+        Load { transport, family, active, idle: 0, steps, limit }
     }
 
     /// Sessions the server must hold at once.
@@ -332,13 +348,13 @@ pub(super) fn walk(
 ) -> Result<Vec<u64>, String> {
     let deadline = Instant::now() + limit;
     let mut latencies = Vec::with_capacity(steps);
-    let mut reply = family.reply(&prompt);
+    let mut reply = family.reply(&prompt)?;
     while latencies.len() < steps && Instant::now() < deadline {
         let t = Instant::now();
         let done = step(&reply)?;
         latencies.push(t.elapsed().as_micros() as u64);
         if done {
-            reply = family.reply(&reset()?);
+            reply = family.reply(&reset()?)?;
         }
     }
     Ok(latencies)
@@ -397,4 +413,50 @@ pub fn run(addr: SocketAddr, load: &Load) -> Result<LoadReport, String> {
         p99_ms,
         native: None,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::server::{Config, Server};
+
+    #[test]
+    fn every_registered_application_is_a_family_with_a_reply() {
+        let registry = Registry::standard();
+        for app in registry.apps() {
+            let name = app.info().name;
+            let family = Family::of(registry, name).expect(name);
+            assert_eq!((family.name(), family.sandboxed()), (name, app.info().sandboxed));
+            assert_eq!(serde_json::to_value(family).unwrap(), json!(name));
+            let task = registry.generate(&family.task_id(3)).expect(name);
+            let reply = family.reply(&task.prompt(Default::default())).expect(name);
+            assert!(!reply.trim().is_empty(), "{name}: an empty opening reply");
+        }
+    }
+
+    #[test]
+    fn an_unknown_application_is_refused_naming_the_registered_ones() {
+        let err = Family::of(Registry::standard(), "nonsense").expect_err("unknown");
+        assert!(!err.contains('\n'), "{err}");
+        assert!(
+            err.contains("nonsense") && err.contains("malt, route, k8s, bgp, traffic, microseg"),
+            "{err}"
+        );
+    }
+
+    /// A short load of BGP, which the three families this load once had left out, over both
+    /// transports on loopback.
+    #[test]
+    fn a_short_bgp_load_steps_over_loopback() {
+        let family = Family::of(Registry::standard(), "bgp").expect("bgp");
+        let config = Config { bind: "127.0.0.1:0".parse().expect("an address"), ..Config::default() };
+        let server = Server::start(Registry::standard(), config).expect("the server");
+        for transport in [Transport::Ws, Transport::Http] {
+            let load = Load { idle: 1, ..Load::new(transport, family, 2, 6, Duration::from_secs(60)) };
+            let report = run(server.addr(), &load).expect("the load run");
+            assert_eq!((report.app, report.sessions, report.idle, report.steps), (family, 2, 1, 6));
+            assert!(report.p99_ms >= report.p50_ms && report.steps_per_s > 0.0, "{report}");
+        }
+        server.shutdown().expect("shutdown");
+    }
 }

@@ -1,6 +1,6 @@
 //! `netpress bench --serve` and `--env stdio` as processes, at tiny counts: idle sessions beside
-//! the active ones, the Route and MALT families, the stdio round trip against the native step,
-//! and one-line usage errors (exit 2) for bad arguments.
+//! the active ones, Route, MALT and traffic loads (any registered application steps), the stdio
+//! round trip against the native step, and one-line usage errors (exit 2) for bad arguments.
 
 use serde_json::Value;
 
@@ -59,6 +59,42 @@ fn malt_steps_through_the_sandbox_pool_with_the_native_figures() {
     assert_eq!(r["native"]["steps"], 3, "{report}");
 }
 
+/// Traffic, sandboxed like MALT, steps through the sandbox pool too; BGP over stdio.
+#[test]
+fn applications_beyond_the_first_three_step() {
+    let report = bench_json(&[
+        "--serve",
+        "http",
+        "--app",
+        "traffic",
+        "--sessions",
+        "1",
+        "--steps",
+        "3",
+        "--seconds",
+        "60",
+    ]);
+    let r = &report[0];
+    assert_eq!((r["app"].as_str(), r["steps"].as_u64()), (Some("traffic"), Some(3)), "{report}");
+    assert_eq!(r["native"]["steps"], 3, "{report}");
+    let report = bench_json(&["--env", "stdio", "--app", "bgp", "--steps", "5", "--seconds", "30"]);
+    assert_eq!(
+        (report["app"].as_str(), report["stdio"]["steps"].as_u64()),
+        (Some("bgp"), Some(5)),
+        "{report}"
+    );
+}
+
+/// An unknown application is refused in one line that names the registered ones.
+#[test]
+fn an_unknown_application_names_the_registered_ones() {
+    let out = netpress(&["bench", "--serve", "ws", "--app", "nonsense"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+    assert!(err.contains("malt, route, k8s, bgp, traffic, microseg"), "{err}");
+}
+
 #[test]
 fn the_stdio_round_trip_is_timed_against_the_native_step() {
     let report = bench_json(&["--env", "stdio", "--steps", "60", "--seconds", "30"]);
@@ -71,7 +107,7 @@ fn the_stdio_round_trip_is_timed_against_the_native_step() {
 #[test]
 fn bad_arguments_are_one_line_usage_errors() {
     for args in [
-        &["bench", "--serve", "ws", "--app", "bgp"][..],
+        &["bench", "--serve", "ws", "--app", "nonsense"][..],
         &["bench", "--env", "stdio", "--app", "nonsense"],
         &["bench", "--serve", "ws", "--sessions", "0"],
         &["bench", "--serve", "ws", "--idle", "-1"],
