@@ -45,10 +45,15 @@ impl Validity {
 }
 
 /// The VRP set, indexed for covering lookups: sorted by prefix, so the ROAs at each shorter
-/// length of a prefix are found by binary search.
+/// length of a prefix are found by binary search, and with the lengths ROAs have in each
+/// family, so a lookup searches only those (a handful) rather than every length up to the
+/// prefix's (up to 129 for IPv6). Validation runs for every route at every validating AS, and
+/// was most of a generation's time on some worlds.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Vrps {
     roas: Vec<Roa>,
+    /// The distinct prefix lengths of the IPv4 ROAs and of the IPv6 ROAs, ascending.
+    lengths: [Vec<u8>; 2],
 }
 
 impl Vrps {
@@ -56,7 +61,15 @@ impl Vrps {
         let mut roas = roas.to_vec();
         roas.sort_unstable();
         roas.dedup();
-        Vrps { roas }
+        let mut lengths = [Vec::new(), Vec::new()];
+        for r in &roas {
+            lengths[family(r.prefix)].push(r.prefix.prefix_len());
+        }
+        for l in &mut lengths {
+            l.sort_unstable();
+            l.dedup();
+        }
+        Vrps { roas, lengths }
     }
 
     /// Every ROA, sorted by prefix, then origin and maxLength.
@@ -66,7 +79,9 @@ impl Vrps {
 
     /// The ROAs whose prefix contains `p` (equal included).
     pub fn covering(&self, p: IpNet) -> impl Iterator<Item = &Roa> {
-        (0..=p.prefix_len()).flat_map(move |len| {
+        let lengths = &self.lengths[family(p)];
+        let shorter = &lengths[..lengths.partition_point(|&l| l <= p.prefix_len())];
+        shorter.iter().flat_map(move |&len| {
             let key = IpNet::new(p.addr(), len).map(|n| n.trunc()).ok();
             let run = key.map_or(&[][..], |key| {
                 let lo = self.roas.partition_point(|r| r.prefix < key);
@@ -96,6 +111,11 @@ impl Vrps {
             (true, false) => Validity::InvalidAsn,
         }
     }
+}
+
+/// The index of `p`'s address family in [`Vrps::lengths`].
+fn family(p: IpNet) -> usize {
+    usize::from(matches!(p, IpNet::V6(_)))
 }
 
 fn roa_chance(tier: Tier) -> u64 {
