@@ -21,7 +21,7 @@
 //! client rather than the server's step, and K8s and Route episodes would end after a few
 //! turns. The steps of K8s and Route changed with this rule (they were `kubectl get pods -A` and
 //! `ip route` on `r0`), so their figures before it are not comparable with later ones
-//! (docs/env.md, "Load"); MALT's step is the same as before.
+//! (docs/env.md, "Performance"); MALT's step is the same as before.
 
 use std::cell::RefCell;
 use std::io::{BufRead, BufReader, Read, Write};
