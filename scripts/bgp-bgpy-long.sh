@@ -5,8 +5,8 @@
 # leaks (see tests/bgp/bgpy.rs). Needs python3 >= 3.10 with bgpy-pkg in a venv:
 #
 #   python3 -m venv .venv-bgpy && .venv-bgpy/bin/pip install bgpy-pkg==13.0.13
-#   bash scripts/bgp-bgpy-long.sh                      # 200 topologies
-#   bash scripts/bgp-bgpy-long.sh --topologies 1000
+#   bash scripts/bgp-bgpy-long.sh                      # 1,000 topologies (CI runs 200)
+#   bash scripts/bgp-bgpy-long.sh --topologies 5000
 #   NETPRESS_BGPY_PYTHON=/path/to/venv/bin/python NETPRESS_BGPY_TOPOLOGIES=50 bash scripts/bgp-bgpy-long.sh
 #
 # Without the interpreter or the package the test prints SKIP and passes; a disagreement
@@ -14,7 +14,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-topologies="${NETPRESS_BGPY_TOPOLOGIES:-200}"
+topologies="${NETPRESS_BGPY_TOPOLOGIES:-1000}"
 while [ $# -gt 0 ]; do
   case "$1" in
     --topologies) topologies="$2"; shift 2 ;;

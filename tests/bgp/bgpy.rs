@@ -6,8 +6,9 @@
 //! prepending, loose and wrong ROAs) and route leaks (a leaker hands its pre-incident path to a
 //! provider or peer). Large topologies seed a sample of 40 prefixes to keep BGPy's time down.
 //!
-//! Sizes: `NETPRESS_BGPY_TOPOLOGIES=N` runs N topologies, three quarters of 20–60 ASes and a
-//! quarter of 200–600 (scripts/bgp-bgpy-long.sh runs 200); unset, 40 small and 8 large.
+//! Sizes: 200 topologies, 150 of 20–60 ASes and 50 of 200–600 (about 25 s with BGPy on two
+//! cores); `NETPRESS_BGPY_TOPOLOGIES=N` runs N, three quarters small (scripts/bgp-bgpy-long.sh
+//! runs 1,000).
 //!
 //! A disagreement fails with the smallest case that still shows it: first reduced to the one
 //! prefix, then ASes that no seed names are removed in halving chunks, at most 40 reruns.
@@ -261,7 +262,7 @@ impl Shrink {
 fn sizes() -> (u64, u64) {
     match std::env::var("NETPRESS_BGPY_TOPOLOGIES").ok().and_then(|v| v.parse::<u64>().ok()) {
         Some(n) => (n - n / 4, n / 4),
-        None => (40, 8),
+        None => (150, 50),
     }
 }
 
