@@ -8,13 +8,17 @@ and propagation rounds), and prints one JSON line per configuration:
 
   {"name": str, "variant_of": str | null, "graph": str, "scenario": str, "in_model": bool,
    "reason": str | null, "kind": "policy" | "rounds" | "announcement" | null,
-   "case": CASE | null, "ribs": {"<asn>": {"<prefix>": [path]}} | null, "same_as": str}
+   "case": CASE | null, "ribs": {"<asn>": {"<prefix>": [path]}} | null, "same_as": str?}
 
 `case` is the configuration in the oracle's format (tests/bgpy/oracle.py), `ribs` BGPy's local
 RIBs at the end of the run. A configuration is in the shared model when every AS runs BGP or ROV
 (or their Full variants, which add Adj-RIBs and withdrawals but decide the same way), nothing
 changes the routing state between rounds except an accidental route leak, and every seeded
 announcement starts with the AS that seeds it. Otherwise `reason` says what falls outside.
+
+After the configurations come their *plain variants*: each one refused for its policies alone,
+run again with those policies replaced by BGP (`variant_of` names it). A variant that repeats a
+case already printed has no case or RIBs, only `same_as`, the name of the first.
 
 Requires bgpy-pkg 13.0.x (PyPI `bgpy-pkg`, not `bgpy`).
 """
