@@ -63,7 +63,7 @@ fn base_seeds(s: &mut Stream, t: &Topology) -> Vec<SeedSpec> {
         .collect()
 }
 
-fn cases(k: u64, large: bool) -> Vec<Case> {
+pub(crate) fn cases(k: u64, large: bool) -> Vec<Case> {
     let t = topology(k, large);
     let mut s = Stream::new(&format!("netpress|bgp|bgpy-case|{large}|s{k}"), Width::W32);
     let id = |v: &str| format!("{}{k}-{v}-n{}", if large { "large" } else { "small" }, t.len());

@@ -139,6 +139,56 @@ impl Case {
         })
     }
 
+    /// The case [`Case::to_json`] wrote (or a script in the same format; a leak's `rel` is
+    /// recomputed from the links, so it is not read).
+    pub fn from_json(v: &Value) -> Case {
+        let u32s = |v: &Value| -> Vec<u32> {
+            v.as_array().expect("array").iter().map(|x| x.as_u64().expect("number") as u32).collect()
+        };
+        let pairs = |v: &Value| -> Vec<(u32, u32)> {
+            v.as_array().expect("array").iter().map(|p| (u32s(p)[0], u32s(p)[1])).collect()
+        };
+        let net = |v: &Value| -> IpNet { v.as_str().expect("prefix").parse().expect("prefix parses") };
+        let list = |v: &Value| v.as_array().cloned().unwrap_or_default();
+        Case {
+            id: v["id"].as_str().expect("id").to_string(),
+            asns: u32s(&v["asns"]),
+            p2c: pairs(&v["p2c"]),
+            p2p: pairs(&v["p2p"]),
+            rov: u32s(&v["rov"]),
+            roas: list(&v["roas"])
+                .iter()
+                .map(|r| Roa {
+                    prefix: net(&r[0]),
+                    origin: r[1].as_u64().expect("origin") as u32,
+                    max_len: r[2].as_u64().expect("max length") as u8,
+                })
+                .collect(),
+            seeds: list(&v["seeds"])
+                .iter()
+                .map(|s| SeedSpec {
+                    asn: s["asn"].as_u64().expect("asn") as u32,
+                    prefix: net(&s["prefix"]),
+                    path: u32s(&s["path"]),
+                    all: s["prepend"]["all"].as_u64().unwrap_or(0) as u8,
+                    toward: list(&s["prepend"]["toward"])
+                        .iter()
+                        .map(|t| (u32s(t)[0], u32s(t)[1] as u8))
+                        .collect(),
+                })
+                .collect(),
+            leaks: list(&v["leaks"])
+                .iter()
+                .map(|l| LeakSpec {
+                    at: l["at"].as_u64().expect("at") as u32,
+                    from: l["from"].as_u64().expect("from") as u32,
+                    prefix: net(&l["prefix"]),
+                    path: u32s(&l["path"]),
+                })
+                .collect(),
+        }
+    }
+
     /// The case without AS `asn` (its links, ROV flag and any seed or leak naming it).
     pub fn without_as(&self, asn: u32) -> Case {
         let mut c = self.clone();

@@ -5,6 +5,8 @@
 //! - [`oracle`]: finding BGPy's Python and asking it the same question.
 //! - [`bgpy`]: the differential test, with its case generator and shrinker.
 //! - [`families`]: the same test on every incident family's post-state, from generated tasks.
+//! - [`systest`]: BGPy's own engine-test configurations (its system-test graphs) through our
+//!   model, against BGPy's runs of them.
 //! - [`app`]: golden ids with their labels, and the baseline playing episodes through the runner.
 //! - [`golden`]: 300 golden ids' content hashes, shared with the browser test.
 //! - [`mrt`]: our MRT files read back by bgpkit-parser.
@@ -25,4 +27,5 @@ mod mrt;
 mod mrtparse;
 mod oracle;
 mod snapshot;
+mod systest;
 mod tools;

@@ -69,8 +69,13 @@ pub fn run(python: &PathBuf, cases: &[Case]) -> Vec<Ribs> {
 
 fn parse_line(line: &str) -> Ribs {
     let v: Value = serde_json::from_str(line).expect("oracle prints JSON lines");
+    parse_ribs(&v["ribs"])
+}
+
+/// `{"<asn>": {"<prefix>": [path]}}`, as the oracle and tests/bgpy/systest.py print local RIBs.
+pub fn parse_ribs(ribs: &Value) -> Ribs {
     let mut out = Ribs::new();
-    for (asn, rib) in v["ribs"].as_object().expect("ribs object") {
+    for (asn, rib) in ribs.as_object().expect("ribs object") {
         let asn: u32 = asn.parse().expect("ASN key");
         for (prefix, path) in rib.as_object().expect("rib object") {
             let path = path.as_array().expect("path array").iter().map(|x| x.as_u64().expect("ASN") as u32);
