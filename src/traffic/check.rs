@@ -285,11 +285,20 @@ pub fn colour(c: &str) -> String {
 }
 
 /// One difference between two graphs: what changed (a node attribute, `+node`, `-node`,
-/// `+edge`, `-edge` or an edge weight) and the line that says it.
+/// `+edge`, `-edge` or an edge weight), where, and the line that says it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Change {
     pub key: String,
+    pub at: At,
     pub line: String,
+}
+
+/// The node or edge a [`Change`] concerns, so a picture can mark it.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub enum At {
+    Node(String),
+    /// An edge by its two ends as the graph lists them.
+    Edge(String, String),
 }
 
 fn nodes(g: &Value) -> BTreeMap<String, &Value> {
@@ -357,46 +366,44 @@ pub fn graph_of_answer(base: &Value, data: &Value) -> Result<Value, String> {
 pub fn diff(a: &Value, b: &Value) -> Vec<Change> {
     let (na, nb) = (nodes(a), nodes(b));
     let mut out = Vec::new();
-    let change = |key: &str, line: String| Change { key: key.into(), line };
+    let node = |key: &str, id: &str, what: String| Change {
+        key: key.into(),
+        at: At::Node(id.to_string()),
+        line: format!("node {id}: {what}"),
+    };
     for (id, n) in &na {
         match nb.get(id) {
-            None => out.push(change("-node", format!("node {id}: missing"))),
+            None => out.push(node("-node", id, "missing".into())),
             Some(m) => {
                 for key in ["ip_address", "color", "size", "labels"] {
                     let (x, y) = (node_attr(n, key), node_attr(m, key));
                     if !close(&x, &y) {
-                        out.push(change(key, format!("node {id}: {key} expected {x}, got {y}")));
+                        out.push(node(key, id, format!("{key} expected {x}, got {y}")));
                     }
                 }
             }
         }
     }
-    out.extend(
-        nb.keys()
-            .filter(|id| !na.contains_key(*id))
-            .map(|id| change("+node", format!("node {id}: unexpected"))),
-    );
+    out.extend(nb.keys().filter(|id| !na.contains_key(*id)).map(|id| node("+node", id, "unexpected".into())));
+    let edge = |key: &str, (s, t): &(String, String), what: String| Change {
+        key: key.into(),
+        at: At::Edge(s.clone(), t.clone()),
+        line: format!("edge {s}–{t}: {what}"),
+    };
     let (la, lb) = (links(a), links(b));
     for (k, l) in &la {
         match lb.get(k) {
-            None => out.push(change("-edge", format!("edge {}–{}: missing", k.0, k.1))),
+            None => out.push(edge("-edge", k, "missing".into())),
             Some(m) => {
                 for w in crate::flows::graph::WEIGHTS {
                     if !close(&normal(&l[w], false), &normal(&m[w], false)) {
-                        out.push(change(
-                            w,
-                            format!("edge {}–{}: {w} expected {}, got {}", k.0, k.1, l[w], m[w]),
-                        ));
+                        out.push(edge(w, k, format!("{w} expected {}, got {}", l[w], m[w])));
                     }
                 }
             }
         }
     }
-    out.extend(
-        lb.keys()
-            .filter(|k| !la.contains_key(*k))
-            .map(|k| change("+edge", format!("edge {}–{}: unexpected", k.0, k.1))),
-    );
+    out.extend(lb.keys().filter(|k| !la.contains_key(*k)).map(|k| edge("+edge", k, "unexpected".into())));
     out
 }
 

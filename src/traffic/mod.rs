@@ -28,6 +28,8 @@ pub mod mock;
 pub mod nemo;
 pub mod nemo_check;
 pub mod nemo_mock;
+mod panels;
+pub mod picture;
 mod prompt;
 pub mod prop;
 mod propcode;

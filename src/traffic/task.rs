@@ -22,6 +22,8 @@ use super::family::{self, Family, Query, Truth, View};
 use super::flowq::{self, FlowKnobs};
 use super::mock::{Mock, MockKnobs, mock};
 use super::nemo_check::Loose;
+use super::panels;
+use super::picture::{self, Marks};
 use super::prompt;
 use super::prop;
 
@@ -533,7 +535,8 @@ impl Task for TrafficTask {
         })
     }
     fn picture(&self) -> Picture {
-        Picture::default()
+        let g = self.generated.graph.to_json();
+        picture::picture(&g, &g, &Marks::default(), &format!("The graph G of {}", self.card.id))
     }
 }
 
@@ -614,6 +617,46 @@ impl Episode for TrafficEpisode {
     fn stop(&mut self) {
         self.finish.get_or_insert(Finish::Stopped);
     }
+    fn panels(&self) -> Vec<crate::view::Panel> {
+        let Some(a) = &self.last else { return Vec::new() };
+        let base = self.task.graph.to_json();
+        let marks = self.marks(a);
+        let scored = marks.as_ref().map(|(m, e)| (m, e.as_ref()));
+        vec![panels::answer(&a.answer), panels::changes(&base, &a.graph, scored)]
+    }
+    /// Once scored, the final graph with what the answer changed marked; until then the
+    /// task's picture stands, so nothing is given away.
+    fn picture(&self) -> Option<Picture> {
+        let a = self.last.as_ref()?;
+        let (marks, _) = self.marks(a)?;
+        let caption = format!("G after the answer to {}", self.task.id);
+        Some(picture::picture(&self.task.graph.to_json(), &a.graph, &marks, &caption))
+    }
+}
+
+impl TrafficEpisode {
+    /// The marks of the last attempt and the graph an exact answer leaves, once the episode is
+    /// over.
+    fn marks(&self, a: &Attempt) -> Option<(Marks, Option<Value>)> {
+        self.finish?;
+        let expected = expected_for(&self.task, &a.graph);
+        let correct = self.score().correct;
+        let marks =
+            Marks::of(&self.task.graph.to_json(), &a.graph, expected.as_ref(), correct, &self.task.scope());
+        Some((marks, expected))
+    }
+}
+
+/// The graph an exact answer must leave, given the final `graph` (a tie question's follows
+/// the nodes the answer chose); `None` when a truth value or a property rule decides instead.
+fn expected_for(t: &Generated, graph: &Value) -> Option<Value> {
+    if t.truth.is_some() || t.prop.is_some() {
+        return None;
+    }
+    Some(match &t.loose {
+        Some(Loose::Ties(ties)) => ties.expected(t, graph),
+        _ => t.expected_graph.clone(),
+    })
 }
 
 /// The score of a returned value given as JSON (`{"type": ..., "data": ...}`, or a str holding
@@ -688,10 +731,7 @@ fn score(t: &Generated, last: Option<&Attempt>, turns: u32) -> Score {
             (v.ok, why, v.problems)
         }
         (Ok(_), None, None) => {
-            let expected = match &t.loose {
-                Some(Loose::Ties(ties)) => ties.expected(t, &graph),
-                _ => t.expected_graph.clone(),
-            };
+            let expected = expected_for(t, &graph).unwrap_or_else(|| t.expected_graph.clone());
             let d: Vec<String> = check::diff(&expected, &graph).into_iter().map(|c| c.line).collect();
             let why = if d.is_empty() {
                 "the graph is as expected".to_string()

@@ -12,11 +12,11 @@ after(async () => { await browser?.close(); await site?.close(); });
 
 /** Tasks whose pictures are checked: every level of every app at two seeds, and big networks. */
 function taskIds() {
-  const levels = { route: [1, 2, 3], k8s: [1, 2, 3], malt: [1, 2, 3, 4], bgp: [1, 2, 3] };
+  const levels = { route: [1, 2, 3], k8s: [1, 2, 3], malt: [1, 2, 3, 4], bgp: [1, 2, 3], traffic: [1, 3] };
   const ids = [];
-  // The applications that draw a picture; traffic does not draw one yet (its docs say so), so it
-  // has no labels to check. BGP's L4 pictures are as small as L3's (at most 40 ASes) but take
-  // the longest to generate, so L3 stands for them.
+  // The applications that draw a picture (microseg does not yet). BGP's L4 pictures are as small
+  // as L3's (at most 40 ASes) but take the longest to generate, so L3 stands for them; traffic's
+  // are one layout (at most 40 nodes in rows by /16) at every level, so two levels stand for all.
   for (const app of listedApps().filter((a) => a in levels)) {
     for (const level of levels[app] ?? [1]) {
       for (const seed of [0, 7]) ids.push(`${app}-v1-L${level}-s${seed}-i0`);

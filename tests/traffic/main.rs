@@ -14,3 +14,5 @@ mod golden;
 #[cfg(feature = "sandbox")]
 mod nemo;
 mod nx;
+#[cfg(feature = "sandbox")]
+mod picture;
