@@ -281,13 +281,7 @@ pub(crate) fn run_oracle(python: &std::path::PathBuf, cases: &[Case]) -> Vec<Rib
 
 #[test]
 fn bgp_bgpy_agreement() {
-    let (python, version) = match oracle::find() {
-        Ok(found) => found,
-        Err(reason) => {
-            println!("SKIP bgp-bgpy: {reason}");
-            return;
-        }
-    };
+    let Some((python, version)) = oracle::or_skip("bgp-bgpy") else { return };
     let (small, large) = sizes();
     for (class, count, is_large) in [("20-60 ASes", small, false), ("200-600 ASes", large, true)] {
         if count == 0 {

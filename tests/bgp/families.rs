@@ -86,13 +86,7 @@ fn per_family() -> u64 {
 
 #[test]
 fn family_post_states_agree_with_bgpy() {
-    let (python, version) = match oracle::find() {
-        Ok(found) => found,
-        Err(reason) => {
-            println!("SKIP bgp-bgpy: {reason}");
-            return;
-        }
-    };
+    let Some((python, version)) = oracle::or_skip("bgp-bgpy") else { return };
     let tasks = tasks(per_family());
     let cases: Vec<Case> = tasks.iter().map(post_state).collect();
     let theirs = run_oracle(&python, &cases);

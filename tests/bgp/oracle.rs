@@ -45,6 +45,12 @@ pub fn find() -> Result<(PathBuf, String), String> {
     Ok((python, String::from_utf8_lossy(&out.stdout).trim().to_string()))
 }
 
+/// [`find`] for a test: the interpreter and version, or `None` after printing `SKIP <test>:
+/// <reason>` (a machine without the venv passes the BGPy tests by skipping them, and says so).
+pub fn or_skip(test: &str) -> Option<(PathBuf, String)> {
+    find().map_err(|reason| println!("SKIP {test}: {reason}")).ok()
+}
+
 /// BGPy's RIBs for each case, in order.
 pub fn run(python: &PathBuf, cases: &[Case]) -> Vec<Ribs> {
     let doc = json!({"cases": cases.iter().map(Case::to_json).collect::<Vec<_>>()});

@@ -83,13 +83,7 @@ fn report(m: &Mismatch, config: &Config, against: &str) -> String {
 
 #[test]
 fn bgpy_system_tests_agree() {
-    let (python, version) = match oracle::find() {
-        Ok(found) => found,
-        Err(reason) => {
-            println!("SKIP bgp-bgpy-systest: {reason}");
-            return;
-        }
-    };
+    let Some((python, version)) = oracle::or_skip("bgp-bgpy-systest") else { return };
     let clock = Instant::now();
     let all = configs(&python);
     let (originals, variants): (Vec<&Config>, Vec<&Config>) =
