@@ -18,11 +18,10 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use std::net::Ipv4Addr;
-
 use serde_json::Value;
 
 use super::check::{self, At};
+use super::family;
 use crate::view::{PicEdge, PicNode, Picture, Tone};
 
 /// Nodes a picture shows at most.
@@ -124,12 +123,10 @@ fn prefix(id: &str) -> &str {
     }
 }
 
-/// An address's numeric order key, so `10.9.…` comes before `10.10.…`.
-fn order(id: &str) -> (u8, Ipv4Addr, String) {
-    match id.parse() {
-        Ok(a) => (0, a, String::new()),
-        Err(_) => (1, Ipv4Addr::UNSPECIFIED, id.to_string()),
-    }
+/// An address's numeric order key, so `10.9.…` comes before `10.10.…` (anything else after
+/// every address, by its text).
+fn order(id: &str) -> (u32, String) {
+    (family::ip_number(id), id.to_string())
 }
 
 /// The nodes to show: marked nodes and the ends of marked edges, then by degree.
