@@ -168,6 +168,14 @@ pub fn modes(id: &QueryId) -> Result<Modes> {
 /// A graph as a mock (nodes with labels in address order, weighted edges by index), so the
 /// graph families' truths run on the tenant's graph, or on a graph changed by steps, unchanged.
 pub(super) fn mock_of(g: &Graph) -> Mock {
+    read(g).0
+}
+
+/// A graph as a mock and the unit of its weights: 1 when every weight is an integer (the
+/// standard and tenant graphs, read exactly as before), else [`family::FIXED_UNIT`], each
+/// weight rounded to a whole number of units (the nemo mock's floats). A weight that is not a
+/// number reads as 0.
+fn read(g: &Graph) -> (Mock, f64) {
     let doc = g.to_json();
     let nodes: Vec<(String, Vec<String>)> = doc["nodes"]
         .as_array()
@@ -181,26 +189,30 @@ pub(super) fn mock_of(g: &Graph) -> Mock {
         .collect();
     let index: std::collections::BTreeMap<&str, usize> =
         nodes.iter().enumerate().map(|(i, (ip, _))| (ip.as_str(), i)).collect();
-    let edges = doc["links"]
-        .as_array()
-        .into_iter()
-        .flatten()
+    let links: Vec<&Value> = doc["links"].as_array().into_iter().flatten().collect();
+    const KEYS: [&str; 3] = ["byte_weight", "connection_weight", "packet_weight"];
+    let integral = links.iter().all(|l| KEYS.iter().all(|k| l[*k].is_i64() || !l[*k].is_number()));
+    let unit = if integral { 1.0 } else { family::FIXED_UNIT };
+    // Scaling by a power of two is exact; `round` is correctly rounded on every platform.
+    let weight = |x: &Value| match x.as_i64() {
+        Some(i) if integral => i,
+        _ if integral => 0,
+        _ => (x.as_f64().unwrap_or(0.0) / unit).round() as i64,
+    };
+    let edges = links
+        .iter()
         .filter_map(|l| {
             let end = |k: &str| l[k].as_str().and_then(|x| index.get(x).copied());
-            let w = |k: &str| l[k].as_i64().unwrap_or(0);
-            Some((
-                end("source")?,
-                end("target")?,
-                [w("byte_weight"), w("connection_weight"), w("packet_weight")],
-            ))
+            Some((end("source")?, end("target")?, KEYS.map(|k| weight(&l[k]))))
         })
         .collect();
-    Mock { nodes, edges }
+    (Mock { nodes, edges }, unit)
 }
 
 /// The view the truths read of a graph.
 pub(super) fn view_of(g: &Graph) -> View {
-    View::new(&mock_of(g))
+    let (m, unit) = read(g);
+    View { unit, ..View::new(&m) }
 }
 
 /// A numeric knob of an id, or its default.
@@ -770,5 +782,30 @@ impl Ties {
             (None, None) => {}
         }
         g.to_json()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn integer_weights_read_as_they_are_and_float_weights_in_fixed_point() {
+        let nodes: Vec<(String, Vec<String>)> =
+            (1..=3).map(|i| (format!("10.0.0.{i}"), Vec::new())).collect();
+        let ints = view_of(&Graph::from_parts(&nodes, &[(0, 1, [3, 2, 1]), (1, 2, [5, 0, 7])]));
+        assert_eq!((ints.unit, ints.edges[&(0, 1)]), (1.0, [3, 2, 1]));
+        let floats = Graph::from_float_parts(&nodes, &[(0, 1, [0.5, 1.0, 0.1]), (1, 2, [2.0, 1e-13, 3.25])]);
+        let v = view_of(&floats);
+        assert_eq!(v.unit, family::FIXED_UNIT);
+        // Powers of two are exact; 10⁻¹³ is a tenth of a unit; 0.1 within half a unit.
+        assert_eq!(v.edges[&(0, 1)][..2], [1 << 39, 1 << 40]);
+        assert_eq!(v.edges[&(1, 2)][1], 0);
+        assert!((v.edges[&(0, 1)][2] as f64 * v.unit - 0.1).abs() <= v.unit / 2.0);
+        // Truths that print weights print them in the graph's own scale.
+        let t = family::truth(&Query::DegreeStat { weight: Some("byte".into()) }, &v).unwrap();
+        assert_eq!(t.data[1], json!([2.5, 0.5]));
+        let t = family::truth(&Query::DegreeStat { weight: Some("byte".into()) }, &ints).unwrap();
+        assert_eq!(t.data[1], json!([8, 3]));
     }
 }
