@@ -108,7 +108,8 @@ impl Generated {
     /// question's.
     pub fn scope(&self) -> Vec<&'static str> {
         match &self.query {
-            Query::Kmeans { color: false, .. } => vec!["labels"],
+            // NeMoEval's question 20 may state its clusters as colours.
+            Query::Kmeans { color: false, .. } if self.nemo.is_none() => vec!["labels"],
             Query::ColorExtreme { case: 'a', .. } => vec!["color"],
             Query::Compose { steps, question } => compose::scope(steps, question),
             _ => self.family.scope().to_vec(),
@@ -145,11 +146,11 @@ pub fn modes(id: &QueryId) -> Result<Modes> {
     };
     let nemo = match id.knob('m') {
         None | Some("std") => false,
-        Some("nemo") if id.level <= 2 => true,
+        Some("nemo") if id.level <= 3 => true,
         Some(v @ ("nemo" | "chain" | "straw")) => {
             return Err(bad(format!(
-                "knob m={v}: not in this version of traffic at level {} (m=nemo is at levels 1 and 2, \
-                 NeMoEval's easy and medium eight; m takes std otherwise)",
+                "knob m={v}: not in this version of traffic at level {} (m=nemo is at levels 1 to 3, \
+                 NeMoEval's easy, medium and hard eight; m takes std otherwise)",
                 id.level
             )));
         }
@@ -484,6 +485,16 @@ fn expected_json(g: &Generated) -> Value {
                 json!({"top_degrees": t.top(), "rows": "[node, labels, degree], degrees non-increasing"})
         }
         Some(Loose::NewGraph) => out["any_of"] = json!({"types": ["graph", "new"], "self_loops": "optional"}),
+        Some(Loose::Prefixes(p)) => {
+            out["any_of"] = json!({"per_8": p.by8, "per_16": p.by16, "written": ["a", "a.b", "CIDR"]})
+        }
+        Some(Loose::Medians(m)) => {
+            // How many edges each median's reading removes (the example changes are the upper's).
+            let base = g.graph.to_json();
+            let removed: serde_json::Map<String, Value> =
+                m.iter().map(|(name, e)| (name.to_string(), json!(check::diff(&base, e).len()))).collect();
+            out["any_of"] = json!({"median": ["lower", "upper", "mean of the two middle values"], "edges_removed": removed});
+        }
         None => {}
     }
     out
@@ -667,6 +678,7 @@ fn score(t: &Generated, last: Option<&Attempt>, turns: u32) -> Score {
         (Ok((ty, data)), Some(truth), _) => {
             let (ok, why) = match &t.loose {
                 Some(Loose::TopK(k)) => k.check(ty, data),
+                Some(Loose::Prefixes(p)) => p.check(ty, data),
                 Some(Loose::NewGraph) if ["graph", "new"].contains(&ty.as_str()) => {
                     super::nemo_check::new_graph_ok(&truth.data, data)
                 }
@@ -702,7 +714,8 @@ fn score(t: &Generated, last: Option<&Attempt>, turns: u32) -> Score {
         (Ok(_), None, None) => {
             let expected = match &t.loose {
                 Some(Loose::Ties(ties)) => ties.expected(t, &graph),
-                _ => t.expected_graph.clone(),
+                Some(l) => l.nearest(&graph, &t.expected_graph).into_owned(),
+                None => t.expected_graph.clone(),
             };
             let d: Vec<String> = check::diff(&expected, &graph).into_iter().map(|c| c.line).collect();
             let why = if d.is_empty() {
