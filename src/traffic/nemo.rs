@@ -2,8 +2,8 @@
 //! "NeMoEval-compatible modes"). The texts are NeMoEval's, byte for byte, in its order (the
 //! easy, medium and hard eight), kept in `nemo_questions.txt`; the reading of each says which
 //! family's semantics it has, what defect of NeMoEval's golden answer the reading fixes, and
-//! whether the family's own check already decides it or a looser check is still missing.
-//! The `nemo` task of an id (levels 1 and 2) is built here too: the question on the golden
+//! whether the family's own check decides it as read or a looser one (`nemo_check`) does.
+//! The `nemo` task of an id (levels 1 to 3) is built here too: the question on the golden
 //! chain's state, with the looser checks of `nemo_check` where NeMoEval's wording needs them.
 
 use super::check::colour;

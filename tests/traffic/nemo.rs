@@ -1,8 +1,9 @@
-//! The `nemo` mode at levels 1 and 2 (docs/traffic.md, "NeMoEval-compatible modes"): NeMoEval's
-//! easy eight and medium questions 9–15, verbatim, on the golden chain's state of the nemo
-//! mock; the reference answers pass, the golden answers' own forms pass, the looser readings
-//! (any tied node, any valid top ten, either cut, a new graph as `graph`) pass and wrong
-//! answers fail, and what is not built is refused.
+//! The `nemo` mode at levels 1 to 3 (docs/traffic.md, "NeMoEval-compatible modes"): NeMoEval's
+//! 24 questions, verbatim, on the golden chain's state of the nemo mock; the reference answers
+//! pass, the golden answers' own forms pass, the looser readings (any tied node, any valid top
+//! ten, either cut, a new graph as `graph`, k-means within 5 % in any label form, any palette
+//! or pair of colours, /8 or /16 rows, any of three medians) pass and wrong answers fail, and
+//! what is not built, or what a graph cannot ask, is refused.
 
 use crate::checks::score;
 use netpress::traffic::family::code;
@@ -140,10 +141,13 @@ fn what_is_not_built_is_refused() {
         ("traffic-v1-L1-s0-i0-n2001-mnemo", "knob n must be 10..2000"),
         ("traffic-v1-L1-s0-i0-e0-mnemo", "knob e must be 1..1000"),
         ("traffic-v1-L1-s0-i7-n10-e1000-mnemo", "same degree"),
+        ("traffic-v1-L3-s0-i0-mchain", "not in this version"),
+        ("traffic-v1-L2-s7-i7-n10-mnemo", "3 distinct total byte weights, fewer than 5"),
+        ("traffic-v1-L3-s2-i7-n10-mnemo", "no edge touches a node with the label app:prod"),
     ]);
 }
 
-// Level 2: NeMoEval's medium eight (questions 9–15; 16 is refused).
+// Level 2: NeMoEval's medium eight (questions 9–15; 16 is with level 3 below).
 
 fn l2(seed: u64, index: u64, knobs: &str) -> String {
     format!("traffic-v1-L2-s{seed}-i{index}{knobs}-mnemo")
