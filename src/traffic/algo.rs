@@ -253,6 +253,7 @@ mod tests {
             labels: vec![Vec::new(); 4],
             adj: adj(4, &edges.iter().map(|e| (e.0, e.1)).collect::<Vec<_>>()),
             edges: edges.iter().map(|&(a, b, c)| ((a.min(b), a.max(b)), [0, c, 0])).collect(),
+            unit: 1.0,
         };
         // Two paths 0-1-3 (3 then 2) and 0-2-3 (5 then 7): 2 + 5.
         let v = mk(&[(0, 1, 3), (1, 3, 2), (0, 2, 5), (2, 3, 7)]);
@@ -292,6 +293,7 @@ mod tests {
                 labels: vec![Vec::new(); n],
                 adj: adj(n, &pairs),
                 edges,
+                unit: 1.0,
             };
             let (s, t) = (r.index(n), r.index(n));
             let want = if s == t { 0 } else { cut_by_subsets(&v, s, t) };

@@ -106,6 +106,7 @@ pub fn draw_flow_graph(s: &mut Stream, logs: &Logs) -> (Query, View) {
             .collect(),
         adj: view.adj.clone(),
         edges: view.edges.clone(),
+        unit: view.unit,
     };
     let pool: Vec<Family> = FLOW_QUESTIONS
         .into_iter()

@@ -288,9 +288,17 @@ pub struct View {
     pub ips: Vec<String>,
     pub labels: Vec<Vec<String>>,
     pub adj: Vec<BTreeSet<usize>>,
-    /// (u, v) with u < v → `[byte, connection, packet]`.
+    /// (u, v) with u < v → `[byte, connection, packet]`, in units of `unit`.
     pub edges: BTreeMap<(usize, usize), [i64; 3]>,
+    /// What one unit of `edges` weighs: 1 for a graph of integer weights (the standard and
+    /// tenant graphs), [`FIXED_UNIT`] for one of float weights (the nemo mock), whose weights
+    /// are held in fixed point so that totals, medians and the exact k-means stay integer.
+    pub unit: f64,
 }
+
+/// The unit of a float-weighted graph's view: 2⁻⁴⁰ (a power of two, so scaling is exact and
+/// only the rounding to a whole unit loses anything, under 5·10⁻¹³ per weight).
+pub const FIXED_UNIT: f64 = 1.0 / (1u64 << 40) as f64;
 
 impl View {
     pub fn new(mock: &super::mock::Mock) -> View {
@@ -308,7 +316,7 @@ impl View {
             .iter()
             .map(|(_, l)| l.iter().cloned().collect::<BTreeSet<_>>().into_iter().collect())
             .collect();
-        View { ips: mock.nodes.iter().map(|(ip, _)| ip.clone()).collect(), labels, adj, edges }
+        View { ips: mock.nodes.iter().map(|(ip, _)| ip.clone()).collect(), labels, adj, edges, unit: 1.0 }
     }
 
     pub(super) fn present_labels(&self) -> Vec<String> {
@@ -587,9 +595,14 @@ pub fn truth(q: &Query, v: &View) -> Option<Truth> {
             };
             let (max, min) =
                 (vals.iter().max().copied().unwrap_or(0), vals.iter().min().copied().unwrap_or(0));
+            // Degrees are counts; totals of a fixed-point view are printed in its unit.
+            let row = match weight {
+                Some(_) if v.unit != 1.0 => json!([max as f64 * v.unit, min as f64 * v.unit]),
+                _ => json!([max, min]),
+            };
             Truth {
                 ty: "table",
-                data: json!([degree_header(weight.as_deref()), [max, min]]),
+                data: json!([degree_header(weight.as_deref()), row]),
                 ordered: true,
                 header: 1,
             }
@@ -619,7 +632,9 @@ pub fn truth(q: &Query, v: &View) -> Option<Truth> {
                 .filter(|((a, b), _)| v.labels[*a].contains(label) || v.labels[*b].contains(label))
                 .map(|(_, w)| w)
                 .collect();
-            let mean = |i: usize| touched.iter().map(|w| w[i]).sum::<i64>() as f64 / touched.len() as f64;
+            // `* unit` is exact for 1 (integer graphs print as before).
+            let mean =
+                |i: usize| touched.iter().map(|w| w[i]).sum::<i64>() as f64 / touched.len() as f64 * v.unit;
             Truth { ty: "table", data: json!([EDGE_HEADER, [mean(0), mean(1)]]), ordered: true, header: 1 }
         }
         Query::LabelGraph => {

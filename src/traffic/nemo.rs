@@ -2,15 +2,15 @@
 //! "NeMoEval-compatible modes"). The texts are NeMoEval's, byte for byte, in its order (the
 //! easy, medium and hard eight), kept in `nemo_questions.txt`; the reading of each says which
 //! family's semantics it has, what defect of NeMoEval's golden answer the reading fixes, and
-//! whether the family's own check already decides it or a looser check is still missing.
-//! The `nemo` task of an id (levels 1 and 2) is built here too: the question on the golden
+//! whether the family's own check decides it as read or a looser one (`nemo_check`) does.
+//! The `nemo` task of an id (levels 1 to 3) is built here too: the question on the golden
 //! chain's state, with the looser checks of `nemo_check` where NeMoEval's wording needs them.
 
 use super::check::colour;
-use super::family::{self, COLORS, Family, Query, View, prefix_of};
-use super::nemo_check::{Loose, TopK};
+use super::family::{self, COLORS, Family, Query, Stat, View, prefix_of};
+use super::nemo_check::{Form, Loose, Looser, Prefixes, TopK};
 use super::nemo_mock::{DEFAULT_DENSITY, DEFAULT_NODES, NemoKnobs, PREFIXES, nemo_mock};
-use super::prop::Spec;
+use super::prop::{Spec, palette};
 use super::task::{Generated, Ties, apply, view_of};
 use crate::error::{Error, Result};
 use crate::flows::graph::{self as fgraph, Graph};
@@ -53,8 +53,6 @@ const fn read(family: Family, fix: Option<&'static str>, missing: Option<&'stati
 
 const ANY_EXTREME: &str =
     "any node of the extreme degree passes (the golden takes the first in its node order)";
-const FLOATS: &str =
-    "truths on float weights (the nemo mock's weights are floats; the families' view holds integers)";
 
 /// The reading of question `number` (1..=24), as the mode's table in docs/traffic.md gives it.
 pub fn reading(number: usize) -> Option<Reading> {
@@ -102,36 +100,39 @@ pub fn reading(number: usize) -> Option<Reading> {
         ),
         16 => read(
             F::Kmeans,
-            Some("k = 5, cost within 1.05 of the optimum (the optimum is not asked), one colour per cluster"),
-            Some(FLOATS),
+            Some(
+                "k = 5, cost within 1.05 of the optimum (the optimum is not asked); the partition is the one label \
+                 each node gains, whatever its text; one colour per cluster",
+            ),
+            None,
         ),
         17 => read(F::Cliques, None, None),
         18 => read(
             F::Heatmap,
             Some("any palette: at least two distinct colours, monotone in the total byte weight"),
-            Some("a check with no fixed palette; and truths on float weights"),
+            None,
         ),
-        19 => read(F::Bisect, None, Some("a bisection check with any two colours (the question names none)")),
+        19 => read(F::Bisect, Some("any two colours (the question names none)"), None),
         20 => read(
             F::Kmeans,
             Some(
                 "k = 5, cost within 1.05 of the optimum; labels of any common prefix, or colours, as the partition",
             ),
-            Some(FLOATS),
+            None,
         ),
         22 => read(
             F::PrefixCount,
             Some("rows per /8 or per /16, written `a`, `a.b` or as a CIDR (the golden counts /8 as `a`)"),
-            Some("a table check accepting the /8 and /16 readings and three spellings"),
+            None,
         ),
         23 => read(
             F::EdgeFilter,
             Some(
                 "byte weight below the median: the lower, upper or mean median passes (the golden takes the upper)",
             ),
-            Some("a check accepting three medians; and truths on float weights"),
+            None,
         ),
-        24 => read(F::EdgeStat, None, Some(FLOATS)),
+        24 => read(F::EdgeStat, None, None),
         _ => return None,
     };
     Some(r)
@@ -163,8 +164,16 @@ pub fn query(number: usize) -> Option<Query> {
         13 => Query::NbrColor { label: s("app:prod"), color: s("green") },
         14 => Query::CutBalanced { c1: s("red"), c2: s("blue"), d: 0 },
         15 => Query::LabelGraph,
+        16 => Query::Kmeans { k: 5, color: true },
         17 => Query::Cliques,
+        // The golden's palette stands in for "a heatmap": the ramp's six colours.
+        18 => Query::Heatmap { palette: palette(6) },
+        19 => Query::Bisect { c1: s("red"), c2: s("blue") },
+        20 => Query::Kmeans { k: 5, color: false },
         21 => Query::NbrCount { labels: vec![s("app:prod")] },
+        22 => Query::PrefixCount { bits: 16 },
+        23 => Query::EdgeFilter { weight: s("byte"), strict: true, stat: Stat::Median },
+        24 => Query::EdgeStat { label: s("app:prod") },
         _ => return None,
     })
 }
@@ -196,13 +205,15 @@ pub fn knobs(id: &QueryId) -> Result<NemoKnobs> {
     Ok(k)
 }
 
-/// The questions whose expected change the golden chain can make so far: those before
-/// question 16 (the easy eight and the medium eight's first seven). Where several answers
-/// pass, the chain takes the golden's own choice on our canonical node order (question 8's
-/// and 11's ties to the lowest address, as the golden keeps the first node of the extreme
-/// degree; question 14 as a bisection, which is what the golden computes), or a seeded
-/// stand-in for its random choice (question 10's colours, [`golden_colours`]).
-const CHAINED: usize = 15;
+/// Where several answers pass, the golden chain takes the golden's own choice on our
+/// canonical node order: question 8's and 11's ties to the lowest address (the golden keeps
+/// the first node of the extreme degree), question 14 as a bisection (what the golden
+/// computes), 16 and 20 the optimal clusters numbered by ascending totals as labels
+/// `cluster_label: i` (16 with the colours red, green, blue, purple, orange), 18 the heat
+/// map in the ramp's six colours, 19 the bisection in address order red and blue, 23 the upper
+/// median; or a seeded stand-in for its random choice (question 10's colours,
+/// [`golden_colours`]).
+const CLUSTER_LABEL: &str = "cluster_label: ";
 
 /// The colour of each of NeMoEval's three /16s (written `a.b.0.0/16`) in the golden chain's
 /// answer to question 10. The golden draws random hex colours; these are drawn from the
@@ -226,31 +237,66 @@ fn golden_colours(material: &str) -> Vec<(String, String)> {
 }
 
 /// Makes the golden chain's answer to question `number` on `g` (its view `v`): the family's
-/// change, or the golden's own choice where several pass (see [`CHAINED`]).
+/// change, or the golden's own choice where several pass (see [`CLUSTER_LABEL`]).
 fn golden_step(
     number: usize,
     v: &View,
     g: &mut Graph,
     colours: &[(String, String)],
 ) -> std::result::Result<(), String> {
-    let q = match query_on(number, v) {
-        Some(q) if number <= CHAINED => q,
-        _ => return Err(format!("the golden chain's state after question {number} is not built yet")),
+    let q = query_on(number, v).ok_or_else(|| format!("question {number} has no query"))?;
+    let str = |x: &str| Py::Str(x.to_string());
+    let call = |g: &mut Graph, m: &str, args: Vec<Py>| {
+        let _ = fgraph::call(g, m, args, vec![], &unlimited);
     };
     match q {
         Query::ColorPrefix => {
             for ip in &v.ips {
                 let p = prefix_of(ip, 16);
                 if let Some((_, c)) = colours.iter().find(|(x, _)| *x == p) {
-                    let s = |x: &str| Py::Str(x.to_string());
-                    let _ = fgraph::call(g, "set", vec![s(ip), s("color"), s(c)], vec![], &unlimited);
+                    call(g, "set", vec![str(ip), str("color"), str(c)]);
                 }
             }
         }
         Query::CutBalanced { c1, c2, .. } => Spec::new(&Query::Bisect { c1, c2 }, v)?.witness(g),
+        Query::Kmeans { k, color } => {
+            let spec = Spec::new(&q, v)?;
+            for (u, c) in spec.clusters(k).into_iter().enumerate() {
+                call(g, "add_label", vec![str(&v.ips[u]), str(&format!("{CLUSTER_LABEL}{c}"))]);
+                if color {
+                    call(g, "set", vec![str(&v.ips[u]), str("color"), str(COLORS[c])]);
+                }
+            }
+        }
+        Query::Heatmap { .. } | Query::Bisect { .. } => Spec::new(&q, v)?.witness(g),
+        Query::EdgeFilter { .. } => remove_below(v, g, medians(v)[0].1),
         q => apply(&q, v, g),
     }
     Ok(())
+}
+
+/// Question 23's medians of the byte weights (in the view's units): the upper (the golden's),
+/// the lower, and the mean of the two middle values; all one for an odd count.
+fn medians(v: &View) -> [(&'static str, f64); 3] {
+    let mut ws: Vec<i64> = v.edges.values().map(|e| e[0]).collect();
+    ws.sort_unstable();
+    let at = |i: usize| ws.get(i).map_or(0.0, |&x| x as f64);
+    let n = ws.len();
+    [
+        ("upper", at(n / 2)),
+        ("lower", at(n.saturating_sub(1) / 2)),
+        ("mean", family::threshold(&ws, Stat::Median)),
+    ]
+}
+
+/// Removes every edge whose byte weight is below `t` (view units).
+fn remove_below(v: &View, g: &mut Graph, t: f64) {
+    for (&(a, b), w) in &v.edges {
+        if (w[0] as f64) < t {
+            let s = |x: &str| Py::Str(x.to_string());
+            let _ = fgraph::call(g, "remove_edge", vec![s(&v.ips[a]), s(&v.ips[b])], vec![], &unlimited);
+        }
+    }
 }
 
 /// The golden chain's state before question `number` (NeMoEval's stateful run, made
@@ -270,12 +316,22 @@ fn chain_state(
     Ok(g)
 }
 
-/// The looser check a question needs, if any (or why the graph cannot ask it).
-fn loose(number: usize, q: &Query, v: &View) -> std::result::Result<Option<Loose>, String> {
+/// The looser check a question needs, if any (or why the graph `g`, whose view is `v`,
+/// cannot ask it).
+fn loose(number: usize, q: &Query, v: &View, g: &Graph) -> std::result::Result<Option<Loose>, String> {
     Ok(match (number, q) {
         (8 | 11, Query::ColorExtreme { case, .. }) => Some(Loose::Ties(ties(v, *case == 'a')?)),
         (12, Query::TopDegree { k }) => Some(Loose::TopK(TopK::new(*k as usize, v))),
         (15, _) => Some(Loose::NewGraph),
+        (22, _) => Some(Loose::Prefixes(Prefixes::new(v))),
+        (23, _) => {
+            let after = |t: f64| {
+                let mut e = g.clone();
+                remove_below(v, &mut e, t);
+                e.to_json()
+            };
+            Some(Loose::Medians(medians(v).into_iter().map(|(name, t)| (name, after(t))).collect()))
+        }
         _ => None,
     })
 }
@@ -298,16 +354,50 @@ fn ties(v: &View, both: bool) -> std::result::Result<Ties, String> {
 }
 
 /// The property rules of a question with many valid answers: question 10's colours by
-/// prefix, question 14's balanced cut or bisection in red and blue.
-fn spec(q: &Query, v: &View) -> std::result::Result<Option<Spec>, String> {
-    Ok(match q {
-        Query::ColorPrefix => Some(Spec::new(q, v)?),
-        Query::CutBalanced { c1, c2, .. } => {
-            let bisect = Query::Bisect { c1: c1.clone(), c2: c2.clone() };
-            Some(Spec::new(q, v)?.or(Spec::new(&bisect, v)?))
+/// prefix, question 14's balanced cut or bisection in red and blue; 16, 18, 19 and 20 with
+/// NeMoEval's looser readings (`nemo_check::Form`), which need the colours of `g` before.
+fn spec(number: usize, q: &Query, v: &View, g: &Graph) -> std::result::Result<Option<Spec>, String> {
+    let form = match number {
+        16 => Form::AddedLabel,
+        18 => Form::AnyPalette,
+        19 => Form::AnyTwo,
+        20 => Form::StemOrColour,
+        _ => {
+            return Ok(match q {
+                Query::ColorPrefix => Some(Spec::new(q, v)?),
+                Query::CutBalanced { c1, c2, .. } => {
+                    let bisect = Query::Bisect { c1: c1.clone(), c2: c2.clone() };
+                    Some(Spec::new(q, v)?.or(Spec::new(&bisect, v)?))
+                }
+                _ => None,
+            });
         }
-        _ => None,
-    })
+    };
+    let doc = g.to_json();
+    let by_id: std::collections::BTreeMap<&str, String> = doc["nodes"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|n| Some((n["id"].as_str()?, colour(n["color"].as_str().unwrap_or("")))))
+        .collect();
+    let before = v.ips.iter().map(|ip| by_id.get(ip.as_str()).cloned().unwrap_or_default()).collect();
+    Ok(Some(Spec { nemo: Some(Looser { form, before }), ..Spec::new(q, v)? }))
+}
+
+/// Why a graph cannot ask a question whose truth is `truth`: too many maximal cliques to
+/// count (question 17), or no edge to average over (question 24).
+fn unaskable(q: &Query, v: &View, truth: Option<&family::Truth>) -> std::result::Result<(), String> {
+    match q {
+        Query::Cliques if truth.is_some_and(|t| t.data == serde_json::json!(-1)) => {
+            Err(format!("counting the maximal cliques takes over {} steps", super::algo::MAX_CLIQUE_STEPS))
+        }
+        Query::EdgeStat { label }
+            if !v.edges.keys().any(|&(a, b)| v.labels[a].contains(label) || v.labels[b].contains(label)) =>
+        {
+            Err(format!("no edge touches a node with the label {label}: no average"))
+        }
+        _ => Ok(()),
+    }
 }
 
 /// Generates a `nemo` task: NeMoEval's question of the id's level and index, verbatim, on the
@@ -323,13 +413,13 @@ pub fn generate(id: &QueryId, turns: u32, material: &str) -> Result<Generated> {
     let mock = nemo_mock(material, knobs(id)?)?.graph();
     let colours = golden_colours(material);
     let graph = chain_state(&mock, number, &colours).map_err(invalid)?;
-    // The families' view holds integer weights; the questions asked here read none (the
-    // float-weight questions are refused above, see `reading`).
+    // The view holds the float weights in fixed point (`family::FIXED_UNIT`).
     let view = view_of(&graph);
     let q = query_on(number, &view).ok_or_else(|| invalid(format!("question {number} has no query")))?;
-    let loose = loose(number, &q, &view).map_err(invalid)?;
-    let prop = spec(&q, &view).map_err(invalid)?;
+    let loose = loose(number, &q, &view, &graph).map_err(invalid)?;
+    let prop = spec(number, &q, &view, &graph).map_err(invalid)?;
     let truth = family::truth(&q, &view);
+    unaskable(&q, &view, truth.as_ref()).map_err(invalid)?;
     let expected_graph = match truth {
         Some(_) => graph.to_json(),
         None => {
@@ -399,12 +489,12 @@ mod tests {
     }
 
     #[test]
-    fn every_question_has_a_reading_and_the_unchecked_ones_are_listed() {
+    fn every_question_has_a_reading_and_a_query() {
         assert!(reading(0).is_none() && reading(25).is_none());
-        let missing: Vec<usize> = (1..=24).filter(|&n| reading(n).unwrap().missing.is_some()).collect();
-        assert_eq!(missing, [16, 18, 19, 20, 22, 23, 24]);
+        // Every question is checked in this version.
         for n in 1..=24 {
-            assert_eq!(query(n).is_some(), !missing.contains(&n), "{n}");
+            assert_eq!(reading(n).unwrap().missing, None, "{n}");
+            assert!(query(n).is_some(), "{n}");
         }
         // The families follow the level tables' semantics, not their levels: NeMoEval's easy
         // eight span our levels 1 and 2.

@@ -16,15 +16,17 @@ const LINES: usize = 50;
 /// Lines of a returned value shown.
 const VALUE_LINES: usize = 20;
 
-/// The answer panel: the returned type and value, or why there is none.
+/// The answer panel: the returned type and value (a list one item a line), or why there is
+/// none. Compact JSON rather than pretty: serde_json's pretty printer would add its own
+/// serializer to the worker bundle, which has a size hold.
 pub fn answer(answer: &Result<(String, Value), String>) -> Panel {
     let (summary, lines) = match answer {
         Ok((ty, data)) => {
-            let text = serde_json::to_string_pretty(data).unwrap_or_default();
-            (
-                format!("returned {ty}"),
-                capped(text.lines().map(|l| (Tone::Neutral, l.to_string())), VALUE_LINES),
-            )
+            let items = match data {
+                Value::Array(items) => items.iter().map(Value::to_string).collect(),
+                other => vec![other.to_string()],
+            };
+            (format!("returned {ty}"), capped(items.into_iter().map(|l| (Tone::Neutral, l)), VALUE_LINES))
         }
         Err(e) => (
             "no valid return".to_string(),

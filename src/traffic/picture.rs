@@ -16,12 +16,12 @@
 //! expected graph, so its changed nodes are ✓ when every rule holds and neutral otherwise (the
 //! rules' problems are in the score); a removed edge or node is drawn from the task's graph.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 
 use serde_json::Value;
 
 use super::check::{self, At};
-use super::family;
+use super::family::ip_number;
 use crate::view::{PicEdge, PicNode, Picture, Tone};
 
 /// Nodes a picture shows at most.
@@ -32,11 +32,11 @@ const ROW_MAX: usize = 10;
 const ROWS: usize = 5;
 
 /// The tones of what an answer touched, by node and by edge.
+///
+/// The types here are few on purpose (one map type, one sort key): each generic instance is
+/// code in the traffic worker, whose bundle has a size hold.
 #[derive(Debug, Default, Clone, PartialEq)]
-pub struct Marks {
-    nodes: BTreeMap<String, Tone>,
-    edges: BTreeMap<(String, String), Tone>,
-}
+pub struct Marks(BTreeMap<At, Tone>);
 
 /// How bad a tone is, so a node marked twice keeps the worse mark.
 fn severity(t: Tone) -> u8 {
@@ -53,13 +53,15 @@ impl Marks {
     /// an exact answer leaves (`None` for a property question or a read-only one), `correct`
     /// the score's verdict and `scope` the attributes the question may change.
     pub fn of(base: &Value, graph: &Value, expected: Option<&Value>, correct: bool, scope: &[&str]) -> Marks {
-        let wrong: BTreeSet<At> =
-            expected.map(|e| check::diff(e, graph).into_iter().map(|c| c.at).collect()).unwrap_or_default();
+        let mut wrong = Marks::default();
+        for c in expected.map(|e| check::diff(e, graph)).unwrap_or_default() {
+            wrong.mark(c.at, Tone::Bad);
+        }
         let mut marks = Marks::default();
         for c in check::diff(base, graph) {
             let tone = if !scope.contains(&c.key.as_str()) {
                 Tone::Broken
-            } else if wrong.contains(&c.at) {
+            } else if wrong.0.contains_key(&c.at) {
                 Tone::Bad
             } else if expected.is_some() || correct {
                 Tone::Fixed
@@ -69,17 +71,14 @@ impl Marks {
             marks.mark(c.at, tone);
         }
         // What should have changed and did not.
-        for at in wrong {
-            marks.mark(at, Tone::Bad);
+        for (at, tone) in wrong.0 {
+            marks.mark(at, tone);
         }
         marks
     }
 
     fn mark(&mut self, at: At, tone: Tone) {
-        let slot = match at {
-            At::Node(n) => self.nodes.entry(n).or_insert(tone),
-            At::Edge(s, t) => self.edges.entry((s, t)).or_insert(tone),
-        };
+        let slot = self.0.entry(at).or_insert(tone);
         if severity(tone) > severity(*slot) {
             *slot = tone;
         }
@@ -87,16 +86,16 @@ impl Marks {
 
     /// The tone of one node or edge: neutral when unmarked.
     pub fn tone(&self, at: &At) -> Tone {
-        let t = match at {
-            At::Node(n) => self.nodes.get(n),
-            At::Edge(s, t) => self.edges.get(&(s.clone(), t.clone())),
-        };
-        t.copied().unwrap_or(Tone::Neutral)
+        self.0.get(at).copied().unwrap_or(Tone::Neutral)
+    }
+
+    fn node(&self, id: &str) -> Tone {
+        self.tone(&At::Node(id.to_string()))
     }
 }
 
-/// Each node's id and colour.
-fn nodes_of(g: &Value) -> BTreeMap<&str, Option<&str>> {
+/// Each node's id and colour, in the graph's order.
+fn nodes_of(g: &Value) -> Vec<(&str, Option<&str>)> {
     g["nodes"]
         .as_array()
         .into_iter()
@@ -105,13 +104,12 @@ fn nodes_of(g: &Value) -> BTreeMap<&str, Option<&str>> {
         .collect()
 }
 
-fn links_of(g: &Value) -> BTreeSet<(&str, &str)> {
+fn links_of(g: &Value) -> impl Iterator<Item = (&str, &str)> {
     g["links"]
         .as_array()
         .into_iter()
         .flatten()
         .filter_map(|l| Some((l["source"].as_str()?, l["target"].as_str()?)))
-        .collect()
 }
 
 /// The /16 a node's address is in (`a.b`), or the id itself when it is not a dotted address.
@@ -123,31 +121,39 @@ fn prefix(id: &str) -> &str {
     }
 }
 
-/// An address's numeric order key, so `10.9.…` comes before `10.10.…` (anything else after
-/// every address, by its text).
-fn order(id: &str) -> (u32, String) {
-    (family::ip_number(id), id.to_string())
+/// A sort key: a number first (a rank or a prefix), then the address numerically, so `10.9.…`
+/// comes before `10.10.…`, then the text (anything not an address after every address).
+type Key<'g> = (u64, u32, &'g str);
+
+fn key(first: u64, id: &str) -> Key<'_> {
+    (first, ip_number(id), id)
 }
 
 /// The nodes to show: marked nodes and the ends of marked edges, then by degree.
 fn chosen<'g>(base: &'g Value, graph: &'g Value, marks: &'g Marks) -> Vec<&'g str> {
-    let mut degree: BTreeMap<&str, usize> = BTreeMap::new();
-    for (s, t) in links_of(graph) {
-        *degree.entry(s).or_default() += 1;
-        *degree.entry(t).or_default() += 1;
-    }
-    let mut all: Vec<&str> = nodes_of(base).into_keys().chain(nodes_of(graph).into_keys()).collect();
-    all.sort_by(|a, b| order(a).cmp(&order(b)));
-    all.dedup();
-    all.sort_by_key(|n| std::cmp::Reverse(degree.get(n).copied().unwrap_or(0)));
-    let focus: Vec<&str> = marks
-        .nodes
+    let mut ends: Vec<&str> = links_of(graph).flat_map(|(s, t)| [s, t]).collect();
+    ends.sort_unstable();
+    let degree = |n: &str| ends.partition_point(|e| *e < n).abs_diff(ends.partition_point(|e| *e <= n));
+    let mut focus: Vec<&str> = marks
+        .0
         .keys()
-        .map(String::as_str)
-        .chain(marks.edges.keys().flat_map(|(s, t)| [s.as_str(), t.as_str()]))
+        .flat_map(|at| match at {
+            At::Node(n) => [n.as_str(), n.as_str()],
+            At::Edge(s, t) => [s.as_str(), t.as_str()],
+        })
         .collect();
+    focus.sort_unstable();
+    // Marked first (rank 0), then by degree, highest first.
+    let marked = |n: &str| focus.binary_search(&n).is_ok();
+    let mut all: Vec<Key> = nodes_of(base)
+        .into_iter()
+        .chain(nodes_of(graph))
+        .map(|(n, _)| key(if marked(n) { 0 } else { u64::MAX - degree(n) as u64 }, n))
+        .collect();
+    all.sort_unstable();
+    all.dedup_by(|a, b| a.2 == b.2);
     let mut shown: Vec<&str> = Vec::new();
-    for n in focus.into_iter().chain(all) {
+    for (_, _, n) in all {
         if shown.len() == MAX_NODES {
             break;
         }
@@ -158,44 +164,45 @@ fn chosen<'g>(base: &'g Value, graph: &'g Value, marks: &'g Marks) -> Vec<&'g st
     shown
 }
 
+/// The drawing lines: one per /16 in address order (those past [`ROWS`] merged into the last),
+/// each wrapped after [`ROW_MAX`] nodes.
+fn lines(shown: &[&str]) -> Vec<Vec<String>> {
+    let mut sorted: Vec<Key> =
+        shown.iter().map(|n| key(u64::from(ip_number(&format!("{}.0.0", prefix(n)))), n)).collect();
+    sorted.sort_unstable();
+    let mut rows: Vec<Vec<String>> = Vec::new();
+    let mut last = None;
+    for (p, _, n) in sorted {
+        if last != Some(p) && rows.len() < ROWS {
+            rows.push(Vec::new());
+        }
+        last = Some(p);
+        rows.last_mut().expect("a row").push(n.to_string());
+    }
+    rows.into_iter().flat_map(|r| r.chunks(ROW_MAX).map(<[String]>::to_vec).collect::<Vec<_>>()).collect()
+}
+
 /// The picture of `graph` (the task's graph until scored, then the final one) with `marks`;
 /// `base` is the task's graph, from which removed nodes and edges are drawn. The caption says
 /// how many of the graph's nodes are shown.
 pub fn picture(base: &Value, graph: &Value, marks: &Marks, caption: &str) -> Picture {
     let shown = chosen(base, graph, marks);
-    let total = nodes_of(graph).len();
-    let caption = format!("{caption}: {} of {total} nodes, one row per /16 prefix", shown.len());
-    let mut rows: BTreeMap<_, Vec<&str>> = BTreeMap::new();
-    for &n in &shown {
-        rows.entry(order(&format!("{}.0.0", prefix(n)))).or_default().push(n);
-    }
-    let mut rows: Vec<Vec<&str>> = rows.into_values().collect();
-    if rows.len() > ROWS {
-        let rest: Vec<&str> = rows.drain(ROWS - 1..).flatten().collect();
-        rows.push(rest);
-    }
-    let lines: Vec<Vec<&str>> = rows
-        .into_iter()
-        .flat_map(|mut r| {
-            r.sort_by(|a, b| order(a).cmp(&order(b)));
-            r.chunks(ROW_MAX).map(<[&str]>::to_vec).collect::<Vec<_>>()
-        })
-        .collect();
     let (now, before) = (nodes_of(graph), nodes_of(base));
+    let caption = format!("{caption}: {} of {} nodes, one row per /16 prefix", shown.len(), now.len());
+    let lines = lines(&shown);
     let mut nodes = Vec::new();
     for (r, line) in lines.iter().enumerate() {
-        for (i, &id) in line.iter().enumerate() {
-            let tone = marks.nodes.get(id).copied().unwrap_or(Tone::Neutral);
+        for (i, id) in line.iter().enumerate() {
+            let tone = marks.node(id);
             // A marked node shows its colour: colouring is most of what questions change.
-            let colour = now
-                .get(id)
-                .or_else(|| before.get(id))
-                .copied()
-                .flatten()
-                .filter(|_| marks.nodes.contains_key(id));
+            let colour = now.iter().chain(&before).find(|(n, _)| n == id).and_then(|(_, c)| *c);
+            let label = match colour.filter(|_| tone != Tone::Neutral) {
+                Some(c) => format!("{id} {c}"),
+                None => id.clone(),
+            };
             nodes.push(PicNode {
-                id: id.to_string(),
-                label: colour.map_or_else(|| id.to_string(), |c| format!("{id} {c}")),
+                id: id.clone(),
+                label,
                 role: "host".into(),
                 x: 1000.0 * (i as f64 + 0.5) / line.len() as f64,
                 y: 1000.0 * (r as f64 + 0.5) / lines.len() as f64,
@@ -203,15 +210,19 @@ pub fn picture(base: &Value, graph: &Value, marks: &Marks, caption: &str) -> Pic
             });
         }
     }
-    let set: BTreeSet<&str> = shown.iter().copied().collect();
-    let edges = links_of(base)
-        .union(&links_of(graph))
-        .filter(|(s, t)| set.contains(s) && set.contains(t))
-        .map(|&(s, t)| PicEdge {
+    let mut links: Vec<(&str, &str)> = links_of(base)
+        .chain(links_of(graph))
+        .filter(|(s, t)| shown.contains(s) && shown.contains(t))
+        .collect();
+    links.sort_unstable();
+    links.dedup();
+    let edges = links
+        .into_iter()
+        .map(|(s, t)| PicEdge {
             from: s.to_string(),
             to: t.to_string(),
             label: String::new(),
-            tone: marks.edges.get(&(s.to_string(), t.to_string())).copied().unwrap_or(Tone::Neutral),
+            tone: marks.tone(&At::Edge(s.to_string(), t.to_string())),
             directed: false,
         })
         .collect();
@@ -294,7 +305,7 @@ mod tests {
         assert_eq!(tone(&p, &ids[99]), Tone::Fixed);
         assert!(p.nodes.iter().any(|n| n.id == ids[0]), "the hub is shown");
         // Seven prefixes: rows past the fifth merge, and a row wraps after ten nodes.
-        let rows: BTreeSet<u64> = p.nodes.iter().map(|n| n.y as u64).collect();
+        let rows: std::collections::BTreeSet<u64> = p.nodes.iter().map(|n| n.y as u64).collect();
         assert!(rows.len() <= MAX_NODES.div_ceil(ROW_MAX) + ROWS, "{rows:?}");
         assert!(p.edges.iter().all(|e| e.from == ids[0]));
     }

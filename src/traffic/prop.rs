@@ -11,6 +11,7 @@ use serde_json::Value;
 use super::check::colour;
 use super::family::{COLORS, Query, View, ip_number, prefix_of};
 use super::kmeans;
+use super::nemo_check::{self, Looser};
 use crate::flows::graph::{self as fgraph, Graph};
 use crate::malt::api::{Py, unlimited};
 
@@ -45,6 +46,10 @@ pub struct Spec {
     /// Another reading that passes as well (NeMoEval's question 14: a balanced cut or a
     /// bisection); the verdict records which one held.
     pub alt: Option<Box<Spec>>,
+    /// What one unit of `totals` weighs (the view's, `View::unit`), for the explanations.
+    pub unit: f64,
+    /// NeMoEval's looser reading of the question (`nemo_check`), replacing the family's rule.
+    pub nemo: Option<Looser>,
 }
 
 /// A check's outcome: whether every rule holds, how many of the constraints do, and the
@@ -60,7 +65,7 @@ pub struct Verdict {
 }
 
 /// Constraint bookkeeping while checking.
-struct Tally {
+pub(super) struct Tally {
     satisfied: usize,
     total: usize,
     problems: Vec<String>,
@@ -68,11 +73,11 @@ struct Tally {
 }
 
 impl Tally {
-    fn new() -> Tally {
+    pub(super) fn new() -> Tally {
         Tally { satisfied: 0, total: 0, problems: Vec::new(), violated: 0 }
     }
     /// One constraint: held, or broken for the reason `why` gives.
-    fn rule(&mut self, held: bool, why: impl FnOnce() -> String) {
+    pub(super) fn rule(&mut self, held: bool, why: impl FnOnce() -> String) {
         self.total += 1;
         if held {
             self.satisfied += 1;
@@ -83,7 +88,20 @@ impl Tally {
             }
         }
     }
-    fn verdict(mut self) -> Verdict {
+    /// Takes in another tally's constraints (a reading chosen among several).
+    pub(super) fn absorb(&mut self, other: Tally) {
+        self.satisfied += other.satisfied;
+        self.total += other.total;
+        self.violated += other.violated;
+        self.problems.extend(other.problems);
+    }
+    pub(super) fn satisfied(&self) -> usize {
+        self.satisfied
+    }
+    pub(super) fn ok(&self) -> bool {
+        self.violated == 0
+    }
+    pub(super) fn verdict(mut self) -> Verdict {
         if self.violated > self.problems.len() {
             self.problems.push(format!("… {} more", self.violated - self.problems.len()));
         }
@@ -129,6 +147,8 @@ impl Spec {
             edges: v.edges.keys().copied().collect(),
             opt,
             alt: None,
+            unit: v.unit,
+            nemo: None,
         })
     }
 
@@ -140,6 +160,9 @@ impl Spec {
 
     /// The family name of a spec's reading.
     fn reading(&self) -> &'static str {
+        if let Some(n) = &self.nemo {
+            return n.name();
+        }
         match self.query {
             Query::Bisect { .. } => "bisect",
             Query::CutBalanced { .. } => "cut-balanced",
@@ -158,6 +181,9 @@ impl Spec {
     }
 
     fn rule_one(&self) -> String {
+        if let Some(n) = &self.nemo {
+            return n.rule(self);
+        }
         match &self.query {
             Query::ColorPrefix => {
                 "nodes of one /16 share a colour; different /16s have different colours".into()
@@ -172,7 +198,7 @@ impl Spec {
                 "one label cluster=i per node, i in 0..{}, each used, other labels kept; sum of squared deviations \
                  of the total byte weights at most the optimum {}{}",
                 k - 1,
-                self.opt,
+                self.opt * self.unit * self.unit,
                 if *color { "; one distinct colour per cluster" } else { "" }
             ),
             Query::Heatmap { palette, .. } => format!(
@@ -225,6 +251,10 @@ impl Spec {
             .iter()
             .map(|n| n.map_or(String::new(), |n| colour(n["color"].as_str().unwrap_or(""))))
             .collect();
+        if let Some(n) = &self.nemo {
+            let read = nemo_check::check(self, n, &nodes, &colours, &mut t);
+            return Verdict { reading: read, ..t.verdict() };
+        }
         match &self.query {
             Query::ColorPrefix => self.check_prefix(&colours, &mut t),
             Query::Bisect { c1, c2 } => self.check_bisect(&colours, [c1, c2], &mut t),
@@ -358,8 +388,9 @@ impl Spec {
             let bound = self.opt * (1.0 + 1e-9) + 1e-9;
             t.rule(sse <= bound, || {
                 format!(
-                    "the clusters' sum of squared deviations of the total byte weights is {sse}, more than the optimum {}",
-                    self.opt
+                    "the clusters' sum of squared deviations of the total byte weights is {}, more than the optimum {}",
+                    sse * self.unit * self.unit,
+                    self.opt * self.unit * self.unit
                 )
             });
         }
@@ -465,7 +496,7 @@ impl Spec {
     }
 
     /// Each node's optimal cluster, clusters numbered by ascending totals.
-    fn clusters(&self, k: usize) -> Vec<usize> {
+    pub(super) fn clusters(&self, k: usize) -> Vec<usize> {
         let mut order: Vec<usize> = (0..self.ips.len()).collect();
         order.sort_by_key(|&u| (self.totals[u], ip_number(&self.ips[u])));
         let xs: Vec<i64> = order.iter().map(|&u| self.totals[u]).collect();

@@ -110,7 +110,8 @@ impl Generated {
     /// question's.
     pub fn scope(&self) -> Vec<&'static str> {
         match &self.query {
-            Query::Kmeans { color: false, .. } => vec!["labels"],
+            // NeMoEval's question 20 may state its clusters as colours.
+            Query::Kmeans { color: false, .. } if self.nemo.is_none() => vec!["labels"],
             Query::ColorExtreme { case: 'a', .. } => vec!["color"],
             Query::Compose { steps, question } => compose::scope(steps, question),
             _ => self.family.scope().to_vec(),
@@ -147,11 +148,11 @@ pub fn modes(id: &QueryId) -> Result<Modes> {
     };
     let nemo = match id.knob('m') {
         None | Some("std") => false,
-        Some("nemo") if id.level <= 2 => true,
+        Some("nemo") if id.level <= 3 => true,
         Some(v @ ("nemo" | "chain" | "straw")) => {
             return Err(bad(format!(
-                "knob m={v}: not in this version of traffic at level {} (m=nemo is at levels 1 and 2, \
-                 NeMoEval's easy and medium eight; m takes std otherwise)",
+                "knob m={v}: not in this version of traffic at level {} (m=nemo is at levels 1 to 3, \
+                 NeMoEval's easy, medium and hard eight; m takes std otherwise)",
                 id.level
             )));
         }
@@ -170,6 +171,14 @@ pub fn modes(id: &QueryId) -> Result<Modes> {
 /// A graph as a mock (nodes with labels in address order, weighted edges by index), so the
 /// graph families' truths run on the tenant's graph, or on a graph changed by steps, unchanged.
 pub(super) fn mock_of(g: &Graph) -> Mock {
+    read(g).0
+}
+
+/// A graph as a mock and the unit of its weights: 1 when every weight is an integer (the
+/// standard and tenant graphs, read exactly as before), else [`family::FIXED_UNIT`], each
+/// weight rounded to a whole number of units (the nemo mock's floats). A weight that is not a
+/// number reads as 0.
+fn read(g: &Graph) -> (Mock, f64) {
     let doc = g.to_json();
     let nodes: Vec<(String, Vec<String>)> = doc["nodes"]
         .as_array()
@@ -183,26 +192,30 @@ pub(super) fn mock_of(g: &Graph) -> Mock {
         .collect();
     let index: std::collections::BTreeMap<&str, usize> =
         nodes.iter().enumerate().map(|(i, (ip, _))| (ip.as_str(), i)).collect();
-    let edges = doc["links"]
-        .as_array()
-        .into_iter()
-        .flatten()
+    let links: Vec<&Value> = doc["links"].as_array().into_iter().flatten().collect();
+    const KEYS: [&str; 3] = ["byte_weight", "connection_weight", "packet_weight"];
+    let integral = links.iter().all(|l| KEYS.iter().all(|k| l[*k].is_i64() || !l[*k].is_number()));
+    let unit = if integral { 1.0 } else { family::FIXED_UNIT };
+    // Scaling by a power of two is exact; `round` is correctly rounded on every platform.
+    let weight = |x: &Value| match x.as_i64() {
+        Some(i) if integral => i,
+        _ if integral => 0,
+        _ => (x.as_f64().unwrap_or(0.0) / unit).round() as i64,
+    };
+    let edges = links
+        .iter()
         .filter_map(|l| {
             let end = |k: &str| l[k].as_str().and_then(|x| index.get(x).copied());
-            let w = |k: &str| l[k].as_i64().unwrap_or(0);
-            Some((
-                end("source")?,
-                end("target")?,
-                [w("byte_weight"), w("connection_weight"), w("packet_weight")],
-            ))
+            Some((end("source")?, end("target")?, KEYS.map(|k| weight(&l[k]))))
         })
         .collect();
-    Mock { nodes, edges }
+    (Mock { nodes, edges }, unit)
 }
 
 /// The view the truths read of a graph.
 pub(super) fn view_of(g: &Graph) -> View {
-    View::new(&mock_of(g))
+    let (m, unit) = read(g);
+    View { unit, ..View::new(&m) }
 }
 
 /// A numeric knob of an id, or its default.
@@ -474,6 +487,16 @@ fn expected_json(g: &Generated) -> Value {
                 json!({"top_degrees": t.top(), "rows": "[node, labels, degree], degrees non-increasing"})
         }
         Some(Loose::NewGraph) => out["any_of"] = json!({"types": ["graph", "new"], "self_loops": "optional"}),
+        Some(Loose::Prefixes(p)) => {
+            out["any_of"] = json!({"per_8": p.by8, "per_16": p.by16, "written": ["a", "a.b", "CIDR"]})
+        }
+        Some(Loose::Medians(m)) => {
+            // How many edges each median's reading removes (the example changes are the upper's).
+            let base = g.graph.to_json();
+            let removed: serde_json::Map<String, Value> =
+                m.iter().map(|(name, e)| (name.to_string(), json!(check::diff(&base, e).len()))).collect();
+            out["any_of"] = json!({"median": ["lower", "upper", "mean of the two middle values"], "edges_removed": removed});
+        }
         None => {}
     }
     out
@@ -655,7 +678,8 @@ fn expected_for(t: &Generated, graph: &Value) -> Option<Value> {
     }
     Some(match &t.loose {
         Some(Loose::Ties(ties)) => ties.expected(t, graph),
-        _ => t.expected_graph.clone(),
+        Some(l) => l.nearest(graph, &t.expected_graph).into_owned(),
+        None => t.expected_graph.clone(),
     })
 }
 
@@ -698,6 +722,7 @@ fn score(t: &Generated, last: Option<&Attempt>, turns: u32) -> Score {
         (Ok((ty, data)), Some(truth), _) => {
             let (ok, why) = match &t.loose {
                 Some(Loose::TopK(k)) => k.check(ty, data),
+                Some(Loose::Prefixes(p)) => p.check(ty, data),
                 Some(Loose::NewGraph) if ["graph", "new"].contains(&ty.as_str()) => {
                     super::nemo_check::new_graph_ok(&truth.data, data)
                 }
@@ -810,5 +835,30 @@ impl Ties {
             (None, None) => {}
         }
         g.to_json()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn integer_weights_read_as_they_are_and_float_weights_in_fixed_point() {
+        let nodes: Vec<(String, Vec<String>)> =
+            (1..=3).map(|i| (format!("10.0.0.{i}"), Vec::new())).collect();
+        let ints = view_of(&Graph::from_parts(&nodes, &[(0, 1, [3, 2, 1]), (1, 2, [5, 0, 7])]));
+        assert_eq!((ints.unit, ints.edges[&(0, 1)]), (1.0, [3, 2, 1]));
+        let floats = Graph::from_float_parts(&nodes, &[(0, 1, [0.5, 1.0, 0.1]), (1, 2, [2.0, 1e-13, 3.25])]);
+        let v = view_of(&floats);
+        assert_eq!(v.unit, family::FIXED_UNIT);
+        // Powers of two are exact; 10⁻¹³ is a tenth of a unit; 0.1 within half a unit.
+        assert_eq!(v.edges[&(0, 1)][..2], [1 << 39, 1 << 40]);
+        assert_eq!(v.edges[&(1, 2)][1], 0);
+        assert!((v.edges[&(0, 1)][2] as f64 * v.unit - 0.1).abs() <= v.unit / 2.0);
+        // Truths that print weights print them in the graph's own scale.
+        let t = family::truth(&Query::DegreeStat { weight: Some("byte".into()) }, &v).unwrap();
+        assert_eq!(t.data[1], json!([2.5, 0.5]));
+        let t = family::truth(&Query::DegreeStat { weight: Some("byte".into()) }, &ints).unwrap();
+        assert_eq!(t.data[1], json!([8, 3]));
     }
 }

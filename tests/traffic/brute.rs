@@ -51,7 +51,7 @@ impl Small {
             edges.insert((a, b), [w, 1, 1]);
         }
         let ips = (0..n).map(|i| format!("10.{}.0.{}", self.prefixes[i], i + 1)).collect();
-        View { ips, labels: vec![vec!["type=VM".to_string()]; n], adj, edges }
+        View { ips, labels: vec![vec!["type=VM".to_string()]; n], adj, edges, unit: 1.0 }
     }
     fn totals(&self) -> Vec<i64> {
         let mut t = vec![0; self.n()];

@@ -66,8 +66,8 @@ fn nemo_golden_hashes_match() {
     assert_eq!(golden, nemo_hashes());
 }
 
-/// The `nemo` mode's level-2 ids: NeMoEval's medium questions 9–15 (index 7, question 16, is
-/// refused) on seeds 0..3 at the same two knob sets; a file of their own, so the level-1 file
+/// The `nemo` mode's level-2 ids: NeMoEval's medium questions 9–15 (index 7, question 16,
+/// has the next file, made after it was built) on seeds 0..3 at the same two knob sets; a file of their own, so the level-1 file
 /// and the standard one did not move.
 #[test]
 fn nemo_level_two_golden_hashes_match() {
@@ -79,6 +79,22 @@ fn nemo_level_two_golden_hashes_match() {
     }
     assert_eq!(ids.len(), 42);
     crate::bless::content_hashes("tests/data/traffic/golden_nemo_l2.tsv", &ids);
+}
+
+/// Question 16 (level 2, index 7) and the `nemo` mode's level 3, NeMoEval's hard eight
+/// (questions 17–24), on seeds 0..3 at the same two knob sets; a file of their own, so the
+/// earlier files did not move.
+#[test]
+fn nemo_question_sixteen_and_level_three_golden_hashes_match() {
+    let mut ids = Vec::new();
+    for knobs in ["-mnemo", "-n200-e20-mnemo"] {
+        for seed in 0..3 {
+            ids.push(format!("traffic-v1-L2-s{seed}-i7{knobs}"));
+            ids.extend((0..8).map(|index| format!("traffic-v1-L3-s{seed}-i{index}{knobs}")));
+        }
+    }
+    assert_eq!(ids.len(), 54);
+    crate::bless::content_hashes("tests/data/traffic/golden_nemo_l3.tsv", &ids);
 }
 
 /// The same id gives the same card twice, and another seed another graph.
@@ -99,7 +115,7 @@ fn generation_is_deterministic() {
         ("traffic-v1-L2-s0-i4-fcsv", "knob f must be one of"),
         ("traffic-v1-L2-s0-i4-c100001", "knob c=100001"),
         ("traffic-v1-L1-s0-i0-gtenant", "knob g must be mock or flows"),
-        ("traffic-v1-L3-s0-i0-mnemo", "not in this version"),
+        ("traffic-v1-L3-s0-i0-mstraw", "not in this version"),
         ("traffic-v1-L4-s0-i0-mchain", "not in this version"),
         ("traffic-v1-L1-s0-i0-mfoo", "knob m must be"),
         ("traffic-v1-L1-s0-i0-t9", "knob t must be 1..5"),

@@ -1,7 +1,7 @@
 //! The networkx differential sample (docs/traffic.md): the exported tasks of levels 1–4 on
 //! seeds 0..40 at the default graph and of seeds 0..10 on a small and a large graph, and the
-//! `m=nemo` tasks of levels 1 and 2 on seeds 0..20 (each on its golden chain state; level 2
-//! without question 16, which this version refuses), go through `tests/traffic/nx_oracle.py`,
+//! `m=nemo` tasks of levels 1 to 3 (NeMoEval's 24 questions) on seeds 0..20, each on its
+//! golden chain state, go through `tests/traffic/nx_oracle.py`,
 //! which recomputes each truth (networkx for graphs, plain Python over the exported log rows
 //! for flow questions) and must agree on every task;
 //! for the property families it checks our witness with its own checker, and its own
@@ -42,12 +42,6 @@ fn export_level(seeds: &str, knobs: &str, level: Option<&str>) -> Vec<u8> {
     run_export(&args)
 }
 
-/// `netpress traffic export --task ID` for each id, in order: for samples that must leave
-/// out some indexes of a level (`--seeds` takes every index, and a refused one is an error).
-fn export_tasks(ids: impl IntoIterator<Item = String>) -> Vec<u8> {
-    ids.into_iter().flat_map(|id| run_export(&["--task", &id])).collect()
-}
-
 /// `netpress traffic export` with `args`, through the CLI entry; it must succeed.
 fn run_export(args: &[&str]) -> Vec<u8> {
     let args: Vec<String> =
@@ -70,11 +64,10 @@ fn networkx_agrees_on_every_sampled_task() {
     lines.extend(export("0..10", "-n10-p1-d4-faws2"));
     lines.extend(export("0..10", "-n400-p16-e15-d4-fgcp"));
     lines.extend(export_level("0..20", "-mnemo", Some("1")));
-    // Level 2 asks questions 9–16 at indexes 0..7; question 16 is refused in this version, so
-    // only indexes 0..6 are exported (a refusal elsewhere still fails the export).
-    lines.extend(export_tasks(
-        (0..20).flat_map(|s| (0..7).map(move |i| format!("traffic-v1-L2-s{s}-i{i}-mnemo"))),
-    ));
+    // Levels 2 and 3: questions 9–16 and 17–24, each seed's in order (the oracle takes a
+    // graph's unchanged mock from its first question).
+    lines.extend(export_level("0..20", "-mnemo", Some("2")));
+    lines.extend(export_level("0..20", "-mnemo", Some("3")));
     let mut child = Command::new(&python)
         .arg(ORACLE)
         .arg("--witnesses")
@@ -88,10 +81,11 @@ fn networkx_agrees_on_every_sampled_task() {
     let summary = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "{summary}{}", String::from_utf8_lossy(&out.stderr));
     let v: serde_json::Value = serde_json::from_str(summary.trim()).unwrap();
-    // 28 families (two of them level 4's) × 60 seeds, NeMoEval's easy eight × 20 seeds and
-    // its questions 9–15 × 20 seeds.
-    assert_eq!(v["checked"], 1980, "{summary}");
-    assert_eq!(v["agree"], 1980, "{summary}");
+    // 28 families (two of them level 4's) × 60 seeds and NeMoEval's 24 questions × 20 seeds;
+    // `--seeds` walks a level's nine standard indexes at levels 2 and 3, so index 8 asks
+    // questions 9 and 17 a second time (40 more).
+    assert_eq!(v["checked"], 2200, "{summary}");
+    assert_eq!(v["agree"], 2200, "{summary}");
     check_witnesses(&v["witnesses"]);
 }
 
@@ -117,9 +111,10 @@ fn check_witnesses(witnesses: &serde_json::Value) {
             (false, Some(kind)) => *perturbed.entry(kind.to_string()).or_default() += 1,
         }
     }
-    // Questions 10 and 14 on 20 seeds; on these seeds the default nemo mock has nodes in two
-    // /16s or more and more edges than half its highest degree, so each has its perturbation.
-    assert_eq!((nemo_valid, nemo_perturbed), (40, 40));
+    // Questions 10, 14, 16, 18, 19 and 20 on 20 seeds; on these seeds the default nemo mock
+    // has nodes in two /16s or more, more edges than half its highest degree, three distinct
+    // totals or more and an even node count, so each has its perturbation.
+    assert_eq!((nemo_valid, nemo_perturbed), (120, 120));
     // Five property families per seed on 60 seeds; a perturbation exists on all but edgeless graphs.
     assert_eq!(valid, 300);
     assert!(perturbed.values().sum::<usize>() >= 290, "{perturbed:?}");
