@@ -14,3 +14,4 @@ mod golden;
 #[cfg(feature = "sandbox")]
 mod nemo;
 mod nx;
+mod straw;
