@@ -25,6 +25,7 @@ pub mod route_reply;
 pub mod route_shell;
 pub mod shell_tools;
 pub mod traffic_check;
+pub mod traffic_straw;
 pub mod ui_link;
 pub mod worker_protocol;
 
@@ -54,6 +55,7 @@ pub const TARGETS: &[(&str, fn(&[u8]))] = &[
     ("route_shell", route_shell::fuzz),
     ("shell_tools", shell_tools::fuzz),
     ("traffic_check", traffic_check::fuzz),
+    ("traffic_straw", traffic_straw::fuzz),
     ("ui_link", ui_link::fuzz),
     ("worker_protocol", worker_protocol::fuzz),
 ];

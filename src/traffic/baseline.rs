@@ -179,6 +179,11 @@ impl Agent for Baseline {
 
     fn reply(&mut self, messages: &[Message]) -> Result<AgentReply, AgentError> {
         let user = messages.iter().filter(|m| m.role == Role::User);
+        // A strawman prompt wants the answer itself, which a template compiler cannot give.
+        if user.clone().any(|m| super::straw::is_prompt(&m.content)) {
+            let text = super::straw::reply_of(&serde_json::json!({"type": "text", "data": "unsupported"}));
+            return Ok(AgentReply { text, ..Default::default() });
+        }
         let question = user.clone().find_map(|m| prompt::question_of(&m.content)).unwrap_or("");
         let mut code = compile(question);
         // An unknown flow question still answers through the entry point its prompt names.

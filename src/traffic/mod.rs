@@ -6,7 +6,8 @@
 //! graphs by an id-keyed diff (never by isomorphism, and never on a graph an earlier answer
 //! changed). One concept per module:
 //! - `mock`: the seeded mock graph; `nemo_mock`: NeMoEval's own generator, seeded; `nemo`: its 24
-//!   questions and their readings; `family`: the families, draws, wordings, truth and
+//!   questions and their readings; `straw`: the same questions in NeMoEval's strawman form (the
+//!   graph in the prompt, the answer as JSON); `family`: the families, draws, wordings, truth and
 //!   reference code; `check`: return contract, value comparison, graph diff;
 //! - `prompt`; `task`: generation, the task and its episode, the sandbox host (`F`, `G`);
 //! - `prop`: the property families' checks and witnesses, `kmeans` the exact 1-D k-means,
@@ -34,6 +35,7 @@ mod prompt;
 pub mod prop;
 mod propcode;
 pub mod space;
+pub mod straw;
 pub mod task;
 mod tool;
 pub mod wording;
@@ -103,9 +105,10 @@ graph of a time window of the flow logs",
         KnobInfo {
             key: 'm',
             name: "question-mode",
-            help: "question mode: std, or nemo (NeMoEval's own questions verbatim on its kind of graph; level 1, \
-its easy eight, in this version)",
-            values: "std|nemo",
+            help: "question mode: std, nemo (NeMoEval's own questions verbatim on its kind of graph, levels 1 \
+and 2 in this version), or straw (the same with NeMoEval's strawman prompt: the graph pasted in, the answer \
+written as JSON; n up to 50)",
+            values: "std|nemo|straw",
         },
         KnobInfo {
             key: 'a',

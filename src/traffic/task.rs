@@ -281,6 +281,10 @@ fn cached_mock(material: &str, k: MockKnobs) -> Result<Arc<(View, Graph)>> {
 
 /// Generates the task of an id (already checked against the app's description).
 pub fn generate(id: &QueryId) -> Result<Generated> {
+    // m=straw is m=nemo's task asked in NeMoEval's strawman form (`super::straw`).
+    if super::straw::is_straw(id) {
+        return super::straw::generate(id);
+    }
     let modes = modes(id)?;
     let fk = flow_knobs(id, modes.tenant_graph)?;
     let material = format!(
@@ -502,6 +506,14 @@ fn expected_json(g: &Generated) -> Value {
     out
 }
 
+/// A task's prompt in one variant (a `straw` task has one prompt, the strawman's).
+fn prompt_of(g: &Generated, variant: PromptVariant) -> String {
+    if super::straw::is_straw(&g.id) {
+        return super::straw::prompt(g);
+    }
+    prompt::render(&g.question, variant, g.flows.is_some(), g.nemo)
+}
+
 /// One traffic task.
 pub struct TrafficTask {
     generated: Arc<Generated>,
@@ -511,7 +523,7 @@ pub struct TrafficTask {
 
 impl TrafficTask {
     pub fn new(g: Generated, limits: Limits) -> TrafficTask {
-        let prompt = prompt::render(&g.question, PromptVariant::ZeroshotBase, g.flows.is_some(), g.nemo);
+        let prompt = prompt_of(&g, PromptVariant::ZeroshotBase);
         let expected = expected_json(&g);
         let mut params = json!({"wording": g.wording + 1, "query": g.query});
         if let Some(n) = g.nemo {
@@ -543,8 +555,7 @@ impl Task for TrafficTask {
         &self.card
     }
     fn prompt(&self, variant: PromptVariant) -> String {
-        let g = &self.generated;
-        prompt::render(&g.question, variant, g.flows.is_some(), g.nemo)
+        prompt_of(&self.generated, variant)
     }
     fn start(&self, max_turns: Option<u32>) -> Box<dyn Episode> {
         let max = max_turns.unwrap_or(self.card.max_turns).clamp(1, MAX_TURNS);
@@ -594,6 +605,13 @@ pub struct TrafficEpisode {
 
 impl TrafficEpisode {
     fn attempt(&self, reply: &str) -> Attempt {
+        // A strawman reply is the returned value itself, not code to run.
+        if super::straw::is_straw(&self.task.id) {
+            return match super::straw::parse_reply(reply) {
+                Ok(value) => returned(&self.task, value),
+                Err(e) => Attempt { answer: Err(e), graph: self.task.graph.to_json() },
+            };
+        }
         let base = self.task.graph.to_json();
         let flows = self.task.flows.clone();
         let entry = if flows.is_some() { extract::FLOWS } else { extract::GRAPH };
@@ -688,7 +706,12 @@ fn expected_for(t: &Generated, graph: &Value) -> Option<Value> {
 /// check`. A `graph` answer's data, when given, is the final graph as node-link data (the graph
 /// the code left, which the sandbox reads from `G` itself); any other answer leaves the task's
 /// graph as it was.
-pub fn score_returned(t: &Generated, returned: Value) -> Score {
+pub fn score_returned(t: &Generated, value: Value) -> Score {
+    score(t, Some(&returned(t, value)), 1)
+}
+
+/// The attempt a returned value makes (see [`score_returned`]).
+fn returned(t: &Generated, returned: Value) -> Attempt {
     let base = t.graph.to_json();
     let entry = if t.flows.is_some() { extract::FLOWS } else { extract::GRAPH };
     let answer = check::parse_returned(returned, entry.name).map_err(|e| format!("Invalid return: {e}"));
@@ -698,11 +721,10 @@ pub fn score_returned(t: &Generated, returned: Value) -> Score {
         Ok((ty, data)) if ty == "graph" && !data.is_null() => check::graph_of_answer(&base, data),
         _ => Ok(base),
     };
-    let attempt = match graph {
+    match graph {
         Ok(graph) => Attempt { answer, graph },
         Err(e) => Attempt { answer: Err(format!("Invalid return: {e}")), graph: t.graph.to_json() },
-    };
-    score(t, Some(&attempt), 1)
+    }
 }
 
 /// The score of an episode whose last submission was `last` (none: nothing was answered).

@@ -16,3 +16,4 @@ mod nemo;
 mod nx;
 #[cfg(feature = "sandbox")]
 mod picture;
+mod straw;
