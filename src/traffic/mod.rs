@@ -10,6 +10,7 @@
 //!   graph in the prompt, the answer as JSON); `family`: the families, draws, wordings, truth and
 //!   reference code; `check`: return contract, value comparison, graph diff;
 //! - `prompt`; `task`: generation, the task and its episode, the sandbox host (`F`, `G`);
+//!   `picture` and `panels`: what the page draws of a task and of a scored episode;
 //! - `prop`: the property families' checks and witnesses, `kmeans` the exact 1-D k-means,
 //!   `propcode` their reference Python;
 //! - `compose`: level 4, questions made of the other families (change steps then a question;
@@ -106,7 +107,7 @@ graph of a time window of the flow logs",
             key: 'm',
             name: "question-mode",
             help: "question mode: std, nemo (NeMoEval's own questions verbatim on its kind of graph, levels 1 \
-and 2 in this version), or straw (the same with NeMoEval's strawman prompt: the graph pasted in, the answer \
+to 3), or straw (the same with NeMoEval's strawman prompt: the graph pasted in, the answer \
 written as JSON; n up to 50)",
             values: "std|nemo|straw",
         },
