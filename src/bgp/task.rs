@@ -1,6 +1,6 @@
 //! One BGP task: its id's knobs, the world, the incident, the timeline and the truth.
 //!
-//! **Id.** `bgp-v2-L<1..4>-s<seed>-i<index>` (v1 ids still generate v1's tasks), then optional knobs in this order: `-n<N>` ASes
+//! **Id.** `bgp-v3-L<1..4>-s<seed>-i<index>` (v1 and v2 ids still generate their versions' tasks), then optional knobs in this order: `-n<N>` ASes
 //! (10..5000), `-f<FAMS>` families to draw from (`+`-joined codes in family order), `-c<K>`
 //! collectors (1..8), `-v<V>` vantage points (2..200; from v3 at most 20 per collector, so 160,
 //! or 20 × `-c`), `-w<H>` window hours (1..48, default 8),
@@ -45,7 +45,7 @@ use crate::id::QueryId;
 use crate::seed::{Stream, Width};
 
 /// The generator version new ids get.
-pub const VERSION: u32 = 2;
+pub const VERSION: u32 = 3;
 /// Knob keys in the order an id lists them.
 pub const KNOB_ORDER: &str = "nfcvwt";
 /// Redraws of the incident per world.

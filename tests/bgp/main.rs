@@ -9,6 +9,7 @@
 //!   model, against BGPy's runs of them.
 //! - [`app`]: golden ids with their labels, and the baseline playing episodes through the runner.
 //! - [`golden`]: 300 golden ids' content hashes, shared with the browser test.
+//! - [`bview`]: generator v3's cap of 20 sessions per collector and the RIB dumps' size.
 //! - [`mrt`]: our MRT files read back by bgpkit-parser.
 //! - [`bgpdump`]: the same files through the real `bgpdump -m`, byte for byte.
 //! - [`mrtparse`]: the same files read by Python's mrtparse.
@@ -18,6 +19,7 @@
 mod app;
 mod bgpdump;
 mod bgpy;
+mod bview;
 #[path = "../support/bless.rs"]
 mod bless;
 mod case;
