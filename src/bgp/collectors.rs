@@ -127,8 +127,11 @@ impl Collectors {
         let sizes = t.level.sizes();
         let drawn = knob_or_draw(s, count, &COLLECTOR_KNOB, &sizes.collectors, "collectors")?;
         let wanted = knob_or_draw(s, vps, &VP_KNOB, &sizes.vps, "vantage points")?;
-        let (count, wanted) =
-            if capped(version) { fit(drawn, wanted, count.is_some(), vps.is_some())? } else { (drawn, wanted) };
+        let (count, wanted) = if capped(version) {
+            fit(drawn, wanted, count.is_some(), vps.is_some())?
+        } else {
+            (drawn, wanted)
+        };
         let chosen = pick_ases(s, t, wanted.min(t.len()));
         let mut room = if capped(version) { spare(count, chosen.len()) } else { vec![usize::MAX; count] };
         let mut vps: Vec<(AsIx, Feed, Vec<usize>)> = Vec::with_capacity(chosen.len());
@@ -325,7 +328,11 @@ mod tests {
                 for &(count, vps) in &knobs {
                     let (mut s, t) = topo(level, seed);
                     let c = Collectors::draw(&mut s, &t, count, vps, 3).unwrap();
-                    assert!(most_sessions(&c) <= MAX_SESSIONS, "L{} s{seed} {count:?} {vps:?}", level.number());
+                    assert!(
+                        most_sessions(&c) <= MAX_SESSIONS,
+                        "L{} s{seed} {count:?} {vps:?}",
+                        level.number()
+                    );
                     assert!((0..c.count).all(|k| c.sessions(k) > 0 || c.vps.len() < c.count));
                     if let Some(v) = vps {
                         assert_eq!(c.vps.len() as u64, v.min(t.len() as u64), "asked VPs are kept");

@@ -169,14 +169,16 @@ mod tests {
     fn collides(e: &Example) -> bool {
         let nets = [e.prefix, e.more_specific].map(|p| p.parse::<IpNet>().unwrap());
         let overlap = |a: &IpNet, b: &IpNet| a.contains(&b.network()) || b.contains(&a.network());
-        nets.iter().any(|n| task_space().iter().any(|t| overlap(n, t))) || [e.offender, e.victim].into_iter().any(task_asn)
+        nets.iter().any(|n| task_space().iter().any(|t| overlap(n, t)))
+            || [e.offender, e.victim].into_iter().any(task_asn)
     }
 
     #[test]
     fn v3_example_is_outside_every_task_range() {
         assert!(!collides(&OWN_EXAMPLE));
         assert!(collides(&SHARED_EXAMPLE), "v1's and v2's example sits in task space, why v3 moved it");
-        let (p, m): (IpNet, IpNet) = (OWN_EXAMPLE.prefix.parse().unwrap(), OWN_EXAMPLE.more_specific.parse().unwrap());
+        let (p, m): (IpNet, IpNet) =
+            (OWN_EXAMPLE.prefix.parse().unwrap(), OWN_EXAMPLE.more_specific.parse().unwrap());
         assert!(p.contains(&m) && m.prefix_len() > p.prefix_len(), "a sub-prefix hijack");
         let text = example(example_of(3));
         assert!(text.contains("AS64510 originating 3fff:0:80::/48") && !text.contains("198.18"));

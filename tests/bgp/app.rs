@@ -116,7 +116,9 @@ fn v2_prompts_name_every_command_help_lists() {
     use netpress::app::PromptVariant;
     let app = registry::app("bgp").unwrap();
     assert_eq!(app.default_id(1, 0, 0).to_string(), "bgp-v3-L1-s0-i0");
-    for (id, version) in [("bgp-v3-L1-s0-i0", 3), ("bgp-v2-L1-s0-i0", 2), ("bgp-v2-L3-s1-i0", 2), ("bgp-v1-L1-s0-i0", 1)] {
+    for (id, version) in
+        [("bgp-v3-L1-s0-i0", 3), ("bgp-v2-L1-s0-i0", 2), ("bgp-v2-L3-s1-i0", 2), ("bgp-v1-L1-s0-i0", 1)]
+    {
         let task = registry::generate(id).unwrap();
         assert_eq!(task.card().version, version, "{id}");
         let prompt = task.prompt(PromptVariant::ZeroshotBase);

@@ -30,7 +30,9 @@ fn v3_collectors_hold_at_most_twenty_sessions() {
         // Levels 3 and 4 at their smallest worlds, so the debug build takes seconds.
         let size = ["", "", "-n150", "-n600"][level - 1];
         ids.extend((0..40).map(|s| format!("bgp-v3-L{level}-s{s}-i0{size}")));
-        ids.extend(knobs.iter().enumerate().map(|(k, kn)| format!("bgp-v3-L{level}-s{}-i0{size}{kn}", 100 + k)));
+        ids.extend(
+            knobs.iter().enumerate().map(|(k, kn)| format!("bgp-v3-L{level}-s{}-i0{size}{kn}", 100 + k)),
+        );
     }
     for id in &ids {
         let t = task(id);

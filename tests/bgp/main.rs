@@ -19,9 +19,9 @@
 mod app;
 mod bgpdump;
 mod bgpy;
-mod bview;
 #[path = "../support/bless.rs"]
 mod bless;
+mod bview;
 mod case;
 mod families;
 mod golden;
