@@ -50,11 +50,11 @@ async fn every_application_s_sample_hashes_hold_in_the_browser() {
     hash_lines_hold(data).await;
 }
 
-/// BGP's 300 golden ids, which `tests/bgp/golden.rs` pins natively.
+/// BGP's 469 golden ids (generators v1 to v3), which `tests/bgp/golden.rs` pins natively.
 #[wasm_bindgen_test]
 async fn bgp_content_hashes_hold_in_the_browser() {
     let data = include_str!("data/bgp/golden.tsv");
-    assert_eq!(data.lines().count(), 300);
+    assert_eq!(data.lines().count(), 469);
     hash_lines_hold(data).await;
 }
 

@@ -47,8 +47,10 @@ pub const INFO: AppInfo = AppInfo {
     version: super::task::VERSION,
     // v2's prompt lists every command `help` lists (v1's predates `visibility`, `routing-status`
     // and `atlas traceroute`) and its churn also announces new prefixes with fresh ROAs; a v1 id
-    // generates exactly the task it always did.
-    older_versions: &[1],
+    // generates exactly the task it always did. v3 holds every collector to 20 vantage-point
+    // sessions (so a RIB dump stays under 8 MiB) and moves the few-shot example out of task
+    // space; v2 ids generate exactly as before too.
+    older_versions: &[1, 2],
     kind: AppKind::Reactive,
     answer: AnswerKind::Investigation { final_answer: FIELDS },
     levels: &[

@@ -148,7 +148,8 @@ mod tests {
         let (code, out, err) = call(&["--levels", "1", "--seeds", "0..0", "--ases", "3"]);
         assert_eq!(code, 1);
         assert!(out.contains("1 failed"), "{out}");
-        assert!(err.starts_with("bgp-v2-L1-s0-i0-n3: "), "{err}");
+        let id = format!("bgp-v{}-L1-s0-i0-n3: ", crate::bgp::task::VERSION);
+        assert!(err.starts_with(&id), "{err}");
         for bad in [&["--levels", "5"][..], &["--seeds", "3..1"], &["--seeds"], &["--nope"]] {
             let (code, _, err) = call(bad);
             assert_eq!(code, 2, "{bad:?}");

@@ -47,18 +47,50 @@ const TYPES: &str = "\
 - roa_misconfiguration: a ROA makes the victim's own route RPKI-invalid (victim_asn).
 - none: nothing went wrong (an announced origin migration, anycast from a sibling, traffic engineering by prepending).";
 
-const EXAMPLE: &str = "\
+/// The few-shot example's numbers: a sub-prefix hijack of `prefix` by `offender`, seen as
+/// `more_specific`, whose ROA names `victim` only.
+struct Example {
+    prefix: &'static str,
+    more_specific: &'static str,
+    offender: u32,
+    victim: u32,
+}
+
+/// v1's and v2's example, in space every task uses (198.18.8.0/22 is inside the first Tier-1's
+/// /20, and the ASNs are ordinary private ones), so its numbers can be a task's own.
+const SHARED_EXAMPLE: Example =
+    Example { prefix: "198.18.8.0/22", more_specific: "198.18.8.0/24", offender: 64577, victim: 64530 };
+
+/// v3's example, in documentation space no task draws from: IPv6 3fff::/20 (RFC 9637; tasks
+/// route from 2001:db8::/32, and every IPv4 documentation and benchmarking range is already a
+/// task's routed space or a LAN) and the documentation ASNs 64496-64511 (RFC 5398; tasks use
+/// the private ranges from 64512 up).
+const OWN_EXAMPLE: Example =
+    Example { prefix: "3fff:0:80::/44", more_specific: "3fff:0:80::/48", offender: 64510, victim: 64500 };
+
+/// The example of generator `version`.
+fn example_of(version: u32) -> &'static Example {
+    if version >= 3 { &OWN_EXAMPLE } else { &SHARED_EXAMPLE }
+}
+
+/// The few-shot example in `e`'s numbers.
+fn example(e: &Example) -> String {
+    let Example { prefix, more_specific, offender, victim } = e;
+    format!(
+        "\
 Example (another task):
 ```bash
-ripestat bgp-updates resource=198.18.8.0/22
+ripestat bgp-updates resource={prefix}
 ```
-(the updates show AS64577 originating 198.18.8.0/24 at several vantage points from 2025-03-02T10:14:05)
+(the updates show AS{offender} originating {more_specific} at several vantage points from 2025-03-02T10:14:05)
 ```bash
-ripestat rpki-validation resource=AS64577 prefix=198.18.8.0/24
+ripestat rpki-validation resource=AS{offender} prefix={more_specific}
 ```
-(status invalid_asn: the ROA names AS64530 only)
-submit {\"incident_type\": \"subprefix_hijack\", \"offender_asn\": 64577, \"victim_prefix\": \"198.18.8.0/22\", \"victim_asn\": 64530, \"start_ts\": \"2025-03-02T10:14:00\", \"end_ts\": null, \"mitigation\": {\"action\": \"contact\", \"target_asn\": 64577}}
-";
+(status invalid_asn: the ROA names AS{victim} only)
+submit {{\"incident_type\": \"subprefix_hijack\", \"offender_asn\": {offender}, \"victim_prefix\": \"{prefix}\", \"victim_asn\": {victim}, \"start_ts\": \"2025-03-02T10:14:00\", \"end_ts\": null, \"mitigation\": {{\"action\": \"contact\", \"target_asn\": {offender}}}}}
+"
+    )
+}
 
 /// The prompt of `task` in `variant`.
 pub fn prompt(task: &Task, variant: PromptVariant) -> String {
@@ -101,7 +133,7 @@ pub fn prompt(task: &Task, variant: PromptVariant) -> String {
     );
     if variant.few_shot() {
         p.push('\n');
-        p.push_str(EXAMPLE);
+        p.push_str(&example(example_of(task.id.version)));
     }
     if variant.chain_of_thought() {
         p.push_str(
@@ -109,4 +141,47 @@ pub fn prompt(task: &Task, variant: PromptVariant) -> String {
         );
     }
     p
+}
+
+#[cfg(test)]
+mod tests {
+    use ipnet::IpNet;
+
+    use super::*;
+    use crate::bgp::numbering::{COLLECTORS, PRIVATE_16, PRIVATE_32, ROUTE_SERVERS};
+    use crate::bgp::prefixes::{collector_lan, ipv4_pools, ipv6_pool, ixp_lan};
+
+    /// Every range a task's addresses come from: the routed pools (the Tier-1s' blocks first,
+    /// churn's fresh space last), the whole IPv6 /32 with its LANs, and the IPv4 LANs.
+    fn task_space() -> Vec<IpNet> {
+        let mut out: Vec<IpNet> = ipv4_pools().into_iter().map(IpNet::V4).collect();
+        out.push(IpNet::V6(ipv6_pool().0));
+        let (lan4, lan6) = collector_lan();
+        out.extend([IpNet::V4(lan4), IpNet::V6(lan6)]);
+        out.extend((0..8).filter_map(ixp_lan).flat_map(|(a, b)| [IpNet::V4(a), IpNet::V6(b)]));
+        out
+    }
+
+    fn task_asn(asn: u32) -> bool {
+        [PRIVATE_16, PRIVATE_32, COLLECTORS, ROUTE_SERVERS].iter().any(|r| r.contains(&asn))
+    }
+
+    fn collides(e: &Example) -> bool {
+        let nets = [e.prefix, e.more_specific].map(|p| p.parse::<IpNet>().unwrap());
+        let overlap = |a: &IpNet, b: &IpNet| a.contains(&b.network()) || b.contains(&a.network());
+        nets.iter().any(|n| task_space().iter().any(|t| overlap(n, t)))
+            || [e.offender, e.victim].into_iter().any(task_asn)
+    }
+
+    #[test]
+    fn v3_example_is_outside_every_task_range() {
+        assert!(!collides(&OWN_EXAMPLE));
+        assert!(collides(&SHARED_EXAMPLE), "v1's and v2's example sits in task space, why v3 moved it");
+        let (p, m): (IpNet, IpNet) =
+            (OWN_EXAMPLE.prefix.parse().unwrap(), OWN_EXAMPLE.more_specific.parse().unwrap());
+        assert!(p.contains(&m) && m.prefix_len() > p.prefix_len(), "a sub-prefix hijack");
+        let text = example(example_of(3));
+        assert!(text.contains("AS64510 originating 3fff:0:80::/48") && !text.contains("198.18"));
+        assert!(example(example_of(2)).contains("AS64577 originating 198.18.8.0/24"));
+    }
 }

@@ -1,8 +1,9 @@
 //! One BGP task: its id's knobs, the world, the incident, the timeline and the truth.
 //!
-//! **Id.** `bgp-v2-L<1..4>-s<seed>-i<index>` (v1 ids still generate v1's tasks), then optional knobs in this order: `-n<N>` ASes
+//! **Id.** `bgp-v3-L<1..4>-s<seed>-i<index>` (v1 and v2 ids still generate their versions' tasks), then optional knobs in this order: `-n<N>` ASes
 //! (10..5000), `-f<FAMS>` families to draw from (`+`-joined codes in family order), `-c<K>`
-//! collectors (1..8), `-v<V>` vantage points (2..200), `-w<H>` window hours (1..48, default 8),
+//! collectors (1..8), `-v<V>` vantage points (2..200; from v3 at most 20 per collector, so 160,
+//! or 20 × `-c`), `-w<H>` window hours (1..48, default 8),
 //! `-t<T>` turn limit (default 20 at L1–L2, 30 at L3–L4).
 //!
 //! **Draws.** One stream, seeded by the id with its knobs: the world (topology, collectors,
@@ -38,13 +39,13 @@ use super::level::Level;
 use super::routing::stable_states;
 use super::timeline::{Change, Timeline};
 use super::world::{Knobs, World};
-use super::{churn, distractor, validity};
+use super::{churn, collectors, distractor, validity};
 use crate::error::{Error, Result};
 use crate::id::QueryId;
 use crate::seed::{Stream, Width};
 
 /// The generator version new ids get.
-pub const VERSION: u32 = 2;
+pub const VERSION: u32 = 3;
 /// Knob keys in the order an id lists them.
 pub const KNOB_ORDER: &str = "nfcvwt";
 /// Redraws of the incident per world.
@@ -139,6 +140,12 @@ pub fn spec(id: &QueryId) -> Result<Spec> {
         vps: number('v', super::level::VP_KNOB)?,
         hours: number('w', super::clock::HOURS_KNOB)?,
     };
+    if let Some(v) = knobs.vps
+        && collectors::capped(id.version)
+        && let Some(why) = collectors::too_many(v, knobs.collectors)
+    {
+        return Err(bad_knob('v', &v.to_string(), why));
+    }
     let families = match id.knob('f') {
         Some(v) => family::parse_knob(v, level).map_err(|e| bad_knob('f', v, e))?,
         None => family::offered(level),
@@ -158,7 +165,7 @@ impl Task {
                 material.push_str(&format!("|r{r}"));
             }
             let mut s = Stream::new(&material, Width::W32);
-            let world = World::generate(&mut s, spec.level, spec.knobs)?;
+            let world = World::generate(&mut s, spec.level, spec.knobs, id.version)?;
             let fam = match kept {
                 Some(f) if r <= RESTARTS => f,
                 _ => family::draw(&mut s, spec.level, &spec.families),

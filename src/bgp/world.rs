@@ -45,10 +45,10 @@ pub struct World {
 }
 
 impl World {
-    /// Draws a world of `level`.
-    pub fn generate(s: &mut Stream, level: Level, knobs: Knobs) -> Result<World> {
+    /// Draws a world of `level` as generator `version` does.
+    pub fn generate(s: &mut Stream, level: Level, knobs: Knobs, version: u32) -> Result<World> {
         let topology = Topology::generate(s, level, knobs.ases)?;
-        let collectors = Collectors::draw(s, &topology, knobs.collectors, knobs.vps)?;
+        let collectors = Collectors::draw(s, &topology, knobs.collectors, knobs.vps, version)?;
         let probes = probes::draw(s, &topology);
         let clock = Clock::draw(s, knobs.hours)?;
         let first_seen = clock.draw_first_seen(s, topology.prefixes.len());
@@ -82,7 +82,7 @@ mod tests {
 
     fn world(level: Level, seed: u64) -> World {
         let mut s = Stream::new(&format!("netpress|bgp|v1|L{}|s{seed}|i0", level.number()), Width::W32);
-        World::generate(&mut s, level, Knobs::default()).unwrap()
+        World::generate(&mut s, level, Knobs::default(), 1).unwrap()
     }
 
     #[test]

@@ -4,8 +4,8 @@
 use netpress::registry;
 use netpress::run::{RunSettings, run_episode};
 
-/// Ids across levels and knobs, their labels and content hashes, in generator versions v1 (which
-/// must never change) and v2. A change here means the generator or the prompt changed: say why
+/// Ids across levels and knobs, their labels and content hashes, in generator versions v1 and v2
+/// (which must never change) and v3. A change here means the generator or the prompt changed: say why
 /// in the commit.
 const GOLDEN: &[(&str, &str, &str)] = &[
     ("bgp-v1-L1-s0-i0", "L1:RL1", "c75822d545e48473e1b25c5989e07d510ff7418ebca40691f8f4bca5f18318a8"),
@@ -27,6 +27,16 @@ const GOLDEN: &[(&str, &str, &str)] = &[
         "bgp-v2-L2-s3-i1-fRL2+LF-c2-v9-w12-t25",
         "L2:LF",
         "5c50e2ffa937e6f90264121fc81d1fc12127968dac16a050c328a567cc4d11fd",
+    ),
+    ("bgp-v3-L1-s0-i0", "L1:BM", "ac029c02d23c008700dd57471e7a248eec3b54174bf42221ee2c7632afe629d9"),
+    ("bgp-v3-L2-s7-i0", "L2:RL1", "8a7c9d70fc211c991c2aa144df505cac2abf8b65121f22f59bd03ae2d96493ad"),
+    ("bgp-v3-L3-s5-i0-n200-fRO", "L3:RO", "9904dd3d3f528139064a61a78b3e95f3d260e02d83e0d079052d523b040cec4f"),
+    ("bgp-v3-L3-s1-i0", "L3:RL4", "5600e70de5ef6105b7d085f43a7f0c6d07b7e7668aade742c74861a248c021d1"),
+    ("bgp-v3-L4-s2-i0-n700", "L4:MS", "b8fa7880a249e2f60415ee882615b37070aed074b7edefe662a9038c366f240a"),
+    (
+        "bgp-v3-L2-s3-i1-fRL2+LF-c2-v9-w12-t25",
+        "L2:LF",
+        "be5b8ede432ddad6cd87586d3ab30fb6204a79d48f6b0c96b49dbd780fc33c04",
     ),
 ];
 
@@ -98,17 +108,19 @@ fn bad_verdicts_cost_a_turn_and_end_nothing() {
     assert!(s.correct && s.safe, "{}", s.explanation);
 }
 
-/// Generator v2 prompts list every command `help` lists (v1's list predates `visibility`,
-/// `routing-status` and `atlas traceroute`, and v1 ids keep it: the v1 rows of [`GOLDEN`] pin
-/// their prompts); new ids are v2, and an unknown version is refused by name.
+/// Generator v2 and later prompts list every command `help` lists (v1's list predates
+/// `visibility`, `routing-status` and `atlas traceroute`, and v1 ids keep it: the v1 rows of
+/// [`GOLDEN`] pin their prompts); new ids are v3, and an unknown version is refused by name.
 #[test]
 fn v2_prompts_name_every_command_help_lists() {
     use netpress::app::PromptVariant;
     let app = registry::app("bgp").unwrap();
-    assert_eq!(app.default_id(1, 0, 0).to_string(), "bgp-v2-L1-s0-i0");
-    for id in ["bgp-v2-L1-s0-i0", "bgp-v2-L3-s1-i0", "bgp-v1-L1-s0-i0"] {
+    assert_eq!(app.default_id(1, 0, 0).to_string(), "bgp-v3-L1-s0-i0");
+    for (id, version) in
+        [("bgp-v3-L1-s0-i0", 3), ("bgp-v2-L1-s0-i0", 2), ("bgp-v2-L3-s1-i0", 2), ("bgp-v1-L1-s0-i0", 1)]
+    {
         let task = registry::generate(id).unwrap();
-        assert_eq!(task.card().version, if id.contains("-v2-") { 2 } else { 1 }, "{id}");
+        assert_eq!(task.card().version, version, "{id}");
         let prompt = task.prompt(PromptVariant::ZeroshotBase);
         let help = task.start(None).step("```bash\nhelp\n```").observation;
         for command in ["visibility", "routing-status", "atlas traceroute --probes", "atlas probes", "whois"]
@@ -116,17 +128,17 @@ fn v2_prompts_name_every_command_help_lists() {
             assert!(help.contains(command), "{id}: help lacks {command}");
             assert_eq!(
                 prompt.contains(command),
-                id.contains("-v2-") || command.starts_with("atlas p") || command == "whois",
+                version >= 2 || command.starts_with("atlas p") || command == "whois",
                 "{id}: {command}"
             );
         }
-        if id.contains("-v2-") {
+        if version >= 2 {
             let listed = prompt.split("fenced block):\n").nth(1).unwrap();
             assert!(listed.starts_with(&help), "{id}: the prompt quotes help's list whole");
         }
     }
-    let err = app.generate(&"bgp-v3-L1-s0-i0".parse().unwrap()).err().unwrap().to_string();
-    assert_eq!(err, "unknown generator version v3 for bgp (this build has v2)");
+    let err = app.generate(&"bgp-v4-L1-s0-i0".parse().unwrap()).err().unwrap().to_string();
+    assert_eq!(err, "unknown generator version v4 for bgp (this build has v3)");
 }
 
 #[test]

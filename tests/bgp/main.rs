@@ -9,6 +9,7 @@
 //!   model, against BGPy's runs of them.
 //! - [`app`]: golden ids with their labels, and the baseline playing episodes through the runner.
 //! - [`golden`]: 300 golden ids' content hashes, shared with the browser test.
+//! - [`bview`]: generator v3's cap of 20 sessions per collector and the RIB dumps' size.
 //! - [`mrt`]: our MRT files read back by bgpkit-parser.
 //! - [`bgpdump`]: the same files through the real `bgpdump -m`, byte for byte.
 //! - [`mrtparse`]: the same files read by Python's mrtparse.
@@ -20,6 +21,7 @@ mod bgpdump;
 mod bgpy;
 #[path = "../support/bless.rs"]
 mod bless;
+mod bview;
 mod case;
 mod families;
 mod golden;

@@ -7,7 +7,7 @@ use crate::seed::Width;
 
 fn world(level: Level, seed: u64) -> World {
     let mut s = Stream::new(&format!("netpress|bgp|v1|L{}|s{seed}|i0|inc", level.number()), Width::W32);
-    World::generate(&mut s, level, Knobs::default()).unwrap()
+    World::generate(&mut s, level, Knobs::default(), 1).unwrap()
 }
 
 /// The first placement of `family` over a few seeds.

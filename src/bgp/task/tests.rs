@@ -15,8 +15,13 @@ fn ids_and_knobs_are_checked() {
     assert_eq!(sp.turns, 12);
     assert_eq!(spec(&id("bgp-v1-L3-s0-i0")).unwrap().turns, 30);
     assert!(spec(&id("bgp-v2-L1-s0-i0")).is_ok());
+    assert!(spec(&id("bgp-v3-L1-s0-i0-v160")).is_ok() && spec(&id("bgp-v2-L1-s0-i0-c1-v200")).is_ok());
+    let err = spec(&id("bgp-v3-L2-s0-i0-c2-v41")).unwrap_err().to_string();
+    assert!(err.contains("-v41") && err.contains("at most 40"), "{err}");
     for bad in [
-        "bgp-v3-L1-s0-i0",
+        "bgp-v4-L1-s0-i0",
+        "bgp-v3-L1-s0-i0-v161",
+        "bgp-v3-L1-s0-i0-c1-v21",
         "bgp-v0-L1-s0-i0",
         "bgp-v1-L5-s0-i0",
         "bgp-v1-L1-s0-i0-n9",
