@@ -72,7 +72,12 @@ pub const INFO: AppInfo = AppInfo {
         KnobInfo { key: 'n', name: "ases", help: "number of ASes", values: "10..5000" },
         KnobInfo { key: 'f', name: "families", help: "families to draw from", values: "EH+SH+RL1…" },
         KnobInfo { key: 'c', name: "collectors", help: "route collectors", values: "1..8" },
-        KnobInfo { key: 'v', name: "vantage-points", help: "vantage points", values: "2..200" },
+        KnobInfo {
+            key: 'v',
+            name: "vantage-points",
+            help: "vantage points (from generator v3 at most 20 per collector, 160 in all)",
+            values: "2..200",
+        },
         KnobInfo { key: 'w', name: "window", help: "window length in hours", values: "1..48" },
         KnobInfo { key: 't', name: "turns", help: "turn limit", values: "1..200" },
     ],

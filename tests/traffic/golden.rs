@@ -115,7 +115,7 @@ fn generation_is_deterministic() {
         ("traffic-v1-L2-s0-i4-fcsv", "knob f must be one of"),
         ("traffic-v1-L2-s0-i4-c100001", "knob c=100001"),
         ("traffic-v1-L1-s0-i0-gtenant", "knob g must be mock or flows"),
-        ("traffic-v1-L3-s0-i0-mstraw", "not in this version"),
+        ("traffic-v1-L4-s0-i0-mstraw", "not in this version"),
         ("traffic-v1-L4-s0-i0-mchain", "not in this version"),
         ("traffic-v1-L1-s0-i0-mfoo", "knob m must be"),
         ("traffic-v1-L1-s0-i0-t9", "knob t must be 1..5"),

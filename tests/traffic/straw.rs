@@ -181,7 +181,6 @@ fn what_nemo_refuses_and_large_graphs_are_refused() {
         ("traffic-v1-L1-s0-i0-n51-mstraw", "at most 50 nodes"),
         ("traffic-v1-L1-s0-i0-n2000-mstraw", "knob n=2000"),
         ("traffic-v1-L4-s0-i0-mstraw", "not in this version"),
-        ("traffic-v1-L4-s0-i0-mstraw", "traffic-v1-L4-s0-i0-mstraw: "),
         ("traffic-v1-L4-s0-i0-mstraw", "m=straw asks m=nemo's questions"),
         ("traffic-v1-L1-s0-i0-gflows-mstraw", "knob g=flows"),
         ("traffic-v1-L1-s0-i0-p2-mstraw", "knob p"),
