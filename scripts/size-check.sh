@@ -9,8 +9,9 @@
 # docs/bundles.md, "Budgets"). The three shared MALT's bundle until it reached 1,692,008 B,
 # 1,992 B under its hold; each now has its own, held about 1% above its measured size (MALT
 # 1,289,924 B, traffic 1,406,041 B, microseg 1,459,781 B), so none can grow unnoticed; lower a
-# hold whenever its bundle shrinks. Traffic's was moved once, to 1,440,000 B, when NeMoEval's
-# level-2 questions took it to 1,425,014 B (docs/bundles.md, "Budgets").
+# hold whenever its bundle shrinks. Traffic's was moved twice: to 1,440,000 B when NeMoEval's
+# level-2 questions took it to 1,425,014 B, and to 1,474,000 B when NeMoEval's level 3, the
+# strawman mode and the task picture took it to 1,458,871 B (docs/bundles.md, "Budgets").
 # Usage: scripts/size-check.sh [DIST]   (default: dist)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -18,7 +19,7 @@ DIST="${1:-dist}"
 MAIN_BUDGET=600000
 ENGINE_BUDGET=1000000
 MALT_BUDGET=1303000
-TRAFFIC_BUDGET=1440000
+TRAFFIC_BUDGET=1474000
 MICROSEG_BUDGET=1475000
 
 # The one file matching a pattern in DIST, or a clear failure.

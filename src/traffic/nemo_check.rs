@@ -622,7 +622,7 @@ mod tests {
         // Hot to cold is an order too; ties across a boundary are allowed only between equal
         // totals, so a colour reappearing after another fails.
         assert!(s.check(&by(|i| if i < 10 { "#ff0000" } else { "#0000ff" })).ok);
-        let v = s.check(&by(|i| if i < 5 || i > 15 { "white" } else { "black" }));
+        let v = s.check(&by(|i| if !(5..=15).contains(&i) { "white" } else { "black" }));
         assert!(!v.ok && v.problems[0].contains("no order of the colours"), "{v:?}");
         assert!(!s.check(&by(|_| "white")).ok);
         assert!(!s.check(&by(|_| "steelblue")).ok);
