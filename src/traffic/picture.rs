@@ -5,8 +5,8 @@
 //! [`MAX_NODES`]: once an answer is scored, first the nodes it changed or should have changed
 //! and the ends of such edges, then the nodes of highest degree (ties by address, the order
 //! every truth uses). Questions name prefixes and labels rather than nodes, so the prefix is
-//! what a reader looks for: one row per /16 in address order, the rows past [`ROWS`] merged
-//! into the last, each wrapping after [`ROW_MAX`] nodes. Edges are drawn between shown nodes,
+//! what a reader looks for: one row per /16 in address order, the rows past `ROWS` merged
+//! into the last, each wrapping after `ROW_MAX` nodes. Edges are drawn between shown nodes,
 //! unlabelled (a weight on each of a hundred edges would only hide the graph).
 //!
 //! Until the episode is scored every tone is neutral: the picture must not hint at the answer.
@@ -164,8 +164,8 @@ fn chosen<'g>(base: &'g Value, graph: &'g Value, marks: &'g Marks) -> Vec<&'g st
     shown
 }
 
-/// The drawing lines: one per /16 in address order (those past [`ROWS`] merged into the last),
-/// each wrapped after [`ROW_MAX`] nodes.
+/// The drawing lines: one per /16 in address order (those past `ROWS` merged into the last),
+/// each wrapped after `ROW_MAX` nodes.
 fn lines(shown: &[&str]) -> Vec<Vec<String>> {
     let mut sorted: Vec<Key> =
         shown.iter().map(|n| key(u64::from(ip_number(&format!("{}.0.0", prefix(n)))), n)).collect();
