@@ -193,8 +193,7 @@ fn read(g: &Graph) -> (Mock, f64) {
     let index: std::collections::BTreeMap<&str, usize> =
         nodes.iter().enumerate().map(|(i, (ip, _))| (ip.as_str(), i)).collect();
     let links: Vec<&Value> = doc["links"].as_array().into_iter().flatten().collect();
-    const KEYS: [&str; 3] = ["byte_weight", "connection_weight", "packet_weight"];
-    let integral = links.iter().all(|l| KEYS.iter().all(|k| l[*k].is_i64() || !l[*k].is_number()));
+    let integral = links.iter().all(|l| fgraph::WEIGHTS.iter().all(|k| l[*k].is_i64() || !l[*k].is_number()));
     let unit = if integral { 1.0 } else { family::FIXED_UNIT };
     // Scaling by a power of two is exact; `round` is correctly rounded on every platform.
     let weight = |x: &Value| match x.as_i64() {
@@ -206,7 +205,7 @@ fn read(g: &Graph) -> (Mock, f64) {
         .iter()
         .filter_map(|l| {
             let end = |k: &str| l[k].as_str().and_then(|x| index.get(x).copied());
-            Some((end("source")?, end("target")?, KEYS.map(|k| weight(&l[k]))))
+            Some((end("source")?, end("target")?, fgraph::WEIGHTS.map(|k| weight(&l[k]))))
         })
         .collect();
     (Mock { nodes, edges }, unit)
