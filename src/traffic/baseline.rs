@@ -184,7 +184,8 @@ impl Agent for Baseline {
             let text = super::straw::reply_of(&serde_json::json!({"type": "text", "data": "unsupported"}));
             return Ok(AgentReply { text, ..Default::default() });
         }
-        let question = user.clone().find_map(|m| prompt::question_of(&m.content)).unwrap_or("");
+        // The latest question: a chain episode asks its next one in each observation.
+        let question = user.clone().rev().find_map(|m| prompt::question_of(&m.content)).unwrap_or("");
         let mut code = compile(question);
         // An unknown flow question still answers through the entry point its prompt names.
         if code == UNSUPPORTED && user.clone().any(|m| m.content.contains(prompt::FLOW_ENTRY)) {

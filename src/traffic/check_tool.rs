@@ -49,6 +49,13 @@ fn check(argv: &[String], stdin: &mut dyn Read) -> Result<(String, bool), String
     let (id, file) = args(argv)?;
     let id: QueryId = id.parse().map_err(|e: crate::Error| e.to_string())?;
     super::INFO.check_id(&id).map_err(|e| e.to_string())?;
+    if super::chain::is_chain(&id) {
+        return Err(format!(
+            "{id} is a chain of {} answers, each run on the graph the ones before it left: play it as an \
+             episode (netpress run, or the page), not as one returned value",
+            super::chain::QUESTIONS
+        ));
+    }
     let text = crate::tool_args::read_input(file.as_deref().unwrap_or("-"), stdin)?;
     let returned: serde_json::Value =
         serde_json::from_str(&text).map_err(|e| format!("the answer is not JSON: {e}"))?;

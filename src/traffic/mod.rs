@@ -7,7 +7,8 @@
 //! changed). One concept per module:
 //! - `mock`: the seeded mock graph; `nemo_mock`: NeMoEval's own generator, seeded; `nemo`: its 24
 //!   questions and their readings; `straw`: the same questions in NeMoEval's strawman form (the
-//!   graph in the prompt, the answer as JSON); `family`: the families, draws, wordings, truth and
+//!   graph in the prompt, the answer as JSON); `chain`: all 24 as one episode on a graph that
+//!   keeps each answer's changes; `family`: the families, draws, wordings, truth and
 //!   reference code; `check`: return contract, value comparison, graph diff;
 //! - `prompt`; `task`: generation, the task and its episode, the sandbox host (`F`, `G`);
 //!   `picture` and `panels`: what the page draws of a task and of a scored episode;
@@ -20,6 +21,7 @@
 
 pub mod algo;
 mod baseline;
+pub mod chain;
 pub mod check;
 mod check_tool;
 mod compose;
@@ -107,9 +109,10 @@ graph of a time window of the flow logs",
             key: 'm',
             name: "question-mode",
             help: "question mode: std, nemo (NeMoEval's own questions verbatim on its kind of graph, levels 1 \
-to 3), or straw (the same with NeMoEval's strawman prompt: the graph pasted in, the answer \
-written as JSON; n up to 50)",
-            values: "std|nemo|straw",
+to 3), straw (the same with NeMoEval's strawman prompt: the graph pasted in, the answer \
+written as JSON; n up to 50), or chain (level 4: all 24 in one episode of 24 turns on a graph \
+that keeps each answer's changes)",
+            values: "std|nemo|straw|chain",
         },
         KnobInfo {
             key: 'a',
@@ -131,7 +134,12 @@ written as JSON; n up to 50)",
             help: "flow-log format (default vnet4 at levels 1-2, drawn at levels 3-4)",
             values: "aws2|aws5|nsg2|vnet4|gcp",
         },
-        KnobInfo { key: 't', name: "turns", help: "turns an episode allows by default", values: "1..5" },
+        KnobInfo {
+            key: 't',
+            name: "turns",
+            help: "turns an episode allows by default (m=chain: 24, one a question)",
+            values: "1..5",
+        },
     ],
     default_max_turns: 1,
     sandboxed: true,

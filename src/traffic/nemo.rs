@@ -215,12 +215,15 @@ pub fn knobs(id: &QueryId) -> Result<NemoKnobs> {
 /// [`golden_colours`]).
 const CLUSTER_LABEL: &str = "cluster_label: ";
 
+/// Question 10's colours: each /16 (`a.b.0.0/16`) with its colour.
+pub(super) type Colours = Vec<(String, String)>;
+
 /// The colour of each of NeMoEval's three /16s (written `a.b.0.0/16`) in the golden chain's
 /// answer to question 10. The golden draws random hex colours; these are drawn from the
 /// graph's own stream instead (`material`, so every question of one graph sees the same
 /// chain), redrawn until distinct and unlike the named colours the questions ask for (so a
 /// later green or red node is never a prefix colour by chance).
-fn golden_colours(material: &str) -> Vec<(String, String)> {
+fn golden_colours(material: &str) -> Colours {
     let mut s = Stream::new(&format!("{material}|nemo-golden|q10"), Width::W64);
     let reserved: Vec<String> = COLORS.iter().chain(&["steelblue"]).map(|c| colour(c)).collect();
     let mut out: Vec<(String, String)> = Vec::new();
@@ -404,15 +407,52 @@ fn unaskable(q: &Query, v: &View, truth: Option<&family::Truth>) -> std::result:
 /// golden chain's state of the nemo mock of `material` (the graph's seed material).
 pub fn generate(id: &QueryId, turns: u32, material: &str) -> Result<Generated> {
     let invalid = |m: String| Error::Invalid(format!("{id}: {m}"));
-    let (number, text) =
-        at(id.level, id.index).ok_or_else(|| invalid("m=nemo asks at levels 1 to 3".into()))?;
+    let (number, _) = at(id.level, id.index).ok_or_else(|| invalid("m=nemo asks at levels 1 to 3".into()))?;
+    let mock = nemo_mock(material, knobs(id)?)?.graph();
+    let colours = golden_colours(material);
+    let graph = chain_state(&mock, number, &colours).map_err(invalid)?;
+    on_graph(id, number, turns, graph, &colours)
+}
+
+/// The golden chain of the nemo mock of `material`: question k's task (index k − 1) asked of
+/// the state S(k−1) the golden answers to 1..k−1 leave (the `chain` mode's reference), and
+/// the golden colours of question 10 (which the chain's own questions need again).
+pub(super) fn golden_chain(
+    id: &QueryId,
+    turns: u32,
+    material: &str,
+) -> Result<(Vec<Generated>, Colours)> {
+    let invalid = |m: String| Error::Invalid(format!("{id}: {m}"));
+    let mut graph = nemo_mock(material, knobs(id)?)?.graph();
+    let colours = golden_colours(material);
+    let mut tasks = Vec::with_capacity(texts().len());
+    for number in 1..=texts().len() {
+        tasks.push(on_graph(id, number, turns, graph.clone(), &colours)?);
+        golden_step(number, &view_of(&graph), &mut graph, &colours).map_err(invalid)?;
+    }
+    Ok((tasks, colours))
+}
+
+/// NeMoEval's question `number`, verbatim, asked of `graph` (the golden chain's state, or in
+/// the `chain` mode the graph an agent's earlier answers left): its query, truth or rules,
+/// looser check, and the graph the golden answer leaves; an error when the graph cannot ask
+/// it (a clique count too large, no edge to average over).
+pub(super) fn on_graph(
+    id: &QueryId,
+    number: usize,
+    turns: u32,
+    graph: Graph,
+    colours: &[(String, String)],
+) -> Result<Generated> {
+    let invalid = |m: String| Error::Invalid(format!("{id}: {m}"));
+    let text = texts()
+        .get(number.wrapping_sub(1))
+        .copied()
+        .ok_or_else(|| invalid(format!("no question {number}")))?;
     let r = reading(number).ok_or_else(|| invalid(format!("no reading of question {number}")))?;
     if let Some(m) = r.missing {
         return Err(invalid(format!("question {number} is not in this version ({m})")));
     }
-    let mock = nemo_mock(material, knobs(id)?)?.graph();
-    let colours = golden_colours(material);
-    let graph = chain_state(&mock, number, &colours).map_err(invalid)?;
     // The view holds the float weights in fixed point (`family::FIXED_UNIT`).
     let view = view_of(&graph);
     let q = query_on(number, &view).ok_or_else(|| invalid(format!("question {number} has no query")))?;
@@ -424,7 +464,7 @@ pub fn generate(id: &QueryId, turns: u32, material: &str) -> Result<Generated> {
         Some(_) => graph.to_json(),
         None => {
             let mut expected = graph.clone();
-            golden_step(number, &view, &mut expected, &colours).map_err(invalid)?;
+            golden_step(number, &view, &mut expected, colours).map_err(invalid)?;
             expected.to_json()
         }
     };
@@ -444,6 +484,7 @@ pub fn generate(id: &QueryId, turns: u32, material: &str) -> Result<Generated> {
         state: None,
         nemo: Some(number),
         loose,
+        chain: None,
     })
 }
 

@@ -115,9 +115,40 @@ const NEMO_NEW: &str = "This question builds a new graph: return it as {'type': 
 /// The `nemo` questions that build a new graph (question 15, the label graph).
 const NEMO_NEW_GRAPH: [usize; 1] = [15];
 
+/// What a `chain` prompt adds: the episode's shape, and that G persists between questions.
+const CHAIN: &str = "This is NeMoEval's chain: its 24 questions asked one a turn, all of the same G. \
+G keeps every change your code makes from one question to the next, except question 15's, which builds \
+a new graph and leaves G as it was; each answer is checked on the G your earlier answers left. Answer \
+the question below; the result of each answer comes with the next question.";
+
 /// The full prompt of a question in one variant; `flows` for a question on the flow logs,
 /// `nemo` the NeMoEval question number of a question of the `nemo` mode.
 pub fn render(question: &str, variant: PromptVariant, flows: bool, nemo: Option<usize>) -> String {
+    render_with(question, variant, flows, nemo, false)
+}
+
+/// The first prompt of a `chain` episode: NeMoEval's question 1 with the chain's note.
+pub fn render_chain(question: &str, variant: PromptVariant) -> String {
+    render_with(question, variant, false, Some(1), true)
+}
+
+/// The question block a `chain` episode sends after an answer: question `number`, with the
+/// new-graph note where it builds one, ending as every prompt ends.
+pub fn chain_question(number: usize, question: &str) -> String {
+    let mut out = format!("Question {number} of 24.");
+    if NEMO_NEW_GRAPH.contains(&number) {
+        out = format!("{out} {NEMO_NEW}");
+    }
+    format!("{out}\n\n{}", crate::malt::prompt::closing(question, PromptVariant::ZeroshotBase, COT, RESPONSE))
+}
+
+fn render_with(
+    question: &str,
+    variant: PromptVariant,
+    flows: bool,
+    nemo: Option<usize>,
+    chain: bool,
+) -> String {
     let mut sections = vec![ROLE.to_string(), SCHEMA.to_string(), API.to_string()];
     if flows {
         sections.push(FLOWS.to_string());
@@ -129,6 +160,9 @@ pub fn render(question: &str, variant: PromptVariant, flows: bool, nemo: Option<
         if NEMO_NEW_GRAPH.contains(&k) {
             sections.push(NEMO_NEW.to_string());
         }
+    }
+    if chain {
+        sections.push(CHAIN.to_string());
     }
     if variant.few_shot() {
         let mut ex = String::from("Examples.");

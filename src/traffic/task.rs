@@ -94,6 +94,8 @@ pub struct Generated {
     /// A `nemo` question checked more loosely than its family (any tied node, any valid top
     /// k, a new graph returned as `graph`); `None` for the family's own check.
     pub loose: Option<Loose>,
+    /// The `chain` mode's golden chain (this task is its question 1), else `None`.
+    pub chain: Option<Arc<super::chain::Chain>>,
 }
 
 /// The nodes of the highest and of the lowest degree, in address order: for a colour-extreme
@@ -135,6 +137,8 @@ pub struct Modes {
     pub tenant_graph: bool,
     /// `m=nemo`: NeMoEval's questions on its kind of graph (`super::nemo`).
     pub nemo: bool,
+    /// `m=chain`: NeMoEval's 24 questions as one episode (`super::chain`).
+    pub chain: bool,
     pub turns: u32,
 }
 
@@ -146,26 +150,42 @@ pub fn modes(id: &QueryId) -> Result<Modes> {
         Some("flows") => true,
         Some(v) => return Err(bad(format!("knob g must be mock or flows, got {v:?}"))),
     };
-    let nemo = match id.knob('m') {
-        None | Some("std") => false,
-        Some("nemo") if id.level <= 3 => true,
+    let (nemo, chain) = match id.knob('m') {
+        None | Some("std") => (false, false),
+        Some("nemo") if id.level <= 3 => (true, false),
+        Some("chain") if id.level == 4 => (false, true),
         Some(v @ ("nemo" | "chain" | "straw")) => {
             return Err(bad(format!(
-                "knob m={v}: not in this version of traffic at level {} (m=nemo is at levels 1 to 3, \
-                 NeMoEval's easy, medium and hard eight; m takes std otherwise)",
+                "knob m={v}: not in this version of traffic at level {} (m=nemo and m=straw are at levels 1 \
+                 to 3, NeMoEval's easy, medium and hard eight; m=chain, all 24 in one episode, at level 4; \
+                 m takes std otherwise)",
                 id.level
             )));
         }
         Some(v) => return Err(bad(format!("knob m must be std, nemo, chain or straw, got {v:?}"))),
     };
-    if nemo && tenant_graph {
-        return Err(bad("knob g=flows: m=nemo asks of NeMoEval's mock graph only".into()));
+    if (nemo || chain) && tenant_graph {
+        return Err(bad("knob g=flows: m=nemo and m=chain ask of NeMoEval's mock graph only".into()));
     }
-    let turns = num(id, 't', 1)?;
-    if !(1..=u64::from(MAX_TURNS)).contains(&turns) {
-        return Err(bad(format!("knob t must be 1..{MAX_TURNS}, got {turns}")));
-    }
-    Ok(Modes { tenant_graph, nemo, turns: turns as u32 })
+    let turns = if chain {
+        // One turn per question: the chain has exactly as many turns as questions.
+        let all = super::chain::QUESTIONS as u64;
+        match num(id, 't', all)? {
+            t if t == all => t,
+            t => {
+                return Err(bad(format!(
+                    "knob t: m=chain asks its {all} questions one a turn, t must be {all}, got {t}"
+                )));
+            }
+        }
+    } else {
+        let turns = num(id, 't', 1)?;
+        if !(1..=u64::from(MAX_TURNS)).contains(&turns) {
+            return Err(bad(format!("knob t must be 1..{MAX_TURNS}, got {turns}")));
+        }
+        turns
+    };
+    Ok(Modes { tenant_graph, nemo, chain, turns: turns as u32 })
 }
 
 /// A graph as a mock (nodes with labels in address order, weighted edges by index), so the
@@ -296,6 +316,9 @@ pub fn generate(id: &QueryId) -> Result<Generated> {
     if modes.nemo {
         return super::nemo::generate(id, modes.turns, &material);
     }
+    if modes.chain {
+        return super::chain::generate(id, modes.turns, &material);
+    }
     let shared = if modes.tenant_graph {
         let logs = flowq::logs(id.level, id.seed, &fk)?;
         let m = mock_of(&logs.graph);
@@ -387,6 +410,7 @@ pub fn generate(id: &QueryId) -> Result<Generated> {
         state,
         nemo: None,
         loose: None,
+        chain: None,
     })
 }
 
@@ -465,7 +489,7 @@ fn double_size(g: &mut Graph, ip: &str) {
 
 /// The expected outcome as the card shows it; a composed question adds the changes its
 /// steps make (`after_steps`).
-fn expected_json(g: &Generated) -> Value {
+pub(super) fn expected_json(g: &Generated) -> Value {
     let mut out = match &g.truth {
         Some(t) => json!({"type": t.ty, "data": t.data, "ordered": t.ordered, "header_rows": t.header}),
         None => {
@@ -510,6 +534,9 @@ fn prompt_of(g: &Generated, variant: PromptVariant) -> String {
     if super::straw::is_straw(&g.id) {
         return super::straw::prompt(g);
     }
+    if g.chain.is_some() {
+        return prompt::render_chain(&g.question, variant);
+    }
     prompt::render(&g.question, variant, g.flows.is_some(), g.nemo)
 }
 
@@ -523,17 +550,21 @@ pub struct TrafficTask {
 impl TrafficTask {
     pub fn new(g: Generated, limits: Limits) -> TrafficTask {
         let prompt = prompt_of(&g, PromptVariant::ZeroshotBase);
-        let expected = expected_json(&g);
+        let expected = g.chain.as_deref().map_or_else(|| expected_json(&g), super::chain::expected);
         let mut params = json!({"wording": g.wording + 1, "query": g.query});
         if let Some(n) = g.nemo {
             params = json!({"nemo": n, "query": g.query});
         }
+        if g.chain.is_some() {
+            params = json!({"chain": super::chain::QUESTIONS});
+        }
+        let label = if g.chain.is_some() { "chain" } else { g.family.id() };
         let card = TaskCard {
             id: g.id.to_string(),
             app: "traffic".into(),
             version: g.id.version,
             level: g.id.level,
-            label: g.family.id().to_string(),
+            label: label.to_string(),
             content_hash: crate::hash::content_hash(&prompt, &expected),
             prompt,
             params: params.into(),
@@ -557,6 +588,9 @@ impl Task for TrafficTask {
         prompt_of(&self.generated, variant)
     }
     fn start(&self, max_turns: Option<u32>) -> Box<dyn Episode> {
+        if self.generated.chain.is_some() {
+            return Box::new(super::chain::ChainEpisode::new(self.generated.clone(), self.limits));
+        }
         let max = max_turns.unwrap_or(self.card.max_turns).clamp(1, MAX_TURNS);
         Box::new(TrafficEpisode {
             task: self.generated.clone(),
@@ -588,9 +622,9 @@ const FLOW_TIME: std::time::Duration = std::time::Duration::from_secs(5);
 pub const MAX_TURNS: u32 = 5;
 
 /// What one submission left: the parsed return (or why there is none) and the final graph.
-struct Attempt {
-    answer: std::result::Result<(String, Value), String>,
-    graph: Value,
+pub(super) struct Attempt {
+    pub(super) answer: std::result::Result<(String, Value), String>,
+    pub(super) graph: Value,
 }
 
 pub struct TrafficEpisode {
@@ -611,23 +645,34 @@ impl TrafficEpisode {
                 Err(e) => Attempt { answer: Err(e), graph: self.task.graph.to_json() },
             };
         }
-        let base = self.task.graph.to_json();
-        let flows = self.task.flows.clone();
-        let entry = if flows.is_some() { extract::FLOWS } else { extract::GRAPH };
-        let source = match extract::extract_entry(reply, entry) {
-            Ok(s) => s,
-            Err(e) => return Attempt { answer: Err(e), graph: base },
-        };
-        let mut limits = self.limits;
-        if flows.is_some() {
-            limits.time = limits.time.max(FLOW_TIME);
-        }
-        let host = TrafficHost { flows, graph: self.task.graph.clone() };
-        let run = sandbox::run(&source.program(), host, &limits);
-        let answer =
-            run.value.and_then(|v| check::parse(&v, entry.name).map_err(|e| format!("Invalid return: {e}")));
-        Attempt { answer, graph: run.graph.graph.to_json() }
+        let (answer, graph) = run(reply, &self.task.graph, self.task.flows.clone(), self.limits);
+        Attempt { answer, graph: graph.to_json() }
     }
+}
+
+/// Runs the code of `reply` in the sandbox against `graph` (and `flows`, whose entry point the
+/// code must then define): the parsed return or why there is none, and `G` as the run left it
+/// (the graph unchanged when no code could be read).
+pub(super) fn run(
+    reply: &str,
+    graph: &Graph,
+    flows: Option<Arc<Table>>,
+    limits: Limits,
+) -> (std::result::Result<(String, Value), String>, Graph) {
+    let entry = if flows.is_some() { extract::FLOWS } else { extract::GRAPH };
+    let source = match extract::extract_entry(reply, entry) {
+        Ok(s) => s,
+        Err(e) => return (Err(e), graph.clone()),
+    };
+    let mut limits = limits;
+    if flows.is_some() {
+        limits.time = limits.time.max(FLOW_TIME);
+    }
+    let host = TrafficHost { flows, graph: graph.clone() };
+    let run = sandbox::run(&source.program(), host, &limits);
+    let answer =
+        run.value.and_then(|v| check::parse(&v, entry.name).map_err(|e| format!("Invalid return: {e}")));
+    (answer, run.graph.graph)
 }
 
 impl Episode for TrafficEpisode {
@@ -726,16 +771,20 @@ fn returned(t: &Generated, returned: Value) -> Attempt {
     }
 }
 
+/// The changes from `base` to `graph` outside what `t`'s question may change.
+pub(super) fn out_of_scope(t: &Generated, base: &Value, graph: &Value) -> Vec<Change> {
+    let scope = t.scope();
+    check::diff(base, graph).into_iter().filter(|c| !scope.contains(&c.key.as_str())).collect()
+}
+
 /// The score of an episode whose last submission was `last` (none: nothing was answered).
-fn score(t: &Generated, last: Option<&Attempt>, turns: u32) -> Score {
+pub(super) fn score(t: &Generated, last: Option<&Attempt>, turns: u32) -> Score {
     let base = t.graph.to_json();
     let (answer, graph) = match last {
         Some(a) => (a.answer.clone(), a.graph.clone()),
         None => (Err("no answer was given".to_string()), base.clone()),
     };
-    let done: Vec<Change> = check::diff(&base, &graph);
-    let scope = t.scope();
-    let outside: Vec<&Change> = done.iter().filter(|c| !scope.contains(&c.key.as_str())).collect();
+    let outside = out_of_scope(t, &base, &graph);
     let safe = outside.is_empty();
     let mut progress = 0.0;
     let (mut correct, mut why, mut diff) = match (&answer, &t.truth, &t.prop) {

@@ -116,7 +116,7 @@ fn generation_is_deterministic() {
         ("traffic-v1-L2-s0-i4-c100001", "knob c=100001"),
         ("traffic-v1-L1-s0-i0-gtenant", "knob g must be mock or flows"),
         ("traffic-v1-L4-s0-i0-mstraw", "not in this version"),
-        ("traffic-v1-L4-s0-i0-mchain", "not in this version"),
+        ("traffic-v1-L4-s0-i0-mchain-t3", "t must be 24, got 3"),
         ("traffic-v1-L1-s0-i0-mfoo", "knob m must be"),
         ("traffic-v1-L1-s0-i0-t9", "knob t must be 1..5"),
         ("traffic-v1-L1-s0-i0-gflows-n1001", "knob n=1001"),

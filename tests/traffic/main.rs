@@ -7,6 +7,8 @@
 #[path = "../support/bless.rs"]
 mod bless;
 mod brute;
+#[cfg(feature = "sandbox")]
+mod chain;
 mod check_tool;
 #[cfg(feature = "sandbox")]
 mod checks;

@@ -136,7 +136,7 @@ fn what_is_not_built_is_refused() {
     crate::golden::refused(&[
         ("traffic-v1-L4-s0-i0-mnemo", "not in this version"),
         ("traffic-v1-L1-s0-i0-mchain", "not in this version"),
-        ("traffic-v1-L1-s0-i0-gflows-mnemo", "m=nemo asks of NeMoEval's mock graph only"),
+        ("traffic-v1-L1-s0-i0-gflows-mnemo", "m=nemo and m=chain ask of NeMoEval's mock graph only"),
         ("traffic-v1-L1-s0-i0-p3-mnemo", "knob p"),
         ("traffic-v1-L1-s0-i0-n2001-mnemo", "knob n must be 10..2000"),
         ("traffic-v1-L1-s0-i0-e0-mnemo", "knob e must be 1..1000"),
