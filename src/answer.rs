@@ -117,7 +117,10 @@ impl AnswerKind {
     /// One sentence for the paste box: what an answer looks like.
     pub fn hint(self) -> String {
         match self {
-            AnswerKind::Python => "A Python program defining process_graph(G), as an agent would answer.".into(),
+            AnswerKind::Python => "The answer the prompt asks for, as an agent would give it (a Python program \
+defining process_graph(G) for most tasks); for several turns, a transcript: each answer after a line \
+`=== Your reply ===`."
+                .into(),
             AnswerKind::MachineCommands => {
                 "One command per line as `machine: command` (e.g. r0: ip route), JSON actions, or a transcript."
                     .into()

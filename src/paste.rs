@@ -67,15 +67,14 @@ pub enum Piece {
 /// The marker of an agent's reply in a transcript ([`crate::conversation::transcript`]).
 const REPLY_MARK: &str = "=== Your reply ===";
 
-/// Splits a pasted answer into turns. A whole-text kind (a program) is one reply. Otherwise: a transcript
-/// gives its replies; fenced blocks give one reply each; plain text gives one command per
-/// line (blank lines and `#` comments skipped, a trailing `\` joins the next line).
+/// Splits a pasted answer into turns. A transcript gives its replies, whatever the kind: it is
+/// how a program-answered episode of several turns (traffic's 24-question chain) is pasted.
+/// Otherwise a whole-text kind (a program) is one reply; fenced blocks give one reply each;
+/// plain text gives one command per line (blank lines and `#` comments skipped, a trailing `\`
+/// joins the next line).
 pub fn split_paste(text: &str, answer: AnswerKind, targets: &[String]) -> Vec<Piece> {
-    if answer.pasting() == Pasting::Whole {
-        return if text.trim().is_empty() { Vec::new() } else { vec![Piece::Reply(text.to_string())] };
-    }
-    if text.contains(REPLY_MARK) {
-        return transcript_replies(text).into_iter().map(Piece::Reply).collect();
+    if answer.pasting() == Pasting::Whole || text.contains(REPLY_MARK) {
+        return whole_replies(text).into_iter().map(Piece::Reply).collect();
     }
     let fences = crate::reply::fenced_blocks(text);
     if !fences.is_empty() {
@@ -110,6 +109,19 @@ pub fn split_paste(text: &str, answer: AnswerKind, targets: &[String]) -> Vec<Pi
 }
 
 /// The agent replies of a transcript, in order.
+/// The replies of a pasted text that is not split by lines: a transcript's replies, else the
+/// whole text as one reply (none when blank). Replays read plain text of a program-answered
+/// kind the same way.
+pub fn whole_replies(text: &str) -> Vec<String> {
+    if text.contains(REPLY_MARK) {
+        transcript_replies(text)
+    } else if text.trim().is_empty() {
+        Vec::new()
+    } else {
+        vec![text.to_string()]
+    }
+}
+
 fn transcript_replies(text: &str) -> Vec<String> {
     text.split(REPLY_MARK)
         .skip(1)
@@ -153,6 +165,9 @@ mod tests {
         let code = "def process_graph(G):\n    return {'type': 'text', 'data': 1}\n";
         assert_eq!(split_paste(code, AnswerKind::Python, &[]), vec![Piece::Reply(code.into())]);
         assert!(split_paste("  \n", AnswerKind::Python, &[]).is_empty());
+        // Several programs, one a turn, as a transcript: each after its reply marker.
+        let two = format!("=== Your reply ===\n{code}\n=== Observation ===\nQuestion 2 …\n\n=== Your reply ===\n{code}");
+        assert_eq!(split_paste(&two, AnswerKind::Python, &[]), vec![Piece::Reply(code.trim().into()); 2]);
     }
 
     #[test]

@@ -47,7 +47,7 @@ impl ReplaySource {
             return Ok(ReplaySource::ById(by_id));
         }
         let replies = match answer.pasting() {
-            Pasting::Whole => vec![text.to_string()],
+            Pasting::Whole => crate::paste::whole_replies(text),
             Pasting::PerTurn => text
                 .lines()
                 .map(str::trim)
