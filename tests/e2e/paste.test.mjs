@@ -41,6 +41,24 @@ test('a correct MALT answer pasted and run in the sandbox is scored correct', as
 // copy of the interpreter, docs/bundles.md): their tasks must load that bundle, not MALT's, and
 // score a pasted program there. The native baseline solves traffic tasks but no microseg task,
 // so microseg's check is that its answer is scored at all, with the baseline's own verdict.
+// Traffic's chain is 24 program answers in one episode: pasted as a transcript, one reply per
+// `=== Your reply ===` section, it plays all 24 turns in the worker and scores as natively.
+test('a pasted transcript plays traffic\'s 24-question chain turn by turn', async (t) => {
+  if (!listedApps().includes('traffic')) return t.skip('traffic is not registered in this build');
+  const [record] = baselineRecords('traffic', { levels: '4', seeds: '0', extra: ['--question-mode', 'chain'] });
+  assert.equal(record.turns.length, 24);
+  const page = await openPage(browser.context);
+  await page.goto(`${site.url}#/task/${record.id}?mode=paste`);
+  await page.waitForSelector('#paste-text');
+  await page.fill('#paste-text', record.turns.map((turn) => `=== Your reply ===\n${turn.reply}`).join('\n\n'));
+  await page.click('#paste-run');
+  const score = await page.waitForSelector('.score', { timeout: 120_000 });
+  const passes = record.score.explanation.match(/\d+ of 24 questions pass/)[0];
+  assert.match(await score.textContent(), new RegExp(passes), 'the same count as the native run');
+  assert.match(await score.textContent(), /24 turns of 24/);
+  assert.deepEqual(page.errors, []);
+});
+
 for (const app of ['traffic', 'microseg']) {
   test(`a ${app} task loads its own worker bundle and scores a pasted answer there`, async (t) => {
     if (!listedApps().includes(app)) return t.skip(`${app} is not registered in this build`);

@@ -19,9 +19,9 @@ export function listedApps() {
 }
 
 /** Result records of the native baseline on `app` (levels, seeds as the CLI takes them). */
-export function baselineRecords(app, { levels, seeds }) {
+export function baselineRecords(app, { levels, seeds, extra = [] }) {
   const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'netpress-e2e-')), 'run.jsonl');
-  const args = ['run', '--app', app, '--agent', 'baseline', '--seeds', seeds, '-q', '-o', file];
+  const args = ['run', '--app', app, '--agent', 'baseline', '--seeds', seeds, '-q', '-o', file, ...extra];
   if (levels) args.push('--levels', levels);
   cli(args);
   return fs.readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
