@@ -599,6 +599,7 @@ impl Task for TrafficTask {
             turns: 0,
             last: None,
             finish: None,
+            scored: OnceLock::new(),
         })
     }
     fn picture(&self) -> Picture {
@@ -634,6 +635,7 @@ pub struct TrafficEpisode {
     turns: u32,
     last: Option<Attempt>,
     finish: Option<Finish>,
+    scored: OnceLock<Scored>,
 }
 
 impl TrafficEpisode {
@@ -697,7 +699,10 @@ impl Episode for TrafficEpisode {
         self.turns
     }
     fn score(&self) -> Score {
-        score(&self.task, self.last.as_ref(), self.turns)
+        match self.scored() {
+            Some(s) => s.score.clone(),
+            None => score(&self.task, self.last.as_ref(), self.turns),
+        }
     }
     fn stop(&mut self) {
         self.finish.get_or_insert(Finish::Stopped);
@@ -705,30 +710,41 @@ impl Episode for TrafficEpisode {
     fn panels(&self) -> Vec<crate::view::Panel> {
         let Some(a) = &self.last else { return Vec::new() };
         let base = self.task.graph.to_json();
-        let marks = self.marks(a);
-        let scored = marks.as_ref().map(|(m, e)| (m, e.as_ref()));
+        let scored = self.scored().and_then(|s| s.marks.as_ref()).map(|(m, e)| (m, e.as_ref()));
         vec![panels::answer(&a.answer), panels::changes(&base, &a.graph, scored)]
     }
     /// Once scored, the final graph with what the answer changed marked; until then the
     /// task's picture stands, so nothing is given away.
     fn picture(&self) -> Option<Picture> {
         let a = self.last.as_ref()?;
-        let (marks, _) = self.marks(a)?;
+        let (marks, _) = self.scored()?.marks.as_ref()?;
         let caption = format!("G after the answer to {}", self.task.id);
-        Some(picture::picture(&self.task.graph.to_json(), &a.graph, &marks, &caption))
+        Some(picture::picture(&self.task.graph.to_json(), &a.graph, marks, &caption))
     }
 }
 
+/// A finished episode's score, with the marks of its last attempt and the graph an exact
+/// answer leaves (none without an attempt).
+struct Scored {
+    score: Score,
+    marks: Option<(Marks, Option<Value>)>,
+}
+
 impl TrafficEpisode {
-    /// The marks of the last attempt and the graph an exact answer leaves, once the episode is
-    /// over.
-    fn marks(&self, a: &Attempt) -> Option<(Marks, Option<Value>)> {
+    /// The scoring of the episode once it is over, computed once: nothing changes after the
+    /// finish, and the page asks for the score, the panels and the picture after every step.
+    fn scored(&self) -> Option<&Scored> {
         self.finish?;
-        let expected = expected_for(&self.task, &a.graph);
-        let correct = self.score().correct;
-        let marks =
-            Marks::of(&self.task.graph.to_json(), &a.graph, expected.as_ref(), correct, &self.task.scope());
-        Some((marks, expected))
+        Some(self.scored.get_or_init(|| {
+            let score = score(&self.task, self.last.as_ref(), self.turns);
+            let marks = self.last.as_ref().map(|a| {
+                let expected = expected_for(&self.task, &a.graph);
+                let base = self.task.graph.to_json();
+                let marks = Marks::of(&base, &a.graph, expected.as_ref(), score.correct, &self.task.scope());
+                (marks, expected)
+            });
+            Scored { score, marks }
+        }))
     }
 }
 
