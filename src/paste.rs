@@ -166,7 +166,9 @@ mod tests {
         assert_eq!(split_paste(code, AnswerKind::Python, &[]), vec![Piece::Reply(code.into())]);
         assert!(split_paste("  \n", AnswerKind::Python, &[]).is_empty());
         // Several programs, one a turn, as a transcript: each after its reply marker.
-        let two = format!("=== Your reply ===\n{code}\n=== Observation ===\nQuestion 2 …\n\n=== Your reply ===\n{code}");
+        let two = format!(
+            "=== Your reply ===\n{code}\n=== Observation ===\nQuestion 2 …\n\n=== Your reply ===\n{code}"
+        );
         assert_eq!(split_paste(&two, AnswerKind::Python, &[]), vec![Piece::Reply(code.trim().into()); 2]);
     }
 

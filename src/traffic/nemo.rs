@@ -417,11 +417,7 @@ pub fn generate(id: &QueryId, turns: u32, material: &str) -> Result<Generated> {
 /// The golden chain of the nemo mock of `material`: question k's task (index k − 1) asked of
 /// the state S(k−1) the golden answers to 1..k−1 leave (the `chain` mode's reference), and
 /// the golden colours of question 10 (which the chain's own questions need again).
-pub(super) fn golden_chain(
-    id: &QueryId,
-    turns: u32,
-    material: &str,
-) -> Result<(Vec<Generated>, Colours)> {
+pub(super) fn golden_chain(id: &QueryId, turns: u32, material: &str) -> Result<(Vec<Generated>, Colours)> {
     let invalid = |m: String| Error::Invalid(format!("{id}: {m}"));
     let mut graph = nemo_mock(material, knobs(id)?)?.graph();
     let colours = golden_colours(material);
