@@ -192,7 +192,7 @@ fn largest_bviews(s: &str) -> Vec<Largest> {
 }
 
 #[test]
-#[ignore = "3,000- to 5,000-AS worlds, minutes in the test profile: run with --ignored (docs/bgp.md has the figures)"]
+#[ignore = "3,000- to 5,000-AS worlds, about a minute in the test profile: run with --ignored (docs/bgp.md has the figures)"]
 fn v3_bviews_stay_under_8_mib_at_the_knobs_upper_bounds() {
     // The most VPs one collector, and eight, may hold at level 3's and 4's largest -n, and at
     // the edges of their bounds (the last sizes with 20 a collector). Levels 1 and 2 number
