@@ -75,7 +75,7 @@ pub const INFO: AppInfo = AppInfo {
         KnobInfo {
             key: 'v',
             name: "vantage-points",
-            help: "vantage points (from generator v3 at most 20 per collector, 160 in all)",
+            help: "vantage points (from generator v3 at most 20 per collector, 160 in all; fewer above 3,635 ASes)",
             values: "2..200",
         },
         KnobInfo { key: 'w', name: "window", help: "window length in hours", values: "1..48" },

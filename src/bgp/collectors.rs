@@ -12,9 +12,9 @@
 //! its customers' routes, 30%), the way real peers choose what to export to a collector. Each VP
 //! has a home collector (round-robin over the VPs in draw order, so the collectors stay
 //! balanced) and, with probability 1/5 when there are several, a session to one more. From
-//! generator v3 on a collector takes at most [`MAX_SESSIONS`] sessions, which keeps a RIB dump
-//! under 8 MiB at the levels' sizes (`fit` says how the counts give way, `spare` how second
-//! sessions do). VPs are
+//! generator v3 on a collector takes at most [`MAX_SESSIONS`] sessions, fewer in worlds larger
+//! than the levels draw ([`max_sessions`]), which keeps every RIB dump under 8 MiB (`fit` says
+//! how the counts give way, `spare` how second sessions do). VPs are
 //! kept in AS index order (which is ASN order), and VP `k` peers from 192.0.2.(1 + k) and
 //! 2001:db8:ffff:c::(1 + k) on the collectors' LAN; that position is the "VP order" every
 //! output sorts by.
@@ -24,7 +24,7 @@
 
 use std::net::{Ipv4Addr, Ipv6Addr};
 
-use super::level::{COLLECTOR_KNOB, VP_KNOB};
+use super::level::{COLLECTOR_KNOB, Level, VP_KNOB};
 use super::prefixes::collector_lan;
 use super::routing::Pref;
 use super::topology::{AsIx, Tier, Topology};
@@ -93,26 +93,93 @@ pub fn bgp_id(k: usize) -> Ipv4Addr {
 
 /// The most sessions (home and second ones) a collector takes from generator v3 on: each
 /// session adds its VP's table to every RIB dump, and 20 keep the largest dump under 8 MiB up to
-/// the levels' 3,000 ASes (not at `-n5000`: docs/bgp.md, "Not done yet").
+/// the levels' 3,000 ASes. Larger worlds (the `-n` knob, up to 5,000) take fewer
+/// ([`max_sessions`]).
 pub const MAX_SESSIONS: usize = 20;
 
-/// Whether generator `version` caps every collector at [`MAX_SESSIONS`] (v3 on).
+/// The design's bound on one RIB dump, in bytes.
+pub const BVIEW_LIMIT: u64 = 8 << 20;
+
+/// AS hops an estimate counts on every RIB entry's AS_PATH. The full feed with the longest
+/// paths of level 3's and 4's 5,000-AS worlds averages up to 6.8 hops a route, prepending
+/// included (docs/bgp.md, "Generator versions", has the measurements); 7 is above all of them.
+const HOPS: u64 = 7;
+
+/// Bytes one full feed adds to a RIB dump per IPv4 prefix: the entry's peer index, time and
+/// attribute length (8), ORIGIN (4), AS_PATH (5 + 4 a hop), NEXT_HOP (7) and COMMUNITIES (7,
+/// counted even though only transit VPs tag their routes), as `tools::mrt` writes them.
+const ENTRY_V4: u64 = 8 + 4 + 5 + 4 * HOPS + 7 + 7;
+
+/// The same for an IPv6 prefix: the abbreviated MP_REACH_NLRI (20) instead of NEXT_HOP.
+const ENTRY_V6: u64 = 8 + 4 + 5 + 4 * HOPS + 20 + 7;
+
+/// Bytes of a prefix's record without its entries: MRT header (12), sequence number (4), the
+/// prefix (at most 1 + 6 for the /48s, IPv4 needs less) and the entry count (2).
+const RECORD: u64 = 12 + 4 + 7 + 2;
+
+/// The PEER_INDEX_TABLE of a collector with [`MAX_SESSIONS`] VPs: its MRT header, the
+/// collector's id, view name length and peer count (12 + 8), and two peers a VP (13 + 25 bytes).
+const PEER_TABLE: u64 = 12 + 8 + MAX_SESSIONS as u64 * 38;
+
+/// Prefixes an incident and the background churn may add to a dump beyond the topology's own
+/// (a hijacker's more-specifics, the churn's new prefixes), per family.
+const ADDED_PREFIXES: u64 = 64;
+
+/// An upper estimate of the IPv4 and IPv6 prefixes a dump of a `level` world of `ases` ASes
+/// holds. Every AS has one IPv4 block, and content networks up to four more /24s; the IPv6
+/// share is drawn AS by AS at the level's rate, so it is counted a tenth above that rate, plus
+/// the content networks' /48s.
+fn prefix_estimate(level: Level, ases: u64) -> (u64, u64) {
+    let sizes = level.sizes();
+    let content_extra = 4 * sizes.content.end();
+    let v4 = ases + content_extra + ADDED_PREFIXES;
+    let v6 = if sizes.ipv6_pct == 0 {
+        0
+    } else {
+        (ases * sizes.ipv6_pct * 11).div_ceil(1000) + content_extra + ADDED_PREFIXES
+    };
+    (v4, v6)
+}
+
+/// The most sessions a collector of a `level` world of `ases` ASes takes from generator v3 on:
+/// [`MAX_SESSIONS`], or fewer where that many full feeds could pass [`BVIEW_LIMIT`] by the
+/// estimate above (every feed counted full, since feeds are drawn after the counts). It depends
+/// on the level and the AS count alone, both known from the id before anything is drawn, so
+/// that whether an id's `-v` fits is a property of the id, not of its seed. Every level's
+/// largest drawn world gets [`MAX_SESSIONS`] (a test checks it), so ids without `-n`
+/// generate as they did when 20 was the only limit; at level 4 the bound starts to bind
+/// above 3,635 ASes and is 14 at 5,000 (level 3: above 4,032, 16 at 5,000).
+pub fn max_sessions(level: Level, ases: u64) -> usize {
+    let (v4, v6) = prefix_estimate(level, ases);
+    let fixed = PEER_TABLE + (v4 + v6) * RECORD;
+    let per_session = (v4 * ENTRY_V4 + v6 * ENTRY_V6).max(1);
+    let fit = BVIEW_LIMIT.saturating_sub(fixed) / per_session;
+    // At least 1 so that a collector can always have a peer (the `-n` limit keeps it far above).
+    (fit as usize).clamp(1, MAX_SESSIONS)
+}
+
+/// Whether generator `version` caps every collector's sessions (v3 on).
 pub fn capped(version: u32) -> bool {
     version >= 3
 }
 
 /// Why `vps` vantage points cannot be held by the collectors `collectors` asks for (all 8 the
-/// `-c` knob allows when absent) at [`MAX_SESSIONS`] each, or `None` if they can.
-pub fn too_many(vps: u64, collectors: Option<u64>) -> Option<String> {
+/// `-c` knob allows when absent) at `cap` sessions each ([`max_sessions`] of the world of
+/// `ases` ASes), or `None` if they can.
+pub fn too_many(vps: u64, collectors: Option<u64>, cap: usize, ases: u64) -> Option<String> {
     let most = collectors.unwrap_or(*COLLECTOR_KNOB.end());
-    let limit = most * MAX_SESSIONS as u64;
+    let limit = most * cap as u64;
+    // The message of the plain cap stays as it was; a smaller one says where it comes from.
+    let rule = if cap == MAX_SESSIONS {
+        format!("generator v3 on: at most {cap} per collector")
+    } else {
+        format!(
+            "generator v3 on: at most {cap} per collector with {ases} ASes, so that a RIB dump stays under 8 MiB"
+        )
+    };
     (vps > limit).then(|| match collectors {
-        Some(c) => format!(
-            "{vps} vantage points do not fit {c} collector(s): at most {limit} (generator v3 on: at most {MAX_SESSIONS} per collector)"
-        ),
-        None => format!(
-            "{vps} vantage points are more than {limit} (generator v3 on: at most {MAX_SESSIONS} per collector, at most {most} collectors)"
-        ),
+        Some(c) => format!("{vps} vantage points do not fit {c} collector(s): at most {limit} ({rule})"),
+        None => format!("{vps} vantage points are more than {limit} ({rule}, at most {most} collectors)"),
     })
 }
 
@@ -129,13 +196,15 @@ impl Collectors {
         let sizes = t.level.sizes();
         let drawn = knob_or_draw(s, count, &COLLECTOR_KNOB, &sizes.collectors, "collectors")?;
         let wanted = knob_or_draw(s, vps, &VP_KNOB, &sizes.vps, "vantage points")?;
+        let cap = max_sessions(t.level, t.len() as u64);
         let (count, wanted) = if capped(version) {
-            fit(drawn, wanted, count.is_some(), vps.is_some())?
+            fit(drawn, wanted, count.is_some(), vps.is_some(), cap, t.len() as u64)?
         } else {
             (drawn, wanted)
         };
         let chosen = pick_ases(s, t, wanted.min(t.len()));
-        let mut room = if capped(version) { spare(count, chosen.len()) } else { vec![usize::MAX; count] };
+        let mut room =
+            if capped(version) { spare(count, chosen.len(), cap) } else { vec![usize::MAX; count] };
         let mut vps: Vec<(AsIx, Feed, Vec<usize>)> = Vec::with_capacity(chosen.len());
         for (j, &asx) in chosen.iter().enumerate() {
             let feed = if s.chance(7, 10) { Feed::Full } else { Feed::Partial };
@@ -182,27 +251,36 @@ impl Collectors {
     }
 }
 
-/// The collector and VP counts once every collector holds at most [`MAX_SESSIONS`] homes: a
-/// count the id sets stands and a drawn one gives way to it (drawn VPs are cut to what the
-/// collectors hold; drawn collectors grow to hold the VPs asked for); both set and too many
-/// is refused ([`too_many`], which `spec` also checks before generating).
-fn fit(count: usize, vps: usize, count_set: bool, vps_set: bool) -> Result<(usize, usize)> {
-    if vps <= count * MAX_SESSIONS {
+/// The collector and VP counts once every collector holds at most `cap` homes
+/// ([`max_sessions`] of the world's `ases` ASes): a count the id sets stands and a drawn one
+/// gives way to it (drawn VPs are cut to what the collectors hold; drawn collectors grow to hold
+/// the VPs asked for); both set and too many is refused ([`too_many`], which `spec` also checks
+/// before generating).
+fn fit(
+    count: usize,
+    vps: usize,
+    count_set: bool,
+    vps_set: bool,
+    cap: usize,
+    ases: u64,
+) -> Result<(usize, usize)> {
+    if vps <= count * cap {
         return Ok((count, vps));
     }
     if !vps_set {
-        return Ok((count, count * MAX_SESSIONS));
+        return Ok((count, count * cap));
     }
     let known = count_set.then_some(count as u64);
-    if let Some(why) = too_many(vps as u64, known) {
+    if let Some(why) = too_many(vps as u64, known, cap, ases) {
         return Err(Error::Invalid(format!("bgp: {why}")));
     }
-    Ok((vps.div_ceil(MAX_SESSIONS), vps))
+    Ok((vps.div_ceil(cap), vps))
 }
 
-/// Each collector's room for second sessions once the `n` VPs' homes (round-robin) are placed.
-fn spare(count: usize, n: usize) -> Vec<usize> {
-    (0..count).map(|k| MAX_SESSIONS.saturating_sub(n / count + usize::from(k < n % count))).collect()
+/// Each collector's room for second sessions once the `n` VPs' homes (round-robin) are placed,
+/// with `cap` sessions a collector.
+fn spare(count: usize, n: usize, cap: usize) -> Vec<usize> {
+    (0..count).map(|k| cap.saturating_sub(n / count + usize::from(k < n % count))).collect()
 }
 
 /// A second collector for a VP homed at `home`, drawn among the others with room left (all of
@@ -357,14 +435,63 @@ mod tests {
         let (mut s, t) = topo(Level::L2, 3);
         let err = Collectors::draw(&mut s, &t, Some(2), Some(41), 3).unwrap_err().to_string();
         assert!(err.contains("41 vantage points do not fit 2 collector(s): at most 40"), "{err}");
-        assert!(too_many(161, None).is_some_and(|w| w.contains("more than 160")));
-        assert_eq!((too_many(160, None), too_many(20, Some(1))), (None, None));
+        assert!(too_many(161, None, 20, 3000).is_some_and(|w| w.contains("more than 160")));
+        assert_eq!((too_many(160, None, 20, 3000), too_many(20, Some(1), 20, 3000)), (None, None));
         // v1 and v2 keep their uncapped draw: level 4 passes 20 somewhere.
         let over = (0..8).any(|seed| {
             let (mut s, t) = topo(Level::L4, seed);
             most_sessions(&Collectors::draw(&mut s, &t, None, None, 2).unwrap()) > MAX_SESSIONS
         });
         assert!(over, "the cap is v3's alone");
+    }
+
+    #[test]
+    fn the_cap_is_twenty_at_every_levels_drawn_sizes_and_shrinks_with_larger_worlds() {
+        for level in [Level::L1, Level::L2, Level::L3, Level::L4] {
+            // Ids without -n draw at most the level's largest world: they keep the plain cap.
+            assert_eq!(max_sessions(level, *level.sizes().ases.end()), MAX_SESSIONS);
+            let caps: Vec<usize> = (10..=5000).map(|n| max_sessions(level, n)).collect();
+            assert!(
+                caps.windows(2).all(|w| w[0] >= w[1]),
+                "L{}: never more for a larger world",
+                level.number()
+            );
+        }
+        // Where it binds (docs/bgp.md, "Generator versions", has the measured dumps). Level 2's
+        // 19 is moot: its worlds number every AS from 988 16-bit ASNs, and cannot grow that big.
+        assert_eq!(
+            [1, 2, 3, 4].map(|l| max_sessions(Level::from_number(l).unwrap(), 5000)),
+            [20, 19, 16, 14]
+        );
+        assert_eq!((max_sessions(Level::L4, 3635), max_sessions(Level::L4, 3636)), (20, 19));
+        assert_eq!((max_sessions(Level::L3, 4032), max_sessions(Level::L3, 4033)), (20, 19));
+        let why = too_many(20, Some(1), 14, 5000).unwrap();
+        assert!(
+            why.contains("at most 14 (generator v3 on: at most 14 per collector with 5000 ASes"),
+            "{why}"
+        );
+    }
+
+    #[test]
+    fn v3_at_five_thousand_ases_cuts_drawn_counts_and_refuses_asked_ones() {
+        let topo = || {
+            let mut s = Stream::new("netpress|bgp|v3|L4|s0|i0|n5000", Width::W32);
+            let t = Topology::generate(&mut s, Level::L4, Some(5000)).unwrap();
+            (s, t)
+        };
+        let (mut s, t) = topo();
+        let c = Collectors::draw(&mut s, &t, Some(1), None, 3).unwrap();
+        assert_eq!((c.count, c.vps.len(), most_sessions(&c)), (1, 14, 14));
+        let (mut s, t) = topo();
+        let c = Collectors::draw(&mut s, &t, None, Some(112), 3).unwrap();
+        assert_eq!((c.count, c.vps.len()), (8, 112));
+        assert!(most_sessions(&c) <= 14);
+        let (mut s, t) = topo();
+        let err = Collectors::draw(&mut s, &t, Some(1), Some(20), 3).unwrap_err().to_string();
+        assert!(err.contains("20 vantage points do not fit 1 collector(s): at most 14"), "{err}");
+        // v2 keeps its uncapped draw.
+        let (mut s, t) = topo();
+        assert_eq!(Collectors::draw(&mut s, &t, Some(1), Some(20), 2).unwrap().vps.len(), 20);
     }
 
     #[test]
@@ -377,6 +504,6 @@ mod tests {
         let mut full = vec![1, 0, 0];
         assert_eq!(second(&mut a, 1, &mut full), Some(0));
         assert_eq!((second(&mut a, 1, &mut full), full), (None, vec![0, 0, 0]));
-        assert_eq!(spare(3, 50), vec![3, 3, 4]);
+        assert_eq!(spare(3, 50, MAX_SESSIONS), vec![3, 3, 4]);
     }
 }

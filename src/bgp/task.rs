@@ -3,7 +3,8 @@
 //! **Id.** `bgp-v3-L<1..4>-s<seed>-i<index>` (v1 and v2 ids still generate their versions' tasks), then optional knobs in this order: `-n<N>` ASes
 //! (10..5000), `-f<FAMS>` families to draw from (`+`-joined codes in family order), `-c<K>`
 //! collectors (1..8), `-v<V>` vantage points (2..200; from v3 at most 20 per collector, so 160,
-//! or 20 × `-c`), `-w<H>` window hours (1..48, default 8),
+//! or 20 × `-c`, and fewer in worlds above 3,635 ASes: [`collectors::max_sessions`]), `-w<H>`
+//! window hours (1..48, default 8),
 //! `-t<T>` turn limit (default 20 at L1–L2, 30 at L3–L4).
 //!
 //! **Draws.** One stream, seeded by the id with its knobs: the world (topology, collectors,
@@ -140,9 +141,13 @@ pub fn spec(id: &QueryId) -> Result<Spec> {
         vps: number('v', super::level::VP_KNOB)?,
         hours: number('w', super::clock::HOURS_KNOB)?,
     };
+    // The cap per collector depends on the world's size; without `-n` the level's largest,
+    // which the cap holds at its full 20 (what the draw then uses for the drawn size is the same).
+    let ases = knobs.ases.unwrap_or(*level.sizes().ases.end());
     if let Some(v) = knobs.vps
         && collectors::capped(id.version)
-        && let Some(why) = collectors::too_many(v, knobs.collectors)
+        && let Some(why) =
+            collectors::too_many(v, knobs.collectors, collectors::max_sessions(level, ases), ases)
     {
         return Err(bad_knob('v', &v.to_string(), why));
     }

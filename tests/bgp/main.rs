@@ -9,7 +9,8 @@
 //!   model, against BGPy's runs of them.
 //! - [`app`]: golden ids with their labels, and the baseline playing episodes through the runner.
 //! - [`golden`]: 300 golden ids' content hashes, shared with the browser test.
-//! - [`bview`]: generator v3's cap of 20 sessions per collector and the RIB dumps' size.
+//! - [`bview`]: generator v3's cap on sessions per collector (20, fewer in large worlds) and the
+//!   RIB dumps' size.
 //! - [`mrt`]: our MRT files read back by bgpkit-parser.
 //! - [`bgpdump`]: the same files through the real `bgpdump -m`, byte for byte.
 //! - [`mrtparse`]: the same files read by Python's mrtparse.
