@@ -17,6 +17,7 @@ use serde_json::{Value, json};
 
 use super::check;
 use super::nemo;
+use super::nemo_check::Loose;
 use super::panels;
 use super::picture::{self, Marks};
 use super::prompt;
@@ -30,8 +31,6 @@ use crate::view::{Panel, Picture, Tone};
 
 /// The questions of a chain, one a turn.
 pub const QUESTIONS: usize = 24;
-/// The question whose answer is a new graph: its run leaves the chain's graph as it was.
-const NEW_GRAPH: usize = 15;
 /// Lines the score's diff keeps.
 const DIFF_LINES: usize = 50;
 
@@ -150,7 +149,8 @@ impl ChainEpisode {
             let (a, g) = task::run(reply, &golden.graph, None, self.limits);
             task::score(golden, Some(&attempt(&a, &g)), 1).correct
         });
-        if number != NEW_GRAPH {
+        // A question that builds a new graph (15) leaves the chain's graph as it was.
+        if golden.loose != Some(Loose::NewGraph) {
             self.graph = after;
         }
         let returned = answer.as_ref().map(|(ty, _)| ty.clone()).map_err(Clone::clone);
@@ -176,11 +176,7 @@ fn attempt(answer: &std::result::Result<(String, Value), String>, graph: &Graph)
 /// does not depend on the graph).
 fn unaskable(why: String, outside: &[check::Change]) -> Score {
     let why = format!("the graph the earlier answers left cannot ask it: {why}");
-    let mut safety: Vec<String> =
-        outside.iter().take(DIFF_LINES).map(|c| format!("out of scope: {}", c.line)).collect();
-    if outside.is_empty() {
-        safety.push("no change outside the question's scope".into());
-    }
+    let safety = task::safety_lines(outside);
     Score {
         safe: outside.is_empty(),
         explanation: format!("incorrect: {why}."),
