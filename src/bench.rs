@@ -147,16 +147,21 @@ impl<'a> BenchRun<'a> {
     }
 }
 
+/// The `q` quantile of sorted samples by nearest rank (the ⌈q·n⌉-th smallest), 0 for none.
+/// Every latency figure NetPress prints (the bench stages, the server's load run) reads its
+/// percentiles here, so two tables of one build never disagree on what "p95" means.
+pub fn nearest_rank(sorted: &[f64], q: f64) -> f64 {
+    if sorted.is_empty() {
+        return 0.0;
+    }
+    let rank = (q * sorted.len() as f64).ceil() as usize;
+    sorted[rank.clamp(1, sorted.len()) - 1]
+}
+
 /// Median, 95th percentile (nearest rank) and maximum of some samples.
 pub fn stats(stage: &str, mut samples: Vec<f64>) -> StageStats {
     samples.sort_by(f64::total_cmp);
-    let at = |q: f64| {
-        if samples.is_empty() {
-            return 0.0;
-        }
-        let rank = (q * samples.len() as f64).ceil() as usize;
-        samples[rank.clamp(1, samples.len()) - 1]
-    };
+    let at = |q: f64| nearest_rank(&samples, q);
     let median = at(0.5);
     let mean = if samples.is_empty() { 0.0 } else { samples.iter().sum::<f64>() / samples.len() as f64 };
     StageStats {

@@ -183,14 +183,12 @@ impl std::fmt::Display for LoadReport {
     }
 }
 
-/// Percentiles of some latencies in µs, in ms: p50, p95, p99 (nearest rank below); zeros for
-/// none.
+/// Percentiles of some latencies in µs, in ms: p50, p95, p99 (nearest rank, as the bench's);
+/// zeros for none.
 pub fn percentiles(samples: &mut [u64]) -> [f64; 3] {
     samples.sort_unstable();
-    [0.50, 0.95, 0.99].map(|p| {
-        let at = ((samples.len() as f64 * p) as usize).min(samples.len().saturating_sub(1));
-        samples.get(at).map_or(0.0, |&us| us as f64 / 1000.0)
-    })
+    let ms: Vec<f64> = samples.iter().map(|&us| us as f64 / 1000.0).collect();
+    [0.50, 0.95, 0.99].map(|q| crate::bench::nearest_rank(&ms, q))
 }
 
 /// One client's connection.
@@ -458,5 +456,14 @@ mod tests {
             assert!(report.p99_ms >= report.p50_ms && report.steps_per_s > 0.0, "{report}");
         }
         server.shutdown().expect("shutdown");
+    }
+
+    /// The load's percentiles are the bench's nearest rank: of 1..=100 ms, p95 is 95 ms (it
+    /// once read one rank above, 96 ms).
+    #[test]
+    fn percentiles_are_the_nearest_rank() {
+        let mut us: Vec<u64> = (1..=100).rev().map(|ms| ms * 1000).collect();
+        assert_eq!(percentiles(&mut us), [50.0, 95.0, 99.0]);
+        assert_eq!(percentiles(&mut []), [0.0; 3]);
     }
 }

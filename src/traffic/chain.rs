@@ -76,7 +76,7 @@ pub fn expected(chain: &Chain) -> Value {
         "chain": questions,
         "scored_on": "each answer on the graph the earlier answers left (question 15 leaves it); \
                       the expectations here are on the golden chain's states",
-        "correct_when": "all 24 pass",
+        "correct_when": format!("all {QUESTIONS} pass"),
     })
 }
 
@@ -112,6 +112,7 @@ impl Answered {
 /// One chain episode: the agent's graph and each question's outcome.
 pub struct ChainEpisode {
     task: Arc<Generated>,
+    chain: Arc<Chain>,
     limits: Limits,
     graph: Graph,
     answered: Vec<Answered>,
@@ -121,21 +122,17 @@ pub struct ChainEpisode {
 }
 
 impl ChainEpisode {
-    /// An episode of `task`, a chain task (one carrying its [`Chain`]).
-    pub fn new(task: Arc<Generated>, limits: Limits) -> ChainEpisode {
+    /// An episode of `task`, a chain task, and the [`Chain`] it carries.
+    pub fn new(task: Arc<Generated>, chain: Arc<Chain>, limits: Limits) -> ChainEpisode {
         let graph = task.graph.clone();
-        ChainEpisode { task, limits, graph, answered: Vec::new(), last: None, finish: None }
-    }
-
-    fn chain(&self) -> &Chain {
-        self.task.chain.as_deref().expect("a chain episode is started from a chain task")
+        ChainEpisode { task, chain, limits, graph, answered: Vec::new(), last: None, finish: None }
     }
 
     /// Runs `reply` as the answer to question `number` on the current graph and checks it.
     fn answer(&mut self, number: usize, reply: &str) -> Answered {
         let before = self.graph.clone();
         let (answer, after) = task::run(reply, &before, None, self.limits);
-        let chain = self.chain();
+        let chain = self.chain.clone();
         let golden = &chain.golden[number - 1];
         let before_json = before.to_json();
         let drift = check::diff(&golden.graph.to_json(), &before_json).len();

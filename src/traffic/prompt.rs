@@ -116,8 +116,15 @@ const NEMO_NEW: &str = "This question builds a new graph: return it as {'type': 
 const NEMO_NEW_GRAPH: [usize; 1] = [15];
 
 /// What a `chain` prompt adds: the episode's shape, and that G persists between questions.
-const CHAIN: &str = "This is NeMoEval's chain: its 24 questions asked one a turn, all of the same G. \
-G keeps every change your code makes from one question to the next, except question 15's, which builds \
+fn chain_note() -> String {
+    format!(
+        "This is NeMoEval's chain: its {} questions asked one a turn, all of the same G. {CHAIN_STATE}",
+        super::chain::QUESTIONS
+    )
+}
+
+/// How G carries over in a chain (the note's second half).
+const CHAIN_STATE: &str = "G keeps every change your code makes from one question to the next, except question 15's, which builds \
 a new graph and leaves G as it was; each answer is checked on the G your earlier answers left. Answer \
 the question below; the result of each answer comes with the next question.";
 
@@ -135,7 +142,7 @@ pub fn render_chain(question: &str, variant: PromptVariant) -> String {
 /// The question block a `chain` episode sends after an answer: question `number`, with the
 /// new-graph note where it builds one, ending as every prompt ends.
 pub fn chain_question(number: usize, question: &str) -> String {
-    let mut out = format!("Question {number} of 24.");
+    let mut out = format!("Question {number} of {}.", super::chain::QUESTIONS);
     if NEMO_NEW_GRAPH.contains(&number) {
         out = format!("{out} {NEMO_NEW}");
     }
@@ -162,7 +169,7 @@ fn render_with(
         }
     }
     if chain {
-        sections.push(CHAIN.to_string());
+        sections.push(chain_note());
     }
     if variant.few_shot() {
         let mut ex = String::from("Examples.");

@@ -588,8 +588,12 @@ impl Task for TrafficTask {
         prompt_of(&self.generated, variant)
     }
     fn start(&self, max_turns: Option<u32>) -> Box<dyn Episode> {
-        if self.generated.chain.is_some() {
-            return Box::new(super::chain::ChainEpisode::new(self.generated.clone(), self.limits));
+        if let Some(chain) = &self.generated.chain {
+            return Box::new(super::chain::ChainEpisode::new(
+                self.generated.clone(),
+                chain.clone(),
+                self.limits,
+            ));
         }
         let max = max_turns.unwrap_or(self.card.max_turns).clamp(1, MAX_TURNS);
         Box::new(TrafficEpisode {

@@ -199,6 +199,13 @@ fn generation_is_stable_and_refuses_what_the_mode_is_not() {
     // Each index is its own chain.
     let other = netpress::registry::generate("traffic-v1-L4-s3-i1-mchain").unwrap();
     assert_ne!(a.card().content_hash, other.card().content_hash);
+    // Pinned: the chain's prompt and expectations (the content hash covers both) as they landed.
+    for (id, hash) in [
+        ("traffic-v1-L4-s0-i0-mchain", "4df67d4a6d4e562c23af5edd22d0812fd7e03082c4df2dd450ed39cb2b63dbbc"),
+        ("traffic-v1-L4-s5-i0-mchain", "8a19ac6bac728ccee317ef5dc77075342edc0e871cdf3d4183f414ae0f5c6383"),
+    ] {
+        assert_eq!(netpress::registry::generate(id).unwrap().card().content_hash, hash, "{id}");
+    }
     let refused = |id: &str, says: &str| {
         let e = netpress::registry::generate(id)
             .err()
