@@ -26,13 +26,16 @@ pub fn texts() -> Vec<&'static str> {
     FILE.lines().filter(|l| !l.starts_with('#')).collect()
 }
 
+/// NeMoEval's questions per level (its easy, medium and hard eight).
+pub const PER_LEVEL: u64 = 8;
+
 /// The question an id of level 1..=3 asks: its level's eight (easy, medium, hard) at
 /// `index mod 8`, with its number 1..=24; `None` at other levels.
 pub fn at(level: u8, index: u64) -> Option<(usize, &'static str)> {
     if !(1..=3).contains(&level) {
         return None;
     }
-    let number = (usize::from(level) - 1) * 8 + (index % 8) as usize + 1;
+    let number = (usize::from(level) - 1) * PER_LEVEL as usize + (index % PER_LEVEL) as usize + 1;
     texts().get(number - 1).map(|t| (number, *t))
 }
 

@@ -23,7 +23,8 @@ Writes one JSON line per task: id, family, query (the resolved parameters), trut
 expected value, or null), graph (the base graph as node-link data) and expected_graph (the graph
 an exact answer leaves); a flow question adds tenant (its name) and, on the first line of each
 tenant, records (the log rows as CSV). --seeds takes every index of levels 1 to 4 (or of
---level L) for seeds A to B-1, each with the knob suffix --knobs when given.
+--level L) for seeds A to B-1, each with the knob suffix --knobs when given: one index per
+question family, or with -mnemo (or -mstraw) one per NeMoEval question of the level (eight).
 ",
     run,
 };
@@ -74,16 +75,30 @@ fn ids(argv: &[String]) -> Result<Vec<QueryId>, String> {
         Some(l @ ("1" | "2" | "3" | "4")) => vec![l.parse().unwrap_or(1)],
         Some(other) => return Err(format!("--level takes 1, 2, 3 or 4, got {other:?}")),
     };
+    let knobs = knobs.unwrap_or_default();
     let mut out = Vec::new();
     for seed in a..b {
         for &l in &levels {
-            for index in 0..Family::of_level(l).len() as u64 {
-                let id = format!("traffic-v1-L{l}-s{seed}-i{index}{}", knobs.as_deref().unwrap_or(""));
-                out.push(id.parse().map_err(|e: crate::Error| e.to_string())?);
+            for index in 0..indexes(l, &knobs)? {
+                out.push(parse(&format!("traffic-v1-L{l}-s{seed}-i{index}{knobs}"))?);
             }
         }
     }
     Ok(out)
+}
+
+fn parse(id: &str) -> Result<QueryId, String> {
+    id.parse().map_err(|e: crate::Error| e.to_string())
+}
+
+/// The indexes a seed has at a level: one per family, or with `m=nemo`/`m=straw` one per
+/// NeMoEval question of the level (a ninth index would ask question 1 again).
+fn indexes(level: u8, knobs: &str) -> Result<u64, String> {
+    let id = parse(&format!("traffic-v1-L{level}-s0-i0{knobs}"))?;
+    Ok(match id.knob('m') {
+        Some("nemo" | "straw") => super::nemo::PER_LEVEL,
+        _ => Family::of_level(level).len() as u64,
+    })
 }
 
 fn run(argv: &[String], _stdin: &mut dyn Read, stdout: &mut dyn Write, stderr: &mut dyn Write) -> i32 {
