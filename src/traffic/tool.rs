@@ -10,7 +10,7 @@ use crate::app::Tool;
 use crate::id::QueryId;
 use crate::tool_args;
 
-use super::family::Family;
+use super::family::{Family, code};
 use super::task::generate;
 
 pub const EXPORT: Tool = Tool {
@@ -20,8 +20,8 @@ pub const EXPORT: Tool = Tool {
        netpress traffic export --seeds A..B [--level L] [--knobs -nN-pP-eE]
 
 Writes one JSON line per task: id, family, query (the resolved parameters), truth (a question's
-expected value, or null), graph (the base graph as node-link data) and expected_graph (the graph
-an exact answer leaves); a flow question adds tenant (its name) and, on the first line of each
+expected value, or null), graph (the base graph as node-link data), expected_graph (the graph
+an exact answer leaves) and reference (the reference program, a correct answer); a flow question adds tenant (its name) and, on the first line of each
 tenant, records (the log rows as CSV). --seeds takes every index of levels 1 to 4 (or of
 --level L) for seeds A to B-1, each with the knob suffix --knobs when given: one index per
 question family, or with -mnemo (or -mstraw) one per NeMoEval question of the level (eight).
@@ -36,7 +36,7 @@ fn line(id: &QueryId, last: &mut String) -> Result<String, String> {
     let g = generate(id).map_err(|e| e.to_string())?;
     let mut v = json!({
         "id": id.to_string(), "family": g.family.id(), "query": g.query, "truth": g.truth,
-        "graph": g.graph.to_json(), "expected_graph": g.expected_graph,
+        "graph": g.graph.to_json(), "expected_graph": g.expected_graph, "reference": code(&g.query),
     });
     if let Some(l) = &g.logs {
         v["tenant"] = json!(l.material);
