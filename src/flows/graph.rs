@@ -146,26 +146,54 @@ impl Graph {
         edges: &[(usize, usize, W)],
         weights: impl Fn(W) -> [Py; 3],
     ) -> Graph {
-        let mut g = Graph::default();
-        let keys: Vec<Key> = nodes
-            .iter()
-            .map(|(id, labels)| {
-                let k = g.ensure(id);
-                let n = g.nodes.get_mut(&k).expect("node");
-                n.labels = labels.iter().cloned().collect::<BTreeSet<_>>().into_iter().collect();
-                k
-            })
-            .collect();
+        // Built from sorted lists in one pass per map rather than by inserts: a 10,000-node
+        // mock has 50,000 edges, and searching the maps for each end dominated the build.
+        // `BTreeMap::from_iter` keeps the last of equal keys, as repeated inserts would: a
+        // repeated node takes its last labels, a repeated edge its last weights.
+        let keys: Vec<Key> = nodes.iter().map(|(id, _)| key(id)).collect();
+        let mut g = Graph {
+            nodes: keys
+                .iter()
+                .zip(nodes)
+                .map(|(k, (id, labels))| {
+                    let mut n = Node::new(id);
+                    n.labels = labels.iter().cloned().collect::<BTreeSet<_>>().into_iter().collect();
+                    (k.clone(), n)
+                })
+                .collect(),
+            ..Graph::default()
+        };
+        // Each node's neighbours by position (an edge's ends may repeat a node's key).
+        let mut nbrs: Vec<Vec<usize>> = vec![Vec::new(); nodes.len()];
+        let mut pairs: Vec<((Key, Key), [Py; 3])> = Vec::with_capacity(edges.len());
         for &(u, v, w) in edges {
             let (Some(ku), Some(kv)) = (keys.get(u), keys.get(v)) else { continue };
             if ku == kv {
                 continue;
             }
-            g.adj.get_mut(ku).expect("node").insert(kv.clone());
-            g.adj.get_mut(kv).expect("node").insert(ku.clone());
+            nbrs[u].push(v);
+            nbrs[v].push(u);
             let pair = if ku <= kv { (ku.clone(), kv.clone()) } else { (kv.clone(), ku.clone()) };
-            g.edges.insert(pair, weights(w));
+            pairs.push((pair, weights(w)));
         }
+        g.edges = pairs.into_iter().collect();
+        // A key's neighbours: those of every position holding it.
+        let mut adj: Vec<(Key, Vec<Key>)> = Vec::with_capacity(nodes.len());
+        for (u, k) in keys.iter().enumerate() {
+            adj.push((k.clone(), nbrs[u].iter().map(|&v| keys[v].clone()).collect()));
+        }
+        adj.sort_by(|a, b| a.0.cmp(&b.0));
+        let mut merged: Vec<(Key, BTreeSet<Key>)> = Vec::with_capacity(adj.len());
+        for (k, mut list) in adj {
+            match merged.last_mut() {
+                Some((last, set)) if *last == k => set.extend(list),
+                _ => {
+                    list.sort_unstable();
+                    merged.push((k, list.into_iter().collect()));
+                }
+            }
+        }
+        g.adj = merged.into_iter().collect();
         g
     }
 
@@ -179,11 +207,24 @@ impl Graph {
 
     /// NeMoEval's node-link document (networkx `node_link_data` layout).
     pub fn to_json(&self) -> Value {
+        // The objects are built entry by entry, strings moved in, rather than with `json!`,
+        // which serialises every field (a `Value` field by copying it through the serialiser);
+        // a 10,000-node graph has 50,000 links, and this is most of a large task's generation.
+        let s = |x: &str| Value::String(x.to_string());
+        let object = |entries: Vec<(&str, Value)>| -> Value {
+            Value::Object(entries.into_iter().map(|(k, v)| (k.to_string(), v)).collect())
+        };
         let nodes: Vec<Value> = self
             .nodes
             .values()
             .map(|n| {
-                json!({"id": n.id, "ip_address": n.ip_address, "color": n.color, "size": py_json(&n.size), "labels": n.labels})
+                object(vec![
+                    ("id", s(&n.id)),
+                    ("ip_address", s(&n.ip_address)),
+                    ("color", s(&n.color)),
+                    ("size", py_json(&n.size)),
+                    ("labels", Value::Array(n.labels.iter().map(|l| s(l)).collect())),
+                ])
             })
             .collect();
         let links: Vec<Value> = self
@@ -191,12 +232,24 @@ impl Graph {
             .iter()
             .map(|((a, b), w)| {
                 let (na, nb) = (&self.nodes[a], &self.nodes[b]);
-                json!({"source": na.id, "target": nb.id, "source_ip_address": na.ip_address,
-                    "target_ip_address": nb.ip_address, "byte_weight": py_json(&w[0]),
-                    "connection_weight": py_json(&w[1]), "packet_weight": py_json(&w[2])})
+                object(vec![
+                    ("source", s(&na.id)),
+                    ("target", s(&nb.id)),
+                    ("source_ip_address", s(&na.ip_address)),
+                    ("target_ip_address", s(&nb.ip_address)),
+                    ("byte_weight", py_json(&w[0])),
+                    ("connection_weight", py_json(&w[1])),
+                    ("packet_weight", py_json(&w[2])),
+                ])
             })
             .collect();
-        json!({"directed": false, "multigraph": false, "graph": {}, "nodes": nodes, "links": links})
+        object(vec![
+            ("directed", Value::Bool(false)),
+            ("multigraph", Value::Bool(false)),
+            ("graph", json!({})),
+            ("nodes", Value::Array(nodes)),
+            ("links", Value::Array(links)),
+        ])
     }
 
     fn require(&self, v: Option<&Py>, what: &str) -> ApiResult<Key> {

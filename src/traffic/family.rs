@@ -303,13 +303,23 @@ pub const FIXED_UNIT: f64 = 1.0 / (1u64 << 40) as f64;
 impl View {
     pub fn new(mock: &super::mock::Mock) -> View {
         let n = mock.nodes.len();
-        let mut adj = vec![BTreeSet::new(); n];
-        let mut edges = BTreeMap::new();
-        for &(u, v, w) in &mock.edges {
-            adj[u].insert(v);
-            adj[v].insert(u);
-            edges.insert((u.min(v), u.max(v)), w);
+        // Collected, then built from sorted lists: per-edge inserts into the sets and the map
+        // were most of the view's cost at 10,000 nodes. `BTreeMap::from_iter` keeps the last
+        // weights of a repeated edge, as repeated inserts did.
+        let mut nbrs: Vec<Vec<usize>> = vec![Vec::new(); n];
+        for &(u, v, _) in &mock.edges {
+            nbrs[u].push(v);
+            nbrs[v].push(u);
         }
+        let adj: Vec<BTreeSet<usize>> = nbrs
+            .into_iter()
+            .map(|mut a| {
+                a.sort_unstable();
+                a.into_iter().collect()
+            })
+            .collect();
+        let edges: BTreeMap<(usize, usize), [i64; 3]> =
+            mock.edges.iter().map(|&(u, v, w)| ((u.min(v), u.max(v)), w)).collect();
         // As the graph keeps them: a sorted set.
         let labels = mock
             .nodes

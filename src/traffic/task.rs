@@ -81,9 +81,14 @@ pub struct Generated {
     pub logs: Option<Arc<flowq::Logs>>,
     /// The read-only truth, or `None` when the expected outcome is a changed graph.
     pub truth: Option<Truth>,
-    /// The graph an exact answer leaves (the base graph for questions; for a property
-    /// question the native witness, one valid answer of many).
-    pub expected_graph: Value,
+    /// The graph an exact answer leaves as node-link data (`expected_graph`), made when first
+    /// read: a question leaves its graph as it is, and rendering a 10,000-node graph costs
+    /// more than generating the rest of its task.
+    pub(super) expected: OnceLock<Value>,
+    /// The graph an exact answer leaves when it is not the one asked of (a change's outcome;
+    /// for a property question the native witness, one valid answer of many); `None` for a
+    /// question, whose graph is `state` or else `graph`.
+    pub(super) changed: Option<Graph>,
     /// A property question's rules, which check the final graph instead of `expected_graph`.
     pub prop: Option<prop::Spec>,
     /// A composed question's graph after its steps, which the final graph must equal outside
@@ -107,6 +112,15 @@ pub struct Ties {
 }
 
 impl Generated {
+    /// The graph an exact answer leaves (the base graph for questions, or the one a
+    /// composition's steps left; for a property question the native witness).
+    pub fn expected_graph(&self) -> &Value {
+        self.expected.get_or_init(|| match &self.changed {
+            Some(g) => g.to_json(),
+            None => self.state.clone().unwrap_or_else(|| self.graph.to_json()),
+        })
+    }
+
     /// The node attributes (or `-edge`, `-node`) an answer may change: the family's, narrowed
     /// for a k-means question that does not ask for colours; a composed question's steps' and
     /// question's.
@@ -384,16 +398,14 @@ pub fn generate(id: &QueryId) -> Result<Generated> {
     let start = changed.unwrap_or(&base);
     let state = changed.map(Graph::to_json);
     // A question leaves its graph as it is: no working copy to change.
-    let expected_graph = if truth.is_some() {
-        state.clone().unwrap_or_else(|| base.to_json())
-    } else {
+    let changed = truth.is_none().then(|| {
         let mut expected = start.clone();
         match &prop {
             Some(p) => p.witness(&mut expected),
             None => apply(asked, view, &mut expected),
         }
-        expected.to_json()
-    };
+        expected
+    });
     Ok(Generated {
         id: id.clone(),
         family,
@@ -405,7 +417,8 @@ pub fn generate(id: &QueryId) -> Result<Generated> {
         flows: logs.as_ref().map(|l| l.table.clone()),
         logs,
         truth,
-        expected_graph,
+        expected: OnceLock::new(),
+        changed,
         prop,
         state,
         nemo: None,
@@ -494,7 +507,7 @@ pub(super) fn expected_json(g: &Generated) -> Value {
         Some(t) => json!({"type": t.ty, "data": t.data, "ordered": t.ordered, "header_rows": t.header}),
         None => {
             let changes: Vec<String> =
-                check::diff(&g.graph.to_json(), &g.expected_graph).into_iter().map(|c| c.line).collect();
+                check::diff(&g.graph.to_json(), g.expected_graph()).into_iter().map(|c| c.line).collect();
             match &g.prop {
                 // One valid answer of many: the rule decides, the changes are an example.
                 Some(p) => json!({"type": "graph", "property": p.rule(), "example_changes": changes}),
@@ -760,8 +773,8 @@ fn expected_for(t: &Generated, graph: &Value) -> Option<Value> {
     }
     Some(match &t.loose {
         Some(Loose::Ties(ties)) => ties.expected(t, graph),
-        Some(l) => l.nearest(graph, &t.expected_graph).into_owned(),
-        None => t.expected_graph.clone(),
+        Some(l) => l.nearest(graph, t.expected_graph()).into_owned(),
+        None => t.expected_graph().clone(),
     })
 }
 
@@ -855,7 +868,7 @@ pub(super) fn score(t: &Generated, last: Option<&Attempt>, turns: u32) -> Score 
             (v.ok, why, v.problems)
         }
         (Ok(_), None, None) => {
-            let expected = expected_for(t, &graph).unwrap_or_else(|| t.expected_graph.clone());
+            let expected = expected_for(t, &graph).unwrap_or_else(|| t.expected_graph().clone());
             let d: Vec<String> = check::diff(&expected, &graph).into_iter().map(|c| c.line).collect();
             let why = if d.is_empty() {
                 "the graph is as expected".to_string()
@@ -903,7 +916,7 @@ impl Ties {
     /// carrying the asked colour), else on the lowest addresses. So an answer that chose other
     /// tied nodes matches exactly, and one that chose a wrong node differs where it erred.
     fn expected(&self, t: &Generated, graph: &Value) -> Value {
-        let Query::ColorExtreme { c1, c2, .. } = &t.query else { return t.expected_graph.clone() };
+        let Query::ColorExtreme { c1, c2, .. } = &t.query else { return t.expected_graph().clone() };
         // Case b (no second colour) also doubles the coloured node's size.
         let colours: std::collections::BTreeMap<&str, String> = graph["nodes"]
             .as_array()

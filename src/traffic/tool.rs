@@ -36,7 +36,7 @@ fn line(id: &QueryId, last: &mut String) -> Result<String, String> {
     let g = generate(id).map_err(|e| e.to_string())?;
     let mut v = json!({
         "id": id.to_string(), "family": g.family.id(), "query": g.query, "truth": g.truth,
-        "graph": g.graph.to_json(), "expected_graph": g.expected_graph, "reference": code(&g.query),
+        "graph": g.graph.to_json(), "expected_graph": g.expected_graph(), "reference": code(&g.query),
     });
     if let Some(l) = &g.logs {
         v["tenant"] = json!(l.material);

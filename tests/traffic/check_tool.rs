@@ -40,7 +40,7 @@ fn a_graph_answer_is_the_graph_the_code_left() {
     // Index 1 is a bisect question; the native witness is its expected graph.
     let id = "traffic-v1-L3-s0-i1";
     let g = generated(id);
-    let mut data = g.expected_graph.clone();
+    let mut data = g.expected_graph().clone();
     let (code, out, _) = check(id, &json!({"type": "graph", "data": data}).to_string());
     assert_eq!(code, 0, "{out}");
     assert!(out.contains("safe: yes"), "{out}");
@@ -58,7 +58,7 @@ fn a_graph_answer_is_the_graph_the_code_left() {
     let (code, out, _) = check(id, r#"{"type": "graph"}"#);
     assert_eq!(code, 1, "{out}");
     // A graph missing an edge is a change outside the question's scope.
-    let mut cut = g.expected_graph.clone();
+    let mut cut = g.expected_graph().clone();
     cut["links"].as_array_mut().unwrap().pop();
     let (_, out, _) = check(id, &json!({"type": "graph", "data": cut}).to_string());
     assert!(out.contains("safe: no") && out.contains("out of scope"), "{out}");
