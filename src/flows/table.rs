@@ -7,6 +7,8 @@
 //! (or `TypeError`) that names what is valid, never a panic.
 
 use std::collections::HashMap;
+use std::fmt;
+use std::sync::{Arc, OnceLock};
 
 use super::format::{Format, Inventory, Parsed, Record, State, Status};
 use super::model::NO_VM;
@@ -88,11 +90,43 @@ pub struct Table {
     pkts_rev: Vec<u32>,
     bytes_rev: Vec<u32>,
     instance: Vec<u16>,
-    raw_end: Vec<u32>,
-    raw: String,
+    raw: Raw,
     /// Instance names by VM index, and each VM's rank among them sorted (for ordering).
     instance_names: Vec<String>,
     instance_rank: Vec<u16>,
+}
+
+/// Writes every row's original text end to end, with the end of each.
+pub type RawSource = Arc<dyn Fn() -> (String, Vec<usize>) + Send + Sync>;
+
+/// The rows' original text: read with the rows, or written on first use by a [`RawSource`]
+/// (a table built from emitted records: most questions never read a raw row, and writing
+/// an hour of logs' text costs more than the rest of the table).
+#[derive(Clone)]
+struct Raw {
+    /// The text and each row's end in it.
+    rows: OnceLock<(String, Vec<u32>)>,
+    source: Option<RawSource>,
+}
+
+impl fmt::Debug for Raw {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Raw").field("rows", &self.rows).field("lazy", &self.source.is_some()).finish()
+    }
+}
+
+impl Raw {
+    fn rows(&self) -> Option<&(String, Vec<u32>)> {
+        if let Some(source) = &self.source {
+            // Ends past 4 GiB do not fit; such a text is refused by `Table::new` too.
+            return Some(self.rows.get_or_init(|| {
+                let (text, ends) = source();
+                let ends = ends.iter().map_while(|&e| u32::try_from(e).ok()).collect();
+                (text, ends)
+            }));
+        }
+        self.rows.get()
+    }
 }
 
 /// Bytes one row takes in the columns (the raw text aside).
@@ -111,10 +145,34 @@ impl Table {
         windows: Vec<(String, u64, u64)>,
     ) -> Result<Table, String> {
         let (records, raw, ends) = parsed.into_parts();
-        let n = records.len();
         if raw.len() > u32::MAX as usize {
             return Err("log text over 4 GiB".into());
         }
+        let rows = OnceLock::from((raw, ends.iter().map(|&e| e as u32).collect()));
+        Table::build(format, &records, inventory, windows, Raw { rows, source: None })
+    }
+
+    /// Builds the table from the records a format emits, in file order (the rows its text
+    /// parses back to, which the format tests hold for every format), with `raw` writing
+    /// their original text when a raw row is first asked for.
+    pub fn from_records(
+        format: Format,
+        records: &[Record],
+        inventory: &Inventory,
+        windows: Vec<(String, u64, u64)>,
+        raw: RawSource,
+    ) -> Result<Table, String> {
+        Table::build(format, records, inventory, windows, Raw { rows: OnceLock::new(), source: Some(raw) })
+    }
+
+    fn build(
+        format: Format,
+        records: &[Record],
+        inventory: &Inventory,
+        windows: Vec<(String, u64, u64)>,
+        raw: Raw,
+    ) -> Result<Table, String> {
+        let n = records.len();
         let mut names = Vec::new();
         while let Some(name) = inventory.instance_name(names.len() as u32) {
             names.push(name.to_string());
@@ -145,12 +203,11 @@ impl Table {
             pkts_rev: Vec::with_capacity(n),
             bytes_rev: Vec::with_capacity(n),
             instance: Vec::with_capacity(n),
-            raw_end: ends.iter().map(|&e| e as u32).collect(),
             raw,
             instance_names: names,
             instance_rank: rank,
         };
-        for r in &records {
+        for r in records {
             tb.push(r)?;
         }
         Ok(tb)
@@ -250,9 +307,13 @@ impl Table {
 
     /// The original text of row `i`.
     pub fn raw(&self, i: usize) -> Option<&str> {
-        let end = *self.raw_end.get(i)? as usize;
-        let start = if i == 0 { 0 } else { self.raw_end[i - 1] as usize };
-        Some(&self.raw[start..end])
+        if i >= self.len() {
+            return None;
+        }
+        let (text, ends) = self.raw.rows()?;
+        let end = *ends.get(i)? as usize;
+        let start = if i == 0 { 0 } else { ends[i - 1] as usize };
+        Some(&text[start..end])
     }
 }
 

@@ -18,7 +18,7 @@ use serde_json::{Value, json};
 use crate::error::{Error, Result};
 use crate::flows::format::{self, Inventory, Options, Record};
 use crate::flows::graph::Graph;
-use crate::flows::table::Table;
+use crate::flows::table::{RawSource, Table};
 use crate::flows::tenant::dotted;
 use crate::flows::{Format, Knobs, Layout, Scenario, T0, Tenant, TenantKey};
 use crate::seed::{Stream, Width};
@@ -103,51 +103,61 @@ impl Logs {
 
 type Key = (u32, u16, u32, u16, u8);
 
+/// One row as the connection rule reads it: connection, vantage, time, decision, and bytes
+/// forward and back, packets forward and back.
+type Oriented = (Key, u32, u64, bool, [u64; 4]);
+
 /// The connections the rows describe, in key order (initiator, port, responder, port, proto).
 pub fn connections(records: &[Record]) -> Vec<Conn> {
-    // Per (connection, vantage): bytes forward and back, packets forward and back.
-    let mut at: BTreeMap<(Key, u32), [u64; 4]> = BTreeMap::new();
-    let mut meta: BTreeMap<Key, (u64, bool)> = BTreeMap::new();
-    for r in records.iter().filter(|r| r.proto != 0) {
-        let forward = r.sport > r.dport;
-        let (key, counts) = if forward {
-            ((r.src, r.sport, r.dst, r.dport, r.proto), [r.bytes, r.bytes_rev, r.pkts, r.pkts_rev])
-        } else {
-            ((r.dst, r.dport, r.src, r.sport, r.proto), [r.bytes_rev, r.bytes, r.pkts_rev, r.pkts])
-        };
-        let s = at.entry((key, r.vantage)).or_default();
-        for (x, c) in s.iter_mut().zip(counts) {
-            *x += c;
-        }
-        let m = meta.entry(key).or_insert((r.t, true));
-        m.0 = m.0.min(r.t);
-        m.1 &= r.allow;
-    }
-    let mut sums: BTreeMap<Key, [u64; 4]> = BTreeMap::new();
-    for ((key, _), s) in at {
-        let m = sums.entry(key).or_default();
-        for (x, c) in m.iter_mut().zip(s) {
-            *x = (*x).max(c);
-        }
-    }
-    meta.into_iter()
-        .map(|(k, (t, allow))| {
-            let s = sums[&k];
-            Conn {
-                src: k.0,
-                sport: k.1,
-                dst: k.2,
-                dport: k.3,
-                proto: k.4,
-                start: t.saturating_sub(T0),
-                allow,
-                fwd: s[0],
-                rev: s[1],
-                pkts_fwd: s[2],
-                pkts_rev: s[3],
+    // Sorting by (connection, vantage) puts a connection's rows together, vantage by vantage,
+    // in key order: one pass then sums each vantage and keeps the largest sums, without a
+    // tree of a million entries (hours of logs).
+    let mut rows: Vec<Oriented> = records
+        .iter()
+        .filter(|r| r.proto != 0)
+        .map(|r| {
+            if r.sport > r.dport {
+                let key = (r.src, r.sport, r.dst, r.dport, r.proto);
+                (key, r.vantage, r.t, r.allow, [r.bytes, r.bytes_rev, r.pkts, r.pkts_rev])
+            } else {
+                let key = (r.dst, r.dport, r.src, r.sport, r.proto);
+                (key, r.vantage, r.t, r.allow, [r.bytes_rev, r.bytes, r.pkts_rev, r.pkts])
             }
         })
-        .collect()
+        .collect();
+    rows.sort_unstable_by_key(|r| (r.0, r.1));
+    let mut out = Vec::new();
+    for conn in rows.chunk_by(|a, b| a.0 == b.0) {
+        let (mut t, mut allow, mut most) = (u64::MAX, true, [0u64; 4]);
+        for at in conn.chunk_by(|a, b| a.1 == b.1) {
+            let mut sum = [0u64; 4];
+            for r in at {
+                t = t.min(r.2);
+                allow &= r.3;
+                for (x, c) in sum.iter_mut().zip(r.4) {
+                    *x += c;
+                }
+            }
+            for (x, c) in most.iter_mut().zip(sum) {
+                *x = (*x).max(c);
+            }
+        }
+        let k = conn[0].0;
+        out.push(Conn {
+            src: k.0,
+            sport: k.1,
+            dst: k.2,
+            dport: k.3,
+            proto: k.4,
+            start: t.saturating_sub(T0),
+            allow,
+            fwd: most[0],
+            rev: most[1],
+            pkts_fwd: most[2],
+            pkts_rev: most[3],
+        });
+    }
+    out
 }
 
 /// The tenant key of a flow question.
@@ -195,16 +205,21 @@ pub fn logs(level: u8, seed: u64, k: &FlowKnobs) -> Result<Arc<Logs>> {
     let trace = crate::flows::generate(&tenant, &Scenario::default()).map_err(bad)?;
     let inv = Inventory::new(&trace.vms);
     let emitted = format::emit(format, &tenant, &trace, Options::default());
-    let text = format::render(format, &tenant, &trace, &emitted);
-    let parsed = format::parse(format, &text, &inv).map_err(|e| bad(e.to_string()))?;
-    let conns = connections(&parsed.records);
-    let records = parsed.records.clone();
-    let table = Table::new(format, parsed, &inv, vec![]).map_err(bad)?;
+    // The rows are the emitted records: rendering then parsing gives exactly them in every
+    // format (the format tests, and `emitted_records_are_the_parsed_rows` below on traffic
+    // tenants), so the text is written only if an agent reads a raw row (`F.raw`).
+    let records: Vec<Record> = emitted.iter().map(|e| e.record).collect();
+    let conns = connections(&records);
+    let graph = Graph::from_trace(&tenant, &trace, false, None);
+    let minutes = trace.minutes;
+    let (tenant, trace) = (Arc::new(tenant), Arc::new(trace));
+    let raw: RawSource = Arc::new(move || format::raw_rows(format, &tenant, &trace, &emitted));
+    let table = Table::from_records(format, &records, &inv, vec![], raw).map_err(bad)?;
     let logs = Arc::new(Logs {
         format,
-        minutes: trace.minutes,
+        minutes,
         table: Arc::new(table),
-        graph: Graph::from_trace(&tenant, &trace, false, None),
+        graph,
         conns,
         records,
         material: material.clone(),
@@ -614,6 +629,98 @@ mod tests {
         assert_eq!(truth(&q(10), &c).1, json!(["203.0.0.0"]));
         assert_eq!(truth(&q(11), &c).1, json!([]));
         assert_eq!(hhmm(75), "01:15");
+    }
+
+    /// What `logs` builds from the emitted records is what the rendered text parses back to:
+    /// the same rows, the same raw text of each row, the same connections, in every format
+    /// (levels 2 to 4, default and small knobs).
+    #[test]
+    fn emitted_records_are_the_parsed_rows() {
+        for (level, seed, d) in [(2, 0, 20), (3, 5, 15), (4, 2, 10)] {
+            for f in Format::ALL {
+                let k = FlowKnobs { f: Some(f), d, ..Default::default() };
+                let key = tenant_key(level, seed, &k);
+                let tenant = Tenant::new(&key).unwrap();
+                let trace = crate::flows::generate(&tenant, &Scenario::default()).unwrap();
+                let inv = Inventory::new(&trace.vms);
+                let emitted = format::emit(f, &tenant, &trace, Options::default());
+                let text = format::render(f, &tenant, &trace, &emitted);
+                let parsed = format::parse(f, &text, &inv).unwrap();
+                let records: Vec<Record> = emitted.iter().map(|e| e.record).collect();
+                assert_eq!(parsed.records, records, "{f:?}");
+                let (raw, ends) = format::raw_rows(f, &tenant, &trace, &emitted);
+                assert_eq!(ends.len(), records.len(), "{f:?}");
+                for (i, &end) in ends.iter().enumerate() {
+                    let start = if i == 0 { 0 } else { ends[i - 1] };
+                    assert_eq!(Some(&raw[start..end]), parsed.raw(i), "{f:?} row {i}");
+                }
+                let logs = logs(level, seed, &k).unwrap();
+                assert_eq!(logs.records, parsed.records, "{f:?}");
+                assert_eq!(logs.conns, connections(&parsed.records), "{f:?}");
+                let eager = Table::new(f, parsed.clone(), &inv, vec![]).unwrap();
+                assert_eq!(logs.table.len(), eager.len());
+                for i in [0, eager.len() / 2, eager.len() - 1, eager.len()] {
+                    assert_eq!(logs.table.raw(i), eager.raw(i), "{f:?} row {i}");
+                }
+            }
+        }
+    }
+
+    /// The connection rule, as the trees it was first written with computed it.
+    fn connections_by_trees(records: &[Record]) -> Vec<Conn> {
+        let mut at: BTreeMap<(Key, u32), [u64; 4]> = BTreeMap::new();
+        let mut meta: BTreeMap<Key, (u64, bool)> = BTreeMap::new();
+        for r in records.iter().filter(|r| r.proto != 0) {
+            let (key, counts) = if r.sport > r.dport {
+                ((r.src, r.sport, r.dst, r.dport, r.proto), [r.bytes, r.bytes_rev, r.pkts, r.pkts_rev])
+            } else {
+                ((r.dst, r.dport, r.src, r.sport, r.proto), [r.bytes_rev, r.bytes, r.pkts_rev, r.pkts])
+            };
+            let s = at.entry((key, r.vantage)).or_default();
+            for (x, c) in s.iter_mut().zip(counts) {
+                *x += c;
+            }
+            let m = meta.entry(key).or_insert((r.t, true));
+            m.0 = m.0.min(r.t);
+            m.1 &= r.allow;
+        }
+        let mut sums: BTreeMap<Key, [u64; 4]> = BTreeMap::new();
+        for ((key, _), s) in at {
+            let m = sums.entry(key).or_default();
+            for (x, c) in m.iter_mut().zip(s) {
+                *x = (*x).max(c);
+            }
+        }
+        meta.into_iter()
+            .map(|(k, (t, allow))| {
+                let s = sums[&k];
+                Conn {
+                    src: k.0,
+                    sport: k.1,
+                    dst: k.2,
+                    dport: k.3,
+                    proto: k.4,
+                    start: t.saturating_sub(T0),
+                    allow,
+                    fwd: s[0],
+                    rev: s[1],
+                    pkts_fwd: s[2],
+                    pkts_rev: s[3],
+                }
+            })
+            .collect()
+    }
+
+    #[test]
+    fn sorted_connections_agree_with_trees() {
+        for f in Format::ALL {
+            let key = tenant_key(3, 7, &FlowKnobs { f: Some(f), d: 20, ..Default::default() });
+            let tenant = Tenant::new(&key).unwrap();
+            let trace = crate::flows::generate(&tenant, &Scenario::default()).unwrap();
+            let records: Vec<Record> =
+                format::emit(f, &tenant, &trace, Options::default()).iter().map(|e| e.record).collect();
+            assert_eq!(connections(&records), connections_by_trees(&records), "{f:?}");
+        }
     }
 
     /// The reference code's lookback holds: in every format, a connection's consecutive

@@ -155,7 +155,7 @@ pub fn render(t: &Tenant, tr: &Trace, records: &[Emitted], v5: bool) -> String {
     out
 }
 
-fn line(out: &mut String, t: &Tenant, tr: &Trace, e: &Emitted, v5: bool) {
+pub(super) fn line(out: &mut String, t: &Tenant, tr: &Trace, e: &Emitted, v5: bool) {
     use std::fmt::Write;
     let r = &e.record;
     let vm = &tr.vms[e.vm as usize];

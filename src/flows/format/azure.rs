@@ -104,7 +104,7 @@ fn minute_time(minute: u64) -> String {
     crate::k8s::meta::rfc3339((T0 + (minute + 1) * 60) as i64)
 }
 
-fn tuple(out: &mut String, e: &Emitted, flavor: Flavor) {
+pub(super) fn tuple(out: &mut String, e: &Emitted, flavor: Flavor) {
     let r = &e.record;
     let dir = if r.inbound { 'I' } else { 'O' };
     let _ = match flavor {

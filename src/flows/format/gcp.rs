@@ -45,30 +45,36 @@ pub fn emit(tr: &Trace) -> Vec<Emitted> {
 pub fn render(records: &[Emitted]) -> String {
     let mut out = String::with_capacity(records.len() * 260);
     for e in records {
-        let r = &e.record;
-        let _ = write!(
-            out,
-            "{{\"connection\":{{\"protocol\":{},\"src_ip\":\"{}\",\"src_port\":{},\"dest_ip\":\"{}\",\"dest_port\":{}}},\"reporter\":\"{}\",",
-            r.proto,
-            dotted(r.src),
-            r.sport,
-            dotted(r.dst),
-            r.dport,
-            if r.inbound { "DEST" } else { "SRC" }
-        );
-        if r.proto == 6 {
-            let _ = write!(out, "\"rtt_msec\":\"{}\",", e.extra);
-        }
-        let _ = writeln!(
-            out,
-            "\"bytes_sent\":\"{}\",\"packets_sent\":\"{}\",\"start_time\":\"{}\",\"end_time\":\"{}\"}}",
-            r.bytes,
-            r.pkts,
-            format_ms(T0 * 1000 + e.at_ms),
-            format_ms(T0 * 1000 + e.end_ms)
-        );
+        line(&mut out, e);
+        out.push('\n');
     }
     out
+}
+
+/// One record's line, without its newline.
+pub(super) fn line(out: &mut String, e: &Emitted) {
+    let r = &e.record;
+    let _ = write!(
+        out,
+        "{{\"connection\":{{\"protocol\":{},\"src_ip\":\"{}\",\"src_port\":{},\"dest_ip\":\"{}\",\"dest_port\":{}}},\"reporter\":\"{}\",",
+        r.proto,
+        dotted(r.src),
+        r.sport,
+        dotted(r.dst),
+        r.dport,
+        if r.inbound { "DEST" } else { "SRC" }
+    );
+    if r.proto == 6 {
+        let _ = write!(out, "\"rtt_msec\":\"{}\",", e.extra);
+    }
+    let _ = write!(
+        out,
+        "\"bytes_sent\":\"{}\",\"packets_sent\":\"{}\",\"start_time\":\"{}\",\"end_time\":\"{}\"}}",
+        r.bytes,
+        r.pkts,
+        format_ms(T0 * 1000 + e.at_ms),
+        format_ms(T0 * 1000 + e.end_ms)
+    );
 }
 
 fn get<'a>(v: &'a Value, key: &str) -> Result<&'a Value, String> {

@@ -198,6 +198,25 @@ pub fn render(format: Format, tenant: &Tenant, trace: &Trace, records: &[Emitted
     }
 }
 
+/// Each record's own text end to end, with where each ends: an AWS or GCP line without its
+/// newline, an Azure flow tuple. These are the raw texts [`parse`] gives the rows of
+/// [`render`]'s file (`render` writes each row with the same code), so a table built straight
+/// from emitted records can show them without the whole file being written and read back.
+pub fn raw_rows(format: Format, tenant: &Tenant, trace: &Trace, records: &[Emitted]) -> (String, Vec<usize>) {
+    let mut out = String::with_capacity(records.len() * 64);
+    let mut ends = Vec::with_capacity(records.len());
+    for e in records {
+        match format {
+            Format::Aws2 | Format::Aws5 => aws::line(&mut out, tenant, trace, e, format == Format::Aws5),
+            Format::Nsg2 => azure::tuple(&mut out, e, azure::Flavor::Nsg2),
+            Format::Vnet4 => azure::tuple(&mut out, e, azure::Flavor::Vnet4),
+            Format::Gcp => gcp::line(&mut out, e),
+        }
+        ends.push(out.len());
+    }
+    (out, ends)
+}
+
 /// Why a log text could not be read.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ParseError {
