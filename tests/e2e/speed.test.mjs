@@ -230,7 +230,10 @@ test('traffic answers are checked in the worker: every reference program correct
     const results = await page.evaluate(async (cases) => {
       const worker = new Worker('./netpress-worker_loader.js', { name: 'traffic' });
       let answer = null;
-      worker.onmessage = (e) => { const msg = JSON.parse(e.data); if (msg.op !== 'ready') answer?.(msg); };
+      // A request sent before the engine says `ready` would find no handler and be lost.
+      const ready = new Promise((resolve) => { answer = resolve; });
+      worker.onmessage = (e) => answer?.(JSON.parse(e.data));
+      await ready;
       const ask = (msg) => new Promise((resolve) => { answer = resolve; worker.postMessage(JSON.stringify(msg)); });
       const out = [];
       for (const c of cases) {
