@@ -142,22 +142,27 @@ pub fn connections(records: &[Record]) -> Vec<Conn> {
                 *x = (*x).max(c);
             }
         }
-        let k = conn[0].0;
-        out.push(Conn {
-            src: k.0,
-            sport: k.1,
-            dst: k.2,
-            dport: k.3,
-            proto: k.4,
-            start: t.saturating_sub(T0),
-            allow,
-            fwd: most[0],
-            rev: most[1],
-            pkts_fwd: most[2],
-            pkts_rev: most[3],
-        });
+        out.push(conn_of(conn[0].0, t, allow, most));
     }
     out
+}
+
+/// A connection from its key, first time, decision and largest sums (bytes and packets,
+/// forward and back).
+fn conn_of(k: Key, t: u64, allow: bool, most: [u64; 4]) -> Conn {
+    Conn {
+        src: k.0,
+        sport: k.1,
+        dst: k.2,
+        dport: k.3,
+        proto: k.4,
+        start: t.saturating_sub(T0),
+        allow,
+        fwd: most[0],
+        rev: most[1],
+        pkts_fwd: most[2],
+        pkts_rev: most[3],
+    }
 }
 
 /// The tenant key of a flow question.
@@ -691,24 +696,7 @@ mod tests {
                 *x = (*x).max(c);
             }
         }
-        meta.into_iter()
-            .map(|(k, (t, allow))| {
-                let s = sums[&k];
-                Conn {
-                    src: k.0,
-                    sport: k.1,
-                    dst: k.2,
-                    dport: k.3,
-                    proto: k.4,
-                    start: t.saturating_sub(T0),
-                    allow,
-                    fwd: s[0],
-                    rev: s[1],
-                    pkts_fwd: s[2],
-                    pkts_rev: s[3],
-                }
-            })
-            .collect()
+        meta.into_iter().map(|(k, (t, allow))| conn_of(k, t, allow, sums[&k])).collect()
     }
 
     #[test]
