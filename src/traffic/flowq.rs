@@ -112,19 +112,7 @@ pub fn connections(records: &[Record]) -> Vec<Conn> {
     // Sorting by (connection, vantage) puts a connection's rows together, vantage by vantage,
     // in key order: one pass then sums each vantage and keeps the largest sums, without a
     // tree of a million entries (hours of logs).
-    let mut rows: Vec<Oriented> = records
-        .iter()
-        .filter(|r| r.proto != 0)
-        .map(|r| {
-            if r.sport > r.dport {
-                let key = (r.src, r.sport, r.dst, r.dport, r.proto);
-                (key, r.vantage, r.t, r.allow, [r.bytes, r.bytes_rev, r.pkts, r.pkts_rev])
-            } else {
-                let key = (r.dst, r.dport, r.src, r.sport, r.proto);
-                (key, r.vantage, r.t, r.allow, [r.bytes_rev, r.bytes, r.pkts_rev, r.pkts])
-            }
-        })
-        .collect();
+    let mut rows: Vec<Oriented> = records.iter().filter(|r| r.proto != 0).map(oriented).collect();
     rows.sort_unstable_by_key(|r| (r.0, r.1));
     let mut out = Vec::new();
     for conn in rows.chunk_by(|a, b| a.0 == b.0) {
@@ -145,6 +133,17 @@ pub fn connections(records: &[Record]) -> Vec<Conn> {
         out.push(conn_of(conn[0].0, t, allow, most));
     }
     out
+}
+
+/// A row oriented from the connection's initiator: the side with the higher (ephemeral) port.
+fn oriented(r: &Record) -> Oriented {
+    if r.sport > r.dport {
+        let key = (r.src, r.sport, r.dst, r.dport, r.proto);
+        (key, r.vantage, r.t, r.allow, [r.bytes, r.bytes_rev, r.pkts, r.pkts_rev])
+    } else {
+        let key = (r.dst, r.dport, r.src, r.sport, r.proto);
+        (key, r.vantage, r.t, r.allow, [r.bytes_rev, r.bytes, r.pkts_rev, r.pkts])
+    }
 }
 
 /// A connection from its key, first time, decision and largest sums (bytes and packets,
@@ -671,23 +670,19 @@ mod tests {
         }
     }
 
-    /// The connection rule, as the trees it was first written with computed it.
+    /// The connection rule's sums, as the trees it was first written with computed them (the
+    /// rows oriented alike: what differs is the sort and one pass against the trees).
     fn connections_by_trees(records: &[Record]) -> Vec<Conn> {
         let mut at: BTreeMap<(Key, u32), [u64; 4]> = BTreeMap::new();
         let mut meta: BTreeMap<Key, (u64, bool)> = BTreeMap::new();
-        for r in records.iter().filter(|r| r.proto != 0) {
-            let (key, counts) = if r.sport > r.dport {
-                ((r.src, r.sport, r.dst, r.dport, r.proto), [r.bytes, r.bytes_rev, r.pkts, r.pkts_rev])
-            } else {
-                ((r.dst, r.dport, r.src, r.sport, r.proto), [r.bytes_rev, r.bytes, r.pkts_rev, r.pkts])
-            };
-            let s = at.entry((key, r.vantage)).or_default();
+        for (key, vantage, t, allow, counts) in records.iter().filter(|r| r.proto != 0).map(oriented) {
+            let s = at.entry((key, vantage)).or_default();
             for (x, c) in s.iter_mut().zip(counts) {
                 *x += c;
             }
-            let m = meta.entry(key).or_insert((r.t, true));
-            m.0 = m.0.min(r.t);
-            m.1 &= r.allow;
+            let m = meta.entry(key).or_insert((t, true));
+            m.0 = m.0.min(t);
+            m.1 &= allow;
         }
         let mut sums: BTreeMap<Key, [u64; 4]> = BTreeMap::new();
         for ((key, _), s) in at {

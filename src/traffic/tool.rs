@@ -64,7 +64,7 @@ fn ids(argv: &[String]) -> Result<Vec<QueryId>, String> {
         *slot = Some(tool_args::value(&mut p, &flag)?);
     }
     if let Some(t) = task {
-        return Ok(vec![t.parse().map_err(|e: crate::Error| e.to_string())?]);
+        return Ok(vec![parse(&t)?]);
     }
     let seeds = seeds.ok_or("give --task ID or --seeds A..B")?;
     let (a, b) = seeds.split_once("..").ok_or("--seeds takes A..B")?;
