@@ -9,6 +9,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use rustc_hash::FxHashMap;
 use serde_json::{Value, json};
 
 use super::model::Trace;
@@ -21,13 +22,19 @@ use crate::malt::method::{Methods, method, method_kw, required};
 pub const WEIGHTS: [&str; 3] = ["byte_weight", "connection_weight", "packet_weight"];
 const ROW_BYTES: usize = 320;
 
-/// A node's sort key: its address number, or past every address and then by id.
-type Key = (u64, String);
+/// A node's sort key: addresses first, by number, then the ids that are not addresses, by
+/// text. An enum rather than a (number, text) pair so that comparing two addresses compares
+/// two integers and never the text: building a large graph compares keys millions of times.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+enum Key {
+    Addr(u32),
+    Id(String),
+}
 
 fn key(id: &str) -> Key {
     match id.parse::<std::net::Ipv4Addr>() {
-        Ok(a) if a.to_string() == id => (u64::from(u32::from(a)), String::new()),
-        _ => (1 << 32, id.to_string()),
+        Ok(a) if a.to_string() == id => Key::Addr(u32::from(a)),
+        _ => Key::Id(id.to_string()),
     }
 }
 
@@ -79,58 +86,44 @@ impl Graph {
     /// The graph of a trace's connections: allowed ones only unless `denied`, and only those
     /// starting in `window` (ms after T0) when given.
     pub fn from_trace(t: &Tenant, tr: &Trace, denied: bool, window: Option<(u64, u64)>) -> Graph {
-        let mut sums: BTreeMap<(u32, u32), [u64; 3]> = BTreeMap::new();
-        let mut vm_role: BTreeMap<u32, BTreeSet<String>> = BTreeMap::new();
-        for vm in &tr.vms {
-            let roles = vm_role.entry(vm.ip).or_default();
-            if vm.known {
-                roles.insert(format!("role={}", t.roles[vm.role].name));
-            }
-        }
+        // The per-pair sums in a hash table (a million connections, mostly repeated pairs),
+        // sorted once afterwards: the table's order reaches nothing. A pair is one number,
+        // smaller address high, so it hashes in one step and sorts as (smaller, larger).
+        let mut sums: FxHashMap<u64, [u64; 3]> = FxHashMap::default();
         for c in &tr.connections {
             if (!c.allow && !denied) || window.is_some_and(|(a, b)| c.start < a || c.start >= b) {
                 continue;
             }
-            let pair = (c.src.min(c.dst), c.src.max(c.dst));
-            let w = sums.entry(pair).or_default();
+            let w =
+                sums.entry((u64::from(c.src.min(c.dst)) << 32) | u64::from(c.src.max(c.dst))).or_default();
             w[0] += c.bytes_f + c.bytes_r;
             w[1] += 1;
             w[2] += u64::from(c.pkts_f) + u64::from(c.pkts_r);
         }
-        let mut g = Graph::default();
-        for (&(a, b), w) in &sums {
-            for ip in [a, b] {
-                let k = (u64::from(ip), String::new());
-                if !g.nodes.contains_key(&k) {
-                    let mut n = Node::new(&dotted(ip));
-                    let kind = match vm_role.get(&ip) {
-                        Some(roles) => {
-                            n.labels.extend(roles.iter().cloned());
-                            "type=VM"
-                        }
-                        None if platform(ip) => "type=Platform",
-                        None if private(ip) => "type=VM",
-                        None => "type=Internet",
-                    };
-                    n.labels.push(kind.into());
-                    n.labels.sort();
-                    g.nodes.insert(k.clone(), n);
-                    g.adj.insert(k, BTreeSet::new());
-                }
-            }
-            let (ka, kb) = ((u64::from(a), String::new()), (u64::from(b), String::new()));
-            g.adj.get_mut(&ka).expect("node").insert(kb.clone());
-            g.adj.get_mut(&kb).expect("node").insert(ka.clone());
-            g.edges.insert((ka, kb), w.map(|x| Py::Int(x as i64)));
-        }
-        g
+        let mut pairs: Vec<(u64, [u64; 3])> = sums.into_iter().collect();
+        pairs.sort_unstable_by_key(|p| p.0);
+        let ends = |pair: u64| [(pair >> 32) as u32, pair as u32];
+        let mut ips: Vec<u32> = pairs.iter().flat_map(|&(pair, _)| ends(pair)).collect();
+        ips.sort_unstable();
+        ips.dedup();
+        let roles = vm_roles(t, tr);
+        let nodes = ips.iter().map(|&ip| (Key::Addr(ip), trace_node(ip, roles.get(&ip)))).collect();
+        let at = |ip: u32| ips.binary_search(&ip).expect("an end is a node");
+        let edges = pairs
+            .into_iter()
+            .map(|(pair, w)| {
+                let [a, b] = ends(pair);
+                (at(a), at(b), w.map(|x| Py::Int(x as i64)))
+            })
+            .collect();
+        Graph::assemble(nodes, edges)
     }
 
     /// A graph of the given nodes (id = address, with their labels) and weighted edges
     /// between node positions (`[byte, connection, packet]`), default colour and size; a
-    /// mock graph that comes from no trace. Each node's sort key is worked out once, not per
-    /// edge end (a 10,000-node mock has 50,000 edges). Self-loops and edges naming a position
-    /// past the nodes are skipped.
+    /// mock graph that comes from no trace. Self-loops and edges naming a position past the
+    /// nodes are skipped; a repeated node takes its last labels, a repeated edge (either way
+    /// round) its last weights.
     pub fn from_parts(nodes: &[(String, Vec<String>)], edges: &[(usize, usize, [i64; 3])]) -> Graph {
         Graph::from_weighted_parts(nodes, edges, |w| w.map(Py::Int))
     }
@@ -146,55 +139,58 @@ impl Graph {
         edges: &[(usize, usize, W)],
         weights: impl Fn(W) -> [Py; 3],
     ) -> Graph {
-        // Built from sorted lists in one pass per map rather than by inserts: a 10,000-node
-        // mock has 50,000 edges, and searching the maps for each end dominated the build.
-        // `BTreeMap::from_iter` keeps the last of equal keys, as repeated inserts would: a
-        // repeated node takes its last labels, a repeated edge its last weights.
-        let keys: Vec<Key> = nodes.iter().map(|(id, _)| key(id)).collect();
-        let mut g = Graph {
-            nodes: keys
-                .iter()
-                .zip(nodes)
-                .map(|(k, (id, labels))| {
-                    let mut n = Node::new(id);
-                    n.labels = labels.iter().cloned().collect::<BTreeSet<_>>().into_iter().collect();
-                    (k.clone(), n)
-                })
-                .collect(),
-            ..Graph::default()
-        };
-        // Each node's neighbours by position (an edge's ends may repeat a node's key).
-        let mut nbrs: Vec<Vec<usize>> = vec![Vec::new(); nodes.len()];
-        let mut pairs: Vec<((Key, Key), [Py; 3])> = Vec::with_capacity(edges.len());
-        for &(u, v, w) in edges {
-            let (Some(ku), Some(kv)) = (keys.get(u), keys.get(v)) else { continue };
-            if ku == kv {
-                continue;
+        // The nodes in key order, the last of equal keys kept (a stable sort keeps a repeated
+        // node's copies in input order); `rank` takes each input position to its node's.
+        let mut order: Vec<(Key, usize)> =
+            nodes.iter().enumerate().map(|(u, (id, _))| (key(id), u)).collect();
+        order.sort_by(|a, b| a.0.cmp(&b.0));
+        let mut rank = vec![0; nodes.len()];
+        let mut kept: Vec<(Key, Node)> = Vec::with_capacity(nodes.len());
+        for (k, u) in order {
+            let (id, labels) = &nodes[u];
+            let mut n = Node::new(id);
+            n.labels = labels.clone();
+            n.labels.sort();
+            n.labels.dedup();
+            match kept.last_mut() {
+                Some(last) if last.0 == k => last.1 = n,
+                _ => kept.push((k, n)),
             }
-            nbrs[u].push(v);
-            nbrs[v].push(u);
-            let pair = if ku <= kv { (ku.clone(), kv.clone()) } else { (kv.clone(), ku.clone()) };
-            pairs.push((pair, weights(w)));
+            rank[u] = kept.len() - 1;
         }
-        g.edges = pairs.into_iter().collect();
-        // A key's neighbours: those of every position holding it.
-        let mut adj: Vec<(Key, Vec<Key>)> = Vec::with_capacity(nodes.len());
-        for (u, k) in keys.iter().enumerate() {
-            adj.push((k.clone(), nbrs[u].iter().map(|&v| keys[v].clone()).collect()));
-        }
-        adj.sort_by(|a, b| a.0.cmp(&b.0));
-        let mut merged: Vec<(Key, BTreeSet<Key>)> = Vec::with_capacity(adj.len());
-        for (k, mut list) in adj {
-            match merged.last_mut() {
-                Some((last, set)) if *last == k => set.extend(list),
-                _ => {
-                    list.sort_unstable();
-                    merged.push((k, list.into_iter().collect()));
-                }
+        // The edges between node ranks in (smaller, larger) order, the last of repeats kept.
+        let mut between: Vec<(usize, usize, W)> = edges
+            .iter()
+            .filter(|&&(u, v, _)| u < nodes.len() && v < nodes.len() && rank[u] != rank[v])
+            .map(|&(u, v, w)| (rank[u].min(rank[v]), rank[u].max(rank[v]), w))
+            .collect();
+        between.sort_by_key(|e| (e.0, e.1));
+        let mut last: Vec<(usize, usize, [Py; 3])> = Vec::with_capacity(between.len());
+        for (u, v, w) in between {
+            match last.last_mut() {
+                Some(e) if (e.0, e.1) == (u, v) => e.2 = weights(w),
+                _ => last.push((u, v, weights(w))),
             }
         }
-        g.adj = merged.into_iter().collect();
-        g
+        Graph::assemble(kept, last)
+    }
+
+    /// The graph of nodes in strictly increasing key order and edges between their positions,
+    /// each `(smaller, larger)`, strictly increasing and without self-loops. The maps are
+    /// built from sorted lists in one pass each (`from_iter` on sorted input) rather than by
+    /// inserts, which search the maps for every edge end.
+    fn assemble(nodes: Vec<(Key, Node)>, edges: Vec<(usize, usize, [Py; 3])>) -> Graph {
+        let (start, nbrs) = neighbours(nodes.len(), &edges);
+        let keys: Vec<&Key> = nodes.iter().map(|(k, _)| k).collect();
+        let adj = keys
+            .iter()
+            .enumerate()
+            .map(|(u, &k)| {
+                (k.clone(), nbrs[start[u]..start[u + 1]].iter().map(|&v| keys[v].clone()).collect())
+            })
+            .collect();
+        let edges = edges.into_iter().map(|(u, v, w)| ((keys[u].clone(), keys[v].clone()), w)).collect();
+        Graph { nodes: nodes.into_iter().collect(), adj, edges }
     }
 
     pub fn number_of_nodes(&self) -> usize {
@@ -368,6 +364,61 @@ impl Graph {
             }
         }
     }
+}
+
+/// Each node's neighbours as one flat list (node `u`'s are `list[start[u]..start[u + 1]]`),
+/// counted and then filled rather than a list per node: a 10,000-node graph would allocate
+/// and regrow 10,000 of them. The lists come out in order for edges in (smaller, larger)
+/// order: the edges to smaller nodes (those ending at a node, by their start) all sort before
+/// the edges to larger ones (those starting at it).
+fn neighbours<W>(n: usize, edges: &[(usize, usize, W)]) -> (Vec<usize>, Vec<usize>) {
+    let mut start = vec![0; n + 1];
+    for &(u, v, _) in edges {
+        start[u + 1] += 1;
+        start[v + 1] += 1;
+    }
+    let mut total = 0;
+    for s in &mut start {
+        total += *s;
+        *s = total;
+    }
+    let (mut next, mut list) = (start.clone(), vec![0; start[n]]);
+    for &(u, v, _) in edges {
+        for (a, b) in [(u, v), (v, u)] {
+            list[next[a]] = b;
+            next[a] += 1;
+        }
+    }
+    (start, list)
+}
+
+/// Each VM's role labels by address (none for a VM whose role is not known).
+fn vm_roles(t: &Tenant, tr: &Trace) -> BTreeMap<u32, BTreeSet<String>> {
+    let mut roles: BTreeMap<u32, BTreeSet<String>> = BTreeMap::new();
+    for vm in &tr.vms {
+        let set = roles.entry(vm.ip).or_default();
+        if vm.known {
+            set.insert(format!("role={}", t.roles[vm.role].name));
+        }
+    }
+    roles
+}
+
+/// A trace's endpoint: a VM with its role labels, else typed by its address.
+fn trace_node(ip: u32, roles: Option<&BTreeSet<String>>) -> Node {
+    let mut n = Node::new(&dotted(ip));
+    let kind = match roles {
+        Some(roles) => {
+            n.labels.extend(roles.iter().cloned());
+            "type=VM"
+        }
+        None if platform(ip) => "type=Platform",
+        None if private(ip) => "type=VM",
+        None => "type=Internet",
+    };
+    n.labels.push(kind.into());
+    n.labels.sort();
+    n
 }
 
 fn py_json(v: &Py) -> Value {

@@ -52,7 +52,7 @@ pub struct Chain {
 pub fn generate(id: &QueryId, turns: u32, material: &str) -> Result<Generated> {
     let material = format!("{material}|i{}", id.index);
     let (golden, colours) = nemo::golden_chain(id, turns, &material)?;
-    let mut first = nemo::on_graph(id, 1, turns, golden[0].graph.clone(), &colours)?;
+    let mut first = nemo::on_graph(id, 1, turns, Graph::clone(&golden[0].graph), &colours)?;
     first.chain = Some(Arc::new(Chain { golden, colours }));
     Ok(first)
 }
@@ -124,7 +124,7 @@ pub struct ChainEpisode {
 impl ChainEpisode {
     /// An episode of `task`, a chain task, and the [`Chain`] it carries.
     pub fn new(task: Arc<Generated>, chain: Arc<Chain>, limits: Limits) -> ChainEpisode {
-        let graph = task.graph.clone();
+        let graph = Graph::clone(&task.graph);
         ChainEpisode { task, chain, limits, graph, answered: Vec::new(), last: None, finish: None }
     }
 

@@ -66,7 +66,8 @@ pub struct Logs {
     pub format: Format,
     pub minutes: u32,
     pub table: Arc<Table>,
-    pub graph: Graph,
+    /// Shared with the tasks asked of it (`Generated::graph`).
+    pub graph: Arc<Graph>,
     pub conns: Vec<Conn>,
     /// The parsed rows, for exporting them to an independent checker.
     pub records: Vec<Record>,
@@ -223,7 +224,7 @@ pub fn logs(level: u8, seed: u64, k: &FlowKnobs) -> Result<Arc<Logs>> {
         format,
         minutes,
         table: Arc::new(table),
-        graph,
+        graph: Arc::new(graph),
         conns,
         records,
         material: material.clone(),

@@ -3,7 +3,7 @@
 //! weights, drawn in a fixed order from the graph's own stream so every index of a seed
 //! asks about the same graph.
 
-use std::collections::BTreeSet;
+use rustc_hash::FxHashSet;
 
 use crate::error::{Error, Result};
 use crate::flows::graph::Graph;
@@ -76,7 +76,8 @@ pub fn mock(material: &str, k: MockKnobs) -> Result<Mock> {
     let all = prefixes();
     let chosen: Vec<(u8, u8)> = s.subset(all.len(), k.p).into_iter().map(|i| all[i]).collect();
     let app: Vec<Option<&str>> = (0..k.p).map(|_| APP_LABELS.get(s.index(4)).copied()).collect();
-    let mut taken = BTreeSet::new();
+    // Membership only (never iterated), so a hash set: a large mock draws 100,000 addresses.
+    let mut taken = FxHashSet::default();
     let mut nodes = Vec::with_capacity(k.n);
     for _ in 0..k.n {
         let p = s.index(k.p);
@@ -108,17 +109,21 @@ fn edges(s: &mut Stream, n: usize, m: usize) -> Vec<(usize, usize, [i64; 3])> {
     let pairs = n * (n - 1) / 2;
     let complement = m > pairs / 2;
     let want = if complement { pairs - m } else { m };
-    let mut set = BTreeSet::new();
-    while set.len() < want {
+    // The drawn pairs in a hash set for the repeat test and a list sorted once at the end,
+    // rather than an ordered set searched on every draw (a large mock draws millions).
+    let mut set = FxHashSet::default();
+    let mut drawn = Vec::with_capacity(want);
+    while drawn.len() < want {
         let (u, v) = (s.index(n), s.index(n));
-        if u != v {
-            set.insert((u.min(v), u.max(v)));
+        if u != v && set.insert((u.min(v), u.max(v))) {
+            drawn.push((u.min(v), u.max(v)));
         }
     }
     let chosen: Vec<(usize, usize)> = if complement {
         (0..n).flat_map(|u| (u + 1..n).map(move |v| (u, v))).filter(|p| !set.contains(p)).collect()
     } else {
-        set.into_iter().collect()
+        drawn.sort_unstable();
+        drawn
     };
     chosen
         .into_iter()
@@ -133,6 +138,8 @@ fn edges(s: &mut Stream, n: usize, m: usize) -> Vec<(usize, usize, [i64; 3])> {
 
 #[cfg(test)]
 mod tests {
+    use std::collections::BTreeSet;
+
     use super::*;
 
     #[test]

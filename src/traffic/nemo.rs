@@ -6,6 +6,8 @@
 //! The `nemo` task of an id (levels 1 to 3) is built here too: the question on the golden
 //! chain's state, with the looser checks of `nemo_check` where NeMoEval's wording needs them.
 
+use std::sync::Arc;
+
 use super::check::colour;
 use super::family::{self, COLORS, Family, Query, Stat, View, prefix_of};
 use super::nemo_check::{Form, Loose, Looser, Prefixes, TopK};
@@ -474,7 +476,7 @@ pub(super) fn on_graph(
         query: q,
         question: text.to_string(),
         turns,
-        graph,
+        graph: Arc::new(graph),
         flows: None,
         logs: None,
         truth,

@@ -74,7 +74,9 @@ pub struct Generated {
     pub question: String,
     /// The turns an episode allows by default (`t`).
     pub turns: u32,
-    pub graph: Graph,
+    /// The graph asked of, shared with the seed's cached mock (or the tenant's logs): a task
+    /// only reads it, and an episode's run copies it into the sandbox's working `G`.
+    pub graph: Arc<Graph>,
     /// The flows table of a flow question (`process_flows(F, G)`), else `None`.
     pub flows: Option<Arc<Table>>,
     /// The logs behind `flows`.
@@ -295,8 +297,8 @@ pub fn flow_knobs(id: &QueryId, tenant_graph: bool) -> Result<FlowKnobs> {
 }
 
 /// The mock a seed's indexes share, cached (the last one: runs walk a seed's indexes in turn).
-fn cached_mock(material: &str, k: MockKnobs) -> Result<Arc<(View, Graph)>> {
-    type Slot = Option<(String, Arc<(View, Graph)>)>;
+fn cached_mock(material: &str, k: MockKnobs) -> Result<Arc<(View, Arc<Graph>)>> {
+    type Slot = Option<(String, Arc<(View, Arc<Graph>)>)>;
     static LAST: OnceLock<Mutex<Slot>> = OnceLock::new();
     let slot = LAST.get_or_init(|| Mutex::new(None));
     if let Some((_, v)) = slot.lock().ok().and_then(|s| s.clone()).filter(|(m, _)| m == material) {
@@ -304,8 +306,7 @@ fn cached_mock(material: &str, k: MockKnobs) -> Result<Arc<(View, Graph)>> {
     }
     let m = mock(material, k)?;
     let view = View::new(&m);
-    let g = m.graph();
-    let v = Arc::new((view, g));
+    let v = Arc::new((view, Arc::new(m.graph())));
     if let Ok(mut s) = slot.lock() {
         *s = Some((material.to_string(), v.clone()));
     }
@@ -346,7 +347,7 @@ pub fn generate(id: &QueryId) -> Result<Generated> {
     let mut s = Stream::new(&id.seed_material(true), Width::W64);
     let wording = s.index(3);
     let logs = if family.is_flow() { Some(flowq::logs(id.level, id.seed, &fk)?) } else { None };
-    let base = logs.as_ref().map_or_else(|| graph.clone(), |l| l.graph.clone());
+    let base = Arc::clone(logs.as_ref().map_or(graph, |l| &l.graph));
     // Level 4 asks its question of another graph: the one its steps leave, or the window's.
     let (query, asked_on): (Query, Option<(View, Option<Graph>)>) = match (family, &logs) {
         (Family::Compose, _) => {
@@ -928,7 +929,7 @@ impl Ties {
             let want = check::colour(c);
             set.iter().find(|n| colours.get(n.as_str()) == Some(&want)).or(set.first()).cloned()
         };
-        let mut g = t.graph.clone();
+        let mut g = Graph::clone(&t.graph);
         let s = |x: &str| Py::Str(x.to_string());
         let mut paint = |node: Option<String>, c: &str| {
             if let Some(n) = node {
