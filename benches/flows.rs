@@ -4,11 +4,12 @@
 //! per million connections can be read off.
 
 use std::hint::black_box;
+use std::sync::Arc;
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use netpress::flows::format::{self, Inventory, Options};
+use netpress::flows::format::{self, Inventory, Options, Record};
 use netpress::flows::graph::Graph;
-use netpress::flows::table::{self, Table};
+use netpress::flows::table::{self, RawSource, Table};
 use netpress::flows::{Format, Knobs, Scenario, Tenant, TenantKey, generate};
 use netpress::malt::api::{Py, unlimited};
 
@@ -47,7 +48,15 @@ fn logs(c: &mut Criterion) {
     let inv = Inventory::new(&tr.vms);
     let mut group = c.benchmark_group("flows");
     group.sample_size(10);
+    // Emitting and rendering apart (the speed targets name rendering), and together.
     for f in [Format::Aws2, Format::Vnet4] {
+        group.bench_function(format!("emit {} for {n} connections", f.name()), |b| {
+            b.iter(|| black_box(format::emit(f, &t, &tr, Options::default())))
+        });
+        let e = format::emit(f, &t, &tr, Options::default());
+        group.bench_function(format!("render {} ({} records)", f.name(), e.len()), |b| {
+            b.iter(|| black_box(format::render(f, &t, &tr, &e)))
+        });
         group.bench_function(format!("emit+render {} for {n} connections", f.name()), |b| {
             b.iter(|| {
                 let e = format::emit(f, &t, &tr, Options::default());
@@ -67,6 +76,13 @@ fn logs(c: &mut Criterion) {
                 vec![],
             ))
         })
+    });
+    // What the traffic tasks do (`traffic::flowq`): F straight from the emitted records, the
+    // text written only if a raw row is read (never here).
+    let rows: Vec<Record> = e.iter().map(|e| e.record).collect();
+    let never: RawSource = Arc::new(|| unreachable!("the bench reads no raw row"));
+    group.bench_function(format!("F from records aws2 ({records} records)"), |b| {
+        b.iter(|| black_box(Table::from_records(Format::Aws2, &rows, &inv, vec![], never.clone())))
     });
     let f =
         Table::new(Format::Aws2, format::parse(Format::Aws2, &text, &inv).unwrap(), &inv, vec![]).unwrap();

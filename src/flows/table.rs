@@ -6,9 +6,10 @@
 //! the sandbox only forwards calls; any bad column, operator or value type is a `ValueError`
 //! (or `TypeError`) that names what is valid, never a panic.
 
-use std::collections::HashMap;
 use std::fmt;
 use std::sync::{Arc, OnceLock};
+
+use rustc_hash::FxHashMap;
 
 use super::format::{Format, Inventory, Parsed, Record, State, Status};
 use super::model::NO_VM;
@@ -94,6 +95,46 @@ pub struct Table {
     /// Instance names by VM index, and each VM's rank among them sorted (for ordering).
     instance_names: Vec<String>,
     instance_rank: Vec<u16>,
+}
+
+/// A column's storage (see [`Table::cells`]).
+#[derive(Clone, Copy)]
+enum Cells<'a> {
+    /// The row number.
+    Index,
+    U32(&'a [u32]),
+    U16(&'a [u16]),
+    U8(&'a [u8]),
+    /// Flag bits: (flags, shift, mask).
+    Flags(&'a [u8], u8, u8),
+    /// VM indexes (`u16::MAX` for none, key 0) and each VM's rank among the instance names.
+    Instance(&'a [u16], &'a [u16]),
+}
+
+impl Cells<'_> {
+    /// The key of row `i`'s cell.
+    #[inline]
+    fn key(self, i: usize) -> u64 {
+        match self {
+            Cells::Index => i as u64,
+            Cells::U32(v) => u64::from(v[i]),
+            Cells::U16(v) => u64::from(v[i]),
+            Cells::U8(v) => u64::from(v[i]),
+            Cells::Flags(v, shift, mask) => u64::from(v[i] >> shift & mask),
+            Cells::Instance(v, rank) => match v[i] {
+                u16::MAX => 0,
+                v => u64::from(rank[v as usize]),
+            },
+        }
+    }
+
+    /// `f(position in rows, key)` for each of `rows`.
+    #[inline]
+    fn each(self, rows: &[u32], mut f: impl FnMut(usize, u64)) {
+        for (p, &i) in rows.iter().enumerate() {
+            f(p, self.key(i as usize));
+        }
+    }
 }
 
 /// Writes every row's original text end to end, with the end of each.
@@ -253,29 +294,31 @@ impl Table {
 
     /// The sort key of a cell: numbers and addresses as themselves, strings by their rank.
     fn key(&self, col: usize, i: usize) -> u64 {
-        let f = self.flags[i];
+        self.cells(col).key(i)
+    }
+
+    /// Column `col` as its storage and how a cell of it becomes its key; chosen once per
+    /// column so a pass over many rows does not dispatch on the column per cell.
+    fn cells(&self, col: usize) -> Cells<'_> {
         match col {
-            0 => i as u64,
-            1 => u64::from(self.t[i]),
-            2 => u64::from(self.t_end[i]),
-            3 => u64::from(self.vantage[i]),
-            4 => u64::from(f & 1),
-            5 => u64::from(self.src[i]),
-            6 => u64::from(self.dst[i]),
-            7 => u64::from(self.sport[i]),
-            8 => u64::from(self.dport[i]),
-            9 => u64::from(self.proto[i]),
-            10 => u64::from(f >> 1 & 1),
-            11 => u64::from(f >> 2 & 7),
-            12 => u64::from(self.pkts[i]),
-            13 => u64::from(self.bytes[i]),
-            14 => u64::from(self.pkts_rev[i]),
-            15 => u64::from(self.bytes_rev[i]),
-            16 => u64::from(f >> 5 & 3),
-            _ => match self.instance[i] {
-                u16::MAX => 0,
-                v => u64::from(self.instance_rank[v as usize]),
-            },
+            0 => Cells::Index,
+            1 => Cells::U32(&self.t),
+            2 => Cells::U32(&self.t_end),
+            3 => Cells::U32(&self.vantage),
+            4 => Cells::Flags(&self.flags, 0, 1),
+            5 => Cells::U32(&self.src),
+            6 => Cells::U32(&self.dst),
+            7 => Cells::U16(&self.sport),
+            8 => Cells::U16(&self.dport),
+            9 => Cells::U8(&self.proto),
+            10 => Cells::Flags(&self.flags, 1, 1),
+            11 => Cells::Flags(&self.flags, 2, 7),
+            12 => Cells::U32(&self.pkts),
+            13 => Cells::U32(&self.bytes),
+            14 => Cells::U32(&self.pkts_rev),
+            15 => Cells::U32(&self.bytes_rev),
+            16 => Cells::Flags(&self.flags, 5, 3),
+            _ => Cells::Instance(&self.instance, &self.instance_rank),
         }
     }
 
@@ -600,20 +643,6 @@ impl Acc {
         }
     }
 
-    fn add(&mut self, tb: &Table, aggs: &[(Agg, usize)], i: usize) {
-        self.count += 1;
-        for (j, &(op, col)) in aggs.iter().enumerate() {
-            let k = tb.key(col, i);
-            match op {
-                Agg::Count => {}
-                Agg::Sum | Agg::Mean => self.sums[j] += k,
-                Agg::Min => self.mins[j] = self.mins[j].min(k),
-                Agg::Max => self.maxs[j] = self.maxs[j].max(k),
-                Agg::Nunique => self.sets[j].push(k),
-            }
-        }
-    }
-
     fn values(mut self, tb: &Table, aggs: &[(Agg, usize)]) -> Vec<Py> {
         aggs.iter()
             .enumerate()
@@ -634,6 +663,10 @@ impl Acc {
 }
 
 /// Groups matching rows by the key columns (plus a time bucket), keys ascending.
+///
+/// A column at a time rather than a row at a time (a map keyed by each row's `Vec` of cells
+/// costs an allocation and a hash of the vector per row): each key column refines every row's
+/// dense group number, then each aggregate is one pass over its column into its groups.
 fn grouped(
     tb: &Table,
     rows: &[u32],
@@ -641,19 +674,77 @@ fn grouped(
     bucket: Option<u64>,
     aggs: &[(Agg, usize)],
 ) -> ApiResult<Vec<(Vec<u64>, Acc)>> {
-    let mut map: HashMap<Vec<u64>, Acc> = HashMap::new();
-    for &i in rows {
-        let i = i as usize;
-        let mut key: Vec<u64> = bucket.map(|b| u64::from(tb.t[i]) / b * b).into_iter().collect();
-        key.extend(by.iter().map(|&c| tb.key(c, i)));
-        if !map.contains_key(&key) && map.len() >= MAX_KEYS {
-            return Err(value_error("result too large"));
-        }
-        map.entry(key).or_insert_with(|| Acc::new(aggs.len())).add(tb, aggs, i);
+    if rows.is_empty() {
+        return Ok(Vec::new());
     }
-    let mut out: Vec<(Vec<u64>, Acc)> = map.into_iter().collect();
+    let mut ids = vec![0u32; rows.len()];
+    let mut keys: Vec<Vec<u64>> = vec![Vec::new()];
+    if let Some(b) = bucket {
+        keys = refine(&mut ids, &keys, Cells::U32(&tb.t), rows, |t| t / b * b)?;
+    }
+    for &c in by {
+        keys = refine(&mut ids, &keys, tb.cells(c), rows, |k| k)?;
+    }
+    let mut accs = vec![Acc::new(aggs.len()); keys.len()];
+    for &g in &ids {
+        accs[g as usize].count += 1;
+    }
+    for (j, &(op, col)) in aggs.iter().enumerate() {
+        let cells = tb.cells(col);
+        let at = |p: usize| ids[p] as usize;
+        match op {
+            Agg::Count => {}
+            Agg::Sum | Agg::Mean => cells.each(rows, |p, k| accs[at(p)].sums[j] += k),
+            Agg::Min => cells.each(rows, |p, k| {
+                let min = &mut accs[at(p)].mins[j];
+                *min = (*min).min(k);
+            }),
+            Agg::Max => cells.each(rows, |p, k| {
+                let max = &mut accs[at(p)].maxs[j];
+                *max = (*max).max(k);
+            }),
+            Agg::Nunique => cells.each(rows, |p, k| accs[at(p)].sets[j].push(k)),
+        }
+    }
+    let mut out: Vec<(Vec<u64>, Acc)> = keys.into_iter().zip(accs).collect();
     out.sort_unstable_by(|a, b| a.0.cmp(&b.0));
     Ok(out)
+}
+
+/// Splits the groups `keys` (row `rows[p]` in group `ids[p]`) by one more key: `map` of the
+/// row's cell in `cells`; gives the new groups' keys. More than [`MAX_KEYS`] groups is an
+/// error (each group of the whole key is in one of these).
+fn refine(
+    ids: &mut [u32],
+    keys: &[Vec<u64>],
+    cells: Cells<'_>,
+    rows: &[u32],
+    map: impl Fn(u64) -> u64,
+) -> ApiResult<Vec<Vec<u64>>> {
+    let mut number: FxHashMap<(u32, u64), u32> = FxHashMap::default();
+    let mut split: Vec<(u32, u64)> = Vec::new();
+    cells.each(rows, |p, k| {
+        if split.len() > MAX_KEYS {
+            return; // an error below: stop growing the map
+        }
+        let k = map(k);
+        let g = ids[p];
+        ids[p] = *number.entry((g, k)).or_insert_with(|| {
+            split.push((g, k));
+            (split.len() - 1) as u32
+        });
+    });
+    if split.len() > MAX_KEYS {
+        return Err(value_error("result too large"));
+    }
+    Ok(split
+        .into_iter()
+        .map(|(g, k)| {
+            let mut key = keys[g as usize].clone();
+            key.push(k);
+            key
+        })
+        .collect())
 }
 
 /// `order` as (position in the output row, descending).

@@ -5,12 +5,11 @@
 //! rejected connection gives one REJECT record at the destination ENI; an ENI with nothing in
 //! an interval gives a NODATA record. Files start with the field-name header line.
 
-use std::collections::HashSet;
-
+use super::text::{int, ints, ip};
 use super::{Emitted, Inventory, ParseError, Parsed, Record, State, Status, addr, intervals, num};
 use crate::flows::T0;
 use crate::flows::model::{Connection, NO_VM, Rule, Trace, share};
-use crate::flows::tenant::{Tenant, dotted};
+use crate::flows::tenant::Tenant;
 
 const V2: [&str; 14] = [
     "version",
@@ -49,64 +48,75 @@ const FIN: u16 = 1;
 const SYN: u16 = 2;
 const ACK: u16 = 16;
 
-/// Kinds of records, in the order they sort within one (interval, ENI, connection).
+/// A connection's kinds of records, in their order within one (interval, ENI, connection).
 const REQUEST: u8 = 0;
 const REPLY: u8 = 1;
-const NODATA: u8 = 2;
 
+/// The records in file order: by interval, ENI, connection, then kind. Connections are visited
+/// in order, each giving its requests before its replies, so placing every record in its
+/// (interval, ENI) bucket in visiting order (a stable counting sort) is that order without
+/// comparing keys; an empty bucket of a running VM is its NODATA record.
 pub fn emit(tr: &Trace, iv: u64) -> Vec<Emitted> {
     let end = tr.end_ms();
-    let mut keys: Vec<(u64, u32, u32, u8)> = Vec::new();
+    let vms = tr.vms.len() as u64;
+    let bucket = |i: u64, vm: u32| (i * vms + u64::from(vm)) as usize;
+    let mut keys: Vec<(usize, u32, u8)> = Vec::new();
     for (ci, c) in tr.connections.iter().enumerate() {
         for (i, x, y) in intervals(c.start, c.end, iv, end) {
             if !c.allow {
                 if c.dst_vm != NO_VM {
-                    keys.push((i, c.dst_vm, ci as u32, REQUEST));
+                    keys.push((bucket(i, c.dst_vm), ci as u32, REQUEST));
                 }
                 continue;
             }
             let request = (x..y).contains(&c.start) || share(u64::from(c.pkts_f), c.start, c.end, x, y) > 0;
             let reply = share(u64::from(c.pkts_r), c.start, c.end, x, y) > 0;
-            for vm in [c.src_vm, c.dst_vm].into_iter().filter(|&v| v != NO_VM) {
-                if request {
-                    keys.push((i, vm, ci as u32, REQUEST));
-                }
-                if reply {
-                    keys.push((i, vm, ci as u32, REPLY));
+            for (kind, on) in [(REQUEST, request), (REPLY, reply)] {
+                for vm in [c.src_vm, c.dst_vm].into_iter().filter(|&v| on && v != NO_VM) {
+                    keys.push((bucket(i, vm), ci as u32, kind));
                 }
             }
         }
     }
-    let busy: HashSet<(u64, u32)> = keys.iter().map(|k| (k.0, k.1)).collect();
-    for i in 0..end.div_ceil(iv) {
-        for (v, vm) in tr.vms.iter().enumerate() {
-            let running = vm.start_ms < (i + 1) * iv && vm.stop_ms > i * iv;
-            if running && !busy.contains(&(i, v as u32)) {
-                keys.push((i, v as u32, u32::MAX, NODATA));
-            }
+    let buckets = keys.iter().map(|k| k.0 + 1).max().unwrap_or(0).max(bucket(end.div_ceil(iv), 0));
+    let (starts, sorted) = counting_sort(&keys, buckets);
+    drop(keys);
+    let mut out = Vec::with_capacity(sorted.len());
+    for b in 0..buckets {
+        let (i, vm) = (b as u64 / vms, (b as u64 % vms) as u32);
+        let (x, y) = (i * iv, ((i + 1) * iv).min(end));
+        let vantage = tr.vms[vm as usize].ip;
+        let run = &sorted[starts[b]..starts[b + 1]];
+        let running = tr.vms[vm as usize].start_ms < (i + 1) * iv && tr.vms[vm as usize].stop_ms > i * iv;
+        if run.is_empty() && running && y > x {
+            let mut r = Record::blank(T0 + x / 1000, T0 + y / 1000, vantage);
+            r.status = Status::NoData;
+            out.push(Emitted { record: r, vm, rule: Rule::AllowVnetInBound, extra: 0, at_ms: x, end_ms: y });
+        }
+        for &(ci, kind) in run {
+            out.push(record(&tr.connections[ci as usize], vm, vantage, kind == REPLY, x, y, end));
         }
     }
-    keys.sort_unstable();
-    keys.into_iter()
-        .map(|(i, vm, ci, kind)| {
-            let (x, y) = (i * iv, ((i + 1) * iv).min(end));
-            let vantage = tr.vms[vm as usize].ip;
-            if kind == NODATA {
-                let mut r = Record::blank(T0 + x / 1000, T0 + y / 1000, vantage);
-                r.status = Status::NoData;
-                return Emitted {
-                    record: r,
-                    vm,
-                    rule: Rule::AllowVnetInBound,
-                    extra: 0,
-                    at_ms: x,
-                    end_ms: y,
-                };
-            }
-            let c = &tr.connections[ci as usize];
-            record(c, vm, vantage, kind == REPLY, x, y, end)
-        })
-        .collect()
+    out
+}
+
+/// `(bucket, connection, kind)` keys stably sorted by bucket, as each bucket's start in the
+/// result (with the end of the last) and the `(connection, kind)`s.
+fn counting_sort(keys: &[(usize, u32, u8)], buckets: usize) -> (Vec<usize>, Vec<(u32, u8)>) {
+    let mut starts = vec![0; buckets + 1];
+    for k in keys {
+        starts[k.0 + 1] += 1;
+    }
+    for b in 0..buckets {
+        starts[b + 1] += starts[b];
+    }
+    let mut next = starts.clone();
+    let mut sorted = vec![(0, 0); keys.len()];
+    for &(b, ci, kind) in keys {
+        sorted[next[b]] = (ci, kind);
+        next[b] += 1;
+    }
+    (starts, sorted)
 }
 
 fn record(c: &Connection, vm: u32, vantage: u32, reply: bool, x: u64, y: u64, end: u64) -> Emitted {
@@ -141,54 +151,96 @@ fn record(c: &Connection, vm: u32, vantage: u32, reply: bool, x: u64, y: u64, en
 
 /// The file: header line, then one line per record.
 pub fn render(t: &Tenant, tr: &Trace, records: &[Emitted], v5: bool) -> String {
-    let mut out = String::with_capacity(records.len() * if v5 { 200 } else { 100 });
     let mut header: Vec<&str> = V2.to_vec();
     if v5 {
         header.extend(V5_EXTRA);
     }
+    let lines = Lines::new(t, tr, v5);
+    let mut out = String::with_capacity(header.len() * 16 + lines.size_hint(records));
     out.push_str(&header.join(" "));
     out.push('\n');
     for e in records {
-        line(&mut out, t, tr, e, v5);
+        lines.line(&mut out, e);
         out.push('\n');
     }
     out
 }
 
-pub(super) fn line(out: &mut String, t: &Tenant, tr: &Trace, e: &Emitted, v5: bool) {
-    use std::fmt::Write;
-    let r = &e.record;
-    let vm = &tr.vms[e.vm as usize];
-    let version = if v5 { 5 } else { 2 };
-    let _ = write!(out, "{version} {} {} ", t.account, vm.eni);
-    if r.status == Status::NoData {
-        let _ = write!(out, "- - - - - - - {} {} - NODATA", r.t, r.t_end);
-        if v5 {
-            out.push_str(&" -".repeat(V5_EXTRA.len()));
-        }
-        return;
+/// Writes records' lines. What a line takes from its ENI alone (version, account and
+/// interface id; v5: VPC, subnet and instance id) is written once per ENI up front rather
+/// than formatted again on each of the ENI's lines.
+pub(super) struct Lines {
+    v5: bool,
+    /// Per VM: `2 account eni ` (version 5: `5 …`).
+    heads: Vec<String>,
+    /// Per VM (v5 only): ` vpc subnet instance `, the fields before tcp-flags.
+    v5_fields: Vec<String>,
+}
+
+impl Lines {
+    pub(super) fn new(t: &Tenant, tr: &Trace, v5: bool) -> Lines {
+        let version = if v5 { 5 } else { 2 };
+        let heads = tr.vms.iter().map(|vm| format!("{version} {} {} ", t.account, vm.eni)).collect();
+        let v5_fields = if v5 {
+            tr.vms
+                .iter()
+                .map(|vm| {
+                    let net = &t.nets[t.roles[vm.role].vnet as usize];
+                    format!(" {} {} {} ", net.vpc, t.subnet_of(vm.role), vm.instance)
+                })
+                .collect()
+        } else {
+            Vec::new()
+        };
+        Lines { v5, heads, v5_fields }
     }
-    let (src, dst) = (dotted(r.src), dotted(r.dst));
-    let action = if r.allow { "ACCEPT" } else { "REJECT" };
-    let _ = write!(
-        out,
-        "{src} {dst} {} {} {} {} {} {} {} {action} OK",
-        r.sport, r.dport, r.proto, r.pkts, r.bytes, r.t, r.t_end
-    );
-    if v5 {
-        let role = vm.role;
-        let net = &t.nets[t.roles[role].vnet as usize];
-        let direction = if r.inbound { "ingress" } else { "egress" };
-        let _ = write!(
-            out,
-            " {} {} {} {} IPv4 {src} {dst} us-east-1 use1-az1 - - - - {direction}",
-            net.vpc,
-            t.subnet_of(role),
-            vm.instance,
-            e.extra
-        );
+
+    /// About the bytes `records`' lines take with their newlines, a little over for usual
+    /// counters: the text is hundreds of megabytes for a large tenant, and growing it by
+    /// doubling copies all of it (and touches twice its pages).
+    pub(super) fn size_hint(&self, records: &[Emitted]) -> usize {
+        // Addresses, ports, counters and times of a line (v5 adds flags and addresses).
+        let rest = if self.v5 { 160 } else { 88 };
+        let fields = |vm: usize| self.v5_fields.get(vm).map_or(0, String::len);
+        records.iter().map(|e| self.heads[e.vm as usize].len() + fields(e.vm as usize) + rest).sum()
+    }
+
+    /// One record's line, without its newline.
+    pub(super) fn line(&self, out: &mut String, e: &Emitted) {
+        let r = &e.record;
+        out.push_str(&self.heads[e.vm as usize]);
+        if r.status == Status::NoData {
+            out.push_str("- - - - - - - ");
+            ints(out, &[r.t, r.t_end], ' ');
+            out.push_str("- NODATA");
+            if self.v5 {
+                out.push_str(NODATA_V5);
+            }
+            return;
+        }
+        ip(out, r.src);
+        out.push(' ');
+        ip(out, r.dst);
+        out.push(' ');
+        let (sport, dport, proto) = (u64::from(r.sport), u64::from(r.dport), u64::from(r.proto));
+        ints(out, &[sport, dport, proto, r.pkts, r.bytes, r.t, r.t_end], ' ');
+        out.push_str(if r.allow { "ACCEPT OK" } else { "REJECT OK" });
+        if self.v5 {
+            out.push_str(&self.v5_fields[e.vm as usize]);
+            int(out, e.extra);
+            out.push_str(" IPv4 ");
+            ip(out, r.src);
+            out.push(' ');
+            ip(out, r.dst);
+            out.push_str(" us-east-1 use1-az1 - - - - ");
+            out.push_str(if r.inbound { "ingress" } else { "egress" });
+        }
     }
 }
+
+/// A NODATA line's version-5 fields: ` -` for each.
+const NODATA_V5: &str = " - - - - - - - - - - - - - -";
+const _: () = assert!(NODATA_V5.len() == 2 * V5_EXTRA.len());
 
 /// Reads a file of either format: the header names the fields (the default format when absent).
 pub fn parse(text: &str, inv: &Inventory) -> Result<Parsed, ParseError> {

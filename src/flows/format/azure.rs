@@ -10,10 +10,11 @@ use std::fmt::Write;
 
 use serde_json::Value;
 
+use super::text::{int, ints, ip};
 use super::{Emitted, Inventory, ParseError, Parsed, Record, State, addr, num};
 use crate::flows::T0;
-use crate::flows::model::{Connection, NO_VM, Rule, Trace, rule};
-use crate::flows::tenant::{Tenant, dotted};
+use crate::flows::model::{Connection, NO_VM, Rule, Trace, rule, scale};
+use crate::flows::tenant::Tenant;
 
 const MIN: u64 = 60_000;
 
@@ -30,7 +31,10 @@ type SortKey = (u64, u32, u32, u32, u64, u32, u32);
 pub fn emit(t: &Tenant, tr: &Trace, flavor: Flavor) -> Vec<Emitted> {
     let mark = if flavor == Flavor::Nsg2 { 5 * MIN } else { MIN };
     let end = tr.end_ms();
-    let mut keyed: Vec<(SortKey, Emitted)> = Vec::new();
+    let mut all: Vec<Emitted> = Vec::new();
+    // Sorted apart from the records, with each one's index: moving a key and an index is
+    // cheaper than moving a record.
+    let mut keys: Vec<(SortKey, u32)> = Vec::new();
     for (ci, c) in tr.connections.iter().enumerate() {
         for (vm, inbound) in [(c.src_vm, false), (c.dst_vm, true)] {
             if vm == NO_VM || (!c.allow && !inbound) {
@@ -38,24 +42,33 @@ pub fn emit(t: &Tenant, tr: &Trace, flavor: Flavor) -> Vec<Emitted> {
             }
             let r = rule(t, &tr.vms, c, inbound);
             let vnet = t.roles[tr.vms[vm as usize].role].vnet;
-            for (seq, e) in
-                tuples(c, tr.vms[vm as usize].ip, inbound, mark, end, flavor).into_iter().enumerate()
-            {
+            let first = all.len();
+            tuples(c, tr.vms[vm as usize].ip, inbound, mark, end, flavor, &mut all);
+            for (seq, e) in all[first..].iter_mut().enumerate() {
+                (e.vm, e.rule) = (vm, r);
                 let minute = e.at_ms / MIN;
                 let key = match flavor {
                     Flavor::Nsg2 => (minute, vnet, r as u32, vm, e.at_ms, ci as u32, seq as u32),
                     Flavor::Vnet4 => (minute, vm, r as u32, 0, e.at_ms, ci as u32, seq as u32),
                 };
-                keyed.push((key, Emitted { vm, rule: r, ..e }));
+                keys.push((key, (first + seq) as u32));
             }
         }
     }
-    keyed.sort_unstable_by_key(|k| k.0);
-    keyed.into_iter().map(|(_, e)| e).collect()
+    keys.sort_unstable();
+    keys.into_iter().map(|(_, i)| all[i as usize]).collect()
 }
 
-/// A connection's tuples at one NIC.
-fn tuples(c: &Connection, vantage: u32, inbound: bool, mark: u64, end: u64, flavor: Flavor) -> Vec<Emitted> {
+/// Appends a connection's tuples at one NIC to `out`.
+fn tuples(
+    c: &Connection,
+    vantage: u32,
+    inbound: bool,
+    mark: u64,
+    end: u64,
+    flavor: Flavor,
+    out: &mut Vec<Emitted>,
+) {
     let base = |at: u64, state: State| {
         let mut r = Record::blank(T0 + at / 1000, T0 + at / 1000, vantage);
         (r.src, r.dst, r.sport, r.dport, r.proto) = (c.src, c.dst, c.sport, c.dport, c.proto);
@@ -67,26 +80,18 @@ fn tuples(c: &Connection, vantage: u32, inbound: bool, mark: u64, end: u64, flav
     if !c.allow {
         let mut e = base(c.start, if flavor == Flavor::Nsg2 { State::B } else { State::D });
         (e.record.pkts, e.record.bytes) = (u64::from(c.pkts_f), c.bytes_f);
-        return vec![e];
+        out.push(e);
+        return;
     }
     let cum = |p: u64, at: u64| {
-        if at >= c.end {
-            p
-        } else {
-            (u128::from(p) * u128::from(at - c.start) / u128::from(c.end - c.start)) as u64
-        }
+        if at >= c.end { p } else { scale(p, at - c.start, c.end - c.start) }
     };
-    let mut out = vec![base(c.start, State::B)];
-    let mut marks: Vec<(u64, State)> = (1..)
-        .map(|k| c.start + k * mark)
-        .take_while(|&m| m < c.end && m < end)
-        .map(|m| (m, State::C))
-        .collect();
-    if c.end < end {
-        marks.push((c.end, State::E));
-    }
+    out.push(base(c.start, State::B));
+    let marks =
+        (1..).map(|k| c.start + k * mark).take_while(|&m| m < c.end && m < end).map(|m| (m, State::C));
+    let last = (c.end < end).then_some((c.end, State::E));
     let mut prev = c.start;
-    for (at, state) in marks {
+    for (at, state) in marks.chain(last) {
         let mut e = base(at, state);
         let r = &mut e.record;
         r.pkts = cum(u64::from(c.pkts_f), at) - cum(u64::from(c.pkts_f), prev);
@@ -96,7 +101,6 @@ fn tuples(c: &Connection, vantage: u32, inbound: bool, mark: u64, end: u64, flav
         prev = at;
         out.push(e);
     }
-    out
 }
 
 /// `2025-01-06T00:01:00Z`: the end of the record's minute.
@@ -104,40 +108,37 @@ fn minute_time(minute: u64) -> String {
     crate::k8s::meta::rfc3339((T0 + (minute + 1) * 60) as i64)
 }
 
+/// One flow tuple, without its quotes.
 pub(super) fn tuple(out: &mut String, e: &Emitted, flavor: Flavor) {
     let r = &e.record;
+    int(out, if flavor == Flavor::Nsg2 { r.t } else { T0 * 1000 + e.at_ms });
+    out.push(',');
+    ip(out, r.src);
+    out.push(',');
+    ip(out, r.dst);
+    out.push(',');
+    ints(out, &[u64::from(r.sport), u64::from(r.dport)], ',');
     let dir = if r.inbound { 'I' } else { 'O' };
-    let _ = match flavor {
+    match flavor {
         Flavor::Nsg2 => {
             let proto = if r.proto == 6 { 'T' } else { 'U' };
             let action = if r.allow { 'A' } else { 'D' };
-            write!(
-                out,
-                "{},{},{},{},{},{proto},{dir},{action},{}",
-                r.t,
-                dotted(r.src),
-                dotted(r.dst),
-                r.sport,
-                r.dport,
-                r.state.name()
-            )
+            out.extend([proto, ',', dir, ',', action, ',']);
+            out.push_str(r.state.name());
         }
-        Flavor::Vnet4 => write!(
-            out,
-            "{},{},{},{},{},{},{dir},{},NX",
-            T0 * 1000 + e.at_ms,
-            dotted(r.src),
-            dotted(r.dst),
-            r.sport,
-            r.dport,
-            r.proto,
-            r.state.name()
-        ),
-    };
+        Flavor::Vnet4 => {
+            int(out, r.proto);
+            out.extend([',', dir, ',']);
+            out.push_str(r.state.name());
+            out.push_str(",NX");
+        }
+    }
     if r.state == State::B && r.allow {
         out.push_str(",,,,");
     } else {
-        let _ = write!(out, ",{},{},{},{}", r.pkts, r.bytes, r.pkts_rev, r.bytes_rev);
+        out.push(',');
+        ints(out, &[r.pkts, r.bytes, r.pkts_rev], ',');
+        int(out, r.bytes_rev);
     }
 }
 
@@ -170,15 +171,19 @@ fn tuples_json(out: &mut String, group: &[Emitted], flavor: Flavor) {
 }
 
 pub fn render(t: &Tenant, tr: &Trace, records: &[Emitted], flavor: Flavor) -> String {
-    let mut out = String::with_capacity(records.len() * 80 + 64);
-    out.push_str("{\"records\":[");
     let vnet_of = |e: &Emitted| t.roles[tr.vms[e.vm as usize].role].vnet;
     let sub = t.subscription.to_uppercase();
     let record_key = |e: &Emitted| match flavor {
         Flavor::Nsg2 => (e.at_ms / MIN, vnet_of(e), NO_VM),
         Flavor::Vnet4 => (e.at_ms / MIN, 0, e.vm),
     };
-    for (n, rec) in runs(records, record_key).into_iter().enumerate() {
+    let by_record = runs(records, record_key);
+    // About a quoted tuple's bytes with usual counters, and a record's header and closing
+    // brackets: the text is hundreds of megabytes for a large tenant, and growing it by
+    // doubling copies all of it (and touches twice its pages).
+    let mut out = String::with_capacity(records.len() * 90 + by_record.len() * 900 + 64);
+    out.push_str("{\"records\":[");
+    for (n, rec) in by_record.into_iter().enumerate() {
         if n > 0 {
             out.push(',');
         }

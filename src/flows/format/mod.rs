@@ -9,6 +9,7 @@
 mod aws;
 mod azure;
 mod gcp;
+mod text;
 mod time;
 
 use std::collections::BTreeMap;
@@ -205,9 +206,11 @@ pub fn render(format: Format, tenant: &Tenant, trace: &Trace, records: &[Emitted
 pub fn raw_rows(format: Format, tenant: &Tenant, trace: &Trace, records: &[Emitted]) -> (String, Vec<usize>) {
     let mut out = String::with_capacity(records.len() * 64);
     let mut ends = Vec::with_capacity(records.len());
+    let aws = matches!(format, Format::Aws2 | Format::Aws5)
+        .then(|| aws::Lines::new(tenant, trace, format == Format::Aws5));
     for e in records {
         match format {
-            Format::Aws2 | Format::Aws5 => aws::line(&mut out, tenant, trace, e, format == Format::Aws5),
+            Format::Aws2 | Format::Aws5 => aws.as_ref().expect("an AWS format").line(&mut out, e),
             Format::Nsg2 => azure::tuple(&mut out, e, azure::Flavor::Nsg2),
             Format::Vnet4 => azure::tuple(&mut out, e, azure::Flavor::Vnet4),
             Format::Gcp => gcp::line(&mut out, e),
