@@ -87,35 +87,27 @@ impl Graph {
     /// starting in `window` (ms after T0) when given.
     pub fn from_trace(t: &Tenant, tr: &Trace, denied: bool, window: Option<(u64, u64)>) -> Graph {
         // The per-pair sums in a hash table (a million connections, mostly repeated pairs),
-        // sorted once afterwards: the table's order reaches nothing. A pair is one number,
-        // smaller address high, so it hashes in one step and sorts as (smaller, larger).
-        let mut sums: FxHashMap<u64, [u64; 3]> = FxHashMap::default();
+        // sorted once afterwards: the table's order reaches nothing.
+        let mut sums: FxHashMap<(u32, u32), [u64; 3]> = FxHashMap::default();
         for c in &tr.connections {
             if (!c.allow && !denied) || window.is_some_and(|(a, b)| c.start < a || c.start >= b) {
                 continue;
             }
-            let w =
-                sums.entry((u64::from(c.src.min(c.dst)) << 32) | u64::from(c.src.max(c.dst))).or_default();
+            let w = sums.entry((c.src.min(c.dst), c.src.max(c.dst))).or_default();
             w[0] += c.bytes_f + c.bytes_r;
             w[1] += 1;
             w[2] += u64::from(c.pkts_f) + u64::from(c.pkts_r);
         }
-        let mut pairs: Vec<(u64, [u64; 3])> = sums.into_iter().collect();
+        let mut pairs: Vec<((u32, u32), [u64; 3])> = sums.into_iter().collect();
         pairs.sort_unstable_by_key(|p| p.0);
-        let ends = |pair: u64| [(pair >> 32) as u32, pair as u32];
-        let mut ips: Vec<u32> = pairs.iter().flat_map(|&(pair, _)| ends(pair)).collect();
+        let mut ips: Vec<u32> = pairs.iter().flat_map(|&((a, b), _)| [a, b]).collect();
         ips.sort_unstable();
         ips.dedup();
         let roles = vm_roles(t, tr);
         let nodes = ips.iter().map(|&ip| (Key::Addr(ip), trace_node(ip, roles.get(&ip)))).collect();
         let at = |ip: u32| ips.binary_search(&ip).expect("an end is a node");
-        let edges = pairs
-            .into_iter()
-            .map(|(pair, w)| {
-                let [a, b] = ends(pair);
-                (at(a), at(b), w.map(|x| Py::Int(x as i64)))
-            })
-            .collect();
+        let edges =
+            pairs.into_iter().map(|((a, b), w)| (at(a), at(b), w.map(|x| Py::Int(x as i64)))).collect();
         Graph::assemble(nodes, edges)
     }
 
@@ -180,14 +172,18 @@ impl Graph {
     /// built from sorted lists in one pass each (`from_iter` on sorted input) rather than by
     /// inserts, which search the maps for every edge end.
     fn assemble(nodes: Vec<(Key, Node)>, edges: Vec<(usize, usize, [Py; 3])>) -> Graph {
-        let (start, nbrs) = neighbours(nodes.len(), &edges);
+        // A node's neighbours come out in order: the edges to smaller nodes (those ending at
+        // it, by their start) all sort before the edges to larger ones (those starting at it).
+        let mut nbrs: Vec<Vec<usize>> = vec![Vec::new(); nodes.len()];
+        for &(u, v, _) in &edges {
+            nbrs[u].push(v);
+            nbrs[v].push(u);
+        }
         let keys: Vec<&Key> = nodes.iter().map(|(k, _)| k).collect();
         let adj = keys
             .iter()
-            .enumerate()
-            .map(|(u, &k)| {
-                (k.clone(), nbrs[start[u]..start[u + 1]].iter().map(|&v| keys[v].clone()).collect())
-            })
+            .zip(&nbrs)
+            .map(|(&k, list)| (k.clone(), list.iter().map(|&v| keys[v].clone()).collect()))
             .collect();
         let edges = edges.into_iter().map(|(u, v, w)| ((keys[u].clone(), keys[v].clone()), w)).collect();
         Graph { nodes: nodes.into_iter().collect(), adj, edges }
@@ -364,32 +360,6 @@ impl Graph {
             }
         }
     }
-}
-
-/// Each node's neighbours as one flat list (node `u`'s are `list[start[u]..start[u + 1]]`),
-/// counted and then filled rather than a list per node: a 10,000-node graph would allocate
-/// and regrow 10,000 of them. The lists come out in order for edges in (smaller, larger)
-/// order: the edges to smaller nodes (those ending at a node, by their start) all sort before
-/// the edges to larger ones (those starting at it).
-fn neighbours<W>(n: usize, edges: &[(usize, usize, W)]) -> (Vec<usize>, Vec<usize>) {
-    let mut start = vec![0; n + 1];
-    for &(u, v, _) in edges {
-        start[u + 1] += 1;
-        start[v + 1] += 1;
-    }
-    let mut total = 0;
-    for s in &mut start {
-        total += *s;
-        *s = total;
-    }
-    let (mut next, mut list) = (start.clone(), vec![0; start[n]]);
-    for &(u, v, _) in edges {
-        for (a, b) in [(u, v), (v, u)] {
-            list[next[a]] = b;
-            next[a] += 1;
-        }
-    }
-    (start, list)
 }
 
 /// Each VM's role labels by address (none for a VM whose role is not known).
