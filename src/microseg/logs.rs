@@ -79,14 +79,14 @@ fn write_logs(a: &Args, stdout: &mut dyn Write) -> Result<(), String> {
     let g = generate(&id).map_err(|e| e.to_string())?;
     let formats = a.formats.clone().unwrap_or_else(|| vec![g.world.tenant.key.knobs.format]);
     let Some(dir) = &a.out else {
-        let text = g.world.logs(formats[0]);
-        return stdout.write_all(text.as_bytes()).map_err(|e| format!("cannot write: {e}"));
+        return g.world.write_logs(formats[0], stdout).map_err(|e| format!("cannot write: {e}"));
     };
     let dir = std::path::Path::new(dir);
     std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
     for f in formats {
         let path = dir.join(file_name(f));
-        std::fs::write(&path, g.world.logs(f))
+        std::fs::File::create(&path)
+            .and_then(|mut file| g.world.write_logs(f, &mut file))
             .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
         writeln!(stdout, "{}", path.display()).map_err(|e| format!("cannot write: {e}"))?;
     }

@@ -185,9 +185,20 @@ impl World {
     /// The visible windows' flow logs as the provider of `format` writes them (`F.raw`'s text
     /// when `format` is the id's own).
     pub fn logs(&self, format: Format) -> String {
+        let (visible, records) = self.visible_records(format);
+        format::render(format, &self.tenant, &visible, &records)
+    }
+
+    /// [`World::logs`] written to `w`, an AWS file a block at a time (`format::write`).
+    pub fn write_logs(&self, format: Format, w: &mut dyn std::io::Write) -> std::io::Result<()> {
+        let (visible, records) = self.visible_records(format);
+        format::write(format, &self.tenant, &visible, &records, w)
+    }
+
+    fn visible_records(&self, format: Format) -> (Trace, Vec<format::Emitted>) {
         let visible = self.visible_trace();
         let records = format::emit(format, &self.tenant, &visible, format::Options::default());
-        format::render(format, &self.tenant, &visible, &records)
+        (visible, records)
     }
 
     fn make_table(&self) -> std::result::Result<Table, String> {

@@ -5,7 +5,10 @@
 //! rejected connection gives one REJECT record at the destination ENI; an ENI with nothing in
 //! an interval gives a NODATA record. Files start with the field-name header line.
 
-use super::text::{int, ints, ip};
+use std::convert::Infallible;
+use std::io;
+
+use super::text::Text;
 use super::{Emitted, Inventory, ParseError, Parsed, Record, State, Status, addr, intervals, num};
 use crate::flows::T0;
 use crate::flows::model::{Connection, NO_VM, Rule, Trace, share};
@@ -151,25 +154,45 @@ fn record(c: &Connection, vm: u32, vantage: u32, reply: bool, x: u64, y: u64, en
 
 /// The file: header line, then one line per record.
 pub fn render(t: &Tenant, tr: &Trace, records: &[Emitted], v5: bool) -> String {
-    let mut header: Vec<&str> = V2.to_vec();
-    if v5 {
-        header.extend(V5_EXTRA);
-    }
     let lines = Lines::new(t, tr, v5);
-    let mut out = String::with_capacity(header.len() * 16 + lines.size_hint(records));
-    out.push_str(&header.join(" "));
-    out.push('\n');
-    for e in records {
-        lines.line(&mut out, e);
-        out.push('\n');
-    }
-    out
+    let mut text = Text::with_capacity(HEADER_MAX + lines.size_hint(records));
+    let Ok(()) = lines.file(&mut text, records, |_| Ok::<(), Infallible>(()));
+    text.into_string()
 }
+
+/// What [`render`] gives, handed to `w` a block at a time rather than held whole: the text
+/// of a large tenant's hour is hundreds of megabytes, and first touching that much fresh
+/// memory costs about as long as writing the lines.
+pub fn write(t: &Tenant, tr: &Trace, records: &[Emitted], v5: bool, w: &mut dyn io::Write) -> io::Result<()> {
+    const BLOCK: usize = 1 << 16;
+    let mut text = Text::with_capacity(BLOCK + HEADER_MAX);
+    let drain = |text: &mut Text| if text.len() >= BLOCK { text.drain_to(w) } else { Ok(()) };
+    Lines::new(t, tr, v5).file(&mut text, records, drain)?;
+    text.drain_to(w)
+}
+
+/// Each record's line without its newline, end to end, with where each ends (see
+/// `format::raw_rows`).
+pub(super) fn raw_rows(t: &Tenant, tr: &Trace, records: &[Emitted], v5: bool) -> (String, Vec<usize>) {
+    let lines = Lines::new(t, tr, v5);
+    let mut out = Text::with_capacity(lines.size_hint(records));
+    let ends = records
+        .iter()
+        .map(|e| {
+            lines.line(&mut out, e);
+            out.len()
+        })
+        .collect();
+    (out.into_string(), ends)
+}
+
+/// Room for the header line (the version-5 one is 282 bytes).
+const HEADER_MAX: usize = 512;
 
 /// Writes records' lines. What a line takes from its ENI alone (version, account and
 /// interface id; v5: VPC, subnet and instance id) is written once per ENI up front rather
 /// than formatted again on each of the ENI's lines.
-pub(super) struct Lines {
+struct Lines {
     v5: bool,
     /// Per VM: `2 account eni ` (version 5: `5 …`).
     heads: Vec<String>,
@@ -178,7 +201,7 @@ pub(super) struct Lines {
 }
 
 impl Lines {
-    pub(super) fn new(t: &Tenant, tr: &Trace, v5: bool) -> Lines {
+    fn new(t: &Tenant, tr: &Trace, v5: bool) -> Lines {
         let version = if v5 { 5 } else { 2 };
         let heads = tr.vms.iter().map(|vm| format!("{version} {} {} ", t.account, vm.eni)).collect();
         let v5_fields = if v5 {
@@ -198,42 +221,64 @@ impl Lines {
     /// About the bytes `records`' lines take with their newlines, a little over for usual
     /// counters: the text is hundreds of megabytes for a large tenant, and growing it by
     /// doubling copies all of it (and touches twice its pages).
-    pub(super) fn size_hint(&self, records: &[Emitted]) -> usize {
+    fn size_hint(&self, records: &[Emitted]) -> usize {
         // Addresses, ports, counters and times of a line (v5 adds flags and addresses).
         let rest = if self.v5 { 160 } else { 88 };
         let fields = |vm: usize| self.v5_fields.get(vm).map_or(0, String::len);
         records.iter().map(|e| self.heads[e.vm as usize].len() + fields(e.vm as usize) + rest).sum()
     }
 
+    /// The header line, then each record's line, calling `block` after each line (a writer
+    /// drains the text there).
+    fn file<E>(
+        &self,
+        text: &mut Text,
+        records: &[Emitted],
+        mut block: impl FnMut(&mut Text) -> Result<(), E>,
+    ) -> Result<(), E> {
+        let mut header: Vec<&str> = V2.to_vec();
+        if self.v5 {
+            header.extend(V5_EXTRA);
+        }
+        text.str(&header.join(" "));
+        text.byte(b'\n');
+        for e in records {
+            self.line(text, e);
+            text.byte(b'\n');
+            block(text)?;
+        }
+        Ok(())
+    }
+
     /// One record's line, without its newline.
-    pub(super) fn line(&self, out: &mut String, e: &Emitted) {
+    fn line(&self, out: &mut Text, e: &Emitted) {
         let r = &e.record;
-        out.push_str(&self.heads[e.vm as usize]);
+        out.str(&self.heads[e.vm as usize]);
         if r.status == Status::NoData {
-            out.push_str("- - - - - - - ");
-            ints(out, &[r.t, r.t_end], ' ');
-            out.push_str("- NODATA");
+            out.str("- - - - - - - ");
+            out.ints(&[r.t, r.t_end], b' ');
+            out.str("- NODATA");
             if self.v5 {
-                out.push_str(NODATA_V5);
+                out.str(NODATA_V5);
             }
             return;
         }
-        ip(out, r.src);
-        out.push(' ');
-        ip(out, r.dst);
-        out.push(' ');
+        out.ip(r.src);
+        out.byte(b' ');
+        out.ip(r.dst);
+        out.byte(b' ');
         let (sport, dport, proto) = (u64::from(r.sport), u64::from(r.dport), u64::from(r.proto));
-        ints(out, &[sport, dport, proto, r.pkts, r.bytes, r.t, r.t_end], ' ');
-        out.push_str(if r.allow { "ACCEPT OK" } else { "REJECT OK" });
+        out.ints(&[sport, dport, proto, r.pkts, r.bytes, r.t, r.t_end], b' ');
+        out.str(if r.allow { "ACCEPT OK" } else { "REJECT OK" });
         if self.v5 {
-            out.push_str(&self.v5_fields[e.vm as usize]);
-            int(out, e.extra);
-            out.push_str(" IPv4 ");
-            ip(out, r.src);
-            out.push(' ');
-            ip(out, r.dst);
-            out.push_str(" us-east-1 use1-az1 - - - - ");
-            out.push_str(if r.inbound { "ingress" } else { "egress" });
+            out.str(&self.v5_fields[e.vm as usize]);
+            out.int(u64::from(e.extra));
+            out.str(" IPv4 ");
+            out.ip(r.src);
+            out.byte(b' ');
+            out.ip(r.dst);
+            out.str(" us-east-1 use1-az1 - - - - ");
+            out.str(if r.inbound { "ingress" } else { "egress" });
         }
     }
 }

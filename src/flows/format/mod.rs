@@ -199,22 +199,37 @@ pub fn render(format: Format, tenant: &Tenant, trace: &Trace, records: &[Emitted
     }
 }
 
+/// [`render`]'s text handed to `w`: the AWS formats a block at a time, never holding the
+/// file whole (hundreds of megabytes for a large tenant's hour); the Azure and GCP texts are
+/// rendered whole first (an Azure file is one JSON document).
+pub fn write(
+    format: Format,
+    tenant: &Tenant,
+    trace: &Trace,
+    records: &[Emitted],
+    w: &mut dyn std::io::Write,
+) -> std::io::Result<()> {
+    match format {
+        Format::Aws2 | Format::Aws5 => aws::write(tenant, trace, records, format == Format::Aws5, w),
+        Format::Nsg2 | Format::Vnet4 | Format::Gcp => w.write_all(render(format, tenant, trace, records).as_bytes()),
+    }
+}
+
 /// Each record's own text end to end, with where each ends: an AWS or GCP line without its
 /// newline, an Azure flow tuple. These are the raw texts [`parse`] gives the rows of
 /// [`render`]'s file (`render` writes each row with the same code), so a table built straight
 /// from emitted records can show them without the whole file being written and read back.
 pub fn raw_rows(format: Format, tenant: &Tenant, trace: &Trace, records: &[Emitted]) -> (String, Vec<usize>) {
+    let row: fn(&mut String, &Emitted) = match format {
+        Format::Aws2 | Format::Aws5 => return aws::raw_rows(tenant, trace, records, format == Format::Aws5),
+        Format::Nsg2 => |out, e| azure::tuple(out, e, azure::Flavor::Nsg2),
+        Format::Vnet4 => |out, e| azure::tuple(out, e, azure::Flavor::Vnet4),
+        Format::Gcp => gcp::line,
+    };
     let mut out = String::with_capacity(records.len() * 64);
     let mut ends = Vec::with_capacity(records.len());
-    let aws = matches!(format, Format::Aws2 | Format::Aws5)
-        .then(|| aws::Lines::new(tenant, trace, format == Format::Aws5));
     for e in records {
-        match format {
-            Format::Aws2 | Format::Aws5 => aws.as_ref().expect("an AWS format").line(&mut out, e),
-            Format::Nsg2 => azure::tuple(&mut out, e, azure::Flavor::Nsg2),
-            Format::Vnet4 => azure::tuple(&mut out, e, azure::Flavor::Vnet4),
-            Format::Gcp => gcp::line(&mut out, e),
-        }
+        row(&mut out, e);
         ends.push(out.len());
     }
     (out, ends)
