@@ -171,28 +171,13 @@ pub fn write(t: &Tenant, tr: &Trace, records: &[Emitted], v5: bool, w: &mut dyn 
     text.drain_to(w)
 }
 
-/// Each record's line without its newline, end to end, with where each ends (see
-/// `format::raw_rows`).
-pub(super) fn raw_rows(t: &Tenant, tr: &Trace, records: &[Emitted], v5: bool) -> (String, Vec<usize>) {
-    let lines = Lines::new(t, tr, v5);
-    let mut out = Text::with_capacity(lines.size_hint(records));
-    let ends = records
-        .iter()
-        .map(|e| {
-            lines.line(&mut out, e);
-            out.len()
-        })
-        .collect();
-    (out.into_string(), ends)
-}
-
 /// Room for the header line (the version-5 one is 282 bytes).
 const HEADER_MAX: usize = 512;
 
 /// Writes records' lines. What a line takes from its ENI alone (version, account and
 /// interface id; v5: VPC, subnet and instance id) is written once per ENI up front rather
 /// than formatted again on each of the ENI's lines.
-struct Lines {
+pub(super) struct Lines {
     v5: bool,
     /// Per VM: `2 account eni ` (version 5: `5 …`).
     heads: Vec<String>,
@@ -201,7 +186,7 @@ struct Lines {
 }
 
 impl Lines {
-    fn new(t: &Tenant, tr: &Trace, v5: bool) -> Lines {
+    pub(super) fn new(t: &Tenant, tr: &Trace, v5: bool) -> Lines {
         let version = if v5 { 5 } else { 2 };
         let heads = tr.vms.iter().map(|vm| format!("{version} {} {} ", t.account, vm.eni)).collect();
         let v5_fields = if v5 {
@@ -221,7 +206,7 @@ impl Lines {
     /// About the bytes `records`' lines take with their newlines, a little over for usual
     /// counters: the text is hundreds of megabytes for a large tenant, and growing it by
     /// doubling copies all of it (and touches twice its pages).
-    fn size_hint(&self, records: &[Emitted]) -> usize {
+    pub(super) fn size_hint(&self, records: &[Emitted]) -> usize {
         // Addresses, ports, counters and times of a line (v5 adds flags and addresses).
         let rest = if self.v5 { 160 } else { 88 };
         let fields = |vm: usize| self.v5_fields.get(vm).map_or(0, String::len);
@@ -251,7 +236,7 @@ impl Lines {
     }
 
     /// One record's line, without its newline.
-    fn line(&self, out: &mut Text, e: &Emitted) {
+    pub(super) fn line(&self, out: &mut Text, e: &Emitted) {
         let r = &e.record;
         out.str(&self.heads[e.vm as usize]);
         if r.status == Status::NoData {

@@ -10,7 +10,7 @@ use std::fmt::Write;
 
 use serde_json::Value;
 
-use super::text::{int, ints, ip};
+use super::text::Text;
 use super::{Emitted, Inventory, ParseError, Parsed, Record, State, addr, num};
 use crate::flows::T0;
 use crate::flows::model::{Connection, NO_VM, Rule, Trace, rule, scale};
@@ -109,36 +109,36 @@ fn minute_time(minute: u64) -> String {
 }
 
 /// One flow tuple, without its quotes.
-pub(super) fn tuple(out: &mut String, e: &Emitted, flavor: Flavor) {
+pub(super) fn tuple(out: &mut Text, e: &Emitted, flavor: Flavor) {
     let r = &e.record;
-    int(out, if flavor == Flavor::Nsg2 { r.t } else { T0 * 1000 + e.at_ms });
-    out.push(',');
-    ip(out, r.src);
-    out.push(',');
-    ip(out, r.dst);
-    out.push(',');
-    ints(out, &[u64::from(r.sport), u64::from(r.dport)], ',');
-    let dir = if r.inbound { 'I' } else { 'O' };
+    out.int(if flavor == Flavor::Nsg2 { r.t } else { T0 * 1000 + e.at_ms });
+    out.byte(b',');
+    out.ip(r.src);
+    out.byte(b',');
+    out.ip(r.dst);
+    out.byte(b',');
+    out.ints(&[u64::from(r.sport), u64::from(r.dport)], b',');
+    let dir = if r.inbound { b'I' } else { b'O' };
     match flavor {
         Flavor::Nsg2 => {
-            let proto = if r.proto == 6 { 'T' } else { 'U' };
-            let action = if r.allow { 'A' } else { 'D' };
-            out.extend([proto, ',', dir, ',', action, ',']);
-            out.push_str(r.state.name());
+            let proto = if r.proto == 6 { b'T' } else { b'U' };
+            let action = if r.allow { b'A' } else { b'D' };
+            [proto, b',', dir, b',', action, b','].into_iter().for_each(|b| out.byte(b));
+            out.str(r.state.name());
         }
         Flavor::Vnet4 => {
-            int(out, r.proto);
-            out.extend([',', dir, ',']);
-            out.push_str(r.state.name());
-            out.push_str(",NX");
+            out.int(u64::from(r.proto));
+            [b',', dir, b','].into_iter().for_each(|b| out.byte(b));
+            out.str(r.state.name());
+            out.str(",NX");
         }
     }
     if r.state == State::B && r.allow {
-        out.push_str(",,,,");
+        out.str(",,,,");
     } else {
-        out.push(',');
-        ints(out, &[r.pkts, r.bytes, r.pkts_rev], ',');
-        int(out, r.bytes_rev);
+        out.byte(b',');
+        out.ints(&[r.pkts, r.bytes, r.pkts_rev], b',');
+        out.int(r.bytes_rev);
     }
 }
 
@@ -157,17 +157,17 @@ fn runs<T, K: PartialEq>(items: &[T], key: impl Fn(&T) -> K) -> Vec<&[T]> {
     out
 }
 
-fn tuples_json(out: &mut String, group: &[Emitted], flavor: Flavor) {
-    out.push_str("\"flowTuples\":[");
+fn tuples_json(out: &mut Text, group: &[Emitted], flavor: Flavor) {
+    out.str("\"flowTuples\":[");
     for (i, e) in group.iter().enumerate() {
         if i > 0 {
-            out.push(',');
+            out.byte(b',');
         }
-        out.push('"');
+        out.byte(b'"');
         tuple(out, e, flavor);
-        out.push('"');
+        out.byte(b'"');
     }
-    out.push(']');
+    out.byte(b']');
 }
 
 pub fn render(t: &Tenant, tr: &Trace, records: &[Emitted], flavor: Flavor) -> String {
@@ -181,11 +181,11 @@ pub fn render(t: &Tenant, tr: &Trace, records: &[Emitted], flavor: Flavor) -> St
     // About a quoted tuple's bytes with usual counters, and a record's header and closing
     // brackets: the text is hundreds of megabytes for a large tenant, and growing it by
     // doubling copies all of it (and touches twice its pages).
-    let mut out = String::with_capacity(records.len() * 90 + by_record.len() * 900 + 64);
-    out.push_str("{\"records\":[");
+    let mut out = Text::with_capacity(records.len() * 90 + by_record.len() * 900 + 64);
+    out.str("{\"records\":[");
     for (n, rec) in by_record.into_iter().enumerate() {
         if n > 0 {
-            out.push(',');
+            out.byte(b',');
         }
         let first = &rec[0];
         let vnet = vnet_of(first);
@@ -202,20 +202,20 @@ pub fn render(t: &Tenant, tr: &Trace, records: &[Emitted], flavor: Flavor) -> St
                 );
                 for (i, by_rule) in runs(rec, |e| e.rule).into_iter().enumerate() {
                     if i > 0 {
-                        out.push(',');
+                        out.byte(b',');
                     }
                     let _ = write!(out, "{{\"rule\":\"{}\",\"flows\":[", by_rule[0].rule.name());
                     for (j, by_mac) in runs(by_rule, |e| e.vm).into_iter().enumerate() {
                         if j > 0 {
-                            out.push(',');
+                            out.byte(b',');
                         }
                         let _ = write!(out, "{{\"mac\":\"{}\",", tr.vms[by_mac[0].vm as usize].mac);
                         tuples_json(&mut out, by_mac, flavor);
-                        out.push('}');
+                        out.byte(b'}');
                     }
-                    out.push_str("]}");
+                    out.str("]}");
                 }
-                out.push_str("]}}");
+                out.str("]}}");
             }
             Flavor::Vnet4 => {
                 let _ = write!(
@@ -229,18 +229,18 @@ pub fn render(t: &Tenant, tr: &Trace, records: &[Emitted], flavor: Flavor) -> St
                 );
                 for (i, by_rule) in runs(rec, |e| e.rule).into_iter().enumerate() {
                     if i > 0 {
-                        out.push(',');
+                        out.byte(b',');
                     }
                     let _ = write!(out, "{{\"rule\":\"{}\",", by_rule[0].rule.name());
                     tuples_json(&mut out, by_rule, flavor);
-                    out.push('}');
+                    out.byte(b'}');
                 }
-                out.push_str("]}]}}");
+                out.str("]}]}}");
             }
         }
     }
-    out.push_str("]}");
-    out
+    out.str("]}");
+    out.into_string()
 }
 
 fn field<'a>(v: &'a Value, path: &[&str]) -> Result<&'a Value, String> {

@@ -2,15 +2,13 @@
 //! interval), allowed connections only (the log has no decision field). Counters are the
 //! src→dst share of the interval; int64 fields are JSON strings, as Cloud Logging writes them.
 
-use std::fmt::Write;
-
 use serde_json::Value;
 
+use super::text::Text;
 use super::time::{format_ms, parse_ms};
 use super::{Emitted, ParseError, Parsed, Record, addr, intervals};
 use crate::flows::T0;
 use crate::flows::model::{NO_VM, Rule, Trace, share};
-use crate::flows::tenant::dotted;
 
 const IV: u64 = 60_000;
 
@@ -43,38 +41,43 @@ pub fn emit(tr: &Trace) -> Vec<Emitted> {
 }
 
 pub fn render(records: &[Emitted]) -> String {
-    let mut out = String::with_capacity(records.len() * 260);
+    let mut out = Text::with_capacity(records.len() * 260);
     for e in records {
         line(&mut out, e);
-        out.push('\n');
+        out.byte(b'\n');
     }
-    out
+    out.into_string()
 }
 
-/// One record's line, without its newline.
-pub(super) fn line(out: &mut String, e: &Emitted) {
+/// One record's line, without its newline: the JSON written piece by piece around numbers
+/// and addresses, which is faster than `write!` and `dotted` for a million lines.
+pub(super) fn line(out: &mut Text, e: &Emitted) {
     let r = &e.record;
-    let _ = write!(
-        out,
-        "{{\"connection\":{{\"protocol\":{},\"src_ip\":\"{}\",\"src_port\":{},\"dest_ip\":\"{}\",\"dest_port\":{}}},\"reporter\":\"{}\",",
-        r.proto,
-        dotted(r.src),
-        r.sport,
-        dotted(r.dst),
-        r.dport,
-        if r.inbound { "DEST" } else { "SRC" }
-    );
+    out.str("{\"connection\":{\"protocol\":");
+    out.int(u64::from(r.proto));
+    out.str(",\"src_ip\":\"");
+    out.ip(r.src);
+    out.str("\",\"src_port\":");
+    out.int(u64::from(r.sport));
+    out.str(",\"dest_ip\":\"");
+    out.ip(r.dst);
+    out.str("\",\"dest_port\":");
+    out.int(u64::from(r.dport));
+    out.str(if r.inbound { "},\"reporter\":\"DEST\"," } else { "},\"reporter\":\"SRC\"," });
     if r.proto == 6 {
-        let _ = write!(out, "\"rtt_msec\":\"{}\",", e.extra);
+        out.str("\"rtt_msec\":\"");
+        out.int(u64::from(e.extra));
+        out.str("\",");
     }
-    let _ = write!(
-        out,
-        "\"bytes_sent\":\"{}\",\"packets_sent\":\"{}\",\"start_time\":\"{}\",\"end_time\":\"{}\"}}",
-        r.bytes,
-        r.pkts,
-        format_ms(T0 * 1000 + e.at_ms),
-        format_ms(T0 * 1000 + e.end_ms)
-    );
+    out.str("\"bytes_sent\":\"");
+    out.int(r.bytes);
+    out.str("\",\"packets_sent\":\"");
+    out.int(r.pkts);
+    out.str("\",\"start_time\":\"");
+    out.str(&format_ms(T0 * 1000 + e.at_ms));
+    out.str("\",\"end_time\":\"");
+    out.str(&format_ms(T0 * 1000 + e.end_ms));
+    out.str("\"}");
 }
 
 fn get<'a>(v: &'a Value, key: &str) -> Result<&'a Value, String> {

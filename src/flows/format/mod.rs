@@ -17,6 +17,7 @@ use std::fmt;
 
 use super::model::{NO_VM, Rule, Trace};
 use super::tenant::{Tenant, Vm};
+use text::Text;
 
 /// A flow-log format.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -211,7 +212,9 @@ pub fn write(
 ) -> std::io::Result<()> {
     match format {
         Format::Aws2 | Format::Aws5 => aws::write(tenant, trace, records, format == Format::Aws5, w),
-        Format::Nsg2 | Format::Vnet4 | Format::Gcp => w.write_all(render(format, tenant, trace, records).as_bytes()),
+        Format::Nsg2 | Format::Vnet4 | Format::Gcp => {
+            w.write_all(render(format, tenant, trace, records).as_bytes())
+        }
     }
 }
 
@@ -220,19 +223,31 @@ pub fn write(
 /// [`render`]'s file (`render` writes each row with the same code), so a table built straight
 /// from emitted records can show them without the whole file being written and read back.
 pub fn raw_rows(format: Format, tenant: &Tenant, trace: &Trace, records: &[Emitted]) -> (String, Vec<usize>) {
-    let row: fn(&mut String, &Emitted) = match format {
-        Format::Aws2 | Format::Aws5 => return aws::raw_rows(tenant, trace, records, format == Format::Aws5),
-        Format::Nsg2 => |out, e| azure::tuple(out, e, azure::Flavor::Nsg2),
-        Format::Vnet4 => |out, e| azure::tuple(out, e, azure::Flavor::Vnet4),
-        Format::Gcp => gcp::line,
-    };
-    let mut out = String::with_capacity(records.len() * 64);
-    let mut ends = Vec::with_capacity(records.len());
-    for e in records {
-        row(&mut out, e);
-        ends.push(out.len());
+    match format {
+        Format::Aws2 | Format::Aws5 => {
+            let lines = aws::Lines::new(tenant, trace, format == Format::Aws5);
+            rows(records, lines.size_hint(records), |out, e| lines.line(out, e))
+        }
+        // About a tuple's bytes (and a GCP line's) with usual counters.
+        Format::Nsg2 => rows(records, records.len() * 72, |out, e| azure::tuple(out, e, azure::Flavor::Nsg2)),
+        Format::Vnet4 => {
+            rows(records, records.len() * 80, |out, e| azure::tuple(out, e, azure::Flavor::Vnet4))
+        }
+        Format::Gcp => rows(records, records.len() * 260, gcp::line),
     }
-    (out, ends)
+}
+
+/// Each record's text as `row` writes it, end to end, with where each ends.
+fn rows(records: &[Emitted], size: usize, mut row: impl FnMut(&mut Text, &Emitted)) -> (String, Vec<usize>) {
+    let mut out = Text::with_capacity(size);
+    let ends = records
+        .iter()
+        .map(|e| {
+            row(&mut out, e);
+            out.len()
+        })
+        .collect();
+    (out.into_string(), ends)
 }
 
 /// Why a log text could not be read.
