@@ -88,9 +88,11 @@ pub fn emit(tr: &Trace, iv: u64) -> Vec<Emitted> {
     for b in 0..buckets {
         let (i, vm) = (b as u64 / vms, (b as u64 % vms) as u32);
         let (x, y) = (i * iv, ((i + 1) * iv).min(end));
-        let vantage = tr.vms[vm as usize].ip;
+        let v = &tr.vms[vm as usize];
+        let vantage = v.ip;
         let run = &sorted[starts[b]..starts[b + 1]];
-        let running = tr.vms[vm as usize].start_ms < (i + 1) * iv && tr.vms[vm as usize].stop_ms > i * iv;
+        // `y > x` holds for every bucket before the trace's end; a guard all the same.
+        let running = v.start_ms < (i + 1) * iv && v.stop_ms > i * iv;
         if run.is_empty() && running && y > x {
             let mut r = Record::blank(T0 + x / 1000, T0 + y / 1000, vantage);
             r.status = Status::NoData;
