@@ -12,8 +12,8 @@ use super::check::colour;
 use super::family::{COLORS, Query, View, ip_number, prefix_of};
 use super::kmeans;
 use super::nemo_check::{self, Looser};
-use crate::flows::graph::{self as fgraph, Graph};
-use crate::malt::api::{Py, unlimited};
+use crate::flows::graph::Graph;
+use crate::malt::api::Py;
 
 /// The heat-map ramp, coldest first; a palette of m colours takes the indexes ⌊i·5/(m−1)⌋.
 pub const RAMP: [&str; 6] = ["#0000ff", "#00ffff", "#00ff00", "#ffff00", "#ff7f00", "#ff0000"];
@@ -468,7 +468,8 @@ impl Spec {
         }
     }
 
-    /// The native witness: the change a reference answer makes, through the G API.
+    /// The native witness: the change a reference answer makes, through the G API's native
+    /// `set` and `add_label`.
     pub fn witness(&self, g: &mut Graph) {
         // The clusters once: the colours and the labels of a k-means witness both need them.
         let clusters = match &self.query {
@@ -476,17 +477,15 @@ impl Spec {
             _ => None,
         };
         let colours = self.witness_colours(clusters.as_deref());
-        let s = |x: &str| Py::Str(x.to_string());
-        let mut call = |m: &str, args: Vec<Py>| {
-            let _ = fgraph::call(g, m, args, vec![], &unlimited);
-        };
-        for (u, c) in colours.iter().enumerate() {
+        // Errors cannot arise (every node is there, colours are strings) and a call's would
+        // be ignored, as a reference answer's unchecked calls are.
+        for (u, c) in colours.into_iter().enumerate() {
             if let Some(c) = c {
-                call("set", vec![s(&self.ips[u]), s("color"), s(c)]);
+                let _ = g.set(&self.ips[u], "color", Py::Str(c));
             }
         }
         for (u, c) in clusters.into_iter().flatten().enumerate() {
-            call("add_label", vec![s(&self.ips[u]), s(&format!("cluster={c}"))]);
+            let _ = g.add_label(&self.ips[u], format!("cluster={c}"));
         }
     }
 
