@@ -310,10 +310,14 @@ impl Graph {
     /// call and five map searches per edge: an edge filter's truth removes most of a
     /// 10,000-node graph's edges.
     pub fn remove_edges<'a>(&mut self, pairs: impl IntoIterator<Item = (&'a str, &'a str)>) {
+        // Each node's key once: a node ends several edges, and parsing and re-writing an
+        // address for every end was most of the removal.
+        let mut keys: FxHashMap<&str, Key> = FxHashMap::default();
+        let mut key_of = |id: &'a str| keys.entry(id).or_insert_with(|| key(id)).clone();
         let doomed: FxHashSet<(Key, Key)> = pairs
             .into_iter()
             .map(|(u, v)| {
-                let (a, b) = (key(u), key(v));
+                let (a, b) = (key_of(u), key_of(v));
                 if a <= b { (a, b) } else { (b, a) }
             })
             .collect();
