@@ -9,7 +9,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 use serde_json::{Value, json};
 
 use super::model::Trace;
@@ -25,7 +25,7 @@ const ROW_BYTES: usize = 320;
 /// A node's sort key: addresses first, by number, then the ids that are not addresses, by
 /// text. An enum rather than a (number, text) pair so that comparing two addresses compares
 /// two integers and never the text: building a large graph compares keys millions of times.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
 enum Key {
     Addr(u32),
     Id(String),
@@ -33,9 +33,21 @@ enum Key {
 
 fn key(id: &str) -> Key {
     match id.parse::<std::net::Ipv4Addr>() {
-        Ok(a) if a.to_string() == id => Key::Addr(u32::from(a)),
+        Ok(a) if written_as(a, id) => Key::Addr(u32::from(a)),
         _ => Key::Id(id.to_string()),
     }
+}
+
+/// Whether `id` is the usual writing of `a`, compared in a stack buffer: every call on the
+/// graph builds a key, and a `String` per key was a large part of a 10,000-node change.
+fn written_as(a: std::net::Ipv4Addr, id: &str) -> bool {
+    use std::io::Write;
+    let mut buf = [0u8; 15];
+    let mut rest = &mut buf[..];
+    // The longest address, 255.255.255.255, fills the buffer exactly.
+    write!(rest, "{a}").expect("an address fits");
+    let len = 15 - rest.len();
+    &buf[..len] == id.as_bytes()
 }
 
 /// A node's attributes.
@@ -245,9 +257,39 @@ impl Graph {
     }
 
     fn require(&self, v: Option<&Py>, what: &str) -> ApiResult<Key> {
-        let id = want_str(v, what)?;
-        let k = key(&id);
+        self.require_id(want_ref(v, what)?)
+    }
+
+    fn require_id(&self, id: &str) -> ApiResult<Key> {
+        let k = key(id);
         if self.nodes.contains_key(&k) { Ok(k) } else { Err(err(Exc::KeyError, format!("no node {id:?}"))) }
+    }
+
+    /// `G.set(id, attr, value)` natively. A witness sets every node of a 10,000-node graph,
+    /// and binding a call's arguments (three strings made for each) cost more than the change.
+    pub fn set(&mut self, id: &str, attr: &str, value: Py) -> ApiResult<()> {
+        let k = self.require_id(id)?;
+        self.set_attr(&k, attr, value)
+    }
+
+    /// `G.add_label(id, l)` natively, for the same reason as [`Graph::set`].
+    pub fn add_label(&mut self, id: &str, l: String) -> ApiResult<()> {
+        let k = self.require_id(id)?;
+        self.relabel(&k, l, true)
+    }
+
+    /// Adds label `l` to node `k` (a no-op when it has it) or removes it (an error when not).
+    fn relabel(&mut self, k: &Key, l: String, add: bool) -> ApiResult<()> {
+        let labels = &mut self.nodes.get_mut(k).expect("checked").labels;
+        match labels.binary_search(&l) {
+            Err(i) if add => labels.insert(i, l),
+            Ok(i) if !add => {
+                labels.remove(i);
+            }
+            Err(_) => return Err(err(Exc::KeyError, format!("node has no label {l:?}"))),
+            Ok(_) => {}
+        }
+        Ok(())
     }
 
     fn edge_key(&self, a: &[Option<Py>]) -> ApiResult<(Key, Key)> {
@@ -260,6 +302,33 @@ impl Graph {
                 Exc::KeyError,
                 format!("no edge between {:?} and {:?}", self.nodes[&k.0].id, self.nodes[&k.1].id),
             ))
+        }
+    }
+
+    /// Removes the edges between the given pairs of node ids, as `remove_edge` on each pair
+    /// would (a pair without an edge is skipped), with one pass over the edges instead of a
+    /// call and five map searches per edge: an edge filter's truth removes most of a
+    /// 10,000-node graph's edges.
+    pub fn remove_edges<'a>(&mut self, pairs: impl IntoIterator<Item = (&'a str, &'a str)>) {
+        // Each node's key once: a node ends several edges, and parsing and re-writing an
+        // address for every end was most of the removal.
+        let mut keys: FxHashMap<&str, Key> = FxHashMap::default();
+        let mut key_of = |id: &'a str| keys.entry(id).or_insert_with(|| key(id)).clone();
+        let doomed: FxHashSet<(Key, Key)> = pairs
+            .into_iter()
+            .map(|(u, v)| {
+                let (a, b) = (key_of(u), key_of(v));
+                if a <= b { (a, b) } else { (b, a) }
+            })
+            .collect();
+        // Split and rebuilt from the sorted survivors (`from_iter` builds in one pass):
+        // `retain` shifts a leaf's entries at each removal, and most edges go.
+        let (kept, removed): (Vec<_>, Vec<_>) =
+            std::mem::take(&mut self.edges).into_iter().partition(|(k, _)| !doomed.contains(k));
+        self.edges = kept.into_iter().collect();
+        for ((a, b), _) in removed {
+            self.adj.get_mut(&a).expect("node").remove(&b);
+            self.adj.get_mut(&b).expect("node").remove(&a);
         }
     }
 
@@ -405,8 +474,13 @@ fn err(exc: Exc, message: impl Into<String>) -> ApiError {
 }
 
 fn want_str(v: Option<&Py>, what: &str) -> ApiResult<String> {
+    want_ref(v, what).map(str::to_string)
+}
+
+/// As [`want_str`], borrowed (a key is built from it and the text is not kept).
+fn want_ref<'a>(v: Option<&'a Py>, what: &str) -> ApiResult<&'a str> {
     match v {
-        Some(Py::Str(s)) => Ok(s.clone()),
+        Some(Py::Str(s)) => Ok(s),
         Some(o) => Err(err(Exc::TypeError, format!("{what} must be a str, got {}", o.type_name()))),
         None => Err(err(Exc::TypeError, format!("{what} must be a str, got None"))),
     }
@@ -508,15 +582,7 @@ pub fn call(
         "add_label" | "remove_label" => {
             let k = g.require(a[0].as_ref(), "n")?;
             let l = want_str(a[1].as_ref(), "l")?;
-            let labels = &mut g.nodes.get_mut(&k).expect("checked").labels;
-            match labels.binary_search(&l) {
-                Err(i) if name == "add_label" => labels.insert(i, l),
-                Ok(i) if name == "remove_label" => {
-                    labels.remove(i);
-                }
-                Err(_) => return Err(err(Exc::KeyError, format!("node has no label {l:?}"))),
-                Ok(_) => {}
-            }
+            g.relabel(&k, l, name == "add_label")?;
             Ok(Py::None)
         }
         "neighbors" => {

@@ -57,7 +57,7 @@ fn fits(f: Option<Family>, v: &View) -> bool {
         Some(Family::Count) => nodes && labelled,
         Some(Family::EdgeFilter | Family::MinCut) => !v.edges.is_empty(),
         Some(Family::Kmeans) => {
-            let totals: std::collections::BTreeSet<i64> = (0..v.ips.len()).map(|u| v.total(u, 0)).collect();
+            let totals: std::collections::BTreeSet<i64> = v.totals(0).into_iter().collect();
             totals.len() >= 2
         }
         Some(_) => true,

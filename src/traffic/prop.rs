@@ -12,8 +12,8 @@ use super::check::colour;
 use super::family::{COLORS, Query, View, ip_number, prefix_of};
 use super::kmeans;
 use super::nemo_check::{self, Looser};
-use crate::flows::graph::{self as fgraph, Graph};
-use crate::malt::api::{Py, unlimited};
+use crate::flows::graph::Graph;
+use crate::malt::api::Py;
 
 /// The heat-map ramp, coldest first; a palette of m colours takes the indexes ⌊i·5/(m−1)⌋.
 pub const RAMP: [&str; 6] = ["#0000ff", "#00ffff", "#00ff00", "#ffff00", "#ff7f00", "#ff0000"];
@@ -118,12 +118,11 @@ impl Tally {
 impl Spec {
     /// The spec of a property query on `v`, or why the graph cannot ask it.
     pub fn new(query: &Query, v: &View) -> Result<Spec, String> {
-        let n = v.ips.len();
         let pre: Vec<String> = v.ips.iter().map(|ip| prefix_of(ip, 16)).collect();
         let mut prefixes: Vec<String> = pre.iter().cloned().collect::<BTreeSet<_>>().into_iter().collect();
         prefixes.sort_by_key(|p| ip_number(p.trim_end_matches("/16")));
         let rank: BTreeMap<&str, usize> = prefixes.iter().enumerate().map(|(i, p)| (p.as_str(), i)).collect();
-        let totals: Vec<i64> = (0..n).map(|u| v.total(u, 0)).collect();
+        let totals = v.totals(0);
         let distinct = totals.iter().collect::<BTreeSet<_>>().len();
         let opt = match query {
             Query::Kmeans { k, .. } if distinct < (*k).max(2) => {
@@ -469,36 +468,37 @@ impl Spec {
         }
     }
 
-    /// The native witness: the change a reference answer makes, through the G API.
+    /// The native witness: the change a reference answer makes, through the G API's native
+    /// `set` and `add_label`.
     pub fn witness(&self, g: &mut Graph) {
-        let colours = self.witness_colours();
-        let s = |x: &str| Py::Str(x.to_string());
-        let mut call = |m: &str, args: Vec<Py>| {
-            let _ = fgraph::call(g, m, args, vec![], &unlimited);
+        // The clusters once: the colours and the labels of a k-means witness both need them.
+        let clusters = match &self.query {
+            Query::Kmeans { k, .. } => Some(self.clusters(*k)),
+            _ => None,
         };
-        for (u, c) in colours.iter().enumerate() {
+        let colours = self.witness_colours(clusters.as_deref());
+        // Errors cannot arise (every node is there, colours are strings) and a call's would
+        // be ignored, as a reference answer's unchecked calls are.
+        for (u, c) in colours.into_iter().enumerate() {
             if let Some(c) = c {
-                call("set", vec![s(&self.ips[u]), s("color"), s(c)]);
+                let _ = g.set(&self.ips[u], "color", Py::Str(c));
             }
         }
-        if let Query::Kmeans { k, .. } = &self.query {
-            for (u, c) in self.clusters(*k).into_iter().enumerate() {
-                call("add_label", vec![s(&self.ips[u]), s(&format!("cluster={c}"))]);
-            }
+        for (u, c) in clusters.into_iter().flatten().enumerate() {
+            let _ = g.add_label(&self.ips[u], format!("cluster={c}"));
         }
     }
 
     /// Node indexes in address order.
     fn by_ip(&self) -> Vec<usize> {
-        let mut order: Vec<usize> = (0..self.ips.len()).collect();
-        order.sort_by_key(|&u| ip_number(&self.ips[u]));
-        order
+        super::family::by_ip(&self.ips)
     }
 
     /// Each node's optimal cluster, clusters numbered by ascending totals.
     pub(super) fn clusters(&self, k: usize) -> Vec<usize> {
         let mut order: Vec<usize> = (0..self.ips.len()).collect();
-        order.sort_by_key(|&u| (self.totals[u], ip_number(&self.ips[u])));
+        // Cached keys: parsing two addresses per comparison was a k-means witness's main cost.
+        order.sort_by_cached_key(|&u| (self.totals[u], ip_number(&self.ips[u])));
         let xs: Vec<i64> = order.iter().map(|&u| self.totals[u]).collect();
         let cuts = kmeans::optimal(&xs, k).1;
         let mut out = vec![0; self.ips.len()];
@@ -510,8 +510,9 @@ impl Spec {
         out
     }
 
-    /// The colour the witness gives each node (`None`: left as it is).
-    fn witness_colours(&self) -> Vec<Option<String>> {
+    /// The colour the witness gives each node (`None`: left as it is); `clusters` are a
+    /// k-means question's, from [`Spec::clusters`].
+    fn witness_colours(&self, clusters: Option<&[usize]>) -> Vec<Option<String>> {
         let n = self.ips.len();
         match &self.query {
             Query::ColorPrefix => self.prefix.iter().map(|&p| Some(prefix_colour(p))).collect(),
@@ -541,8 +542,8 @@ impl Spec {
                 }
                 out
             }
-            Query::Kmeans { k, color: true } => {
-                self.clusters(*k).into_iter().map(|c| Some(COLORS[c].to_string())).collect()
+            Query::Kmeans { color: true, .. } => {
+                clusters.unwrap_or_default().iter().map(|&c| Some(COLORS[c].to_string())).collect()
             }
             Query::Heatmap { palette, .. } => {
                 let levels: Vec<i64> =

@@ -479,12 +479,14 @@ pub(super) fn apply(q: &Query, v: &View, g: &mut Graph) {
             let mut ws: Vec<i64> = v.edges.values().map(|e| e[w]).collect();
             ws.sort_unstable();
             let t = family::threshold(&ws, *stat);
-            for (&(a, b), e) in &v.edges {
-                let x = e[w] as f64;
-                if if *strict { x < t } else { x <= t } {
-                    call("remove_edge", vec![s(&v.ips[a]), s(&v.ips[b])]);
-                }
-            }
+            let below = |x: f64| if *strict { x < t } else { x <= t };
+            // In one pass (`Graph::remove_edges`), as `G.remove_edge` on each.
+            g.remove_edges(
+                v.edges
+                    .iter()
+                    .filter(|(_, e)| below(e[w] as f64))
+                    .map(|(&(a, b), _)| (v.ips[a].as_str(), v.ips[b].as_str())),
+            );
         }
         _ => {}
     }
