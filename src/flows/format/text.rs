@@ -5,8 +5,9 @@
 
 /// Log text in a byte buffer written at a cursor. Appending each field to a `String` spent
 /// about half the time of rendering an AWS file in `memcpy` calls; here an octet is a fixed
-/// four-byte copy of a table entry and a number is written in place two digits at a time. The buffer starts zeroed (`vec![0; n]` takes fresh pages
-/// from the system without writing them) and grows by doubling when a field would not fit.
+/// four-byte copy of a table entry and a number is written in place two digits at a time.
+/// The buffer starts zeroed (`vec![0; n]` takes fresh pages from the system without writing
+/// them) and grows by doubling when a field would not fit.
 ///
 /// Only whole `&str`s and ASCII bytes are written, so the bytes are always UTF-8; the check
 /// that turns them into a `String` at the end is one fast pass over ASCII.
@@ -222,7 +223,7 @@ mod tests {
     proptest::proptest! {
         #[test]
         fn text_numbers_and_addresses(ns in proptest::collection::vec(proptest::prelude::any::<u64>(), 0..20)) {
-            let got = text(|t| ns.iter().for_each(|&n| { t.int(n); t.byte(b',');t.ip(n as u32); t.byte(b' '); }));
+            let got = text(|t| ns.iter().for_each(|&n| { t.int(n); t.byte(b','); t.ip(n as u32); t.byte(b' '); }));
             let want: String = ns.iter().map(|&n| format!("{n},{} ", dotted(n as u32))).collect();
             proptest::prop_assert_eq!(got, want);
         }
