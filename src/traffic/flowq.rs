@@ -308,12 +308,21 @@ pub fn draw(family: &str, s: &mut Stream, l: &Logs) -> FlowQuery {
             }
         }
         "port-scan" => {
+            // The Internet's connections once, sorted by start so that a window is a slice:
+            // every draw's statistics look only at those in its window, and filtering all the
+            // tenant's connections per draw was most of the question.
+            let mut outside: Vec<Conn> = l.conns.iter().filter(|c| internet(c.src)).copied().collect();
+            outside.sort_unstable_by_key(|c| c.start);
+            let during = |t1: u32, t2: u32| {
+                let at = |t: u32| outside.partition_point(|c| c.start < u64::from(t) * 60);
+                &outside[at(t1)..at(t2)]
+            };
             let mut q = None;
             for _ in 0..REDRAWS {
                 let ports = 10 + s.index(11);
                 let hosts = 3 + s.index(3);
                 let (t1, t2) = window(s, d, false);
-                let stats = scan_stats(&l.conns, t1, t2);
+                let stats = scan_stats(during(t1, t2), t1, t2);
                 let near = stats.values().any(|&(p, h)| (2 * p >= ports && p < ports) || h + 1 == hosts);
                 let found = stats.values().any(|&(p, h)| p >= ports || h >= hosts);
                 q = Some(FlowQuery::PortScan { ports, hosts, t1, t2 });
@@ -347,20 +356,23 @@ pub fn draw(family: &str, s: &mut Stream, l: &Logs) -> FlowQuery {
 /// Per Internet source in the window: the most distinct ports it tried on one host and the
 /// most distinct hosts it tried on one port, within one clock minute (denials included).
 fn scan_stats(conns: &[Conn], t1: u32, t2: u32) -> BTreeMap<u32, (usize, usize)> {
-    let mut ports: BTreeMap<(u32, u64, u32), BTreeSet<u16>> = BTreeMap::new();
-    let mut hosts: BTreeMap<(u32, u64, u16), BTreeSet<u32>> = BTreeMap::new();
-    for c in conns.iter().filter(|c| internet(c.src) && inside(c, t1, t2)) {
-        ports.entry((c.src, c.start / 60, c.dst)).or_default().insert(c.dport);
-        hosts.entry((c.src, c.start / 60, c.dport)).or_default().insert(c.dst);
-    }
+    // Sorted, deduplicated tuples whose runs are the sets: a question redraws its window up
+    // to `REDRAWS` times, and a map of sets per (source, minute, …) allocated per entry.
+    let seen: Vec<&Conn> = conns.iter().filter(|c| internet(c.src) && inside(c, t1, t2)).collect();
     let mut out: BTreeMap<u32, (usize, usize)> = BTreeMap::new();
-    for ((src, ..), p) in ports {
-        let e = out.entry(src).or_default();
-        e.0 = e.0.max(p.len());
-    }
-    for ((src, ..), h) in hosts {
-        let e = out.entry(src).or_default();
-        e.1 = e.1.max(h.len());
+    let mut ports: Vec<(u32, u64, u32, u32)> =
+        seen.iter().map(|c| (c.src, c.start / 60, c.dst, u32::from(c.dport))).collect();
+    let mut hosts: Vec<(u32, u64, u32, u32)> =
+        seen.iter().map(|c| (c.src, c.start / 60, u32::from(c.dport), c.dst)).collect();
+    for (tuples, of_ports) in [(&mut ports, true), (&mut hosts, false)] {
+        tuples.sort_unstable();
+        tuples.dedup();
+        // A run shares (source, minute, destination or port); its length is the set's size.
+        for run in tuples.chunk_by(|a, b| a.0 == b.0 && a.1 == b.1 && a.2 == b.2) {
+            let e = out.entry(run[0].0).or_default();
+            let m = if of_ports { &mut e.0 } else { &mut e.1 };
+            *m = (*m).max(run.len());
+        }
     }
     out
 }
