@@ -327,9 +327,14 @@ impl Graph {
             std::mem::take(&mut self.edges).into_iter().partition(|(k, _)| !doomed.contains(k));
         self.edges = kept.into_iter().collect();
         for ((a, b), _) in removed {
-            self.adj.get_mut(&a).expect("node").remove(&b);
-            self.adj.get_mut(&b).expect("node").remove(&a);
+            self.unlink(&a, &b);
         }
+    }
+
+    /// Drops `a` and `b` from each other's neighbours (their edge is already gone).
+    fn unlink(&mut self, a: &Key, b: &Key) {
+        self.adj.get_mut(a).expect("node").remove(b);
+        self.adj.get_mut(b).expect("node").remove(a);
     }
 
     fn ensure(&mut self, id: &str) -> Key {
@@ -668,8 +673,7 @@ pub fn call(
         "remove_edge" => {
             let k = g.edge_key(&a)?;
             g.edges.remove(&k);
-            g.adj.get_mut(&k.0).expect("node").remove(&k.1);
-            g.adj.get_mut(&k.1).expect("node").remove(&k.0);
+            g.unlink(&k.0, &k.1);
             Ok(Py::None)
         }
         "add_node" => {
