@@ -41,16 +41,21 @@ fn a_malt_episode_runs_in_a_sandbox_process_with_the_runner_s_record() {
     server.shutdown().unwrap();
 }
 
+/// A reply that runs until the sandbox's own time limit (2 s) stops it.
+const LOOP: &str = "```python\ndef process_graph(G):\n    while True:\n        pass\n```";
+
 #[test]
 fn a_silent_sandbox_process_is_replaced_and_the_step_fails() {
-    let server = start(Config { sandbox: pool(Duration::from_millis(1)), ..Config::default() });
+    // The reply loops until the sandbox's own 2 s limit, so the process is silent well past
+    // the pool's 300 ms, however fast the machine: a 1 ms silence raced a quick answer.
+    let server = start(Config { sandbox: pool(Duration::from_millis(300)), ..Config::default() });
     let addr = server.addr();
     for _ in 0..2 {
         let ep =
             post(addr, "/reset", json!({"task_id": "malt-v1-L1-s0-i0", "record": true})).body["observation"]
                 ["episode_id"]
                 .clone();
-        let r = post(addr, "/step", json!({"action": {"reply": "x = 1"}, "episode_id": ep})).body;
+        let r = post(addr, "/step", json!({"action": {"reply": LOOP}, "episode_id": ep})).body;
         assert_eq!((&r["done"], &r["observation"]["finish"]), (&json!(true), &json!("stopped")), "{r}");
         let turn = &r["observation"]["record"]["turns"][0];
         assert_eq!(turn["error"], "TimeoutError: sandbox terminated", "{r}");
