@@ -308,21 +308,14 @@ pub fn draw(family: &str, s: &mut Stream, l: &Logs) -> FlowQuery {
             }
         }
         "port-scan" => {
-            // The Internet's connections once, sorted by start so that a window is a slice:
-            // every draw's statistics look only at those in its window, and filtering all the
-            // tenant's connections per draw was most of the question.
-            let mut outside: Vec<Conn> = l.conns.iter().filter(|c| internet(c.src)).copied().collect();
-            outside.sort_unstable_by_key(|c| c.start);
-            let during = |t1: u32, t2: u32| {
-                let at = |t: u32| outside.partition_point(|c| c.start < u64::from(t) * 60);
-                &outside[at(t1)..at(t2)]
-            };
+            let mut scans = Scans::new(&l.conns);
             let mut q = None;
             for _ in 0..REDRAWS {
                 let ports = 10 + s.index(11);
                 let hosts = 3 + s.index(3);
                 let (t1, t2) = window(s, d, false);
-                let stats = scan_stats(during(t1, t2), t1, t2);
+                // Below these a source is neither near nor past either threshold.
+                let stats = scans.during(t1, t2, ports.div_ceil(2), hosts - 1);
                 let near = stats.values().any(|&(p, h)| (2 * p >= ports && p < ports) || h + 1 == hosts);
                 let found = stats.values().any(|&(p, h)| p >= ports || h >= hosts);
                 q = Some(FlowQuery::PortScan { ports, hosts, t1, t2 });
@@ -353,28 +346,66 @@ pub fn draw(family: &str, s: &mut Stream, l: &Logs) -> FlowQuery {
     }
 }
 
-/// Per Internet source in the window: the most distinct ports it tried on one host and the
-/// most distinct hosts it tried on one port, within one clock minute (denials included).
-fn scan_stats(conns: &[Conn], t1: u32, t2: u32) -> BTreeMap<u32, (usize, usize)> {
-    // Sorted, deduplicated tuples whose runs are the sets: a question redraws its window up
-    // to `REDRAWS` times, and a map of sets per (source, minute, …) allocated per entry.
-    let seen: Vec<&Conn> = conns.iter().filter(|c| internet(c.src) && inside(c, t1, t2)).collect();
+/// What a port-scan question counts, per Internet source: the most distinct ports it tried on
+/// one host and the most distinct hosts it tried on one port, within one clock minute
+/// (denials included).
+///
+/// Why by minute: a window's figures are the maxima over its minutes, and a question redraws
+/// its window up to `REDRAWS` times over mostly the same minutes. So each minute is counted
+/// once, when a window first covers it, and a redraw only merges the minutes' rows.
+struct Scans {
+    /// The Internet's connections, sorted by start: a minute's are a slice.
+    outside: Vec<Conn>,
+    /// Each counted minute's `(source, ports, hosts)` rows, by source.
+    minutes: BTreeMap<u32, Vec<(u32, usize, usize)>>,
+}
+
+impl Scans {
+    fn new(conns: &[Conn]) -> Self {
+        let mut outside: Vec<Conn> = conns.iter().filter(|c| internet(c.src)).copied().collect();
+        outside.sort_unstable_by_key(|c| c.start);
+        Scans { outside, minutes: BTreeMap::new() }
+    }
+
+    /// Per source, the most ports and hosts in any minute of `t1..t2`, for the sources that
+    /// tried at least `ports` ports of a host or `hosts` hosts of a port in one of them.
+    ///
+    /// The floors are why a redraw is cheap: most Internet sources try one port of one host a
+    /// minute, and merging every one of them into the map was most of a question's time. A
+    /// figure below its floor may then be understated, never one at or above it.
+    fn during(&mut self, t1: u32, t2: u32, ports: usize, hosts: usize) -> BTreeMap<u32, (usize, usize)> {
+        let mut out: BTreeMap<u32, (usize, usize)> = BTreeMap::new();
+        for m in t1..t2 {
+            let rows = self.minutes.entry(m).or_insert_with(|| minute(&self.outside, m));
+            for &(src, p, h) in rows.iter().filter(|&&(_, p, h)| p >= ports || h >= hosts) {
+                let e = out.entry(src).or_default();
+                *e = (e.0.max(p), e.1.max(h));
+            }
+        }
+        out
+    }
+}
+
+/// One minute's `(source, ports, hosts)` rows from connections sorted by start.
+fn minute(outside: &[Conn], m: u32) -> Vec<(u32, usize, usize)> {
+    let at = |t: u64| outside.partition_point(|c| c.start < t * 60);
+    let conns = &outside[at(u64::from(m))..at(u64::from(m) + 1)];
+    // Sorted, deduplicated tuples whose runs are the sets: cheaper than a map of sets, which
+    // allocates per entry.
+    let mut ports: Vec<(u32, u32, u32)> = conns.iter().map(|c| (c.src, c.dst, u32::from(c.dport))).collect();
+    let mut hosts: Vec<(u32, u32, u32)> = conns.iter().map(|c| (c.src, u32::from(c.dport), c.dst)).collect();
     let mut out: BTreeMap<u32, (usize, usize)> = BTreeMap::new();
-    let mut ports: Vec<(u32, u64, u32, u32)> =
-        seen.iter().map(|c| (c.src, c.start / 60, c.dst, u32::from(c.dport))).collect();
-    let mut hosts: Vec<(u32, u64, u32, u32)> =
-        seen.iter().map(|c| (c.src, c.start / 60, u32::from(c.dport), c.dst)).collect();
     for (tuples, of_ports) in [(&mut ports, true), (&mut hosts, false)] {
         tuples.sort_unstable();
         tuples.dedup();
-        // A run shares (source, minute, destination or port); its length is the set's size.
-        for run in tuples.chunk_by(|a, b| a.0 == b.0 && a.1 == b.1 && a.2 == b.2) {
+        // A run shares (source, destination or port); its length is the set's size.
+        for run in tuples.chunk_by(|a, b| a.0 == b.0 && a.1 == b.1) {
             let e = out.entry(run[0].0).or_default();
-            let m = if of_ports { &mut e.0 } else { &mut e.1 };
-            *m = (*m).max(run.len());
+            let most = if of_ports { &mut e.0 } else { &mut e.1 };
+            *most = (*most).max(run.len());
         }
     }
-    out
+    out.into_iter().map(|(src, (p, h))| (src, p, h)).collect()
 }
 
 /// Bytes both ways per (initiator, responder) of the allowed connections in the window, and
@@ -415,10 +446,10 @@ pub fn truth(q: &FlowQuery, conns: &[Conn]) -> (&'static str, Value, bool) {
             ("table", Value::Array(rows), true)
         }
         FlowQuery::PortScan { ports, hosts, t1, t2 } => {
-            let ips: Vec<Value> = scan_stats(conns, *t1, *t2)
-                .into_iter()
-                .filter(|(_, (p, h))| p >= ports || h >= hosts)
-                .map(|(ip, _)| json!(dotted(ip)))
+            let ips: Vec<Value> = Scans::new(conns)
+                .during(*t1, *t2, *ports, *hosts)
+                .into_keys()
+                .map(|ip| json!(dotted(ip)))
                 .collect();
             ("list", Value::Array(ips), false)
         }
@@ -716,6 +747,68 @@ mod tests {
             let records: Vec<Record> =
                 format::emit(f, &tenant, &trace, Options::default()).iter().map(|e| e.record).collect();
             assert_eq!(connections(&records), connections_by_trees(&records), "{f:?}");
+        }
+    }
+
+    /// The scanners by sets of ports and hosts per (source, minute, …) over the window.
+    fn scans_by_sets(conns: &[Conn], t1: u32, t2: u32) -> BTreeMap<u32, (usize, usize)> {
+        let mut ports: BTreeMap<(u32, u64, u32), BTreeSet<u16>> = BTreeMap::new();
+        let mut hosts: BTreeMap<(u32, u64, u16), BTreeSet<u32>> = BTreeMap::new();
+        for c in conns.iter().filter(|c| internet(c.src) && inside(c, t1, t2)) {
+            ports.entry((c.src, c.start / 60, c.dst)).or_default().insert(c.dport);
+            hosts.entry((c.src, c.start / 60, c.dport)).or_default().insert(c.dst);
+        }
+        let mut out: BTreeMap<u32, (usize, usize)> = BTreeMap::new();
+        for ((src, ..), set) in ports {
+            let e = out.entry(src).or_default();
+            e.0 = e.0.max(set.len());
+        }
+        for ((src, ..), set) in hosts {
+            let e = out.entry(src).or_default();
+            e.1 = e.1.max(set.len());
+        }
+        out
+    }
+
+    proptest::proptest! {
+        /// Counting by minute with floors gives what the sets give: the same scanners for any
+        /// thresholds, and the same near and found verdicts under the draw's floors.
+        #[test]
+        fn scans_by_minute_agree_with_sets(
+            seen in proptest::collection::vec((0u32..4, 0u32..6, 0u16..12, 0u64..720), 0..300),
+            t1 in 0u32..12,
+            len in 1u32..10,
+            ports in 1usize..14,
+            hosts in 1usize..6,
+        ) {
+            let conns: Vec<Conn> = seen
+                .iter()
+                .map(|&(s, dst, dport, start)| Conn {
+                    src: if s == 0 { 10 << 24 } else { (203 << 24) + s },
+                    sport: 50000,
+                    dst: (10 << 24) + dst,
+                    dport,
+                    proto: 6,
+                    start,
+                    allow: start % 3 != 0,
+                    fwd: 60,
+                    rev: 0,
+                    pkts_fwd: 1,
+                    pkts_rev: 0,
+                })
+                .collect();
+            let t2 = t1 + len;
+            let want = scans_by_sets(&conns, t1, t2);
+            let q = FlowQuery::PortScan { ports, hosts, t1, t2 };
+            let listed: Vec<Value> =
+                want.iter().filter(|(_, (p, h))| *p >= ports || *h >= hosts).map(|(&ip, _)| json!(dotted(ip))).collect();
+            proptest::prop_assert_eq!(truth(&q, &conns).1, Value::Array(listed));
+            let verdicts = |stats: &BTreeMap<u32, (usize, usize)>| {
+                let near = stats.values().any(|&(p, h)| (2 * p >= ports && p < ports) || h + 1 == hosts);
+                (near, stats.values().any(|&(p, h)| p >= ports || h >= hosts))
+            };
+            let floored = Scans::new(&conns).during(t1, t2, ports.div_ceil(2), hosts - 1);
+            proptest::prop_assert_eq!(verdicts(&floored), verdicts(&want));
         }
     }
 
