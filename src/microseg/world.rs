@@ -189,7 +189,7 @@ impl World {
         format::render(format, &self.tenant, &visible, &records)
     }
 
-    /// [`World::logs`] written to `w`, an AWS file a block at a time (`format::write`).
+    /// [`World::logs`] written to `w` a block at a time (`format::write`).
     pub fn write_logs(&self, format: Format, w: &mut dyn std::io::Write) -> std::io::Result<()> {
         let (visible, records) = self.visible_records(format);
         format::write(format, &self.tenant, &visible, &records, w)

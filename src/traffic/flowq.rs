@@ -354,17 +354,35 @@ pub fn draw(family: &str, s: &mut Stream, l: &Logs) -> FlowQuery {
 /// its window up to `REDRAWS` times over mostly the same minutes. So each minute is counted
 /// once, when a window first covers it, and a redraw only merges the minutes' rows.
 struct Scans {
-    /// The Internet's connections, sorted by start: a minute's are a slice.
-    outside: Vec<Conn>,
+    /// The Internet's connections as `(source, destination, port)`, by the minute they start
+    /// in: minute `m`'s are `seen[at[m]..at[m + 1]]`. Placed by counting rather than sorted:
+    /// one pass over the connections, and 10 bytes moved each rather than a whole `Conn`.
+    seen: Vec<(u32, u32, u16)>,
+    at: Vec<usize>,
     /// Each counted minute's `(source, ports, hosts)` rows, by source.
     minutes: BTreeMap<u32, Vec<(u32, usize, usize)>>,
 }
 
 impl Scans {
     fn new(conns: &[Conn]) -> Self {
-        let mut outside: Vec<Conn> = conns.iter().filter(|c| internet(c.src)).copied().collect();
-        outside.sort_unstable_by_key(|c| c.start);
-        Scans { outside, minutes: BTreeMap::new() }
+        let minute = |c: &Conn| usize::try_from(c.start / 60).unwrap_or(usize::MAX);
+        let outside = || conns.iter().filter(|c| internet(c.src));
+        let span = outside().map(|c| minute(c).saturating_add(1)).max().unwrap_or(0);
+        let mut at = vec![0; span + 1];
+        for c in outside() {
+            at[minute(c) + 1] += 1;
+        }
+        for m in 1..at.len() {
+            at[m] += at[m - 1];
+        }
+        let mut next = at.clone();
+        let mut seen = vec![(0, 0, 0); at[span]];
+        for c in outside() {
+            let slot = &mut next[minute(c)];
+            seen[*slot] = (c.src, c.dst, c.dport);
+            *slot += 1;
+        }
+        Scans { seen, at, minutes: BTreeMap::new() }
     }
 
     /// Per source, the most ports and hosts in any minute of `t1..t2`, for the sources that
@@ -376,7 +394,9 @@ impl Scans {
     fn during(&mut self, t1: u32, t2: u32, ports: usize, hosts: usize) -> BTreeMap<u32, (usize, usize)> {
         let mut out: BTreeMap<u32, (usize, usize)> = BTreeMap::new();
         for m in t1..t2 {
-            let rows = self.minutes.entry(m).or_insert_with(|| minute(&self.outside, m));
+            let m_at = m as usize;
+            let seen = self.at.get(m_at..m_at.saturating_add(2)).map_or(&[][..], |a| &self.seen[a[0]..a[1]]);
+            let rows = self.minutes.entry(m).or_insert_with(|| minute(seen));
             for &(src, p, h) in rows.iter().filter(|&&(_, p, h)| p >= ports || h >= hosts) {
                 let e = out.entry(src).or_default();
                 *e = (e.0.max(p), e.1.max(h));
@@ -386,14 +406,13 @@ impl Scans {
     }
 }
 
-/// One minute's `(source, ports, hosts)` rows from connections sorted by start.
-fn minute(outside: &[Conn], m: u32) -> Vec<(u32, usize, usize)> {
-    let at = |t: u64| outside.partition_point(|c| c.start < t * 60);
-    let conns = &outside[at(u64::from(m))..at(u64::from(m) + 1)];
+/// One minute's `(source, ports, hosts)` rows from its connections' `(source, destination,
+/// port)`.
+fn minute(seen: &[(u32, u32, u16)]) -> Vec<(u32, usize, usize)> {
     // Sorted, deduplicated tuples whose runs are the sets: cheaper than a map of sets, which
     // allocates per entry.
-    let mut ports: Vec<(u32, u32, u32)> = conns.iter().map(|c| (c.src, c.dst, u32::from(c.dport))).collect();
-    let mut hosts: Vec<(u32, u32, u32)> = conns.iter().map(|c| (c.src, u32::from(c.dport), c.dst)).collect();
+    let mut ports: Vec<(u32, u32, u32)> = seen.iter().map(|&(s, d, p)| (s, d, u32::from(p))).collect();
+    let mut hosts: Vec<(u32, u32, u32)> = seen.iter().map(|&(s, d, p)| (s, u32::from(p), d)).collect();
     let mut out: BTreeMap<u32, (usize, usize)> = BTreeMap::new();
     for (tuples, of_ports) in [(&mut ports, true), (&mut hosts, false)] {
         tuples.sort_unstable();

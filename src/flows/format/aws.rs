@@ -5,9 +5,6 @@
 //! rejected connection gives one REJECT record at the destination ENI; an ENI with nothing in
 //! an interval gives a NODATA record. Files start with the field-name header line.
 
-use std::convert::Infallible;
-use std::io;
-
 use super::text::Text;
 use super::{Emitted, Inventory, ParseError, Parsed, Record, State, Status, addr, intervals, num};
 use crate::flows::T0;
@@ -154,25 +151,6 @@ fn record(c: &Connection, vm: u32, vantage: u32, reply: bool, x: u64, y: u64, en
     Emitted { record: r, vm, rule: Rule::AllowVnetInBound, extra: flags, at_ms: from, end_ms: to }
 }
 
-/// The file: header line, then one line per record.
-pub fn render(t: &Tenant, tr: &Trace, records: &[Emitted], v5: bool) -> String {
-    let lines = Lines::new(t, tr, v5);
-    let mut text = Text::with_capacity(HEADER_MAX + lines.size_hint(records));
-    let Ok(()) = lines.file(&mut text, records, |_| Ok::<(), Infallible>(()));
-    text.into_string()
-}
-
-/// What [`render`] gives, handed to `w` a block at a time rather than held whole: the text
-/// of a large tenant's hour is hundreds of megabytes, and first touching that much fresh
-/// memory costs about as long as writing the lines.
-pub fn write(t: &Tenant, tr: &Trace, records: &[Emitted], v5: bool, w: &mut dyn io::Write) -> io::Result<()> {
-    const BLOCK: usize = 1 << 16;
-    let mut text = Text::with_capacity(BLOCK + HEADER_MAX);
-    let drain = |text: &mut Text| if text.len() >= BLOCK { text.drain_to(w) } else { Ok(()) };
-    Lines::new(t, tr, v5).file(&mut text, records, drain)?;
-    text.drain_to(w)
-}
-
 /// Room for the header line (the version-5 one is 282 bytes).
 const HEADER_MAX: usize = 512;
 
@@ -209,6 +187,11 @@ impl Lines {
     /// counters: the text is hundreds of megabytes for a large tenant, and growing it by
     /// doubling copies all of it (and touches twice its pages).
     pub(super) fn size_hint(&self, records: &[Emitted]) -> usize {
+        HEADER_MAX + self.lines_size(records)
+    }
+
+    /// About the bytes of `records`' lines alone.
+    pub(super) fn lines_size(&self, records: &[Emitted]) -> usize {
         // Addresses, ports, counters and times of a line (v5 adds flags and addresses).
         let rest = if self.v5 { 160 } else { 88 };
         let fields = |vm: usize| self.v5_fields.get(vm).map_or(0, String::len);
@@ -217,7 +200,7 @@ impl Lines {
 
     /// The header line, then each record's line, calling `block` after each line (a writer
     /// drains the text there).
-    fn file<E>(
+    pub(super) fn file<E>(
         &self,
         text: &mut Text,
         records: &[Emitted],

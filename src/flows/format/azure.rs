@@ -157,7 +157,12 @@ fn runs<T, K: PartialEq>(items: &[T], key: impl Fn(&T) -> K) -> Vec<&[T]> {
     out
 }
 
-fn tuples_json(out: &mut Text, group: &[Emitted], flavor: Flavor) {
+fn tuples_json<E>(
+    out: &mut Text,
+    group: &[Emitted],
+    flavor: Flavor,
+    block: &mut impl FnMut(&mut Text) -> Result<(), E>,
+) -> Result<(), E> {
     out.str("\"flowTuples\":[");
     for (i, e) in group.iter().enumerate() {
         if i > 0 {
@@ -166,24 +171,41 @@ fn tuples_json(out: &mut Text, group: &[Emitted], flavor: Flavor) {
         out.byte(b'"');
         tuple(out, e, flavor);
         out.byte(b'"');
+        block(out)?;
     }
     out.byte(b']');
+    Ok(())
 }
 
-pub fn render(t: &Tenant, tr: &Trace, records: &[Emitted], flavor: Flavor) -> String {
+/// The file's records: the tuples of one minute and (NSG) one VNet's security group or
+/// (VNet flow logs) one VM's interface.
+fn by_record<'a>(t: &Tenant, tr: &Trace, records: &'a [Emitted], flavor: Flavor) -> Vec<&'a [Emitted]> {
+    runs(records, |e| match flavor {
+        Flavor::Nsg2 => (e.at_ms / MIN, t.roles[tr.vms[e.vm as usize].role].vnet, NO_VM),
+        Flavor::Vnet4 => (e.at_ms / MIN, 0, e.vm),
+    })
+}
+
+/// About the file's bytes: a quoted tuple with usual counters, and a record's header and
+/// closing brackets.
+pub(super) fn size_hint(t: &Tenant, tr: &Trace, records: &[Emitted], flavor: Flavor) -> usize {
+    records.len() * 90 + by_record(t, tr, records, flavor).len() * 900 + 64
+}
+
+/// The file, one JSON document, calling `block` after each tuple (a writer drains the text
+/// there).
+pub(super) fn file<E>(
+    t: &Tenant,
+    tr: &Trace,
+    records: &[Emitted],
+    flavor: Flavor,
+    out: &mut Text,
+    mut block: impl FnMut(&mut Text) -> Result<(), E>,
+) -> Result<(), E> {
     let vnet_of = |e: &Emitted| t.roles[tr.vms[e.vm as usize].role].vnet;
     let sub = t.subscription.to_uppercase();
-    let record_key = |e: &Emitted| match flavor {
-        Flavor::Nsg2 => (e.at_ms / MIN, vnet_of(e), NO_VM),
-        Flavor::Vnet4 => (e.at_ms / MIN, 0, e.vm),
-    };
-    let by_record = runs(records, record_key);
-    // About a quoted tuple's bytes with usual counters, and a record's header and closing
-    // brackets: the text is hundreds of megabytes for a large tenant, and growing it by
-    // doubling copies all of it (and touches twice its pages).
-    let mut out = Text::with_capacity(records.len() * 90 + by_record.len() * 900 + 64);
     out.str("{\"records\":[");
-    for (n, rec) in by_record.into_iter().enumerate() {
+    for (n, rec) in by_record(t, tr, records, flavor).into_iter().enumerate() {
         if n > 0 {
             out.byte(b',');
         }
@@ -210,7 +232,7 @@ pub fn render(t: &Tenant, tr: &Trace, records: &[Emitted], flavor: Flavor) -> St
                             out.byte(b',');
                         }
                         let _ = write!(out, "{{\"mac\":\"{}\",", tr.vms[by_mac[0].vm as usize].mac);
-                        tuples_json(&mut out, by_mac, flavor);
+                        tuples_json(out, by_mac, flavor, &mut block)?;
                         out.byte(b'}');
                     }
                     out.str("]}");
@@ -232,7 +254,7 @@ pub fn render(t: &Tenant, tr: &Trace, records: &[Emitted], flavor: Flavor) -> St
                         out.byte(b',');
                     }
                     let _ = write!(out, "{{\"rule\":\"{}\",", by_rule[0].rule.name());
-                    tuples_json(&mut out, by_rule, flavor);
+                    tuples_json(out, by_rule, flavor, &mut block)?;
                     out.byte(b'}');
                 }
                 out.str("]}]}}");
@@ -240,7 +262,7 @@ pub fn render(t: &Tenant, tr: &Trace, records: &[Emitted], flavor: Flavor) -> St
         }
     }
     out.str("]}");
-    out.into_string()
+    Ok(())
 }
 
 fn field<'a>(v: &'a Value, path: &[&str]) -> Result<&'a Value, String> {

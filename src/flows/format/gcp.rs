@@ -40,13 +40,24 @@ pub fn emit(tr: &Trace) -> Vec<Emitted> {
         .collect()
 }
 
-pub fn render(records: &[Emitted]) -> String {
-    let mut out = Text::with_capacity(records.len() * 260);
+/// About the file's bytes: a line with usual counters.
+pub(super) fn size_hint(records: &[Emitted]) -> usize {
+    records.len() * 260
+}
+
+/// The file, one line per record, calling `block` after each line (a writer drains the
+/// text there).
+pub(super) fn file<E>(
+    records: &[Emitted],
+    out: &mut Text,
+    mut block: impl FnMut(&mut Text) -> Result<(), E>,
+) -> Result<(), E> {
     for e in records {
-        line(&mut out, e);
+        line(out, e);
         out.byte(b'\n');
+        block(out)?;
     }
-    out.into_string()
+    Ok(())
 }
 
 /// One record's line, without its newline: the JSON written piece by piece around numbers

@@ -13,6 +13,7 @@ mod text;
 mod time;
 
 use std::collections::BTreeMap;
+use std::convert::Infallible;
 use std::fmt;
 
 use super::model::{NO_VM, Rule, Trace};
@@ -191,18 +192,24 @@ pub fn emit(format: Format, tenant: &Tenant, trace: &Trace, options: Options) ->
 
 /// The text of emitted records, exactly as the provider writes it.
 pub fn render(format: Format, tenant: &Tenant, trace: &Trace, records: &[Emitted]) -> String {
-    match format {
-        Format::Aws2 => aws::render(tenant, trace, records, false),
-        Format::Aws5 => aws::render(tenant, trace, records, true),
-        Format::Nsg2 => azure::render(tenant, trace, records, azure::Flavor::Nsg2),
-        Format::Vnet4 => azure::render(tenant, trace, records, azure::Flavor::Vnet4),
-        Format::Gcp => gcp::render(records),
-    }
+    // Sized up front: the text is hundreds of megabytes for a large tenant, and growing it by
+    // doubling copies all of it (and touches twice its pages).
+    let size = match format {
+        Format::Aws2 | Format::Aws5 => {
+            aws::Lines::new(tenant, trace, format == Format::Aws5).size_hint(records)
+        }
+        Format::Nsg2 => azure::size_hint(tenant, trace, records, azure::Flavor::Nsg2),
+        Format::Vnet4 => azure::size_hint(tenant, trace, records, azure::Flavor::Vnet4),
+        Format::Gcp => gcp::size_hint(records),
+    };
+    let mut text = Text::with_capacity(size);
+    let Ok(()) = file(format, tenant, trace, records, &mut text, |_| Ok::<(), Infallible>(()));
+    text.into_string()
 }
 
-/// [`render`]'s text handed to `w`: the AWS formats a block at a time, never holding the
-/// file whole (hundreds of megabytes for a large tenant's hour); the Azure and GCP texts are
-/// rendered whole first (an Azure file is one JSON document).
+/// [`render`]'s text handed to `w` a block at a time, never held whole: a large tenant's
+/// hour is hundreds of megabytes, and first touching that much fresh memory costs about as
+/// long as writing it.
 pub fn write(
     format: Format,
     tenant: &Tenant,
@@ -210,11 +217,30 @@ pub fn write(
     records: &[Emitted],
     w: &mut dyn std::io::Write,
 ) -> std::io::Result<()> {
+    const BLOCK: usize = 1 << 16;
+    // Room for the piece that crosses a block's end (a line, a tuple, an Azure record's head).
+    let mut text = Text::with_capacity(BLOCK + 4096);
+    let drain = |text: &mut Text| if text.len() >= BLOCK { text.drain_to(w) } else { Ok(()) };
+    file(format, tenant, trace, records, &mut text, drain)?;
+    text.drain_to(w)
+}
+
+/// Writes the file into `text`, calling `block` between its pieces (lines, tuples).
+fn file<E>(
+    format: Format,
+    tenant: &Tenant,
+    trace: &Trace,
+    records: &[Emitted],
+    text: &mut Text,
+    block: impl FnMut(&mut Text) -> Result<(), E>,
+) -> Result<(), E> {
     match format {
-        Format::Aws2 | Format::Aws5 => aws::write(tenant, trace, records, format == Format::Aws5, w),
-        Format::Nsg2 | Format::Vnet4 | Format::Gcp => {
-            w.write_all(render(format, tenant, trace, records).as_bytes())
+        Format::Aws2 | Format::Aws5 => {
+            aws::Lines::new(tenant, trace, format == Format::Aws5).file(text, records, block)
         }
+        Format::Nsg2 => azure::file(tenant, trace, records, azure::Flavor::Nsg2, text, block),
+        Format::Vnet4 => azure::file(tenant, trace, records, azure::Flavor::Vnet4, text, block),
+        Format::Gcp => gcp::file(records, text, block),
     }
 }
 
@@ -226,7 +252,7 @@ pub fn raw_rows(format: Format, tenant: &Tenant, trace: &Trace, records: &[Emitt
     match format {
         Format::Aws2 | Format::Aws5 => {
             let lines = aws::Lines::new(tenant, trace, format == Format::Aws5);
-            rows(records, lines.size_hint(records), |out, e| lines.line(out, e))
+            rows(records, lines.lines_size(records), |out, e| lines.line(out, e))
         }
         // About a tuple's bytes (and a GCP line's) with usual counters.
         Format::Nsg2 => rows(records, records.len() * 72, |out, e| azure::tuple(out, e, azure::Flavor::Nsg2)),

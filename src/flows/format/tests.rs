@@ -32,6 +32,22 @@ fn every_format_round_trips_a_tenant_with_churn() {
     round_trip(Format::Aws5, &t, &tr, Options { aws_interval_s: 600 });
 }
 
+/// Written a block at a time, every format gives exactly the rendered text (files of several
+/// blocks, so that drains fall inside lines, tuples and Azure records).
+#[test]
+fn written_files_are_the_rendered_text() {
+    let t = tenant(Knobs { d: 10, ..Knobs::default() });
+    let tr = generate(&t, &Scenario::default()).unwrap();
+    for f in Format::ALL {
+        let emitted = emit(f, &t, &tr, Options::default());
+        let text = render(f, &t, &tr, &emitted);
+        assert!(text.len() > 4 << 16, "{f:?}: {} bytes, under four blocks", text.len());
+        let mut written = Vec::new();
+        write(f, &t, &tr, &emitted, &mut written).unwrap();
+        assert!(written == text.as_bytes(), "{f:?}: the written file differs from the rendered text");
+    }
+}
+
 fn trace_of(t: &Tenant, minutes: u32, connections: Vec<Connection>) -> Trace {
     let mut connections = connections;
     connections.sort_by_key(|c| (c.start, c.src, c.sport, c.dst, c.dport, c.proto));
