@@ -356,12 +356,14 @@ pub fn draw(family: &str, s: &mut Stream, l: &Logs) -> FlowQuery {
 struct Scans {
     /// The Internet's connections as `(source, destination, port)`, by the minute they start
     /// in: minute `m`'s are `seen[at[m]..at[m + 1]]`. Placed by counting rather than sorted:
-    /// one pass over the connections, and 10 bytes moved each rather than a whole `Conn`.
-    seen: Vec<(u32, u32, u16)>,
+    /// one pass over the connections, and 12 bytes moved each rather than a whole `Conn`.
+    seen: Vec<(u32, u32, u32)>,
     at: Vec<usize>,
-    /// Each counted minute's `(source, ports, hosts)` rows, by source.
-    minutes: BTreeMap<u32, Vec<(u32, usize, usize)>>,
+    /// Each counted minute's `(source, (ports, hosts))` rows, by source.
+    minutes: Vec<Option<Rows>>,
 }
+
+type Rows = Vec<(u32, (usize, usize))>;
 
 impl Scans {
     fn new(conns: &[Conn]) -> Self {
@@ -379,10 +381,10 @@ impl Scans {
         let mut seen = vec![(0, 0, 0); at[span]];
         for c in outside() {
             let slot = &mut next[minute(c)];
-            seen[*slot] = (c.src, c.dst, c.dport);
+            seen[*slot] = (c.src, c.dst, u32::from(c.dport));
             *slot += 1;
         }
-        Scans { seen, at, minutes: BTreeMap::new() }
+        Scans { seen, at, minutes: vec![None; span] }
     }
 
     /// Per source, the most ports and hosts in any minute of `t1..t2`, for the sources that
@@ -393,11 +395,11 @@ impl Scans {
     /// figure below its floor may then be understated, never one at or above it.
     fn during(&mut self, t1: u32, t2: u32, ports: usize, hosts: usize) -> BTreeMap<u32, (usize, usize)> {
         let mut out: BTreeMap<u32, (usize, usize)> = BTreeMap::new();
-        for m in t1..t2 {
-            let m_at = m as usize;
-            let seen = self.at.get(m_at..m_at.saturating_add(2)).map_or(&[][..], |a| &self.seen[a[0]..a[1]]);
-            let rows = self.minutes.entry(m).or_insert_with(|| minute(seen));
-            for &(src, p, h) in rows.iter().filter(|&&(_, p, h)| p >= ports || h >= hosts) {
+        // Minutes past the last connection's have none.
+        for m in t1 as usize..(t2 as usize).min(self.minutes.len()) {
+            let seen = &self.seen[self.at[m]..self.at[m + 1]];
+            let rows = self.minutes[m].get_or_insert_with(|| minute(seen));
+            for &(src, (p, h)) in rows.iter().filter(|&&(_, (p, h))| p >= ports || h >= hosts) {
                 let e = out.entry(src).or_default();
                 *e = (e.0.max(p), e.1.max(h));
             }
@@ -406,13 +408,13 @@ impl Scans {
     }
 }
 
-/// One minute's `(source, ports, hosts)` rows from its connections' `(source, destination,
+/// One minute's `(source, (ports, hosts))` rows from its connections' `(source, destination,
 /// port)`.
-fn minute(seen: &[(u32, u32, u16)]) -> Vec<(u32, usize, usize)> {
+fn minute(seen: &[(u32, u32, u32)]) -> Rows {
     // Sorted, deduplicated tuples whose runs are the sets: cheaper than a map of sets, which
     // allocates per entry.
-    let mut ports: Vec<(u32, u32, u32)> = seen.iter().map(|&(s, d, p)| (s, d, u32::from(p))).collect();
-    let mut hosts: Vec<(u32, u32, u32)> = seen.iter().map(|&(s, d, p)| (s, u32::from(p), d)).collect();
+    let mut ports = seen.to_vec();
+    let mut hosts: Vec<(u32, u32, u32)> = seen.iter().map(|&(s, d, p)| (s, p, d)).collect();
     let mut out: BTreeMap<u32, (usize, usize)> = BTreeMap::new();
     for (tuples, of_ports) in [(&mut ports, true), (&mut hosts, false)] {
         tuples.sort_unstable();
@@ -424,7 +426,7 @@ fn minute(seen: &[(u32, u32, u16)]) -> Vec<(u32, usize, usize)> {
             *most = (*most).max(run.len());
         }
     }
-    out.into_iter().map(|(src, (p, h))| (src, p, h)).collect()
+    out.into_iter().collect()
 }
 
 /// Bytes both ways per (initiator, responder) of the allowed connections in the window, and
