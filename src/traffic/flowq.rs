@@ -308,7 +308,7 @@ pub fn draw(family: &str, s: &mut Stream, l: &Logs) -> FlowQuery {
             }
         }
         "port-scan" => {
-            let mut scans = Scans::new(&l.conns);
+            let mut scans = Scans::new(&l.conns, d);
             let mut q = None;
             for _ in 0..REDRAWS {
                 let ports = 10 + s.index(11);
@@ -316,8 +316,7 @@ pub fn draw(family: &str, s: &mut Stream, l: &Logs) -> FlowQuery {
                 let (t1, t2) = window(s, d, false);
                 // Below these a source is neither near nor past either threshold.
                 let stats = scans.during(t1, t2, ports.div_ceil(2), hosts - 1);
-                let near = stats.values().any(|&(p, h)| (2 * p >= ports && p < ports) || h + 1 == hosts);
-                let found = stats.values().any(|&(p, h)| p >= ports || h >= hosts);
+                let (near, found) = scan_verdicts(&stats, ports, hosts);
                 q = Some(FlowQuery::PortScan { ports, hosts, t1, t2 });
                 if found && !near {
                     break;
@@ -366,10 +365,12 @@ struct Scans {
 type Rows = Vec<(u32, (usize, usize))>;
 
 impl Scans {
-    fn new(conns: &[Conn]) -> Self {
-        let minute = |c: &Conn| usize::try_from(c.start / 60).unwrap_or(usize::MAX);
-        let outside = || conns.iter().filter(|c| internet(c.src));
-        let span = outside().map(|c| minute(c).saturating_add(1)).max().unwrap_or(0);
+    /// The Internet's connections starting in the first `span` minutes (no window asked of
+    /// them ends later).
+    fn new(conns: &[Conn], span: u32) -> Self {
+        let span = span as usize;
+        let outside = || conns.iter().filter(|c| internet(c.src) && c.start / 60 < span as u64);
+        let minute = |c: &Conn| (c.start / 60) as usize;
         let mut at = vec![0; span + 1];
         for c in outside() {
             at[minute(c) + 1] += 1;
@@ -395,7 +396,6 @@ impl Scans {
     /// figure below its floor may then be understated, never one at or above it.
     fn during(&mut self, t1: u32, t2: u32, ports: usize, hosts: usize) -> BTreeMap<u32, (usize, usize)> {
         let mut out: BTreeMap<u32, (usize, usize)> = BTreeMap::new();
-        // Minutes past the last connection's have none.
         for m in t1 as usize..(t2 as usize).min(self.minutes.len()) {
             let seen = &self.seen[self.at[m]..self.at[m + 1]];
             let rows = self.minutes[m].get_or_insert_with(|| minute(seen));
@@ -406,6 +406,14 @@ impl Scans {
         }
         out
     }
+}
+
+/// Whether some source's figures are near the thresholds (half the ports or more but not
+/// all, or exactly one host fewer), and whether some source reaches one of them.
+fn scan_verdicts(stats: &BTreeMap<u32, (usize, usize)>, ports: usize, hosts: usize) -> (bool, bool) {
+    let near = stats.values().any(|&(p, h)| (2 * p >= ports && p < ports) || h + 1 == hosts);
+    let found = stats.values().any(|&(p, h)| p >= ports || h >= hosts);
+    (near, found)
 }
 
 /// One minute's `(source, (ports, hosts))` rows from its connections' `(source, destination,
@@ -467,7 +475,7 @@ pub fn truth(q: &FlowQuery, conns: &[Conn]) -> (&'static str, Value, bool) {
             ("table", Value::Array(rows), true)
         }
         FlowQuery::PortScan { ports, hosts, t1, t2 } => {
-            let ips: Vec<Value> = Scans::new(conns)
+            let ips: Vec<Value> = Scans::new(conns, *t2)
                 .during(*t1, *t2, *ports, *hosts)
                 .into_keys()
                 .map(|ip| json!(dotted(ip)))
@@ -824,12 +832,11 @@ mod tests {
             let listed: Vec<Value> =
                 want.iter().filter(|(_, (p, h))| *p >= ports || *h >= hosts).map(|(&ip, _)| json!(dotted(ip))).collect();
             proptest::prop_assert_eq!(truth(&q, &conns).1, Value::Array(listed));
-            let verdicts = |stats: &BTreeMap<u32, (usize, usize)>| {
-                let near = stats.values().any(|&(p, h)| (2 * p >= ports && p < ports) || h + 1 == hosts);
-                (near, stats.values().any(|&(p, h)| p >= ports || h >= hosts))
-            };
-            let floored = Scans::new(&conns).during(t1, t2, ports.div_ceil(2), hosts - 1);
-            proptest::prop_assert_eq!(verdicts(&floored), verdicts(&want));
+            let floored = Scans::new(&conns, t2).during(t1, t2, ports.div_ceil(2), hosts - 1);
+            proptest::prop_assert_eq!(
+                scan_verdicts(&floored, ports, hosts),
+                scan_verdicts(&want, ports, hosts)
+            );
         }
     }
 

@@ -177,11 +177,16 @@ fn tuples_json<E>(
     Ok(())
 }
 
+/// The VNet of the VM that logged a record.
+fn vnet_of(t: &Tenant, tr: &Trace, e: &Emitted) -> u32 {
+    t.roles[tr.vms[e.vm as usize].role].vnet
+}
+
 /// The file's records: the tuples of one minute and (NSG) one VNet's security group or
 /// (VNet flow logs) one VM's interface.
 fn by_record<'a>(t: &Tenant, tr: &Trace, records: &'a [Emitted], flavor: Flavor) -> Vec<&'a [Emitted]> {
     runs(records, |e| match flavor {
-        Flavor::Nsg2 => (e.at_ms / MIN, t.roles[tr.vms[e.vm as usize].role].vnet, NO_VM),
+        Flavor::Nsg2 => (e.at_ms / MIN, vnet_of(t, tr, e), NO_VM),
         Flavor::Vnet4 => (e.at_ms / MIN, 0, e.vm),
     })
 }
@@ -202,7 +207,6 @@ pub(super) fn file<E>(
     out: &mut Text,
     mut block: impl FnMut(&mut Text) -> Result<(), E>,
 ) -> Result<(), E> {
-    let vnet_of = |e: &Emitted| t.roles[tr.vms[e.vm as usize].role].vnet;
     let sub = t.subscription.to_uppercase();
     out.str("{\"records\":[");
     for (n, rec) in by_record(t, tr, records, flavor).into_iter().enumerate() {
@@ -210,7 +214,7 @@ pub(super) fn file<E>(
             out.byte(b',');
         }
         let first = &rec[0];
-        let vnet = vnet_of(first);
+        let vnet = vnet_of(t, tr, first);
         let name = t.vnet_name(vnet);
         let net = &t.nets[vnet as usize];
         let time = minute_time(first.at_ms / MIN);
