@@ -46,6 +46,15 @@ pub(crate) fn read_input(file: &str, stdin: &mut dyn std::io::Read) -> Result<St
     }
 }
 
+/// A write to standard output with the one-line error every tool prints, where a reader that
+/// closed the pipe early (`| head`) is not an error: it had what it wanted.
+pub(crate) fn written(result: std::io::Result<()>) -> Result<(), String> {
+    match result {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(format!("cannot write: {e}")),
+        _ => Ok(()),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -78,5 +87,13 @@ mod tests {
         let mut p = parser(&args(&["--", "-f"]));
         assert_eq!(shown(&next(&mut p).unwrap().unwrap()), "-f");
         assert!(matches!(parser(&args(&["--", "-f"])).next(), Ok(Some(lexopt::Arg::Value(_)))));
+    }
+
+    #[test]
+    fn a_closed_pipe_is_quiet_and_other_write_errors_are_one_line() {
+        use std::io::{Error, ErrorKind};
+        assert_eq!(written(Err(Error::from(ErrorKind::BrokenPipe))), Ok(()));
+        let full = written(Err(Error::new(ErrorKind::StorageFull, "disk full"))).unwrap_err();
+        assert_eq!(full, "cannot write: disk full");
     }
 }

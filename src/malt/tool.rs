@@ -125,10 +125,7 @@ fn export(argv: &[String], out: &mut dyn Write) -> Result<(), String> {
         });
         result.and_then(|_| writeln!(out))
     };
-    match written {
-        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(format!("cannot write: {e}")),
-        _ => Ok(()),
-    }
+    tool_args::written(written)
 }
 
 fn run_export(argv: &[String], _stdin: &mut dyn Read, stdout: &mut dyn Write, stderr: &mut dyn Write) -> i32 {

@@ -79,7 +79,7 @@ fn write_logs(a: &Args, stdout: &mut dyn Write) -> Result<(), String> {
     let g = generate(&id).map_err(|e| e.to_string())?;
     let formats = a.formats.clone().unwrap_or_else(|| vec![g.world.tenant.key.knobs.format]);
     let Some(dir) = &a.out else {
-        return g.world.write_logs(formats[0], stdout).map_err(|e| format!("cannot write: {e}"));
+        return tool_args::written(g.world.write_logs(formats[0], stdout));
     };
     let dir = std::path::Path::new(dir);
     std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
@@ -88,7 +88,7 @@ fn write_logs(a: &Args, stdout: &mut dyn Write) -> Result<(), String> {
         std::fs::File::create(&path)
             .and_then(|mut file| g.world.write_logs(f, &mut file))
             .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
-        writeln!(stdout, "{}", path.display()).map_err(|e| format!("cannot write: {e}"))?;
+        tool_args::written(writeln!(stdout, "{}", path.display()))?;
     }
     Ok(())
 }
