@@ -7,6 +7,7 @@
 //! nodes by address number (ids that are not addresses after them, by text), edges by
 //! (source, target), neighbours in node order.
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
 
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -31,31 +32,26 @@ enum Key {
     Id(String),
 }
 
+/// The key of node `id`. An id reads as an address only in its usual writing, so two ids that
+/// name one address the same way are one node and `"010.0.0.1"` is no address at all; std's
+/// parser gives exactly that, as it takes four decimal octets without leading zeros and
+/// nothing else (`key_reads_only_the_usual_writing_of_an_address` holds it to that).
 fn key(id: &str) -> Key {
     match id.parse::<std::net::Ipv4Addr>() {
-        Ok(a) if written_as(a, id) => Key::Addr(u32::from(a)),
-        _ => Key::Id(id.to_string()),
+        Ok(a) => Key::Addr(u32::from(a)),
+        Err(_) => Key::Id(id.to_string()),
     }
 }
 
-/// Whether `id` is the usual writing of `a`, compared in a stack buffer: every call on the
-/// graph builds a key, and a `String` per key was a large part of a 10,000-node change.
-fn written_as(a: std::net::Ipv4Addr, id: &str) -> bool {
-    use std::io::Write;
-    let mut buf = [0u8; 15];
-    let mut rest = &mut buf[..];
-    // The longest address, 255.255.255.255, fills the buffer exactly.
-    write!(rest, "{a}").expect("an address fits");
-    let len = 15 - rest.len();
-    &buf[..len] == id.as_bytes()
-}
-
-/// A node's attributes.
+/// A node's attributes. The colour and the address are borrowed or absent while they are the
+/// defaults: a 10,000-node graph is built, copied and dropped for every seed, and two strings
+/// per node were a large share of that.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Node {
     pub id: String,
-    pub ip_address: String,
-    pub color: String,
+    /// `None`: the id.
+    ip_address: Option<String>,
+    pub color: Cow<'static, str>,
     /// An int or a float.
     pub size: Py,
     /// A set: sorted, no duplicates.
@@ -66,18 +62,22 @@ impl Node {
     fn new(id: &str) -> Node {
         Node {
             id: id.into(),
-            ip_address: id.into(),
-            color: "steelblue".into(),
+            ip_address: None,
+            color: Cow::Borrowed("steelblue"),
             size: Py::Int(4),
             labels: Vec::new(),
         }
+    }
+
+    fn ip_address(&self) -> &str {
+        self.ip_address.as_deref().unwrap_or(&self.id)
     }
 
     fn to_py(&self) -> Py {
         let s = |x: &str| Py::Str(x.into());
         Py::Dict(vec![
             (s("id"), s(&self.id)),
-            (s("ip_address"), s(&self.ip_address)),
+            (s("ip_address"), s(self.ip_address())),
             (s("color"), s(&self.color)),
             (s("size"), self.size.clone()),
             (s("labels"), Py::List(self.labels.iter().map(|l| s(l)).collect())),
@@ -86,12 +86,31 @@ impl Node {
 }
 
 /// The graph.
-#[derive(Debug, Clone, PartialEq, Default)]
+///
+/// Nodes live in slots that never move (a removed node leaves its slot empty), so a
+/// neighbour or an edge end is a slot number rather than a key: building, copying and
+/// dropping a 10,000-node graph is a few flat vectors and one hash table instead of a tree
+/// of trees keyed by enums, which was most of a large task's generation. The canonical
+/// orders come from `index` (the live nodes in key order) and from each neighbour list,
+/// which is kept in its keys' order, so no listing sorts.
+#[derive(Debug, Clone, Default)]
 pub struct Graph {
-    nodes: BTreeMap<Key, Node>,
-    adj: BTreeMap<Key, BTreeSet<Key>>,
-    /// (smaller key, larger key) → weights in [`WEIGHTS`] order.
-    edges: BTreeMap<(Key, Key), [Py; 3]>,
+    /// Slot → node; `None` once removed.
+    nodes: Vec<Option<Node>>,
+    /// Slot → key (left in place when the node is removed: no list names the slot then).
+    keys: Vec<Key>,
+    /// Key → slot of every live node, in key order.
+    index: BTreeMap<Key, usize>,
+    /// Slot → neighbour slots, in their keys' order.
+    adj: Vec<Vec<usize>>,
+    /// (smaller slot, larger slot) → weights in [`WEIGHTS`] order. Looked up only, never
+    /// iterated into an answer: listings walk `index` and `adj`.
+    weights: FxHashMap<(usize, usize), [Py; 3]>,
+}
+
+/// The weights' key of the edge between two slots.
+fn pair(a: usize, b: usize) -> (usize, usize) {
+    (a.min(b), a.max(b))
 }
 
 impl Graph {
@@ -143,11 +162,12 @@ impl Graph {
         edges: &[(usize, usize, W)],
         weights: impl Fn(W) -> [Py; 3],
     ) -> Graph {
-        // The nodes in key order, the last of equal keys kept (a stable sort keeps a repeated
-        // node's copies in input order); `rank` takes each input position to its node's.
+        // The nodes in key order, the last of equal keys kept (sorting by (key, position) keeps
+        // a repeated node's copies in input order); `rank` takes each input position to its
+        // node's.
         let mut order: Vec<(Key, usize)> =
             nodes.iter().enumerate().map(|(u, (id, _))| (key(id), u)).collect();
-        order.sort_by(|a, b| a.0.cmp(&b.0));
+        order.sort_unstable();
         let mut rank = vec![0; nodes.len()];
         let mut kept: Vec<(Key, Node)> = Vec::with_capacity(nodes.len());
         for (k, u) in order {
@@ -180,33 +200,69 @@ impl Graph {
     }
 
     /// The graph of nodes in strictly increasing key order and edges between their positions,
-    /// each `(smaller, larger)`, strictly increasing and without self-loops. The maps are
-    /// built from sorted lists in one pass each (`from_iter` on sorted input) rather than by
-    /// inserts, which search the maps for every edge end.
+    /// each `(smaller, larger)`, strictly increasing and without self-loops. Positions become
+    /// slots, so slot order is key order here and the neighbour lists need no sorting.
     fn assemble(nodes: Vec<(Key, Node)>, edges: Vec<(usize, usize, [Py; 3])>) -> Graph {
         // A node's neighbours come out in order: the edges to smaller nodes (those ending at
         // it, by their start) all sort before the edges to larger ones (those starting at it).
-        let mut nbrs: Vec<Vec<usize>> = vec![Vec::new(); nodes.len()];
+        let mut degree = vec![0; nodes.len()];
         for &(u, v, _) in &edges {
-            nbrs[u].push(v);
-            nbrs[v].push(u);
+            degree[u] += 1;
+            degree[v] += 1;
         }
-        let keys: Vec<&Key> = nodes.iter().map(|(k, _)| k).collect();
-        let adj = keys
-            .iter()
-            .zip(&nbrs)
-            .map(|(&k, list)| (k.clone(), list.iter().map(|&v| keys[v].clone()).collect()))
-            .collect();
-        let edges = edges.into_iter().map(|(u, v, w)| ((keys[u].clone(), keys[v].clone()), w)).collect();
-        Graph { nodes: nodes.into_iter().collect(), adj, edges }
+        let mut adj: Vec<Vec<usize>> = degree.into_iter().map(Vec::with_capacity).collect();
+        let mut weights = FxHashMap::default();
+        weights.reserve(edges.len());
+        for (u, v, w) in edges {
+            adj[u].push(v);
+            adj[v].push(u);
+            weights.insert((u, v), w);
+        }
+        let (keys, nodes): (Vec<Key>, Vec<Option<Node>>) =
+            nodes.into_iter().map(|(k, n)| (k, Some(n))).unzip();
+        let index = keys.iter().cloned().zip(0..).collect();
+        Graph { nodes, keys, index, adj, weights }
     }
 
     pub fn number_of_nodes(&self) -> usize {
-        self.nodes.len()
+        self.index.len()
     }
 
     pub fn number_of_edges(&self) -> usize {
-        self.edges.len()
+        self.weights.len()
+    }
+
+    /// The live node in slot `s`.
+    fn node(&self, s: usize) -> &Node {
+        self.nodes[s].as_ref().expect("a live slot")
+    }
+
+    fn node_mut(&mut self, s: usize) -> &mut Node {
+        self.nodes[s].as_mut().expect("a live slot")
+    }
+
+    /// The live nodes' slots in key order.
+    fn slots(&self) -> impl Iterator<Item = usize> + '_ {
+        self.index.values().copied()
+    }
+
+    /// Every edge once, as (smaller, larger) by key, in key order: each node's neighbours
+    /// past it, node by node.
+    fn edge_list(&self) -> impl Iterator<Item = (usize, usize)> + '_ {
+        self.slots().flat_map(move |u| {
+            let list = &self.adj[u];
+            let past = list.partition_point(|&v| self.keys[v] < self.keys[u]);
+            list[past..].iter().map(move |&v| (u, v))
+        })
+    }
+
+    /// The edge between `a` and `b` as (smaller, larger) by key.
+    fn by_key(&self, a: usize, b: usize) -> (usize, usize) {
+        if self.keys[a] <= self.keys[b] { (a, b) } else { (b, a) }
+    }
+
+    fn weights_of(&self, a: usize, b: usize) -> &[Py; 3] {
+        &self.weights[&pair(a, b)]
     }
 
     /// NeMoEval's node-link document (networkx `node_link_data` layout).
@@ -219,12 +275,12 @@ impl Graph {
             Value::Object(entries.into_iter().map(|(k, v)| (k.to_string(), v)).collect())
         };
         let nodes: Vec<Value> = self
-            .nodes
-            .values()
-            .map(|n| {
+            .slots()
+            .map(|u| {
+                let n = self.node(u);
                 object(vec![
                     ("id", s(&n.id)),
-                    ("ip_address", s(&n.ip_address)),
+                    ("ip_address", s(n.ip_address())),
                     ("color", s(&n.color)),
                     ("size", py_json(&n.size)),
                     ("labels", Value::Array(n.labels.iter().map(|l| s(l)).collect())),
@@ -232,15 +288,14 @@ impl Graph {
             })
             .collect();
         let links: Vec<Value> = self
-            .edges
-            .iter()
-            .map(|((a, b), w)| {
-                let (na, nb) = (&self.nodes[a], &self.nodes[b]);
+            .edge_list()
+            .map(|(a, b)| {
+                let (na, nb, w) = (self.node(a), self.node(b), self.weights_of(a, b));
                 object(vec![
                     ("source", s(&na.id)),
                     ("target", s(&nb.id)),
-                    ("source_ip_address", s(&na.ip_address)),
-                    ("target_ip_address", s(&nb.ip_address)),
+                    ("source_ip_address", s(na.ip_address())),
+                    ("target_ip_address", s(nb.ip_address())),
                     ("byte_weight", py_json(&w[0])),
                     ("connection_weight", py_json(&w[1])),
                     ("packet_weight", py_json(&w[2])),
@@ -256,31 +311,34 @@ impl Graph {
         ])
     }
 
-    fn require(&self, v: Option<&Py>, what: &str) -> ApiResult<Key> {
+    fn slot(&self, id: &str) -> Option<usize> {
+        self.index.get(&key(id)).copied()
+    }
+
+    fn require(&self, v: Option<&Py>, what: &str) -> ApiResult<usize> {
         self.require_id(want_ref(v, what)?)
     }
 
-    fn require_id(&self, id: &str) -> ApiResult<Key> {
-        let k = key(id);
-        if self.nodes.contains_key(&k) { Ok(k) } else { Err(err(Exc::KeyError, format!("no node {id:?}"))) }
+    fn require_id(&self, id: &str) -> ApiResult<usize> {
+        self.slot(id).ok_or_else(|| err(Exc::KeyError, format!("no node {id:?}")))
     }
 
     /// `G.set(id, attr, value)` natively. A witness sets every node of a 10,000-node graph,
     /// and binding a call's arguments (three strings made for each) cost more than the change.
     pub fn set(&mut self, id: &str, attr: &str, value: Py) -> ApiResult<()> {
-        let k = self.require_id(id)?;
-        self.set_attr(&k, attr, value)
+        let u = self.require_id(id)?;
+        self.set_attr(u, attr, value)
     }
 
     /// `G.add_label(id, l)` natively, for the same reason as [`Graph::set`].
     pub fn add_label(&mut self, id: &str, l: String) -> ApiResult<()> {
-        let k = self.require_id(id)?;
-        self.relabel(&k, l, true)
+        let u = self.require_id(id)?;
+        self.relabel(u, l, true)
     }
 
-    /// Adds label `l` to node `k` (a no-op when it has it) or removes it (an error when not).
-    fn relabel(&mut self, k: &Key, l: String, add: bool) -> ApiResult<()> {
-        let labels = &mut self.nodes.get_mut(k).expect("checked").labels;
+    /// Adds label `l` to node `u` (a no-op when it has it) or removes it (an error when not).
+    fn relabel(&mut self, u: usize, l: String, add: bool) -> ApiResult<()> {
+        let labels = &mut self.node_mut(u).labels;
         match labels.binary_search(&l) {
             Err(i) if add => labels.insert(i, l),
             Ok(i) if !add => {
@@ -292,64 +350,107 @@ impl Graph {
         Ok(())
     }
 
-    fn edge_key(&self, a: &[Option<Py>]) -> ApiResult<(Key, Key)> {
+    /// The edge named by a call's `u` and `v`, as (smaller, larger) by key.
+    fn edge_key(&self, a: &[Option<Py>]) -> ApiResult<(usize, usize)> {
         let (u, v) = (self.require(a[0].as_ref(), "u")?, self.require(a[1].as_ref(), "v")?);
-        let k = if u <= v { (u, v) } else { (v, u) };
-        if self.edges.contains_key(&k) {
-            Ok(k)
+        if self.weights.contains_key(&pair(u, v)) {
+            Ok(self.by_key(u, v))
         } else {
+            let (u, v) = self.by_key(u, v);
             Err(err(
                 Exc::KeyError,
-                format!("no edge between {:?} and {:?}", self.nodes[&k.0].id, self.nodes[&k.1].id),
+                format!("no edge between {:?} and {:?}", self.node(u).id, self.node(v).id),
             ))
         }
     }
 
     /// Removes the edges between the given pairs of node ids, as `remove_edge` on each pair
     /// would (a pair without an edge is skipped), with one pass over the edges instead of a
-    /// call and five map searches per edge: an edge filter's truth removes most of a
-    /// 10,000-node graph's edges.
+    /// call per edge: an edge filter's truth removes most of a 10,000-node graph's edges.
     pub fn remove_edges<'a>(&mut self, pairs: impl IntoIterator<Item = (&'a str, &'a str)>) {
-        // Each node's key once: a node ends several edges, and parsing and re-writing an
-        // address for every end was most of the removal.
-        let mut keys: FxHashMap<&str, Key> = FxHashMap::default();
-        let mut key_of = |id: &'a str| keys.entry(id).or_insert_with(|| key(id)).clone();
-        let doomed: FxHashSet<(Key, Key)> = pairs
-            .into_iter()
-            .map(|(u, v)| {
-                let (a, b) = (key_of(u), key_of(v));
-                if a <= b { (a, b) } else { (b, a) }
-            })
-            .collect();
-        // Split and rebuilt from the sorted survivors (`from_iter` builds in one pass):
-        // `retain` shifts a leaf's entries at each removal, and most edges go.
-        let (kept, removed): (Vec<_>, Vec<_>) =
-            std::mem::take(&mut self.edges).into_iter().partition(|(k, _)| !doomed.contains(k));
-        self.edges = kept.into_iter().collect();
-        for ((a, b), _) in removed {
-            self.unlink(&a, &b);
+        // Each node's slot once: a node ends several edges, and parsing an address for every
+        // end was most of the removal.
+        let mut slots: FxHashMap<&str, Option<usize>> = FxHashMap::default();
+        let mut doomed: FxHashSet<(usize, usize)> = FxHashSet::default();
+        for (u, v) in pairs {
+            let mut slot_of = |id: &'a str| *slots.entry(id).or_insert_with(|| self.slot(id));
+            if let (Some(a), Some(b)) = (slot_of(u), slot_of(v)) {
+                doomed.insert(pair(a, b));
+            }
+        }
+        let before = self.weights.len();
+        self.weights.retain(|k, _| !doomed.contains(k));
+        if self.weights.len() == before {
+            return;
+        }
+        // Each end's list filtered once, rather than one search and shift per removed edge.
+        let mut ends: Vec<usize> = doomed.iter().flat_map(|&(a, b)| [a, b]).collect();
+        ends.sort_unstable();
+        ends.dedup();
+        for u in ends {
+            let mut list = std::mem::take(&mut self.adj[u]);
+            list.retain(|&v| self.weights.contains_key(&pair(u, v)));
+            self.adj[u] = list;
         }
     }
 
-    /// Drops `a` and `b` from each other's neighbours (their edge is already gone).
-    fn unlink(&mut self, a: &Key, b: &Key) {
-        self.adj.get_mut(a).expect("node").remove(b);
-        self.adj.get_mut(b).expect("node").remove(a);
+    /// Where `v` is, or would go, in `u`'s neighbours.
+    fn position(&self, u: usize, v: usize) -> Result<usize, usize> {
+        self.adj[u].binary_search_by(|&x| self.keys[x].cmp(&self.keys[v]))
     }
 
-    fn ensure(&mut self, id: &str) -> Key {
+    /// Adds the edge between `a` and `b` with zero weights when it is not there yet.
+    fn link(&mut self, a: usize, b: usize) {
+        if self.weights.contains_key(&pair(a, b)) {
+            return;
+        }
+        self.weights.insert(pair(a, b), [Py::Int(0), Py::Int(0), Py::Int(0)]);
+        for (u, v) in [(a, b), (b, a)] {
+            let i = self.position(u, v).unwrap_or_else(|i| i);
+            self.adj[u].insert(i, v);
+        }
+    }
+
+    /// Removes the edge between `a` and `b` (it exists).
+    fn unlink(&mut self, a: usize, b: usize) {
+        self.weights.remove(&pair(a, b));
+        for (u, v) in [(a, b), (b, a)] {
+            if let Ok(i) = self.position(u, v) {
+                self.adj[u].remove(i);
+            }
+        }
+    }
+
+    /// The slot of node `id`, added with default attributes when it is not there.
+    fn ensure(&mut self, id: &str) -> usize {
         let k = key(id);
-        if !self.nodes.contains_key(&k) {
-            self.nodes.insert(k.clone(), Node::new(id));
-            self.adj.insert(k.clone(), BTreeSet::new());
+        if let Some(&u) = self.index.get(&k) {
+            return u;
         }
-        k
+        let u = self.nodes.len();
+        self.nodes.push(Some(Node::new(id)));
+        self.keys.push(k.clone());
+        self.adj.push(Vec::new());
+        self.index.insert(k, u);
+        u
     }
 
-    fn set_attr(&mut self, k: &Key, name: &str, value: Py) -> ApiResult<()> {
-        let n = self.nodes.get_mut(k).expect("checked");
+    /// Removes node `u` and its edges.
+    fn remove_node(&mut self, u: usize) {
+        for v in std::mem::take(&mut self.adj[u]) {
+            self.weights.remove(&pair(u, v));
+            if let Ok(i) = self.position(v, u) {
+                self.adj[v].remove(i);
+            }
+        }
+        self.index.remove(&self.keys[u]);
+        self.nodes[u] = None;
+    }
+
+    fn set_attr(&mut self, u: usize, name: &str, value: Py) -> ApiResult<()> {
+        let n = self.node_mut(u);
         match (name, value) {
-            ("color", Py::Str(s)) => n.color = s,
+            ("color", Py::Str(s)) => n.color = Cow::Owned(s),
             ("size", v @ (Py::Int(_) | Py::Float(_))) => n.size = v,
             ("labels", Py::List(l) | Py::Tuple(l)) => {
                 let mut labels = l
@@ -377,7 +478,7 @@ impl Graph {
         Ok(())
     }
 
-    fn set_weight(&mut self, k: &(Key, Key), name: &str, value: Py) -> ApiResult<()> {
+    fn set_weight(&mut self, (a, b): (usize, usize), name: &str, value: Py) -> ApiResult<()> {
         let i = WEIGHTS.iter().position(|w| *w == name).ok_or_else(|| {
             err(
                 Exc::ValueError,
@@ -386,39 +487,39 @@ impl Graph {
         })?;
         match value {
             v @ (Py::Int(_) | Py::Float(_)) => {
-                self.edges.get_mut(k).expect("checked")[i] = v;
+                self.weights.get_mut(&pair(a, b)).expect("checked")[i] = v;
                 Ok(())
             }
             o => Err(err(Exc::TypeError, format!("{name} must be an int or float, got {}", o.type_name()))),
         }
     }
 
-    fn ids(&self, keys: impl Iterator<Item = Key>, budget: Budget<'_>, n: usize) -> ApiResult<Py> {
+    fn ids(&self, slots: impl Iterator<Item = usize>, budget: Budget<'_>, n: usize) -> ApiResult<Py> {
         budget(n * ROW_BYTES / 4)?;
-        Ok(Py::List(keys.map(|k| Py::Str(self.nodes[&k].id.clone())).collect()))
+        Ok(Py::List(slots.map(|u| Py::Str(self.node(u).id.clone())).collect()))
     }
 
-    fn edge_py(&self, k: &(Key, Key), data: bool) -> Py {
-        let mut t = vec![Py::Str(self.nodes[&k.0].id.clone()), Py::Str(self.nodes[&k.1].id.clone())];
+    fn edge_py(&self, (a, b): (usize, usize), data: bool) -> Py {
+        let mut t = vec![Py::Str(self.node(a).id.clone()), Py::Str(self.node(b).id.clone())];
         if data {
-            t.push(self.weights_py(k));
+            t.push(self.weights_py(a, b));
         }
         Py::Tuple(t)
     }
 
-    fn weights_py(&self, k: &(Key, Key)) -> Py {
-        Py::Dict(WEIGHTS.iter().zip(&self.edges[k]).map(|(w, v)| (Py::Str((*w).into()), v.clone())).collect())
+    fn weights_py(&self, a: usize, b: usize) -> Py {
+        let w = self.weights_of(a, b);
+        Py::Dict(WEIGHTS.iter().zip(w).map(|(w, v)| (Py::Str((*w).into()), v.clone())).collect())
     }
 
-    fn degree_of(&self, k: &Key, weight: Option<usize>) -> Py {
-        let nbrs = &self.adj[k];
+    fn degree_of(&self, u: usize, weight: Option<usize>) -> Py {
+        let nbrs = &self.adj[u];
         match weight {
             None => Py::Int(nbrs.len() as i64),
             Some(w) => {
                 let (mut int, mut float, mut is_float) = (0i64, 0f64, false);
-                for v in nbrs {
-                    let e = if k <= v { (k.clone(), v.clone()) } else { (v.clone(), k.clone()) };
-                    match &self.edges[&e][w] {
+                for &v in nbrs {
+                    match &self.weights_of(u, v)[w] {
                         Py::Int(x) => {
                             int = int.saturating_add(*x);
                             float += *x as f64;
@@ -543,17 +644,17 @@ pub fn call(
     let mut b = METHODS.bind(method, args, kwargs)?;
     let (name, extra) = (b.method, std::mem::take(&mut b.extra));
     let a = b.given();
-    let nodes = g.nodes.len();
+    let nodes = g.number_of_nodes();
     match name {
-        "has_node" => Ok(Py::Bool(g.nodes.contains_key(&key(&want_str(a[0].as_ref(), "n")?)))),
-        "node" => Ok(g.nodes[&g.require(a[0].as_ref(), "n")?].to_py()),
+        "has_node" => Ok(Py::Bool(g.slot(want_ref(a[0].as_ref(), "n")?).is_some())),
+        "node" => Ok(g.node(g.require(a[0].as_ref(), "n")?).to_py()),
         "nodes" => {
             let data = truthy(a[0].as_ref());
             budget(nodes * if data { ROW_BYTES } else { ROW_BYTES / 4 })?;
             Ok(Py::List(
-                g.nodes
-                    .values()
-                    .map(|n| {
+                g.slots()
+                    .map(|u| {
+                        let n = g.node(u);
                         if data {
                             Py::Tuple(vec![Py::Str(n.id.clone()), n.to_py()])
                         } else {
@@ -564,36 +665,35 @@ pub fn call(
             ))
         }
         "number_of_nodes" => Ok(Py::Int(nodes as i64)),
-        "number_of_edges" => Ok(Py::Int(g.edges.len() as i64)),
+        "number_of_edges" => Ok(Py::Int(g.number_of_edges() as i64)),
         "get" => {
-            let k = g.require(a[0].as_ref(), "n")?;
+            let u = g.require(a[0].as_ref(), "n")?;
             let attr = want_str(a[1].as_ref(), "key")?;
-            let Py::Dict(items) = g.nodes[&k].to_py() else { unreachable!("a dict") };
+            let Py::Dict(items) = g.node(u).to_py() else { unreachable!("a dict") };
             Ok(items
                 .into_iter()
                 .find(|(k, _)| *k == Py::Str(attr.clone()))
                 .map_or(a[2].clone().unwrap_or(Py::None), |(_, v)| v))
         }
         "set" => {
-            let k = g.require(a[0].as_ref(), "n")?;
+            let u = g.require(a[0].as_ref(), "n")?;
             let attr = want_str(a[1].as_ref(), "key")?;
-            g.set_attr(&k, &attr, required(&a[2], "value")?.clone())?;
+            g.set_attr(u, &attr, required(&a[2], "value")?.clone())?;
             Ok(Py::None)
         }
         "labels" => {
-            let k = g.require(a[0].as_ref(), "n")?;
-            Ok(Py::List(g.nodes[&k].labels.iter().map(|l| Py::Str(l.clone())).collect()))
+            let u = g.require(a[0].as_ref(), "n")?;
+            Ok(Py::List(g.node(u).labels.iter().map(|l| Py::Str(l.clone())).collect()))
         }
         "add_label" | "remove_label" => {
-            let k = g.require(a[0].as_ref(), "n")?;
+            let u = g.require(a[0].as_ref(), "n")?;
             let l = want_str(a[1].as_ref(), "l")?;
-            g.relabel(&k, l, name == "add_label")?;
+            g.relabel(u, l, name == "add_label")?;
             Ok(Py::None)
         }
         "neighbors" => {
-            let k = g.require(a[0].as_ref(), "n")?;
-            let n = g.adj[&k].len();
-            g.ids(g.adj[&k].iter().cloned(), budget, n)
+            let u = g.require(a[0].as_ref(), "n")?;
+            g.ids(g.adj[u].iter().copied(), budget, g.adj[u].len())
         }
         "degree" => {
             let weight = match a[1].as_ref() {
@@ -606,13 +706,12 @@ pub fn call(
                 }
             };
             match a[0].as_ref() {
-                Some(n) => Ok(g.degree_of(&g.require(Some(n), "n")?, weight)),
+                Some(n) => Ok(g.degree_of(g.require(Some(n), "n")?, weight)),
                 None => {
                     budget(nodes * ROW_BYTES / 2)?;
                     Ok(Py::List(
-                        g.nodes
-                            .iter()
-                            .map(|(k, n)| Py::Tuple(vec![Py::Str(n.id.clone()), g.degree_of(k, weight)]))
+                        g.slots()
+                            .map(|u| Py::Tuple(vec![Py::Str(g.node(u).id.clone()), g.degree_of(u, weight)]))
                             .collect(),
                     ))
                 }
@@ -620,31 +719,31 @@ pub fn call(
         }
         "edges" => {
             let data = truthy(a[1].as_ref());
-            let keys: Vec<(Key, Key)> = match a[0].as_ref() {
+            let edges: Vec<(usize, usize)> = match a[0].as_ref() {
                 Some(n) => {
-                    let k = g.require(Some(n), "n")?;
-                    g.adj[&k]
-                        .iter()
-                        .map(|v| if k <= *v { (k.clone(), v.clone()) } else { (v.clone(), k.clone()) })
-                        .collect()
+                    let u = g.require(Some(n), "n")?;
+                    g.adj[u].iter().map(|&v| g.by_key(u, v)).collect()
                 }
                 None => {
-                    budget(g.edges.len() * if data { ROW_BYTES } else { ROW_BYTES / 2 })?;
-                    g.edges.keys().cloned().collect()
+                    budget(g.number_of_edges() * if data { ROW_BYTES } else { ROW_BYTES / 2 })?;
+                    g.edge_list().collect()
                 }
             };
-            Ok(Py::List(keys.iter().map(|k| g.edge_py(k, data)).collect()))
+            Ok(Py::List(edges.into_iter().map(|e| g.edge_py(e, data)).collect()))
         }
         "has_edge" => {
-            let (u, v) = (want_str(a[0].as_ref(), "u")?, want_str(a[1].as_ref(), "v")?);
-            let (u, v) = (key(&u), key(&v));
-            Ok(Py::Bool(g.edges.contains_key(&if u <= v { (u, v) } else { (v, u) })))
+            let (u, v) = (want_ref(a[0].as_ref(), "u")?, want_ref(a[1].as_ref(), "v")?);
+            let edge = g.slot(u).zip(g.slot(v)).map(|(u, v)| pair(u, v));
+            Ok(Py::Bool(edge.is_some_and(|e| g.weights.contains_key(&e))))
         }
-        "edge" => Ok(g.weights_py(&g.edge_key(&a)?)),
+        "edge" => {
+            let (u, v) = g.edge_key(&a)?;
+            Ok(g.weights_py(u, v))
+        }
         "set_edge" => {
-            let k = g.edge_key(&a)?;
+            let e = g.edge_key(&a)?;
             let attr = want_str(a[2].as_ref(), "key")?;
-            g.set_weight(&k, &attr, required(&a[3], "value")?.clone())?;
+            g.set_weight(e, &attr, required(&a[3], "value")?.clone())?;
             Ok(Py::None)
         }
         "add_edge" => {
@@ -660,29 +759,25 @@ pub fn call(
                     ));
                 }
             }
-            let (ku, kv) = (g.ensure(&u), g.ensure(&v));
-            let k = if ku <= kv { (ku.clone(), kv.clone()) } else { (kv.clone(), ku.clone()) };
-            g.edges.entry(k.clone()).or_insert_with(|| [Py::Int(0), Py::Int(0), Py::Int(0)]);
-            g.adj.get_mut(&ku).expect("node").insert(kv.clone());
-            g.adj.get_mut(&kv).expect("node").insert(ku);
+            let (su, sv) = (g.ensure(&u), g.ensure(&v));
+            g.link(su, sv);
             for (w, value) in extra {
-                g.set_weight(&k, &w, value)?;
+                g.set_weight((su, sv), &w, value)?;
             }
             Ok(Py::None)
         }
         "remove_edge" => {
-            let k = g.edge_key(&a)?;
-            g.edges.remove(&k);
-            g.unlink(&k.0, &k.1);
+            let (u, v) = g.edge_key(&a)?;
+            g.unlink(u, v);
             Ok(Py::None)
         }
         "add_node" => {
             let id = want_str(a[0].as_ref(), "n")?;
-            let k = g.ensure(&id);
+            let u = g.ensure(&id);
             for (attr, value) in extra {
                 if attr == "ip_address" {
                     match value {
-                        Py::Str(s) => g.nodes.get_mut(&k).expect("node").ip_address = s,
+                        Py::Str(s) => g.node_mut(u).ip_address = Some(s),
                         o => {
                             return Err(err(
                                 Exc::TypeError,
@@ -691,30 +786,21 @@ pub fn call(
                         }
                     }
                 } else {
-                    g.set_attr(&k, &attr, value)?;
+                    g.set_attr(u, &attr, value)?;
                 }
             }
             Ok(Py::None)
         }
         "remove_node" => {
-            let k = g.require(a[0].as_ref(), "n")?;
-            for v in g.adj.remove(&k).unwrap_or_default() {
-                g.adj.get_mut(&v).expect("node").remove(&k);
-                g.edges.remove(&if k <= v { (k.clone(), v) } else { (v, k.clone()) });
-            }
-            g.nodes.remove(&k);
+            let u = g.require(a[0].as_ref(), "n")?;
+            g.remove_node(u);
             Ok(Py::None)
         }
         _ => {
             let l = want_str(a[0].as_ref(), "l")?;
-            let keys: Vec<Key> = g
-                .nodes
-                .iter()
-                .filter(|(_, n)| n.labels.binary_search(&l).is_ok())
-                .map(|(k, _)| k.clone())
-                .collect();
-            let n = keys.len();
-            g.ids(keys.into_iter(), budget, n)
+            let hits: Vec<usize> =
+                g.slots().filter(|&u| g.node(u).labels.binary_search(&l).is_ok()).collect();
+            g.ids(hits.iter().copied(), budget, hits.len())
         }
     }
 }
@@ -742,13 +828,26 @@ mod tests {
         Py::Str(x.into())
     }
 
+    proptest::proptest! {
+        #[test]
+        fn key_reads_only_the_usual_writing_of_an_address(x: u32, id in "[0-9.]{1,17}") {
+            let usual = std::net::Ipv4Addr::from(x).to_string();
+            proptest::prop_assert_eq!(key(&usual), Key::Addr(x));
+            let padded = format!("0{usual}");
+            proptest::prop_assert!(matches!(key(&padded), Key::Id(_)));
+            if let Key::Addr(a) = key(&id) {
+                proptest::prop_assert_eq!(std::net::Ipv4Addr::from(a).to_string(), id);
+            }
+        }
+    }
+
     #[test]
     fn weights_sum_the_allowed_connections() {
         let (tr, g) = graph();
         let total: u64 = tr.connections.iter().filter(|c| c.allow).map(|c| c.bytes_f + c.bytes_r).sum();
         let conns = tr.connections.iter().filter(|c| c.allow).count() as i64;
         let sum =
-            |i: usize| -> i64 { g.edges.values().map(|w| if let Py::Int(x) = w[i] { x } else { 0 }).sum() };
+            |i: usize| -> i64 { g.weights.values().map(|w| if let Py::Int(x) = w[i] { x } else { 0 }).sum() };
         assert_eq!(sum(0), total as i64);
         assert_eq!(sum(1), conns);
         let doc = g.to_json();
