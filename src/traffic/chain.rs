@@ -52,7 +52,8 @@ pub struct Chain {
 pub fn generate(id: &QueryId, turns: u32, material: &str) -> Result<Generated> {
     let material = format!("{material}|i{}", id.index);
     let (golden, colours) = nemo::golden_chain(id, turns, &material)?;
-    let mut first = nemo::on_graph(id, 1, turns, Graph::clone(&golden[0].graph), &colours)?;
+    // Question 1 is asked of the mock itself, so the chain's first task is this task.
+    let mut first = golden[0].clone();
     first.chain = Some(Arc::new(Chain { golden, colours }));
     Ok(first)
 }

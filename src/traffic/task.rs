@@ -65,7 +65,7 @@ impl Host for TrafficHost {
 }
 
 /// Everything generation resolved.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct Generated {
     pub id: QueryId,
     pub family: Family,
