@@ -97,7 +97,8 @@ impl Node {
 pub struct Graph {
     /// Slot → node; `None` once removed.
     nodes: Vec<Option<Node>>,
-    /// Slot → key (left in place when the node is removed: no list names the slot then).
+    /// Slot → key (left in place when the node is removed, until the slot is taken again: no
+    /// list names an empty slot).
     keys: Vec<Key>,
     /// Key → slot of every live node, in key order.
     index: BTreeMap<Key, usize>,
@@ -106,6 +107,9 @@ pub struct Graph {
     /// (smaller slot, larger slot) → weights in [`WEIGHTS`] order. Looked up only, never
     /// iterated into an answer: listings walk `index` and `adj`.
     weights: FxHashMap<(usize, usize), [Py; 3]>,
+    /// Empty slots, which the next added nodes take, so that code adding and removing nodes in
+    /// a loop keeps the graph at its largest live size rather than growing with every add.
+    free: Vec<usize>,
 }
 
 /// The weights' key of the edge between two slots.
@@ -221,7 +225,7 @@ impl Graph {
         let (keys, nodes): (Vec<Key>, Vec<Option<Node>>) =
             nodes.into_iter().map(|(k, n)| (k, Some(n))).unzip();
         let index = keys.iter().cloned().zip(0..).collect();
-        Graph { nodes, keys, index, adj, weights }
+        Graph { nodes, keys, index, adj, weights, free: Vec::new() }
     }
 
     pub fn number_of_nodes(&self) -> usize {
@@ -427,10 +431,21 @@ impl Graph {
         if let Some(&u) = self.index.get(&k) {
             return u;
         }
-        let u = self.nodes.len();
-        self.nodes.push(Some(Node::new(id)));
-        self.keys.push(k.clone());
-        self.adj.push(Vec::new());
+        let node = Some(Node::new(id));
+        let u = match self.free.pop() {
+            // A removed node's neighbour list was emptied when it went.
+            Some(u) => {
+                self.nodes[u] = node;
+                self.keys[u] = k.clone();
+                u
+            }
+            None => {
+                self.nodes.push(node);
+                self.keys.push(k.clone());
+                self.adj.push(Vec::new());
+                self.nodes.len() - 1
+            }
+        };
         self.index.insert(k, u);
         u
     }
@@ -445,6 +460,7 @@ impl Graph {
         }
         self.index.remove(&self.keys[u]);
         self.nodes[u] = None;
+        self.free.push(u);
     }
 
     fn set_attr(&mut self, u: usize, name: &str, value: Py) -> ApiResult<()> {
@@ -839,6 +855,37 @@ mod tests {
                 proptest::prop_assert_eq!(std::net::Ipv4Addr::from(a).to_string(), id);
             }
         }
+    }
+
+    #[test]
+    fn removed_nodes_leave_slots_that_added_nodes_take() {
+        let (_, mut g) = graph();
+        let Py::List(nodes) = g_call(&mut g, "nodes", vec![]).unwrap() else { panic!() };
+        let (Py::Str(a), Py::Str(b)) = (nodes[0].clone(), nodes[1].clone()) else { panic!() };
+        let (slots, before) = (g.nodes.len(), g.to_json());
+        for round in 0..50 {
+            g_call(&mut g, "remove_node", vec![s(&a)]).unwrap();
+            g_call(&mut g, "remove_node", vec![s(&b)]).unwrap();
+            let x = format!("x{round}");
+            call(&mut g, "add_edge", vec![s(&x), s(&a)], vec![], &unlimited).unwrap();
+            g_call(&mut g, "remove_node", vec![s(&x)]).unwrap();
+            g_call(&mut g, "add_node", vec![s(&b)]).unwrap();
+        }
+        assert_eq!(g.nodes.len(), slots);
+        assert_eq!(g_call(&mut g, "has_node", vec![s(&a)]).unwrap(), Py::Bool(true));
+        assert_eq!(g.number_of_nodes(), before["nodes"].as_array().unwrap().len());
+        // The listings stay in key order whichever slots the nodes took.
+        let doc = g.to_json();
+        let ids: Vec<Key> =
+            doc["nodes"].as_array().unwrap().iter().map(|n| key(n["id"].as_str().unwrap())).collect();
+        assert!(ids.windows(2).all(|w| w[0] < w[1]));
+        let links: Vec<(Key, Key)> = doc["links"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|l| (key(l["source"].as_str().unwrap()), key(l["target"].as_str().unwrap())))
+            .collect();
+        assert!(links.windows(2).all(|w| w[0] < w[1]) && links.iter().all(|(u, v)| u < v));
     }
 
     #[test]
