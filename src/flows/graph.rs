@@ -85,9 +85,17 @@ impl Node {
     }
 }
 
+/// A node's labels as the graph keeps them, a set: sorted, without repeats.
+pub fn label_set(mut labels: Vec<String>) -> Vec<String> {
+    labels.sort_unstable();
+    labels.dedup();
+    labels
+}
+
 /// The graph.
 ///
-/// Nodes live in slots that never move (a removed node leaves its slot empty), so a
+/// Nodes live in slots that never move (a removed node leaves its slot empty until an added
+/// node takes it), so a
 /// neighbour or an edge end is a slot number rather than a key: building, copying and
 /// dropping a 10,000-node graph is a few flat vectors and one hash table instead of a tree
 /// of trees keyed by enums, which was most of a large task's generation. The canonical
@@ -177,9 +185,7 @@ impl Graph {
         for (k, u) in order {
             let (id, labels) = &nodes[u];
             let mut n = Node::new(id);
-            n.labels = labels.clone();
-            n.labels.sort();
-            n.labels.dedup();
+            n.labels = label_set(labels.clone());
             match kept.last_mut() {
                 Some(last) if last.0 == k => last.1 = n,
                 _ => kept.push((k, n)),
@@ -452,11 +458,9 @@ impl Graph {
 
     /// Removes node `u` and its edges.
     fn remove_node(&mut self, u: usize) {
+        // `u`'s own list is taken first, so each unlink only edits the other end's.
         for v in std::mem::take(&mut self.adj[u]) {
-            self.weights.remove(&pair(u, v));
-            if let Ok(i) = self.position(v, u) {
-                self.adj[v].remove(i);
-            }
+            self.unlink(u, v);
         }
         self.index.remove(&self.keys[u]);
         self.nodes[u] = None;
@@ -469,16 +473,14 @@ impl Graph {
             ("color", Py::Str(s)) => n.color = Cow::Owned(s),
             ("size", v @ (Py::Int(_) | Py::Float(_))) => n.size = v,
             ("labels", Py::List(l) | Py::Tuple(l)) => {
-                let mut labels = l
+                let labels = l
                     .into_iter()
                     .map(|x| match x {
                         Py::Str(s) => Ok(s),
                         o => Err(err(Exc::TypeError, format!("labels are str, got {}", o.type_name()))),
                     })
                     .collect::<ApiResult<Vec<String>>>()?;
-                labels.sort();
-                labels.dedup();
-                n.labels = labels;
+                n.labels = label_set(labels);
             }
             ("id" | "ip_address", _) => return Err(err(Exc::ValueError, format!("{name} is read-only"))),
             ("color" | "size" | "labels", v) => {

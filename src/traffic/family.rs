@@ -320,17 +320,7 @@ impl View {
             .collect();
         let edges: BTreeMap<(usize, usize), [i64; 3]> =
             mock.edges.iter().map(|&(u, v, w)| ((u.min(v), u.max(v)), w)).collect();
-        // As the graph keeps them: sorted, without repeats.
-        let labels = mock
-            .nodes
-            .iter()
-            .map(|(_, l)| {
-                let mut l = l.clone();
-                l.sort_unstable();
-                l.dedup();
-                l
-            })
-            .collect();
+        let labels = mock.nodes.iter().map(|(_, l)| crate::flows::graph::label_set(l.clone())).collect();
         View { ips: mock.nodes.iter().map(|(ip, _)| ip.clone()).collect(), labels, adj, edges, unit: 1.0 }
     }
 
