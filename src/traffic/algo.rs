@@ -296,7 +296,7 @@ mod tests {
     fn flow_is_the_cut() {
         let mk = |edges: &[(usize, usize, i64)]| View {
             ips: (0..4).map(|i| format!("10.0.0.{i}")).collect(),
-            labels: vec![Vec::new(); 4],
+            labels: vec![Vec::new(); 4].into(),
             adj: adj(4, &edges.iter().map(|e| (e.0, e.1)).collect::<Vec<_>>()),
             edges: edges.iter().map(|&(a, b, c)| ((a.min(b), a.max(b)), [0, c, 0])).collect(),
             unit: 1.0,
@@ -336,7 +336,7 @@ mod tests {
             let pairs: Vec<(usize, usize)> = edges.keys().copied().collect();
             let v = View {
                 ips: (0..n).map(|i| format!("10.0.0.{i}")).collect(),
-                labels: vec![Vec::new(); n],
+                labels: vec![Vec::new(); n].into(),
                 adj: adj(n, &pairs),
                 edges,
                 unit: 1.0,

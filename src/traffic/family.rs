@@ -5,6 +5,7 @@
 //! has read a question's parameters back, so both go through the sandbox like any agent.
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
 
 use serde::Serialize;
 use serde_json::{Value, json};
@@ -285,8 +286,10 @@ pub enum Query {
 
 /// What the truth of a question is computed on: the mock as adjacency and weights.
 pub struct View {
-    pub ips: Vec<String>,
-    pub labels: Vec<Vec<String>>,
+    /// Shared (as `labels` is) with the property spec of a question asked on the view: ten
+    /// thousand nodes' strings were otherwise copied for each such question.
+    pub ips: Arc<[String]>,
+    pub labels: Arc<[Vec<String>]>,
     pub adj: Vec<BTreeSet<usize>>,
     /// (u, v) with u < v → `[byte, connection, packet]`, in units of `unit`.
     pub edges: BTreeMap<(usize, usize), [i64; 3]>,
@@ -641,7 +644,7 @@ pub fn truth(q: &Query, v: &View) -> Option<Truth> {
         }
         Query::PrefixCount { bits } => {
             let mut counts: BTreeMap<(u32, String), i64> = BTreeMap::new();
-            for ip in &v.ips {
+            for ip in v.ips.iter() {
                 let p = prefix_of(ip, *bits);
                 *counts.entry((ip_number(&p), p)).or_default() += 1;
             }
@@ -713,7 +716,15 @@ pub fn truth(q: &Query, v: &View) -> Option<Truth> {
 /// `ip` cut to its /`bits` prefix, written `a.b.c.d/bits`.
 pub fn prefix_of(ip: &str, bits: u8) -> String {
     let mask = if bits == 0 { 0 } else { u32::MAX << (32 - u32::from(bits)) };
-    format!("{}/{bits}", std::net::Ipv4Addr::from(ip_number(ip) & mask))
+    cidr(ip_number(ip) & mask, bits)
+}
+
+/// The mask of a /16.
+pub const PREFIX_MASK: u32 = 0xffff_0000;
+
+/// `a.b.c.d/bits` of a prefix's first address.
+pub fn cidr(first: u32, bits: u8) -> String {
+    format!("{}/{bits}", std::net::Ipv4Addr::from(first))
 }
 
 /// The Python literal of a string.

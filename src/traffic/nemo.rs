@@ -259,7 +259,7 @@ fn golden_step(
     };
     match q {
         Query::ColorPrefix => {
-            for ip in &v.ips {
+            for ip in v.ips.iter() {
                 let p = prefix_of(ip, 16);
                 if let Some((_, c)) = colours.iter().find(|(x, _)| *x == p) {
                     call(g, "set", vec![str(ip), str("color"), str(c)]);
@@ -267,9 +267,9 @@ fn golden_step(
             }
         }
         Query::CutBalanced { c1, c2, .. } => Spec::new(&Query::Bisect { c1, c2 }, v)?.witness(g),
-        Query::Kmeans { k, color } => {
+        Query::Kmeans { color, .. } => {
             let spec = Spec::new(&q, v)?;
-            for (u, c) in spec.clusters(k).into_iter().enumerate() {
+            for (u, c) in spec.clusters().into_iter().enumerate() {
                 call(g, "add_label", vec![str(&v.ips[u]), str(&format!("{CLUSTER_LABEL}{c}"))]);
                 if color {
                     call(g, "set", vec![str(&v.ips[u]), str("color"), str(COLORS[c])]);

@@ -51,7 +51,7 @@ pub struct Prefixes {
 impl Prefixes {
     pub fn new(v: &View) -> Prefixes {
         let (mut by8, mut by16) = (BTreeMap::new(), BTreeMap::new());
-        for ip in &v.ips {
+        for ip in v.ips.iter() {
             let o: Vec<&str> = ip.split('.').collect();
             *by8.entry(o[0].to_string()).or_insert(0) += 1;
             *by16.entry(format!("{}.{}", o[0], o.get(1).unwrap_or(&""))).or_insert(0) += 1;
@@ -548,10 +548,11 @@ mod tests {
         Spec {
             query: Query::Kmeans { k: 2, color: form == Form::AddedLabel },
             ips: (0..20).map(|i| format!("10.0.0.{i}")).collect(),
-            labels: vec![vec!["type=VM".to_string()]; 20],
+            labels: vec![vec!["type=VM".to_string()]; 20].into(),
             prefix: vec![0; 20],
             prefixes: vec!["10.0.0.0/16".into()],
             opt: kmeans::optimal(&totals, 2).0,
+            cuts: kmeans::optimal(&totals, 2).1,
             totals,
             edges: Vec::new(),
             alt: None,

@@ -5,11 +5,12 @@
 //! the native witness that becomes the card's expected graph.
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
 
 use serde_json::Value;
 
 use super::check::colour;
-use super::family::{COLORS, Query, View, ip_number, prefix_of};
+use super::family::{COLORS, PREFIX_MASK, Query, View, cidr, ip_number};
 use super::kmeans;
 use super::nemo_check::{self, Looser};
 use crate::flows::graph::Graph;
@@ -33,8 +34,9 @@ pub fn prefix_colour(i: usize) -> String {
 #[derive(Debug, Clone)]
 pub struct Spec {
     pub query: Query,
-    pub ips: Vec<String>,
-    pub labels: Vec<Vec<String>>,
+    /// The view's (shared).
+    pub ips: Arc<[String]>,
+    pub labels: Arc<[Vec<String>]>,
     /// Each node's /16 prefix, as the rank of the prefix in address order.
     pub prefix: Vec<usize>,
     pub prefixes: Vec<String>,
@@ -43,6 +45,9 @@ pub struct Spec {
     pub edges: Vec<(usize, usize)>,
     /// The least within-cluster sum of squared deviations (k-means only, else 0).
     pub opt: f64,
+    /// Where the optimum's clusters start and end in the sorted totals (k-means only, else
+    /// empty): the witness's clusters, without solving the program again.
+    pub cuts: Vec<usize>,
     /// Another reading that passes as well (NeMoEval's question 14: a balanced cut or a
     /// bisection); the verdict records which one held.
     pub alt: Option<Box<Spec>>,
@@ -118,13 +123,16 @@ impl Tally {
 impl Spec {
     /// The spec of a property query on `v`, or why the graph cannot ask it.
     pub fn new(query: &Query, v: &View) -> Result<Spec, String> {
-        let pre: Vec<String> = v.ips.iter().map(|ip| prefix_of(ip, 16)).collect();
-        let mut prefixes: Vec<String> = pre.iter().cloned().collect::<BTreeSet<_>>().into_iter().collect();
-        prefixes.sort_by_key(|p| ip_number(p.trim_end_matches("/16")));
-        let rank: BTreeMap<&str, usize> = prefixes.iter().enumerate().map(|(i, p)| (p.as_str(), i)).collect();
+        // Prefixes as numbers, turned into text once each: a string per node was a tenth of
+        // generating a k-means question at 10,000 nodes.
+        let keys: Vec<u32> = v.ips.iter().map(|ip| ip_number(ip) & PREFIX_MASK).collect();
+        let mut distinct_keys = keys.clone();
+        distinct_keys.sort_unstable();
+        distinct_keys.dedup();
         let totals = v.totals(0);
-        let distinct = totals.iter().collect::<BTreeSet<_>>().len();
-        let opt = match query {
+        let ordered = sorted(&totals);
+        let distinct = ordered.len() - ordered.windows(2).filter(|w| w[0] == w[1]).count();
+        let (opt, cuts) = match query {
             Query::Kmeans { k, .. } if distinct < (*k).max(2) => {
                 return Err(format!("the nodes have {distinct} distinct total byte weights, fewer than {k}"));
             }
@@ -133,18 +141,19 @@ impl Spec {
                     "every node has the same total byte weight: a heat map has no coldest and hottest".into(),
                 );
             }
-            Query::Kmeans { k, .. } => kmeans::optimal(&sorted(&totals), *k).0,
-            _ => 0.0,
+            Query::Kmeans { k, .. } => kmeans::optimal(&ordered, *k),
+            _ => (0.0, Vec::new()),
         };
         Ok(Spec {
             query: query.clone(),
             ips: v.ips.clone(),
             labels: v.labels.clone(),
-            prefix: pre.iter().map(|p| rank[p.as_str()]).collect(),
-            prefixes,
+            prefix: keys.iter().map(|k| distinct_keys.partition_point(|d| d < k)).collect(),
+            prefixes: distinct_keys.into_iter().map(|k| cidr(k, 16)).collect(),
             totals,
             edges: v.edges.keys().copied().collect(),
             opt,
+            cuts,
             alt: None,
             unit: v.unit,
             nemo: None,
@@ -239,7 +248,7 @@ impl Spec {
         let mut t = Tally::new();
         // Every node must still be there to be assigned.
         let mut nodes: Vec<Option<&Value>> = Vec::with_capacity(self.ips.len());
-        for ip in &self.ips {
+        for ip in self.ips.iter() {
             let n = by_id.get(ip.as_str()).copied();
             if n.is_none() {
                 t.rule(false, || format!("node {ip} is missing"));
@@ -472,10 +481,7 @@ impl Spec {
     /// `set` and `add_label`.
     pub fn witness(&self, g: &mut Graph) {
         // The clusters once: the colours and the labels of a k-means witness both need them.
-        let clusters = match &self.query {
-            Query::Kmeans { k, .. } => Some(self.clusters(*k)),
-            _ => None,
-        };
+        let clusters = matches!(self.query, Query::Kmeans { .. }).then(|| self.clusters());
         let colours = self.witness_colours(clusters.as_deref());
         // Errors cannot arise (every node is there, colours are strings) and a call's would
         // be ignored, as a reference answer's unchecked calls are.
@@ -484,8 +490,10 @@ impl Spec {
                 let _ = g.set(&self.ips[u], "color", Py::Str(c));
             }
         }
+        let names: Vec<String> =
+            (0..self.cuts.len().saturating_sub(1)).map(|c| format!("cluster={c}")).collect();
         for (u, c) in clusters.into_iter().flatten().enumerate() {
-            let _ = g.add_label(&self.ips[u], format!("cluster={c}"));
+            let _ = g.add_label(&self.ips[u], names[c].clone());
         }
     }
 
@@ -494,15 +502,14 @@ impl Spec {
         super::family::by_ip(&self.ips)
     }
 
-    /// Each node's optimal cluster, clusters numbered by ascending totals.
-    pub(super) fn clusters(&self, k: usize) -> Vec<usize> {
+    /// Each node's optimal cluster, clusters numbered by ascending totals (a k-means spec).
+    pub(super) fn clusters(&self) -> Vec<usize> {
         let mut order: Vec<usize> = (0..self.ips.len()).collect();
         // Cached keys: parsing two addresses per comparison was a k-means witness's main cost.
         order.sort_by_cached_key(|&u| (self.totals[u], ip_number(&self.ips[u])));
-        let xs: Vec<i64> = order.iter().map(|&u| self.totals[u]).collect();
-        let cuts = kmeans::optimal(&xs, k).1;
+        // The totals in this order are the sorted totals the optimum was found on.
         let mut out = vec![0; self.ips.len()];
-        for (c, w) in cuts.windows(2).enumerate() {
+        for (c, w) in self.cuts.windows(2).enumerate() {
             for &u in &order[w[0]..w[1]] {
                 out[u] = c;
             }

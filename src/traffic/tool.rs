@@ -106,9 +106,12 @@ fn run(argv: &[String], _stdin: &mut dyn Read, stdout: &mut dyn Write, stderr: &
         let mut out = std::io::BufWriter::new(stdout);
         let mut last = String::new();
         for id in &ids {
-            writeln!(out, "{}", line(id, &mut last)?).map_err(|e| format!("cannot write: {e}"))?;
+            // A reader gone (`| head`) ends the export quietly, before the next task is built.
+            if let Err(e) = writeln!(out, "{}", line(id, &mut last)?) {
+                return crate::tool_args::written(Err(e));
+            }
         }
-        out.flush().map_err(|e| format!("cannot write: {e}"))
+        crate::tool_args::written(out.flush())
     });
     match result {
         Ok(()) => 0,

@@ -51,7 +51,7 @@ impl Small {
             edges.insert((a, b), [w, 1, 1]);
         }
         let ips = (0..n).map(|i| format!("10.{}.0.{}", self.prefixes[i], i + 1)).collect();
-        View { ips, labels: vec![vec!["type=VM".to_string()]; n], adj, edges, unit: 1.0 }
+        View { ips, labels: vec![vec!["type=VM".to_string()]; n].into(), adj, edges, unit: 1.0 }
     }
     fn totals(&self) -> Vec<i64> {
         let mut t = vec![0; self.n()];
@@ -117,7 +117,7 @@ fn sweep_colours(
         prop_assert_eq!(got, want, "{:?} on {:?}: checker {} brute force {}", colours, g, got, want);
         count += usize::from(want);
     }
-    let nodes: Vec<(String, Vec<String>)> = v.ips.iter().cloned().zip(labels).collect();
+    let nodes: Vec<(String, Vec<String>)> = v.ips.iter().cloned().zip(labels.iter().cloned()).collect();
     let edges: Vec<(usize, usize, [i64; 3])> = v.edges.iter().map(|(&(a, b), &w)| (a, b, w)).collect();
     let mut answer = netpress::flows::graph::Graph::from_parts(&nodes, &edges);
     spec.witness(&mut answer);

@@ -5,7 +5,7 @@
 //! rejected connection gives one REJECT record at the destination ENI; an ENI with nothing in
 //! an interval gives a NODATA record. Files start with the field-name header line.
 
-use super::text::Text;
+use super::text::{Piece, Text};
 use super::{Emitted, Inventory, ParseError, Parsed, Record, State, Status, addr, intervals, num};
 use crate::flows::T0;
 use crate::flows::model::{Connection, NO_VM, Rule, Trace, share};
@@ -160,21 +160,22 @@ const HEADER_MAX: usize = 512;
 pub(super) struct Lines {
     v5: bool,
     /// Per VM: `2 account eni ` (version 5: `5 …`).
-    heads: Vec<String>,
+    heads: Vec<Piece>,
     /// Per VM (v5 only): ` vpc subnet instance `, the fields before tcp-flags.
-    v5_fields: Vec<String>,
+    v5_fields: Vec<Piece>,
 }
 
 impl Lines {
     pub(super) fn new(t: &Tenant, tr: &Trace, v5: bool) -> Lines {
         let version = if v5 { 5 } else { 2 };
-        let heads = tr.vms.iter().map(|vm| format!("{version} {} {} ", t.account, vm.eni)).collect();
+        let heads =
+            tr.vms.iter().map(|vm| Piece::new(format!("{version} {} {} ", t.account, vm.eni))).collect();
         let v5_fields = if v5 {
             tr.vms
                 .iter()
                 .map(|vm| {
                     let net = &t.nets[t.roles[vm.role].vnet as usize];
-                    format!(" {} {} {} ", net.vpc, t.subnet_of(vm.role), vm.instance)
+                    Piece::new(format!(" {} {} {} ", net.vpc, t.subnet_of(vm.role), vm.instance))
                 })
                 .collect()
         } else {
@@ -194,7 +195,7 @@ impl Lines {
     pub(super) fn lines_size(&self, records: &[Emitted]) -> usize {
         // Addresses, ports, counters and times of a line (v5 adds flags and addresses).
         let rest = if self.v5 { 160 } else { 88 };
-        let fields = |vm: usize| self.v5_fields.get(vm).map_or(0, String::len);
+        let fields = |vm: usize| self.v5_fields.get(vm).map_or(0, Piece::len);
         records.iter().map(|e| self.heads[e.vm as usize].len() + fields(e.vm as usize) + rest).sum()
     }
 
@@ -212,21 +213,22 @@ impl Lines {
         }
         text.str(&header.join(" "));
         text.byte(b'\n');
+        let mut times = Times::default();
         for e in records {
-            self.line(text, e);
+            self.line(text, e, &mut times);
             text.byte(b'\n');
             block(text)?;
         }
         Ok(())
     }
 
-    /// One record's line, without its newline.
-    pub(super) fn line(&self, out: &mut Text, e: &Emitted) {
+    /// One record's line, without its newline; `times` holds the last line's start and end.
+    pub(super) fn line(&self, out: &mut Text, e: &Emitted, times: &mut Times) {
         let r = &e.record;
-        out.str(&self.heads[e.vm as usize]);
+        out.piece(&self.heads[e.vm as usize]);
         if r.status == Status::NoData {
             out.str("- - - - - - - ");
-            out.ints(&[r.t, r.t_end], b' ');
+            times.write(out, r.t, r.t_end);
             out.str("- NODATA");
             if self.v5 {
                 out.str(NODATA_V5);
@@ -238,10 +240,11 @@ impl Lines {
         out.ip(r.dst);
         out.byte(b' ');
         let (sport, dport, proto) = (u64::from(r.sport), u64::from(r.dport), u64::from(r.proto));
-        out.ints(&[sport, dport, proto, r.pkts, r.bytes, r.t, r.t_end], b' ');
+        out.ints(&[sport, dport, proto, r.pkts, r.bytes], b' ');
+        times.write(out, r.t, r.t_end);
         out.str(if r.allow { "ACCEPT OK" } else { "REJECT OK" });
         if self.v5 {
-            out.str(&self.v5_fields[e.vm as usize]);
+            out.piece(&self.v5_fields[e.vm as usize]);
             out.int(u64::from(e.extra));
             out.str(" IPv4 ");
             out.ip(r.src);
@@ -250,6 +253,31 @@ impl Lines {
             out.str(" us-east-1 use1-az1 - - - - ");
             out.str(if r.inbound { "ingress" } else { "egress" });
         }
+    }
+}
+
+/// The text `start end ` of the last line written. A connection's request and reply records
+/// (one per direction, at each end) share their first and last packet's seconds, so most lines
+/// repeat the times of the line before; these two ten-digit numbers took more time to write
+/// than any other field of a line.
+#[derive(Default)]
+pub(super) struct Times {
+    key: Option<(u64, u64)>,
+    /// Two numbers of at most 20 digits and their spaces.
+    text: Vec<u8>,
+}
+
+impl Times {
+    fn write(&mut self, out: &mut Text, t: u64, t_end: u64) {
+        if self.key == Some((t, t_end)) {
+            out.bytes(&self.text);
+            return;
+        }
+        let from = out.len();
+        out.ints(&[t, t_end], b' ');
+        self.text.clear();
+        self.text.extend_from_slice(out.since(from));
+        self.key = Some((t, t_end));
     }
 }
 

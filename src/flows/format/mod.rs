@@ -252,7 +252,8 @@ pub fn raw_rows(format: Format, tenant: &Tenant, trace: &Trace, records: &[Emitt
     match format {
         Format::Aws2 | Format::Aws5 => {
             let lines = aws::Lines::new(tenant, trace, format == Format::Aws5);
-            rows(records, lines.lines_size(records), |out, e| lines.line(out, e))
+            let mut times = aws::Times::default();
+            rows(records, lines.lines_size(records), |out, e| lines.line(out, e, &mut times))
         }
         // About a tuple's bytes (and a GCP line's) with usual counters.
         Format::Nsg2 => rows(records, records.len() * 72, |out, e| azure::tuple(out, e, azure::Flavor::Nsg2)),

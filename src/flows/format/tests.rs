@@ -20,6 +20,12 @@ fn round_trip(format: Format, t: &Tenant, tr: &Trace, options: Options) {
     for (i, (p, e)) in parsed.records.iter().zip(&emitted).enumerate() {
         assert_eq!(p, &e.record, "{format:?} row {i}: {}", parsed.raw(i).unwrap());
     }
+    // What `F.raw` shows, written row by row without the file, is the file's own text.
+    let (raw, ends) = raw_rows(format, t, tr, &emitted);
+    assert_eq!(ends.len(), emitted.len(), "{format:?}");
+    for (i, w) in std::iter::once(0).chain(ends.iter().copied()).collect::<Vec<_>>().windows(2).enumerate() {
+        assert_eq!(&raw[w[0]..w[1]], parsed.raw(i).unwrap(), "{format:?} row {i}");
+    }
 }
 
 #[test]

@@ -16,6 +16,34 @@ pub(super) struct Text {
     at: usize,
 }
 
+/// A short text written on many lines (an AWS line's version, account and interface), kept in
+/// a fixed block so that writing it is one copy of a known size: a `&str` of varying length
+/// costs a call to `memcpy` each time. A longer text is kept as it is.
+pub(super) enum Piece {
+    Short([u8; PIECE], usize),
+    Long(String),
+}
+
+const PIECE: usize = 64;
+
+impl Piece {
+    pub(super) fn new(s: String) -> Piece {
+        if s.len() > PIECE {
+            return Piece::Long(s);
+        }
+        let mut block = [b' '; PIECE];
+        block[..s.len()].copy_from_slice(s.as_bytes());
+        Piece::Short(block, s.len())
+    }
+
+    pub(super) fn len(&self) -> usize {
+        match self {
+            Piece::Short(_, len) => *len,
+            Piece::Long(s) => s.len(),
+        }
+    }
+}
+
 /// An octet's digits, then a '.', padded to four bytes; the digit count is in [`OCTET_LEN`].
 static OCTETS: [[u8; 4]; 256] = {
     let mut t = [[b'.'; 4]; 256];
@@ -86,6 +114,29 @@ impl Text {
     pub(super) fn str(&mut self, s: &str) {
         self.room(s.len()).copy_from_slice(s.as_bytes());
         self.at += s.len();
+    }
+
+    /// The bytes written since `from` (a length [`Text::len`] gave earlier, before a drain).
+    pub(super) fn since(&self, from: usize) -> &[u8] {
+        &self.buf[from..self.at]
+    }
+
+    /// Appends bytes that an earlier [`Text::since`] gave (so ASCII, or whole `&str`s).
+    pub(super) fn bytes(&mut self, b: &[u8]) {
+        self.room(b.len()).copy_from_slice(b);
+        self.at += b.len();
+    }
+
+    /// Appends a [`Piece`]: the whole block is copied and the cursor moves past the text; the
+    /// padding is overwritten by what comes next.
+    pub(super) fn piece(&mut self, p: &Piece) {
+        match p {
+            Piece::Short(block, len) => {
+                self.room(PIECE).copy_from_slice(block);
+                self.at += len;
+            }
+            Piece::Long(s) => self.str(s),
+        }
     }
 
     /// Appends one ASCII byte (a separator).
@@ -202,6 +253,27 @@ mod tests {
         });
         let want: String = ns.iter().map(|&n| format!("{n} {} é ", dotted(n as u32))).collect();
         assert_eq!(all, want);
+    }
+
+    #[test]
+    fn pieces_write_their_text_and_no_padding() {
+        let long = "x".repeat(PIECE + 1);
+        for s in ["", "2 438402970717 eni-d69a2fa32e7c04410 ", &"y".repeat(PIECE), &long] {
+            let p = Piece::new(s.to_string());
+            assert_eq!(p.len(), s.len());
+            // The padding after a short piece is overwritten by what follows, and the text
+            // ends where the piece does.
+            assert_eq!(text(|t| t.piece(&p)), s);
+            assert_eq!(
+                text(|t| {
+                    t.piece(&p);
+                    t.int(7);
+                    t.piece(&p)
+                }),
+                format!("{s}7{s}")
+            );
+        }
+        assert!(matches!(Piece::new(long), Piece::Long(_)));
     }
 
     #[test]
