@@ -10,12 +10,17 @@
 //! - checking an oracle answer of every family: sandbox run, diff, checks (p95 < 30 ms for the
 //!   graph families; the flow families read an hour of logs, target < 1 s).
 //!
-//! `cargo bench --bench traffic` runs it all; `cargo test --benches` (CI) runs each once.
+//! - generation's tail, which criterion's means do not show: each family's p50, p95 and
+//!   maximum over 300 seeds, every task the first of its seed (nothing cached), printed by
+//!   `cargo bench --bench traffic -- generate-tails`.
+//!
+//! `cargo bench --bench traffic` runs it all but the tails; `cargo test --benches` (CI) runs
+//! each once and the tails of the graph families over two seeds.
 
 mod quick;
 
 use std::hint::black_box;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use criterion::{Criterion, criterion_group};
 use netpress::App;
@@ -155,9 +160,55 @@ fn check_oracle(c: &mut Criterion) {
     g.finish();
 }
 
+/// Each family's generation time over `seeds` seeds at the default knobs, every task the first
+/// of its seed, so each draws its own mock or tenant: p50, p95 and the maximum (nearest rank).
+/// The whole task as the registry gives it (prompt, card and its content hash included), not
+/// only the question and its truth as the criterion rows time.
+fn generation_tails(seeds: u64) {
+    println!("generate-tails: ms per task over {seeds} seeds, each the first task of its seed");
+    let time = |id: &str| {
+        let start = Instant::now();
+        netpress::registry::generate(id).unwrap();
+        start.elapsed().as_secs_f64() * 1e3
+    };
+    for level in 1..=4u8 {
+        for (index, family) in Family::of_level(level).iter().enumerate() {
+            if !quick::full() && family.is_flow() {
+                continue;
+            }
+            // A flow question again at once: its tenant's logs are cached, as for every flow
+            // question of a seed but its first.
+            let (mut first, mut again) = (Vec::new(), Vec::new());
+            for seed in 0..seeds {
+                let id = format!("traffic-v1-L{level}-s{seed}-i{index}");
+                first.push(time(&id));
+                if family.is_flow() {
+                    again.push(time(&id));
+                }
+            }
+            tail(&format!("L{level} {}", family.id()), first);
+            if family.is_flow() {
+                tail(&format!("L{level} {} (logs cached)", family.id()), again);
+            }
+        }
+    }
+}
+
+/// Prints p50, p95 and the maximum of `ms` (nearest rank).
+fn tail(name: &str, mut ms: Vec<f64>) {
+    ms.sort_by(f64::total_cmp);
+    let rank = |q: f64| ms[((q * ms.len() as f64).ceil() as usize).clamp(1, ms.len()) - 1];
+    println!("{name:<32} p50 {:8.3}  p95 {:8.3}  max {:8.3}", rank(0.5), rank(0.95), rank(1.0));
+}
+
 criterion_group!(benches, mocks, generation, generation_cached, min_cut, kmeans, check_oracle);
 
 fn main() {
+    if !quick::full() {
+        generation_tails(2);
+    } else if std::env::args().any(|a| a == "generate-tails") {
+        generation_tails(300);
+    }
     benches();
     Criterion::default().configure_from_args().final_summary();
 }
