@@ -10,12 +10,13 @@
 //! - checking an oracle answer of every family: sandbox run, diff, checks (p95 < 30 ms for the
 //!   graph families; the flow families read an hour of logs, target < 1 s).
 //!
-//! - generation's tail, which criterion's means do not show: each family's p50, p95 and
-//!   maximum over 300 seeds, every task the first of its seed (nothing cached), printed by
-//!   `cargo bench --bench traffic -- generate-tails`.
+//! - the tails, which criterion's means do not show: each family's p50, p95 and maximum of
+//!   generation over 300 seeds, every task the first of its seed (nothing cached), printed by
+//!   `cargo bench --bench traffic -- generate-tails`; of checking an oracle answer (sandbox
+//!   run, diff, checks) over 300 seeds (flow families 40), by `-- check-tails`.
 //!
 //! `cargo bench --bench traffic` runs it all but the tails; `cargo test --benches` (CI) runs
-//! each once and the tails of the graph families over two seeds.
+//! each once and the graph families' tails over two seeds.
 
 mod quick;
 
@@ -194,6 +195,34 @@ fn generation_tails(seeds: u64) {
     }
 }
 
+/// Each family's time to check its oracle answer (start an episode, run the answer in the
+/// sandbox, score it) over `seeds` seeds at the default knobs, a flow family's over
+/// `flow_seeds`: p50, p95 and the maximum.
+fn check_tails(seeds: u64, flow_seeds: u64) {
+    println!("check-tails: ms per oracle answer over {seeds} seeds ({flow_seeds} for flow families)");
+    let limits = Limits::default();
+    for level in 1..=4u8 {
+        for (index, family) in Family::of_level(level).iter().enumerate() {
+            let n = if family.is_flow() { flow_seeds } else { seeds };
+            let ms: Vec<f64> = (0..n)
+                .map(|seed| {
+                    let id = format!("traffic-v1-L{level}-s{seed}-i{index}").parse().unwrap();
+                    let task = netpress::traffic::TRAFFIC.generate_limited(&id, &limits).unwrap();
+                    let reply = code(&generate(&id).unwrap().query);
+                    let start = Instant::now();
+                    let mut ep = task.start(None);
+                    ep.step(&reply);
+                    assert!(ep.score().correct, "{id}");
+                    start.elapsed().as_secs_f64() * 1e3
+                })
+                .collect();
+            if !ms.is_empty() {
+                tail(&format!("L{level} {}", family.id()), ms);
+            }
+        }
+    }
+}
+
 /// Prints p50, p95 and the maximum of `ms` (nearest rank).
 fn tail(name: &str, mut ms: Vec<f64>) {
     ms.sort_by(f64::total_cmp);
@@ -204,10 +233,16 @@ fn tail(name: &str, mut ms: Vec<f64>) {
 criterion_group!(benches, mocks, generation, generation_cached, min_cut, kmeans, check_oracle);
 
 fn main() {
+    let asked = |name: &str| std::env::args().any(|a| a == name);
     if !quick::full() {
         generation_tails(2);
-    } else if std::env::args().any(|a| a == "generate-tails") {
+        check_tails(1, 0);
+    }
+    if quick::full() && asked("generate-tails") {
         generation_tails(300);
+    }
+    if quick::full() && asked("check-tails") {
+        check_tails(300, 40);
     }
     benches();
     Criterion::default().configure_from_args().final_summary();

@@ -1,7 +1,7 @@
 //! Browser half of the determinism check: the same golden files as the native tests
-//! (`tests/results/core_determinism.rs`, `tests/route`, `tests/k8s`, `tests/microseg`, `tests/bgp`; every
-//! application's sample ids), run by wasm-bindgen-test in headless Chrome. MALT's browser goldens are
-//! in `malt_wasm_browser.rs`.
+//! (`tests/results/core_determinism.rs`, `tests/route`, `tests/k8s`, `tests/microseg`,
+//! `tests/bgp`, `tests/traffic`; every application's sample ids), run by wasm-bindgen-test in
+//! headless Chrome. MALT's browser goldens are in `malt_wasm_browser.rs`.
 #![cfg(target_arch = "wasm32")]
 
 use wasm_bindgen_test::*;
@@ -64,6 +64,21 @@ async fn microseg_content_hashes_hold_in_the_browser() {
     let data = include_str!("data/microseg/golden.tsv");
     assert_eq!(data.lines().count(), 300);
     hash_lines_hold(data).await;
+}
+
+/// Traffic's 300 golden ids (252 of the standard modes, 48 of NeMoEval's), which
+/// `tests/traffic/golden.rs` pins natively; the files hold `[id, hash]` pairs.
+#[wasm_bindgen_test]
+async fn traffic_content_hashes_hold_in_the_browser() {
+    let mut lines = String::new();
+    for file in [include_str!("data/traffic/golden.json"), include_str!("data/traffic/golden_nemo.json")] {
+        let pairs: Vec<(String, String)> = serde_json::from_str(file).unwrap();
+        for (id, hash) in pairs {
+            lines.push_str(&format!("{id}\t{hash}\n"));
+        }
+    }
+    assert_eq!(lines.lines().count(), 300);
+    hash_lines_hold(&lines).await;
 }
 
 #[wasm_bindgen_test]

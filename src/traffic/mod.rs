@@ -17,7 +17,7 @@
 //! - `compose`: level 4, questions made of the other families (change steps then a question;
 //!   a question on a time window's communication graph);
 //! - `baseline`: the template compiler; `tool`: `netpress traffic export`; `check_tool`:
-//!   `netpress traffic check`; `space`: the task space adaptive mode searches (docs/adapt.md).
+//!   `netpress traffic check`; `oracle_tool`: `netpress traffic oracle`; `space`: the task space adaptive mode searches (docs/adapt.md).
 
 pub mod algo;
 mod baseline;
@@ -32,6 +32,7 @@ pub mod mock;
 pub mod nemo;
 pub mod nemo_check;
 pub mod nemo_mock;
+mod oracle_tool;
 mod panels;
 pub mod picture;
 mod prompt;
@@ -180,6 +181,6 @@ impl App for Traffic {
     }
 
     fn tools(&self) -> &'static [Tool] {
-        &[tool::EXPORT, check_tool::CHECK]
+        &[tool::EXPORT, check_tool::CHECK, oracle_tool::ORACLE]
     }
 }

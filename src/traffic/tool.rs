@@ -48,7 +48,9 @@ fn line(id: &QueryId, last: &mut String) -> Result<String, String> {
     Ok(v.to_string())
 }
 
-fn ids(argv: &[String]) -> Result<Vec<QueryId>, String> {
+/// The ids `--task ID` or `--seeds A..B [--level L] [--knobs K]` name (the export's and the
+/// oracle run's selection); `tool` names the command in messages.
+pub(super) fn ids(argv: &[String], tool: &str) -> Result<Vec<QueryId>, String> {
     use lexopt::Arg::Long;
     let (mut task, mut seeds, mut level, mut knobs) = (None, None, None, None);
     let mut p = tool_args::parser(argv);
@@ -59,7 +61,7 @@ fn ids(argv: &[String]) -> Result<Vec<QueryId>, String> {
             Long("seeds") => &mut seeds,
             Long("level") => &mut level,
             Long("knobs") => &mut knobs,
-            _ => return Err(format!("unknown argument {flag:?}; see netpress traffic export --help")),
+            _ => return Err(format!("unknown argument {flag:?}; see netpress traffic {tool} --help")),
         };
         *slot = Some(tool_args::value(&mut p, &flag)?);
     }
@@ -102,7 +104,7 @@ fn indexes(level: u8, knobs: &str) -> Result<u64, String> {
 }
 
 fn run(argv: &[String], _stdin: &mut dyn Read, stdout: &mut dyn Write, stderr: &mut dyn Write) -> i32 {
-    let result = ids(argv).and_then(|ids| {
+    let result = ids(argv, "export").and_then(|ids| {
         let mut out = std::io::BufWriter::new(stdout);
         let mut last = String::new();
         for id in &ids {
