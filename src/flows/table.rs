@@ -442,8 +442,8 @@ impl Cond {
             Op::Le => k <= first,
             Op::Gt => k > first,
             Op::Ge => k >= first,
-            Op::In => self.keys.contains(&k),
-            Op::NotIn => !self.keys.contains(&k),
+            Op::In => self.keys.binary_search(&k).is_ok(),
+            Op::NotIn => self.keys.binary_search(&k).is_err(),
             Op::Cidr => k & self.net.1 == self.net.0,
             Op::NotCidr => k & self.net.1 != self.net.0,
         }
@@ -524,6 +524,9 @@ fn conditions(tb: &Table, w: Option<&Py>) -> ApiResult<Vec<Cond>> {
                 for v in vals {
                     cond.keys.extend(key_of(tb, col, v)?);
                 }
+                // Sorted for a binary search per row: a list of thousands of ports (the
+                // flow-graph reference's) would otherwise be scanned for each of a million rows.
+                cond.keys.sort_unstable();
             }
             _ => match key_of(tb, col, &c[2])? {
                 Some(k) => cond.keys.push(k),

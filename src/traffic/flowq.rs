@@ -563,11 +563,45 @@ fn window_where(t1: u32, t2: u32, extra: &str) -> String {
     format!("[['proto', 'in', [6, 17]], ['t', '>=', {lo}], ['t', '<', {}]{extra}]", T0 + u64::from(t2) * 60)
 }
 
-/// The reference Python that leaves in `conns` the connections of the window's rows (the
-/// tuple `CONNECTIONS` documents); a statement list for a function body indented by four.
+/// The reference Python that leaves in `conns` the connections starting in the window with
+/// all their bytes and packets (the tuple `CONNECTIONS` documents; the lookback's connections
+/// are there too, to be dropped by start); a statement list for a function body indented by
+/// four. A connection that starts in the window may log long after it, so after the window's
+/// rows come the later rows of the window's connections, found by their initiators' ports
+/// (`sport` on forward rows, `dport` on AWS's swapped reply rows; a group met by both calls
+/// counts once): reading every row to the end of the trace instead would take seconds.
 pub fn connections_code(t1: u32, t2: u32) -> String {
-    CONNECTIONS.replace("{where}", &window_where(t1, t2, ""))
+    let (start, end) = (T0 + u64::from(t1) * 60, T0 + u64::from(t2) * 60);
+    let late = LATE_ROWS.replace("{start}", &start.to_string()).replace("{end}", &end.to_string());
+    CONNECTIONS.replace("{where}", &window_where(t1, t2, "")).replace("\n    conns = []", &late)
 }
+
+/// Inserted before `CONNECTIONS` collects `conns`: the window's connections' rows after it.
+const LATE_ROWS: &str = "
+    ports = {}
+    for key, c in found.items():
+        if c[0] >= {start}:
+            ports[key[1]] = True
+    late = {}
+    for col in ['sport', 'dport']:
+        for g in F.group(['src', 'sport', 'dst', 'dport', 'proto', 'vantage'], \
+[('min', 't'), ('sum', 'bytes'), ('sum', 'bytes_rev'), ('max', 'action'), ('sum', 'pkts'), ('sum', 'pkts_rev')], \
+where=[['proto', 'in', [6, 17]], ['t', '>=', {end}], [col, 'in', list(ports)]]):
+            late[(g[0], g[1], g[2], g[3], g[4], g[5])] = g
+    for src, sport, dst, dport, proto, vantage, t, b, brev, action, p, prev in late.values():
+        if sport > dport:
+            key, fwd = (src, sport, dst, dport, proto), [b, brev, p, prev]
+        else:
+            key, fwd = (dst, dport, src, sport, proto), [brev, b, prev, p]
+        c = found.get(key)
+        if c is None or c[0] < {start}:
+            continue
+        c[1] = c[1] and action == 'allow'
+        s = c[2].get(vantage)
+        if s is not None:
+            fwd = [s[0] + fwd[0], s[1] + fwd[1], s[2] + fwd[2], s[3] + fwd[3]]
+        c[2][vantage] = fwd
+    conns = []";
 
 /// The communication graph of the allowed connections starting in `[t1, t2)` (minutes), as
 /// `flows.md`'s graph is built from all of them: one node per address in address order

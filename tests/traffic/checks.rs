@@ -79,6 +79,24 @@ fn flow_reference_code_is_correct_at_the_default_tenant() {
     }
 }
 
+/// `flow-graph` questions whose weights need a connection's rows after the window: it started
+/// in the window and went on logging (the oracle run found the reference stopping at the
+/// window's end; docs/traffic.md, "The oracle run"), in each format.
+#[test]
+fn flow_graph_weights_include_the_rows_after_the_window() {
+    for id in [
+        "traffic-v1-L4-s24-i1",
+        "traffic-v1-L4-s30-i1",
+        "traffic-v1-L4-s90-i1",
+        "traffic-v1-L4-s98-i1",
+        "traffic-v1-L4-s166-i1",
+    ] {
+        let g = generate(&id.parse().unwrap()).unwrap();
+        let s = score(id, &code(&g.query));
+        assert!(s.correct && s.safe, "{id}: {}", s.explanation);
+    }
+}
+
 /// The first task of `family` on seeds 0.., with its id.
 fn first(family: Family, level: u8, index: u64) -> (String, netpress::traffic::task::Generated) {
     (0..100)
