@@ -246,6 +246,18 @@ pub struct Tool {
     pub run: fn(&[String], &mut dyn std::io::Read, &mut dyn std::io::Write, &mut dyn std::io::Write) -> i32,
 }
 
+#[cfg(test)]
+impl Tool {
+    /// Runs the tool on `args` with no standard input: its exit code, standard output and
+    /// standard error (the tools' unit tests).
+    pub(crate) fn call(&self, args: &[&str]) -> (i32, String, String) {
+        let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
+        let (mut out, mut err) = (Vec::new(), Vec::new());
+        let code = (self.run)(&args, &mut std::io::empty(), &mut out, &mut err);
+        (code, String::from_utf8_lossy(&out).into_owned(), String::from_utf8_lossy(&err).into_owned())
+    }
+}
+
 impl std::fmt::Debug for Tool {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Tool").field("name", &self.name).finish()

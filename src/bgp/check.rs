@@ -122,10 +122,7 @@ mod tests {
     use super::*;
 
     fn call(args: &[&str]) -> (i32, String, String) {
-        let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
-        let (mut out, mut err) = (Vec::new(), Vec::new());
-        let code = run(&args, &mut std::io::empty(), &mut out, &mut err);
-        (code, String::from_utf8(out).unwrap(), String::from_utf8(err).unwrap())
+        CHECK.call(args)
     }
 
     #[test]

@@ -197,16 +197,9 @@ mod tests {
 
     #[test]
     fn partitions_are_label_vectors_over_the_visible_vms() {
-        let argv = ["--partitions", "--levels", "1", "--seeds", "0..1"].map(String::from);
-        let (mut out, mut err) = (Vec::new(), Vec::new());
-        assert_eq!(
-            run(&argv, &mut std::io::empty(), &mut out, &mut err),
-            0,
-            "{}",
-            String::from_utf8_lossy(&err)
-        );
-        let lines: Vec<serde_json::Value> =
-            String::from_utf8(out).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+        let (code, out, err) = BASELINES.call(&["--partitions", "--levels", "1", "--seeds", "0..1"]);
+        assert_eq!(code, 0, "{err}");
+        let lines: Vec<serde_json::Value> = out.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
         let agents: Vec<&str> = lines.iter().map(|l| l["agent"].as_str().unwrap()).collect();
         assert_eq!(agents, ["observed", "portsig"]);
         let g = generate(&"microseg-v1-L1-s0-i0".parse().unwrap()).unwrap();

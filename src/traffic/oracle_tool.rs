@@ -101,10 +101,7 @@ mod tests {
     use super::*;
 
     fn oracle(args: &[&str]) -> (i32, String, String) {
-        let argv: Vec<String> = args.iter().map(|s| s.to_string()).collect();
-        let (mut out, mut err) = (Vec::new(), Vec::new());
-        let code = run(&argv, &mut std::io::empty(), &mut out, &mut err);
-        (code, String::from_utf8(out).unwrap(), String::from_utf8(err).unwrap())
+        ORACLE.call(args)
     }
 
     #[test]
