@@ -223,11 +223,10 @@ fn check_tails(seeds: u64, flow_seeds: u64) {
     }
 }
 
-/// Prints p50, p95 and the maximum of `ms` (nearest rank).
-fn tail(name: &str, mut ms: Vec<f64>) {
-    ms.sort_by(f64::total_cmp);
-    let rank = |q: f64| ms[((q * ms.len() as f64).ceil() as usize).clamp(1, ms.len()) - 1];
-    println!("{name:<32} p50 {:8.3}  p95 {:8.3}  max {:8.3}", rank(0.5), rank(0.95), rank(1.0));
+/// Prints p50, p95 and the maximum of `ms` (nearest rank, as `netpress bench` reads them).
+fn tail(name: &str, ms: Vec<f64>) {
+    let s = netpress::bench::stats(name, ms);
+    println!("{name:<32} p50 {:8.3}  p95 {:8.3}  max {:8.3}", s.median_ms, s.p95_ms, s.max_ms);
 }
 
 criterion_group!(benches, mocks, generation, generation_cached, min_cut, kmeans, check_oracle);
