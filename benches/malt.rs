@@ -17,7 +17,7 @@ use criterion::{Criterion, criterion_group};
 use netpress::agent::Agent;
 use netpress::app::Episode;
 use netpress::malt::generate::generate;
-use netpress::malt::oracle::OracleAgent;
+use netpress::malt::oracle;
 use netpress::malt::topo::{Shape, TopoKey, Topology, topology};
 use netpress::malt::{Family, MaltTask};
 
@@ -33,7 +33,7 @@ fn id(family: Family, seed: u64) -> String {
 fn oracle_case(family: Family, seed: u64) -> (MaltTask, String) {
     let id = id(family, seed);
     let task = MaltTask::new(generate(&id.parse().unwrap()).unwrap());
-    let reply = OracleAgent::for_id(&id).unwrap().reply(&[]).unwrap().text;
+    let reply = oracle::for_id(&id).unwrap().reply(&[]).unwrap().text;
     (task, reply)
 }
 

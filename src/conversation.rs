@@ -128,3 +128,22 @@ pub fn transcript(messages: &[Message]) -> String {
     }
     out
 }
+
+/// An agent whose every reply is one fixed Python program: an application's reference answer
+/// to one task (MALT's and Traffic's oracles), which must score 100% and so cross-checks the
+/// generator, the host objects, the sandbox and the checker against each other.
+#[derive(Debug, Clone)]
+pub struct Program {
+    pub info: AgentInfo,
+    pub code: String,
+}
+
+impl Agent for Program {
+    fn info(&self) -> AgentInfo {
+        self.info.clone()
+    }
+
+    fn reply(&mut self, _messages: &[Message]) -> Result<AgentReply, AgentError> {
+        Ok(AgentReply { text: format!("```python\n{}\n```", self.code), latency_ms: None, tokens: None })
+    }
+}

@@ -124,7 +124,7 @@ impl App for Malt {
     }
 
     fn oracle(&self, id: &QueryId) -> Option<Box<dyn Agent>> {
-        oracle::OracleAgent::for_id(&id.to_string()).ok().map(|a| Box::new(a) as Box<dyn Agent>)
+        oracle::for_id(&id.to_string()).ok().map(|a| Box::new(a) as Box<dyn Agent>)
     }
 
     fn labels(&self, level: u8) -> Vec<String> {

@@ -3,9 +3,9 @@
 //! generator, the G API, the sandbox and the checker against each other.
 //!
 //! Unlike the baseline it needs the task, not just the conversation: build it from the id
-//! with [`OracleAgent::for_id`] (the CLI's agent factory receives each task's id).
+//! with [`for_id`] (the CLI's agent factory receives each task's id).
 
-use crate::conversation::{Agent, AgentError, AgentInfo, AgentReply, Message};
+use crate::conversation::{AgentInfo, Program};
 use crate::error::Result;
 
 use super::generate::{Generated, generate};
@@ -16,31 +16,14 @@ pub fn solution(task: &Generated) -> String {
     python::render(&task.plan)
 }
 
-/// Replies with one task's reference solution.
-#[derive(Debug, Clone)]
-pub struct OracleAgent {
-    code: String,
+/// The agent replying with one task's reference solution.
+pub fn agent(task: &Generated) -> Program {
+    Program { info: AgentInfo::new("oracle", "malt-oracle"), code: solution(task) }
 }
 
-impl OracleAgent {
-    pub fn new(task: &Generated) -> OracleAgent {
-        OracleAgent { code: solution(task) }
-    }
-
-    /// The oracle of the task an id names.
-    pub fn for_id(id: &str) -> Result<OracleAgent> {
-        let id: crate::QueryId = id.parse()?;
-        super::MALT_INFO.check_id(&id)?;
-        Ok(OracleAgent::new(&generate(&id)?))
-    }
-}
-
-impl Agent for OracleAgent {
-    fn info(&self) -> AgentInfo {
-        AgentInfo::new("oracle", "malt-oracle")
-    }
-
-    fn reply(&mut self, _messages: &[Message]) -> Result<AgentReply, AgentError> {
-        Ok(AgentReply { text: format!("```python\n{}\n```", self.code), latency_ms: None, tokens: None })
-    }
+/// The oracle of the task an id names.
+pub fn for_id(id: &str) -> Result<Program> {
+    let id: crate::QueryId = id.parse()?;
+    super::MALT_INFO.check_id(&id)?;
+    Ok(agent(&generate(&id)?))
 }

@@ -47,7 +47,7 @@ pub mod wording;
 use std::sync::Arc;
 
 use crate::app::{AnswerKind, App, AppInfo, AppKind, KnobInfo, LevelInfo, Task, Tool};
-use crate::conversation::Agent;
+use crate::conversation::{Agent, AgentInfo, Program};
 use crate::error::Result;
 use crate::id::QueryId;
 
@@ -170,6 +170,17 @@ impl App for Traffic {
 
     fn baseline(&self) -> Box<dyn Agent> {
         Box::new(baseline::Baseline)
+    }
+
+    /// The reference program of a standard-mode task, the one `netpress traffic oracle` runs;
+    /// NeMoEval's modes have none here (their references are checked by the networkx run), so
+    /// a caller falls back to the baseline.
+    fn oracle(&self, id: &QueryId) -> Option<Box<dyn Agent>> {
+        if id.knob('m').is_some_and(|m| m != "std") || INFO.check_id(id).is_err() {
+            return None;
+        }
+        let code = family::code(&task::generate(id).ok()?.query);
+        Some(Box::new(Program { info: AgentInfo::new("oracle", "traffic-oracle"), code }))
     }
 
     fn space_of(&self) -> Option<crate::adapt::SpaceOf> {

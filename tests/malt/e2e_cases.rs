@@ -5,7 +5,7 @@
 
 use netpress::agent::Agent;
 use netpress::malt::Family;
-use netpress::malt::oracle::OracleAgent;
+use netpress::malt::oracle;
 use netpress::sandbox::worker::Worker;
 use serde_json::{Value, json};
 
@@ -22,7 +22,7 @@ fn write_cases() {
         let pos = Family::of_level(family.level()).iter().position(|f| *f == family).unwrap();
         for seed in 0..PER_FAMILY {
             let id = format!("malt-v1-L{}-s{}-i{pos}", family.level(), 500 + seed);
-            let answer = OracleAgent::for_id(&id).unwrap().reply(&[]).unwrap().text;
+            let answer = oracle::for_id(&id).unwrap().reply(&[]).unwrap().text;
             let request = json!({"op": "check", "id": id, "answer": answer});
             let response: Value = serde_json::from_str(&worker.handle(&request.to_string())[0]).unwrap();
             assert_eq!(response["record"]["score"]["correct"], true, "{id}");

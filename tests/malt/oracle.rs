@@ -8,7 +8,7 @@
 
 use netpress::app::App;
 use netpress::malt::graph::Working;
-use netpress::malt::oracle::OracleAgent;
+use netpress::malt::oracle;
 use netpress::malt::{Family, MALT, MaltTask, safety};
 use netpress::{QueryId, agent::Agent};
 
@@ -37,8 +37,8 @@ fn check(family: Family, seed: u64, shape: &str) {
     if family.read_only() {
         assert!(diff.is_empty(), "{qid}: read-only family with a diff");
     }
-    let mut oracle = OracleAgent::for_id(&qid.to_string()).unwrap();
-    let reply = oracle.reply(&[]).unwrap().text;
+    let mut agent = oracle::for_id(&qid.to_string()).unwrap();
+    let reply = agent.reply(&[]).unwrap().text;
     let mut episode = task.start(None);
     let step = episode.step(&reply);
     let score = episode.score();

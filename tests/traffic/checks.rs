@@ -49,6 +49,22 @@ fn reference_code_is_correct_and_safe_in_every_family() {
     assert_eq!(seen.len(), 78, "every family in all three wordings: {seen:?}");
 }
 
+/// The application's oracle agent (what `--agent fake:…` plays where a task should pass) replies
+/// with the reference program in the standard mode, and has none in NeMoEval's modes.
+#[test]
+fn the_oracle_agent_replies_with_the_reference_program() {
+    use netpress::app::App;
+    for id in ["traffic-v1-L1-s3-i2", "traffic-v1-L3-s1-i5", "traffic-v1-L4-s2-i0"] {
+        let mut agent = netpress::traffic::TRAFFIC.oracle(&id.parse().unwrap()).unwrap();
+        assert_eq!(agent.info().name, "traffic-oracle");
+        let s = score(id, &agent.reply(&[]).unwrap().text);
+        assert!(s.correct && s.safe, "{id}: {}", s.explanation);
+    }
+    for id in ["traffic-v1-L1-s3-i2-mnemo", "traffic-v1-L4-s0-i0-mchain", "traffic-v1-L9-s0-i0"] {
+        assert!(netpress::traffic::TRAFFIC.oracle(&id.parse().unwrap()).is_none(), "{id}");
+    }
+}
+
 /// With `g=flows` the graph families ask about the tenant's communication graph, and `t`
 /// sets the card's turns.
 #[test]

@@ -4,7 +4,7 @@
 use netpress::agent::Agent;
 use netpress::malt::MaltTask;
 use netpress::malt::generate::generate;
-use netpress::malt::oracle::OracleAgent;
+use netpress::malt::oracle;
 use netpress::malt::topo::{Shape, TopoKey, Topology};
 use serde_json::Value;
 
@@ -39,7 +39,7 @@ pub fn oracle_scores_in_the_wasm_sandbox() {
     for id in ["malt-v1-L1-s3-i5", "malt-v1-L3-s3-i3", "malt-v1-L4-s3-i1"] {
         let task = MaltTask::new(generate(&id.parse().unwrap()).unwrap());
         let mut ep = task.start_with(None, Default::default());
-        let reply = OracleAgent::for_id(id).unwrap().reply(&[]).unwrap().text;
+        let reply = oracle::for_id(id).unwrap().reply(&[]).unwrap().text;
         netpress::app::Episode::step(&mut ep, &reply);
         let score = netpress::app::Episode::score(&ep);
         assert!(score.correct && score.safe, "{id}: {score:?}");
