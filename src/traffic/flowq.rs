@@ -567,26 +567,42 @@ fn window_where(t1: u32, t2: u32, extra: &str) -> String {
 /// all their bytes and packets (the tuple `CONNECTIONS` documents; the lookback's connections
 /// are there too, to be dropped by start); a statement list for a function body indented by
 /// four. A connection that starts in the window may log long after it, so after the window's
-/// rows come the later rows of the window's connections, found by their initiators' ports
-/// (`sport` on forward rows, `dport` on AWS's swapped reply rows; a group met by both calls
-/// counts once): reading every row to the end of the trace instead would take seconds.
+/// rows come the later rows of the window's connections: reading every row to the end of the
+/// trace instead would take seconds. `LATE_ROWS` says how they are found.
 pub fn connections_code(t1: u32, t2: u32) -> String {
     let (start, end) = (T0 + u64::from(t1) * 60, T0 + u64::from(t2) * 60);
-    let late = LATE_ROWS.replace("{start}", &start.to_string()).replace("{end}", &end.to_string());
+    let late = LATE_ROWS
+        .replace("{start}", &start.to_string())
+        .replace("{end}", &end.to_string())
+        .replace("{soon}", &(end + u64::from(LOOKBACK_S)).to_string());
     CONNECTIONS.replace("{where}", &window_where(t1, t2, "")).replace("\n    conns = []", &late)
 }
 
 /// Inserted before `CONNECTIONS` collects `conns`: the window's connections' rows after it.
+/// A connection is found by its initiator's port (`sport` on forward rows, `dport` on AWS's
+/// swapped reply rows; a group met by both calls counts once). Ports alone match many other
+/// connections of the rest of the trace (ephemeral ports repeat), and each match costs a turn
+/// of the Python loop, so the ports are first narrowed to the window's connections that are
+/// still alive at its end: one that goes on logging has a record within the lookback after the
+/// end, as it has one within the lookback before the window (`LOOKBACK_S`).
 const LATE_ROWS: &str = "
     ports = {}
     for key, c in found.items():
         if c[0] >= {start}:
             ports[key[1]] = True
+    live = {}
+    for col in ['sport', 'dport']:
+        for g in F.distinct(['src', 'sport', 'dst', 'dport', 'proto'], \
+where=[['proto', 'in', [6, 17]], ['t', '>=', {end}], ['t', '<', {soon}], [col, 'in', list(ports)]]):
+            key = (g[0], g[1], g[2], g[3], g[4]) if g[1] > g[3] else (g[2], g[3], g[0], g[1], g[4])
+            c = found.get(key)
+            if c is not None and c[0] >= {start}:
+                live[key[1]] = True
     late = {}
     for col in ['sport', 'dport']:
         for g in F.group(['src', 'sport', 'dst', 'dport', 'proto', 'vantage'], \
 [('min', 't'), ('sum', 'bytes'), ('sum', 'bytes_rev'), ('max', 'action'), ('sum', 'pkts'), ('sum', 'pkts_rev')], \
-where=[['proto', 'in', [6, 17]], ['t', '>=', {end}], [col, 'in', list(ports)]]):
+where=[['proto', 'in', [6, 17]], ['t', '>=', {end}], [col, 'in', list(live)]]):
             late[(g[0], g[1], g[2], g[3], g[4], g[5])] = g
     for src, sport, dst, dport, proto, vantage, t, b, brev, action, p, prev in late.values():
         if sport > dport:
