@@ -218,6 +218,14 @@ pub fn maximal_cliques(adj: &[BTreeSet<usize>]) -> Option<i64> {
 }
 
 /// The reference min-cut answer; `{u}` and `{v}` are replaced by the nodes' literals.
+///
+/// Augmenting paths (Ford–Fulkerson over integer capacities) found by two breadth-first searches,
+/// one from each end, each step growing the side whose frontier is smaller and stopping after the
+/// level where they meet. One search from the source alone visits almost the whole graph per path
+/// (paths are short and the degree is ten, so the last level is most of the graph): at n = 10,000,
+/// seed 0's searches scanned 1.66 million arcs and ran past the sandbox's 2 s. Meeting in the
+/// middle scans 33,009 for 30 paths, and the last, failing search ends as soon as the sink's side,
+/// cut off by saturated arcs, runs out of nodes.
 pub const MIN_CUT_CODE: &str = "cap = {}
     for a, b, w in G.edges(data=True):
         c = w['connection_weight']
@@ -225,28 +233,38 @@ pub const MIN_CUT_CODE: &str = "cap = {}
         cap.setdefault(b, {})[a] = c
     s, t = {u}, {v}
     flow = 0
-    while True:
-        prev = {s: None}
-        queue = [s]
-        i = 0
-        while i < len(queue) and t not in prev:
-            x = queue[i]
-            i += 1
-            for y, c in cap.get(x, {}).items():
-                if c > 0 and y not in prev:
-                    prev[y] = x
-                    queue.append(y)
-        if t not in prev:
+    while s in cap and t in cap:
+        seen = [{s: None}, {t: None}]
+        ends = [[s], [t]]
+        meet = None
+        while meet is None and ends[0] and ends[1]:
+            k = 0 if len(ends[0]) <= len(ends[1]) else 1
+            grown = []
+            for x in ends[k]:
+                for y, c in cap[x].items():
+                    if k == 1:
+                        c = cap[y][x]
+                    if c > 0 and y not in seen[k]:
+                        seen[k][y] = x
+                        grown.append(y)
+                        if y in seen[1 - k]:
+                            meet = y
+            ends[k] = grown
+        if meet is None:
             break
         path = []
-        y = t
-        while prev[y] is not None:
-            path.append((prev[y], y))
-            y = prev[y]
+        y = meet
+        while seen[0][y] is not None:
+            path.append((seen[0][y], y))
+            y = seen[0][y]
+        y = meet
+        while seen[1][y] is not None:
+            path.append((y, seen[1][y]))
+            y = seen[1][y]
         push = min(cap[a][b] for a, b in path)
         for a, b in path:
             cap[a][b] = cap[a][b] - push
-            cap[b][a] = cap[b].get(a, 0) + push
+            cap[b][a] = cap[b][a] + push
         flow += push
     return {'type': 'text', 'data': flow}";
 
