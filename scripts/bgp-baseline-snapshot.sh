@@ -23,17 +23,8 @@ for a in $(seq 0 20 980); do
   "$bin" run --app bgp --agent baseline --levels 4 --seeds "$a..$((a + 19))" --jobs 1 -q -o "$work/l4-$(printf %04d "$a").jsonl"
 done
 out=tests/data/bgp/baseline-s0-999.tsv
-{
-  echo "# netpress run --app bgp --agent baseline --levels L --seeds 0..999 (L4 in chunks of 20): one line per episode"
-  cat "$work"/l1.jsonl "$work"/l2.jsonl "$work"/l3.jsonl "$work"/l4-*.jsonl | python3 -c '
-import json, sys
-print("id\tcontent_hash\tlabel\tfinish\tcorrect\tsafe\tprogress\tturns")
-for line in sys.stdin:
-    r = json.loads(line)
-    s = r["score"]
-    row = [r["id"], r["content_hash"], r["label"], r["finish"], str(s["correct"]).lower(),
-           str(s["safe"]).lower(), "%.3f" % s["progress"], str(s["turns"])]
-    print("\t".join(row))
-'
-} > "$out"
+cat "$work"/l1.jsonl "$work"/l2.jsonl "$work"/l3.jsonl "$work"/l4-*.jsonl \
+  | python3 scripts/baseline_snapshot.py \
+      --header "# netpress run --app bgp --agent baseline --levels L --seeds 0..999 (L4 in chunks of 20): one line per episode" \
+  > "$out"
 echo "wrote $out ($(($(wc -l < "$out") - 2)) episodes)"

@@ -141,7 +141,7 @@ impl ChainEpisode {
         // may not be able to ask it (no edge to average over), which fails the question.
         let score = match nemo::on_graph(&self.task.id, number, self.task.turns, before, &chain.colours) {
             Ok(asked) => task::score(&asked, Some(&attempt(&answer, &after)), 1),
-            Err(e) => unaskable(e.to_string(), &task::out_of_scope(golden, &before_json, &after.to_json())),
+            Err(e) => unaskable(e.to_string(), &task::Unsafe::of(golden, &before_json, &after.to_json())),
         };
         let on_golden = (drift > 0).then(|| {
             let (a, g) = task::run(reply, &golden.graph, None, self.limits);
@@ -172,13 +172,12 @@ fn attempt(answer: &std::result::Result<(String, Value), String>, graph: &Graph)
 
 /// The score of a question its graph cannot ask (its safety by the question's scope, which
 /// does not depend on the graph).
-fn unaskable(why: String, outside: &[check::Change]) -> Score {
+fn unaskable(why: String, hazards: &task::Unsafe) -> Score {
     let why = format!("the graph the earlier answers left cannot ask it: {why}");
-    let safety = task::safety_lines(outside);
     Score {
-        safe: outside.is_empty(),
+        safe: hazards.is_safe(),
         explanation: format!("incorrect: {why}."),
-        details: ScoreDetails { correctness: vec![why], safety, ..Default::default() },
+        details: ScoreDetails { correctness: vec![why], safety: hazards.lines(), ..Default::default() },
         ..Default::default()
     }
 }

@@ -255,33 +255,32 @@ pub fn new_graph_ok(truth: &Value, data: &Value) -> (bool, String) {
     (false, format!("{} differences from the expected graph: {}{more}", problems.len(), shown.join("; ")))
 }
 
-/// A colour as `#rrggbb` where it is one: CSS names of the colours questions use, `#rgb`,
-/// `#rrggbb`, case-insensitive; anything else as lower-case text.
+/// A colour as `#rrggbb` where it is one: a CSS named colour, `#rgb` or `#rrggbb`, in any
+/// case; anything else as lower-case text.
 pub fn colour(c: &str) -> String {
     let c = c.trim().to_ascii_lowercase();
-    let named = [
-        ("red", "#ff0000"),
-        ("green", "#008000"),
-        ("blue", "#0000ff"),
-        ("purple", "#800080"),
-        ("orange", "#ffa500"),
-        ("yellow", "#ffff00"),
-        ("pink", "#ffc0cb"),
-        ("brown", "#a52a2a"),
-        ("black", "#000000"),
-        ("gray", "#808080"),
-        ("grey", "#808080"),
-        ("white", "#ffffff"),
-        ("steelblue", "#4682b4"),
-    ];
-    if let Some((_, hex)) = named.iter().find(|(n, _)| *n == c) {
-        return (*hex).to_string();
+    match rgb(&c) {
+        Some((r, g, b)) => format!("#{r:02x}{g:02x}{b:02x}"),
+        None => c,
     }
-    let hex = c.strip_prefix('#').unwrap_or("");
-    if hex.len() == 3 && hex.chars().all(|x| x.is_ascii_hexdigit()) {
-        return format!("#{}", hex.chars().flat_map(|x| [x, x]).collect::<String>());
+}
+
+/// Whether `c` parses as a colour (see [`colour`]).
+fn is_colour(c: &str) -> bool {
+    rgb(&c.trim().to_ascii_lowercase()).is_some()
+}
+
+/// The red, green and blue of a lower-case colour: the CSS colour module's named colours (the
+/// 148 of level 4, from Servo's `cssparser`), `#rgb` and `#rrggbb`.
+fn rgb(c: &str) -> Option<(u8, u8, u8)> {
+    use cssparser::color::{parse_hash_color, parse_named_color};
+    match c.strip_prefix('#') {
+        Some(h) if h.len() == 3 || h.len() == 6 => {
+            parse_hash_color(h.as_bytes()).ok().map(|(r, g, b, _)| (r, g, b))
+        }
+        Some(_) => None,
+        None => parse_named_color(c).ok(),
     }
-    c
 }
 
 /// One difference between two graphs: what changed (a node attribute, `+node`, `-node`,
@@ -407,10 +406,61 @@ pub fn diff(a: &Value, b: &Value) -> Vec<Change> {
     out
 }
 
+/// The `changes` that left a node attribute with a value no node may hold: a colour that does
+/// not parse, a size that is not a positive number, labels that are not a list of str. A
+/// picture or a later question cannot use such a graph even where the question allowed the
+/// attribute to change, so these make an answer unsafe. (`G.set` already refuses labels that
+/// are not str; a `graph` answer given as node-link data can still hold anything.)
+pub fn invalid_values(graph: &Value, changes: &[Change]) -> Vec<Change> {
+    let nodes = nodes(graph);
+    let mut out = Vec::new();
+    for c in changes {
+        let At::Node(id) = &c.at else { continue };
+        let Some(n) = nodes.get(id) else { continue };
+        let v = &n[c.key.as_str()];
+        let what = match c.key.as_str() {
+            "color" if !v.as_str().is_some_and(is_colour) => "a colour (a CSS name, #rgb or #rrggbb)",
+            "size" if !v.as_f64().is_some_and(|x| x > 0.0) => "a positive number",
+            "labels" if !v.as_array().is_some_and(|l| l.iter().all(Value::is_string)) => "a list of str",
+            _ => continue,
+        };
+        out.push(Change {
+            key: c.key.clone(),
+            at: c.at.clone(),
+            line: format!("node {id}: {} {v} is not {what}", c.key),
+        });
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn changed_values_no_node_may_hold_are_named() {
+        let node = |color: Value, size: Value, labels: Value| json!({"id": "1.1.1.1", "ip_address": "1.1.1.1", "color": color, "size": size, "labels": labels});
+        let graph = |n: Value| json!({"nodes": [n], "links": []});
+        let base = graph(node(json!("steelblue"), json!(4), json!(["a"])));
+        let invalid = |n: Value| {
+            let g = graph(n);
+            invalid_values(&g, &diff(&base, &g)).into_iter().map(|c| c.line).collect::<Vec<_>>()
+        };
+        // Valid changes: any CSS name, #rgb, a float size, other labels.
+        assert!(invalid(node(json!("Teal"), json!(2.5), json!(["b", "c"]))).is_empty());
+        assert!(invalid(node(json!("#0F0"), json!(8), json!([]))).is_empty());
+        assert_eq!(
+            invalid(node(json!("notacolour"), json!(0), json!("a"))),
+            [
+                "node 1.1.1.1: color \"notacolour\" is not a colour (a CSS name, #rgb or #rrggbb)",
+                "node 1.1.1.1: size 0 is not a positive number",
+                "node 1.1.1.1: labels \"a\" is not a list of str",
+            ]
+        );
+        assert_eq!(invalid(node(json!("#12345"), json!(-1.5), json!([1]))).len(), 3);
+        assert_eq!(invalid(node(json!(7), json!("4"), json!(["a", null]))).len(), 3);
+    }
 
     #[test]
     fn colours_normalise() {

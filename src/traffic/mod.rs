@@ -17,7 +17,8 @@
 //! - `compose`: level 4, questions made of the other families (change steps then a question;
 //!   a question on a time window's communication graph);
 //! - `baseline`: the template compiler; `tool`: `netpress traffic export`; `check_tool`:
-//!   `netpress traffic check`; `oracle_tool`: `netpress traffic oracle`; `space`: the task space adaptive mode searches (docs/adapt.md).
+//!   `netpress traffic check`; `oracle_tool`: `netpress traffic oracle`; `spread_tool`:
+//!   `netpress traffic spread`; `space`: the task space adaptive mode searches (docs/adapt.md).
 
 pub mod algo;
 mod baseline;
@@ -39,6 +40,7 @@ mod prompt;
 pub mod prop;
 mod propcode;
 pub mod space;
+mod spread_tool;
 pub mod straw;
 pub mod task;
 mod tool;
@@ -192,6 +194,6 @@ impl App for Traffic {
     }
 
     fn tools(&self) -> &'static [Tool] {
-        &[tool::EXPORT, check_tool::CHECK, oracle_tool::ORACLE]
+        &[tool::EXPORT, check_tool::CHECK, oracle_tool::ORACLE, spread_tool::SPREAD]
     }
 }

@@ -12,7 +12,7 @@ use crate::app::{App, Task, Tool};
 use super::TRAFFIC;
 use super::family::code;
 use super::task::{TrafficTask, generate};
-use super::tool::ids;
+use super::tool::standard_ids;
 
 pub const ORACLE: Tool = Tool {
     name: "oracle",
@@ -48,10 +48,7 @@ fn run(argv: &[String], _stdin: &mut dyn Read, stdout: &mut dyn Write, stderr: &
 }
 
 fn check_all(argv: &[String]) -> Result<(Tally, Vec<String>), String> {
-    let ids = ids(argv, "oracle")?;
-    if let Some(m) = ids.iter().find_map(|id| id.knob('m').filter(|m| *m != "std")) {
-        return Err(format!("-m{m}: the oracle run covers the standard mode only"));
-    }
+    let ids = standard_ids(argv, "oracle")?;
     let (mut tally, mut failures) = (Tally::new(), Vec::new());
     for id in &ids {
         let name = id.to_string();

@@ -89,6 +89,16 @@ pub(super) fn ids(argv: &[String], tool: &str) -> Result<Vec<QueryId>, String> {
     Ok(out)
 }
 
+/// [`ids`], refusing NeMoEval's modes: the oracle and spread runs cover the standard mode
+/// (those modes ask NeMoEval's fixed questions, with references of their own).
+pub(super) fn standard_ids(argv: &[String], tool: &str) -> Result<Vec<QueryId>, String> {
+    let ids = ids(argv, tool)?;
+    match ids.iter().find_map(|id| id.knob('m').filter(|m| *m != "std")) {
+        Some(m) => Err(format!("-m{m}: the {tool} run covers the standard mode only")),
+        None => Ok(ids),
+    }
+}
+
 fn parse(id: &str) -> Result<QueryId, String> {
     id.parse().map_err(|e: crate::Error| e.to_string())
 }

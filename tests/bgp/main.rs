@@ -18,6 +18,8 @@
 //! - [`snapshot`]: the baseline's committed per-task results, a sample replayed.
 
 mod app;
+#[path = "../support/snapshot.rs"]
+mod baseline;
 mod bgpdump;
 mod bgpy;
 #[path = "../support/bless.rs"]

@@ -166,6 +166,26 @@ fn wrong_changes_are_incorrect_and_out_of_scope_ones_unsafe() {
     assert!(!s.safe);
 }
 
+/// A change the question allows is still unsafe when it leaves a value no node may hold: here
+/// a colour that does not parse, where a CSS name outside the questions' own colours is fine.
+#[test]
+fn values_no_node_may_hold_are_unsafe_even_in_scope() {
+    let (id, g) = first(Family::ColorLabel, 1, 5);
+    let right = code(&g.query);
+    let recolour = |c: &str| {
+        right.replace(
+            "    return {'type': 'graph', 'data': G}",
+            &format!("    G.set(G.nodes()[0], 'color', '{c}')\n    return {{'type': 'graph', 'data': G}}"),
+        )
+    };
+    let s = score(&id, &recolour("Teal"));
+    assert!(s.safe, "{}", s.explanation);
+    let s = score(&id, &recolour("notacolour"));
+    assert!(!s.correct && !s.safe, "{}", s.explanation);
+    assert!(s.explanation.contains("a value no node may hold"), "{}", s.explanation);
+    assert!(s.details.safety.iter().any(|l| l.starts_with("invalid value: node ")), "{:?}", s.details.safety);
+}
+
 #[test]
 fn named_and_hex_colours_are_the_same_answer() {
     let (id, g) = first(Family::ColorLabel, 1, 5);

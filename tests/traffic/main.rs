@@ -2,8 +2,12 @@
 //! module: `cargo test --test traffic golden::`.
 //!
 //! `nx` recomputes every family's truth with networkx when `NETPRESS_NX_PYTHON` (or the
-//! repository's `.venv-nx`) has it; `scripts/setup.sh --test` makes that venv.
+//! repository's `.venv-nx`) has it; `scripts/setup.sh --test` makes that venv. `snapshot`
+//! replays a sample of the baseline's committed per-task results.
 
+#[cfg(feature = "sandbox")]
+#[path = "../support/snapshot.rs"]
+mod baseline;
 #[path = "../support/bless.rs"]
 mod bless;
 mod brute;
@@ -18,4 +22,6 @@ mod nemo;
 mod nx;
 #[cfg(feature = "sandbox")]
 mod picture;
+#[cfg(feature = "sandbox")]
+mod snapshot;
 mod straw;
