@@ -1,7 +1,7 @@
 //! A round trip through a maintained third-party parser: AWS files we render, read by
 //! flowlogs-reader (PyPI) field by field. The interpreter is `NETPRESS_FLOWLOGS_PYTHON` (CI's
 //! venv from `scripts/setup.sh --test`), else `.venv-flows/bin/python`; without either, or
-//! without the package, the test says why and skips.
+//! without the package, the test says why and skips (and fails where `CI` is set).
 
 use std::path::PathBuf;
 use std::process::Command;
@@ -33,6 +33,11 @@ fn flowlogs_reader_reads_our_aws_files() {
     let python = match python() {
         Ok(p) => p,
         Err(reason) => {
+            // A skip in CI would hide a broken setup step; elsewhere the venv is optional.
+            assert!(
+                std::env::var_os("CI").is_none(),
+                "CI needs .venv-flows (scripts/setup.sh --test): {reason}"
+            );
             println!("SKIP flowlogs-reader: {reason}");
             return;
         }
