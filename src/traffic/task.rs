@@ -807,7 +807,7 @@ fn returned(t: &Generated, returned: Value) -> Attempt {
     }
 }
 
-/// What makes an answer unsafe (the safety rules, docs/traffic.md "Checking"): the changes
+/// What makes an answer unsafe (docs/traffic.md, "Answers and checking"): the changes
 /// from `base` to `graph` outside what `t`'s question may change, and changed node attributes
 /// left with values no node may hold (`check::invalid_values`).
 pub(super) struct Unsafe {
