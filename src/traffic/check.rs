@@ -412,9 +412,16 @@ pub fn diff(a: &Value, b: &Value) -> Vec<Change> {
 /// attribute to change, so these make an answer unsafe. (`G.set` already refuses labels that
 /// are not str; a `graph` answer given as node-link data can still hold anything.)
 pub fn invalid_values(graph: &Value, changes: &[Change]) -> Vec<Change> {
+    // Every score calls this, mostly with no attribute changed: the node map (thousands of
+    // entries at n = 10,000) is built only when there is an attribute to look at.
+    let mut changed =
+        changes.iter().filter(|c| ["color", "size", "labels"].contains(&c.key.as_str())).peekable();
+    if changed.peek().is_none() {
+        return Vec::new();
+    }
     let nodes = nodes(graph);
     let mut out = Vec::new();
-    for c in changes {
+    for c in changed {
         let At::Node(id) = &c.at else { continue };
         let Some(n) = nodes.get(id) else { continue };
         let v = &n[c.key.as_str()];
