@@ -66,8 +66,9 @@ async fn microseg_content_hashes_hold_in_the_browser() {
     hash_lines_hold(data).await;
 }
 
-/// Traffic's 300 golden ids (252 of the standard modes, 48 of NeMoEval's), which
-/// `tests/traffic/golden.rs` pins natively; the files hold `[id, hash]` pairs.
+/// Traffic's 348 golden ids (252 of the standard modes, 48 of NeMoEval's, 48 of the second
+/// generator version), which `tests/traffic/golden.rs` pins natively; the first two files hold
+/// `[id, hash]` pairs, the third hash lines.
 #[wasm_bindgen_test]
 async fn traffic_content_hashes_hold_in_the_browser() {
     let mut lines = String::new();
@@ -77,7 +78,8 @@ async fn traffic_content_hashes_hold_in_the_browser() {
             lines.push_str(&format!("{id}\t{hash}\n"));
         }
     }
-    assert_eq!(lines.lines().count(), 300);
+    lines.push_str(include_str!("data/traffic/golden_v2.tsv"));
+    assert_eq!(lines.lines().count(), 348);
     hash_lines_hold(&lines).await;
 }
 

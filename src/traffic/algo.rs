@@ -187,13 +187,17 @@ impl Residual {
 /// Most Bron–Kerbosch calls before the count gives up.
 pub const MAX_CLIQUE_STEPS: u64 = 10_000_000;
 
-/// The number of maximal cliques (an isolated node is one), by Bron–Kerbosch with a pivot of
-/// most neighbours in P; `None` past [`MAX_CLIQUE_STEPS`].
-pub fn maximal_cliques(adj: &[BTreeSet<usize>]) -> Option<i64> {
+/// The number of maximal cliques (an isolated node is one), or of those containing `node`, by
+/// Bron–Kerbosch with a pivot of most neighbours in P; `None` past [`MAX_CLIQUE_STEPS`]. The
+/// cliques containing a node are the search started with R = {node} and P its neighbours.
+pub fn maximal_cliques(adj: &[BTreeSet<usize>], node: Option<usize>) -> Option<i64> {
     let mut count = 0i64;
     let mut steps = 0u64;
-    let mut stack: Vec<(BTreeSet<usize>, BTreeSet<usize>)> =
-        vec![((0..adj.len()).collect(), BTreeSet::new())];
+    let start = match node {
+        Some(u) => adj.get(u)?.clone(),
+        None => (0..adj.len()).collect(),
+    };
+    let mut stack: Vec<(BTreeSet<usize>, BTreeSet<usize>)> = vec![(start, BTreeSet::new())];
     while let Some((mut p, mut x)) = stack.pop() {
         steps += 1;
         if steps > MAX_CLIQUE_STEPS {
@@ -277,7 +281,7 @@ pub const CLIQUES_CODE: &str = "nb = {}
     for n in G.nodes():
         nb[n] = set(G.neighbors(n))
     count = 0
-    stack = [(set(nb.keys()), set())]
+    stack = [({start}, set())]
     while stack:
         p, x = stack.pop()
         if not p and not x:
@@ -308,10 +312,14 @@ mod tests {
     #[test]
     fn cliques_of_small_graphs() {
         // A triangle with a tail and an isolated node: {0,1,2}, {2,3}, {4}.
-        assert_eq!(maximal_cliques(&adj(5, &[(0, 1), (1, 2), (0, 2), (2, 3)])), Some(3));
+        assert_eq!(maximal_cliques(&adj(5, &[(0, 1), (1, 2), (0, 2), (2, 3)]), None), Some(3));
         // A 4-cycle: four edges.
-        assert_eq!(maximal_cliques(&adj(4, &[(0, 1), (1, 2), (2, 3), (3, 0)])), Some(4));
-        assert_eq!(maximal_cliques(&adj(3, &[])), Some(3));
+        assert_eq!(maximal_cliques(&adj(4, &[(0, 1), (1, 2), (2, 3), (3, 0)]), None), Some(4));
+        assert_eq!(maximal_cliques(&adj(3, &[]), None), Some(3));
+        // Those containing a node: 2 is in {0,1,2} and {2,3}, 3 in {2,3}, 4 alone in {4}.
+        let g = adj(5, &[(0, 1), (1, 2), (0, 2), (2, 3)]);
+        let of = |u| maximal_cliques(&g, Some(u));
+        assert_eq!((of(2), of(3), of(4), of(9)), (Some(2), Some(1), Some(1), None));
     }
 
     #[test]

@@ -44,11 +44,17 @@ fn patterns() -> &'static [(Regex, Build)] {
     static PATTERNS: OnceLock<Vec<(Regex, Build)>> = OnceLock::new();
     PATTERNS.get_or_init(|| {
         let table: Vec<(&str, Build)> = vec![
-            (r"^How many nodes are in the graph\?", |_| Some(Query::Count { case: 'a', label: None, k: None })),
-            (r"^How many edges are in the graph\?", |_| Some(Query::Count { case: 'b', label: None, k: None })),
-            (r"^How many nodes and edges are in the graph\?", |_| Some(Query::Count { case: 'c', label: None, k: None })),
-            (r"^How many nodes have the label (\S+)\?", |c| Some(Query::Count { case: 'd', label: text(c, 1), k: None })),
-            (r"^How many nodes have degree (\d+)\?", |c| Some(Query::Count { case: 'e', label: None, k: num(c, 1) })),
+            (r"^How many nodes are in the graph\?", |_| Some(Query::Count { case: 'a', label: None, k: None, prefix: None })),
+            (r"^How many edges are in the graph\?", |_| Some(Query::Count { case: 'b', label: None, k: None, prefix: None })),
+            (r"^How many nodes and edges are in the graph\?", |_| Some(Query::Count { case: 'c', label: None, k: None, prefix: None })),
+            (r"^How many nodes have the label (\S+)\?", |c| Some(Query::Count { case: 'd', label: text(c, 1), k: None, prefix: None })),
+            (r"^How many nodes have degree (\d+)\?", |c| Some(Query::Count { case: 'e', label: None, k: num(c, 1), prefix: None })),
+            (r"^How many nodes have an IP address in ([\d.]+/16)\?", |c| {
+                Some(Query::Count { case: 'f', label: None, k: None, prefix: text(c, 1) })
+            }),
+            (r"^How many edges join a node in ([\d.]+/16) to a node outside", |c| {
+                Some(Query::Count { case: 'g', label: None, k: None, prefix: text(c, 1) })
+            }),
             (r"^What are the maximum and minimum degree in the graph\?", |_| Some(Query::DegreeStat { weight: None })),
             (r"^What are the maximum and minimum total (\w+) weight of a node\?", |c| {
                 Some(Query::DegreeStat { weight: text(c, 1) })
@@ -70,7 +76,10 @@ fn patterns() -> &'static [(Regex, Build)] {
             (r"^Color the node with the highest degree (\w+) and double its size \(ties", |c| {
                 Some(Query::ColorExtreme { case: 'b', c1: text(c, 1)?, c2: None })
             }),
-            (r"^Create a new graph with one node per distinct label, joining two labels", |_| Some(Query::LabelGraph)),
+            (r"^Create a new graph with one node per distinct label, joining two labels", |_| Some(Query::LabelGraph { prefix: None })),
+            (r"^Create a new graph with one node per distinct label of the nodes in ([\d.]+/16), joining", |c| {
+                Some(Query::LabelGraph { prefix: text(c, 1) })
+            }),
             (r"^Create a new graph with one node per /16 prefix \(id like 10\.1\.0\.0/16\)", |_| Some(Query::PrefixGraph)),
             (r"^Remove the label (\S+) from every node\.", |c| Some(Query::LabelRemove { label: text(c, 1)? })),
             (r"^Color every node that has the label (\S+) (\w+)\.", |c| {
@@ -79,10 +88,13 @@ fn patterns() -> &'static [(Regex, Build)] {
             (r"^Count the nodes in each /(\d+) prefix", |c| Some(Query::PrefixCount { bits: num(c, 1)? as u8 })),
             (r"^List the (\d+) nodes with the highest degree", |c| Some(Query::TopDegree { k: num(c, 1)? })),
             (r"^How many nodes that have neither (\S+) nor (\S+) have an edge to a node with", |c| {
-                Some(Query::NbrCount { labels: vec![text(c, 1)?, text(c, 2)?] })
+                Some(Query::NbrCount { labels: vec![text(c, 1)?, text(c, 2)?], prefix: None })
             }),
             (r"^How many nodes that do not have (\S+) have an edge to a node with", |c| {
-                Some(Query::NbrCount { labels: vec![text(c, 1)?] })
+                Some(Query::NbrCount { labels: vec![text(c, 1)?], prefix: None })
+            }),
+            (r"^How many nodes outside ([\d.]+/16) have an edge to a node in", |c| {
+                Some(Query::NbrCount { labels: Vec::new(), prefix: text(c, 1) })
             }),
             (r"^Color (\w+) every node that has an edge to a node with the label (\S+)\.", |c| {
                 Some(Query::NbrColor { label: text(c, 2)?, color: text(c, 1)? })
@@ -98,7 +110,10 @@ fn patterns() -> &'static [(Regex, Build)] {
             (r"^What is the smallest total connection weight of a set of edges whose removal disconnects ([\d.]+) from ([\d.]+)\?", |c| {
                 Some(Query::MinCut { u: text(c, 1)?, v: text(c, 2)? })
             }),
-            (r"^How many maximal cliques does the graph have\?", |_| Some(Query::Cliques)),
+            (r"^How many maximal cliques does the graph have\?", |_| Some(Query::Cliques { node: None })),
+            (r"^How many maximal cliques of the graph contain the node ([\d.]+)\?", |c| {
+                Some(Query::Cliques { node: text(c, 1) })
+            }),
             (r"^Give each /16 prefix its own color and color every node with the color of its prefix\.", |_| Some(Query::ColorPrefix)),
             (r"^Split the nodes into two groups whose sizes differ by at most one; color one group (\w+) and the other (\w+)\.", |c| {
                 Some(Query::Bisect { c1: text(c, 1)?, c2: text(c, 2)? })
@@ -202,11 +217,12 @@ mod tests {
     #[test]
     fn only_the_first_wording_parses() {
         let mut seen = std::collections::BTreeSet::new();
-        for seed in 0..30 {
+        // Both versions: the second's /16 and node forms have W1 patterns of their own.
+        for (version, seed) in [1, 2].into_iter().flat_map(|v| (0..30).map(move |s| (v, s))) {
             // Flow families (slower to generate) left out: L2 i7, i8; L3 i7, i8.
             for (level, n) in [(1u8, 8u64), (2, 7), (3, 7)] {
                 for index in 0..n {
-                    let id = format!("traffic-v1-L{level}-s{seed}-i{index}");
+                    let id = format!("traffic-v{version}-L{level}-s{seed}-i{index}");
                     let g = super::super::task::generate(&id.parse().unwrap()).unwrap();
                     let parsed = super::parse(&g.question);
                     assert_eq!(parsed.is_some(), g.wording == 0, "{id}: {}", g.question);

@@ -20,6 +20,11 @@ use super::task::{apply, mock_of, view_of};
 use crate::flows::graph::Graph;
 use crate::seed::Stream;
 
+/// The generator version whose forms level 4 draws its steps and questions in: the first, in
+/// every version (the second's /16 and node forms are for levels 1–3; docs/traffic.md,
+/// "Versions"), so a composed task is the same in both.
+const COMPOSED: u32 = 1;
+
 /// The change steps a composed question draws from; `None` removes the nodes with no edges.
 const STEPS: [Option<Family>; 5] = [
     Some(Family::LabelPrefix),
@@ -80,7 +85,7 @@ pub fn draw(s: &mut Stream, base: &View, graph: &Graph) -> (Query, View, Graph) 
         let f = *s.choose(if fresh.is_empty() { &fitting } else { &fresh });
         used.push(f);
         let step = match f {
-            Some(f) => family::draw(f, s, cur, None),
+            Some(f) => family::draw(f, s, cur, None, COMPOSED),
             None => Query::RemoveIsolated,
         };
         apply(&step, cur, &mut g);
@@ -89,7 +94,7 @@ pub fn draw(s: &mut Stream, base: &View, graph: &Graph) -> (Query, View, Graph) 
     }
     let after = after.unwrap_or_else(|| view_of(&g));
     let pool: Vec<Family> = QUESTIONS.into_iter().filter(|f| fits(Some(*f), &after)).collect();
-    let question = family::draw(*s.choose(&pool), s, &after, None);
+    let question = family::draw(*s.choose(&pool), s, &after, None, COMPOSED);
     (Query::Compose { steps, question: Box::new(question) }, after, g)
 }
 
@@ -115,8 +120,8 @@ pub fn draw_flow_graph(s: &mut Stream, logs: &Logs) -> (Query, View) {
     // Neighbour counts ask about role labels (the tenant's known roles), so they draw on
     // the role labels alone; the truth reads the same nodes' labels either way.
     let question = match *s.choose(&pool) {
-        Family::NbrCount => family::draw(Family::NbrCount, s, &roles, None),
-        f => family::draw(f, s, &view, None),
+        Family::NbrCount => family::draw(Family::NbrCount, s, &roles, None, COMPOSED),
+        f => family::draw(f, s, &view, None, COMPOSED),
     };
     (Query::FlowGraph { t1, t2, question: Box::new(question) }, view)
 }

@@ -194,10 +194,13 @@ pub enum Stat {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "family", rename_all = "kebab-case")]
 pub enum Query {
+    /// Cases `f` (nodes in a /16) and `g` (edges leaving it) are the second version's.
     Count {
         case: char,
         label: Option<String>,
         k: Option<i64>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        prefix: Option<String>,
     },
     DegreeStat {
         weight: Option<String>,
@@ -229,8 +232,12 @@ pub enum Query {
         c1: String,
         c2: Option<String>,
     },
+    /// Nodes outside the labels (or, from the second version, outside a /16 `prefix`, with
+    /// no labels) that have an edge to one inside.
     NbrCount {
         labels: Vec<String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        prefix: Option<String>,
     },
     NbrColor {
         label: String,
@@ -241,7 +248,11 @@ pub enum Query {
         strict: bool,
         stat: Stat,
     },
-    LabelGraph,
+    /// The label graph of the whole graph, or (second version) of the nodes in one /16.
+    LabelGraph {
+        #[serde(skip_serializing_if = "Option::is_none")]
+        prefix: Option<String>,
+    },
     PrefixGraph,
     ColorPrefix,
     Bisect {
@@ -264,7 +275,11 @@ pub enum Query {
     Heatmap {
         palette: Vec<String>,
     },
-    Cliques,
+    /// Every maximal clique, or (second version) those containing `node`.
+    Cliques {
+        #[serde(skip_serializing_if = "Option::is_none")]
+        node: Option<String>,
+    },
     /// A step of a composed question only: removing every node without an edge.
     RemoveIsolated,
     /// Level 4: change steps, then a question on the graph they leave (`compose`).
@@ -418,22 +433,27 @@ fn weight_index(name: &str) -> usize {
 }
 
 /// Draws the parameters of `family` on `view` (flow families on `logs`, which generation
-/// always passes for them).
-pub fn draw(family: Family, s: &mut Stream, view: &View, logs: Option<&Logs>) -> Query {
+/// always passes for them) as generator `version` does: the second added the /16 and node
+/// forms of count, nbr-count, label-graph and cliques (docs/traffic.md, "Versions").
+pub fn draw(family: Family, s: &mut Stream, view: &View, logs: Option<&Logs>, version: u32) -> Query {
+    let wide = version >= 2;
     let labels = view.present_labels();
     let tagged: Vec<String> = labels.iter().filter(|l| *l != "type=VM").cloned().collect();
     let tagged = if tagged.is_empty() { labels.clone() } else { tagged };
     let color = |s: &mut Stream| s.choose(&COLORS).to_string();
     match family {
         Family::Count => {
-            let case = *s.choose(&['a', 'b', 'c', 'd', 'e']);
+            let cases: &[char] =
+                if wide { &['a', 'b', 'c', 'd', 'e', 'f', 'g'] } else { &['a', 'b', 'c', 'd', 'e'] };
+            let case = *s.choose(cases);
             let label = (case == 'd').then(|| s.choose(&labels).clone());
             let k = (case == 'e').then(|| {
                 let degrees: Vec<i64> =
                     view.adj.iter().map(|a| a.len() as i64).collect::<BTreeSet<_>>().into_iter().collect();
                 *s.choose(&degrees)
             });
-            Query::Count { case, label, k }
+            let prefix = matches!(case, 'f' | 'g').then(|| s.choose(&view.prefixes()).clone());
+            Query::Count { case, label, k, prefix }
         }
         Family::DegreeStat => {
             let weighted = s.chance(1, 2);
@@ -468,7 +488,9 @@ pub fn draw(family: Family, s: &mut Stream, view: &View, logs: Option<&Logs>) ->
             let c2 = (case == 'a').then(|| COLORS[two[1]].to_string());
             Query::ColorExtreme { case, c1: COLORS[two[0]].to_string(), c2 }
         }
-        Family::LabelGraph => Query::LabelGraph,
+        Family::LabelGraph => {
+            Query::LabelGraph { prefix: (wide && s.chance(1, 2)).then(|| s.choose(&view.prefixes()).clone()) }
+        }
         Family::PrefixGraph => Query::PrefixGraph,
         Family::LabelTable => Query::LabelTable,
         Family::LabelRemove => Query::LabelRemove { label: s.choose(&labels).clone() },
@@ -478,12 +500,15 @@ pub fn draw(family: Family, s: &mut Stream, view: &View, logs: Option<&Logs>) ->
         }
         Family::PrefixCount => Query::PrefixCount { bits: *s.choose(&[8, 16, 24]) },
         Family::TopDegree => Query::TopDegree { k: 3 + s.below(8) as i64 },
+        Family::NbrCount if wide && s.chance(1, 3) => {
+            Query::NbrCount { labels: Vec::new(), prefix: Some(s.choose(&view.prefixes()).clone()) }
+        }
         Family::NbrCount => {
             let two = s.chance(1, 2) && tagged.len() >= 2;
             let picked = if two { s.subset(tagged.len(), 2) } else { vec![s.index(tagged.len())] };
             let mut labels: Vec<String> = picked.into_iter().map(|i| tagged[i].clone()).collect();
             labels.sort();
-            Query::NbrCount { labels }
+            Query::NbrCount { labels, prefix: None }
         }
         Family::NbrColor => {
             let label = s.choose(&tagged).clone();
@@ -513,7 +538,14 @@ pub fn draw(family: Family, s: &mut Stream, view: &View, logs: Option<&Logs>) ->
             let v = *s.choose(&mates);
             Query::MinCut { u: view.ips[u].clone(), v: view.ips[v].clone() }
         }
-        Family::Cliques => Query::Cliques,
+        Family::Cliques => Query::Cliques {
+            node: (wide && s.chance(1, 2)).then(|| {
+                let linked: Vec<&String> =
+                    (0..view.ips.len()).filter(|&u| !view.adj[u].is_empty()).map(|u| &view.ips[u]).collect();
+                let node = if linked.is_empty() { s.choose(&view.ips) } else { *s.choose(&linked) };
+                node.clone()
+            }),
+        },
         Family::ColorPrefix => Query::ColorPrefix,
         Family::Bisect | Family::CutBalanced => {
             let two = s.subset(COLORS.len(), 2);
@@ -536,12 +568,12 @@ pub fn draw(family: Family, s: &mut Stream, view: &View, logs: Option<&Logs>) ->
         Family::Heatmap => Query::Heatmap { palette: super::prop::palette(3 + s.below(4) as usize) },
         Family::TopTalkers | Family::TimeSeries | Family::PortScan | Family::HeavyHitters => match logs {
             Some(l) => Query::Flow(super::flowq::draw(family.id(), s, l)),
-            None => Query::Cliques,
+            None => Query::Cliques { node: None },
         },
         // Generation draws level 4 in `compose` (it needs the graph the steps change, or the
         // logs' window); asked here without either, a plain question stands in, as for a
         // flow family without logs above.
-        Family::Compose | Family::FlowGraph => Query::Cliques,
+        Family::Compose | Family::FlowGraph => Query::Cliques { node: None },
     }
 }
 
@@ -613,6 +645,13 @@ pub fn truth(q: &Query, v: &View) -> Option<Truth> {
             let l = label.as_deref().unwrap_or("");
             text(v.labels.iter().filter(|ls| ls.iter().any(|x| x == l)).count() as i64)
         }
+        Query::Count { case: 'f', prefix, .. } => {
+            text((0..n).filter(|&u| in_prefix(v, u, prefix)).count() as i64)
+        }
+        Query::Count { case: 'g', prefix, .. } => {
+            text(v.edges.keys().filter(|(a, b)| in_prefix(v, *a, prefix) != in_prefix(v, *b, prefix)).count()
+                as i64)
+        }
         Query::Count { k, .. } => text((0..n).filter(|&u| Some(degree(u)) == *k).count() as i64),
         Query::DegreeStat { weight } => {
             let vals: Vec<i64> = match weight {
@@ -663,9 +702,11 @@ pub fn truth(q: &Query, v: &View) -> Option<Truth> {
                 |i: usize| touched.iter().map(|w| w[i]).sum::<i64>() as f64 / touched.len() as f64 * v.unit;
             Truth { ty: "table", data: json!([EDGE_HEADER, [mean(0), mean(1)]]), ordered: true, header: 1 }
         }
-        Query::LabelGraph => {
+        Query::LabelGraph { prefix } => {
+            // The whole graph, or the nodes of one /16 and the edges between two of them.
+            let kept = |u: usize| prefix.is_none() || in_prefix(v, u, prefix);
             let mut links: BTreeSet<(&str, &str)> = BTreeSet::new();
-            for &(a, b) in v.edges.keys() {
+            for &(a, b) in v.edges.keys().filter(|(a, b)| kept(*a) && kept(*b)) {
                 for x in &v.labels[a] {
                     for y in &v.labels[b] {
                         links.insert((x.min(y), x.max(y)));
@@ -673,7 +714,8 @@ pub fn truth(q: &Query, v: &View) -> Option<Truth> {
                 }
             }
             let links = links.into_iter().map(|(a, b)| json!({"source": a, "target": b}));
-            let nodes = v.present_labels().into_iter().map(|l| json!({"id": l}));
+            let present: BTreeSet<&String> = (0..n).filter(|&u| kept(u)).flat_map(|u| &v.labels[u]).collect();
+            let nodes = present.into_iter().map(|l| json!({"id": l}));
             new_graph(nodes, links)
         }
         Query::PrefixGraph => {
@@ -700,17 +742,25 @@ pub fn truth(q: &Query, v: &View) -> Option<Truth> {
                 .collect();
             Truth { ty: "table", data: Value::Array(rows), ordered: true, header: 0 }
         }
-        Query::NbrCount { labels } => {
-            let has = |u: usize| v.labels[u].iter().any(|l| labels.contains(l));
+        Query::NbrCount { labels, prefix } => {
+            let has = |u: usize| v.labels[u].iter().any(|l| labels.contains(l)) || in_prefix(v, u, prefix);
             text((0..n).filter(|&u| !has(u) && v.adj[u].iter().any(|&w| has(w))).count() as i64)
         }
         Query::MinCut { u, v: w } => text(match (v.index_of(u), v.index_of(w)) {
             (Some(a), Some(b)) => super::algo::max_flow(v, a, b),
             _ => 0,
         }),
-        Query::Cliques => text(super::algo::maximal_cliques(&v.adj).unwrap_or(-1)),
+        Query::Cliques { node: None } => text(super::algo::maximal_cliques(&v.adj, None).unwrap_or(-1)),
+        Query::Cliques { node: Some(ip) } => {
+            text(v.index_of(ip).and_then(|u| super::algo::maximal_cliques(&v.adj, Some(u))).unwrap_or(-1))
+        }
         _ => return None,
     })
+}
+
+/// Whether node `u` is in the /16 `prefix` (written `a.b.0.0/16`); never without one.
+fn in_prefix(v: &View, u: usize, prefix: &Option<String>) -> bool {
+    prefix.as_ref().is_some_and(|p| prefix_of(&v.ips[u], 16) == *p)
 }
 
 /// `ip` cut to its /`bits` prefix, written `a.b.c.d/bits`.
@@ -726,6 +776,23 @@ pub const PREFIX_MASK: u32 = 0xffff_0000;
 pub fn cidr(first: u32, bits: u8) -> String {
     format!("{}/{bits}", std::net::Ipv4Addr::from(first))
 }
+
+/// A /16 written `a.b.0.0/16` as the start `a.b.` of its addresses (a Python test by
+/// `startswith`, as an agent would write it).
+fn dotted(prefix: &str) -> String {
+    let mut parts = prefix.split('.');
+    format!("{}.{}.", parts.next().unwrap_or(""), parts.next().unwrap_or(""))
+}
+
+/// The label-graph answer over the nodes `{kept}` and the edges `{edges}`. Each node's labels
+/// are read once: reading them per edge end costs two host calls an edge, which at n = 10,000
+/// passes the sandbox's 100,000 (`NbrCount`'s reference reads them once too).
+const LABEL_GRAPH_CODE: &str = "labels = set()\n    of = {}\n    for n in {kept}:\n        of[n] = G.labels(n)\n        \
+     for l in of[n]:\n            labels.add(l)\n    \
+     pairs = set()\n    for u, v in {edges}:\n        for a in of[u]:\n            for b in of[v]:\n                \
+     pairs.add((min(a, b), max(a, b)))\n    nodes = [{'id': l} for l in sorted(labels)]\n    \
+     links = [{'source': a, 'target': b} for a, b in sorted(pairs)]\n    \
+     return {'type': 'new', 'data': {'nodes': nodes, 'links': links}}";
 
 /// The Python literal of a string.
 fn lit(s: &str) -> String {
@@ -749,6 +816,15 @@ pub fn code(q: &Query) -> String {
         Query::Count { case: 'd', label, .. } => format!(
             "return {{'type': 'text', 'data': len(G.nodes_with_label({}))}}",
             lit(label.as_deref().unwrap_or(""))
+        ),
+        Query::Count { case: 'f', prefix, .. } => format!(
+            "return {{'type': 'text', 'data': len([n for n in G.nodes() if n.startswith({})])}}",
+            lit(&dotted(prefix.as_deref().unwrap_or("")))
+        ),
+        Query::Count { case: 'g', prefix, .. } => format!(
+            "inside = {}\n    cut = [1 for u, v in G.edges() if u.startswith(inside) != v.startswith(inside)]\n    \
+             return {{'type': 'text', 'data': len(cut)}}",
+            lit(&dotted(prefix.as_deref().unwrap_or("")))
         ),
         Query::Count { k, .. } => format!(
             "return {{'type': 'text', 'data': len([n for n, d in G.degree() if d == {}])}}",
@@ -792,15 +868,11 @@ pub fn code(q: &Query) -> String {
                 lit(c1)
             )
         }
-        // Each node's labels are read once: reading them per edge end costs two host calls an
-        // edge, which at n = 10,000 passes the sandbox's 100,000 (so does `NbrCount`'s below).
-        Query::LabelGraph => "labels = set()\n    of = {}\n    for n in G.nodes():\n        of[n] = G.labels(n)\n        \
-             for l in of[n]:\n            labels.add(l)\n    \
-             pairs = set()\n    for u, v in G.edges():\n        for a in of[u]:\n            for b in of[v]:\n                \
-             pairs.add((min(a, b), max(a, b)))\n    nodes = [{'id': l} for l in sorted(labels)]\n    \
-             links = [{'source': a, 'target': b} for a, b in sorted(pairs)]\n    \
-             return {'type': 'new', 'data': {'nodes': nodes, 'links': links}}"
-            .to_string(),
+        Query::LabelGraph { prefix: None } => LABEL_GRAPH_CODE.replace("{kept}", "G.nodes()").replace("{edges}", "G.edges()"),
+        // The nodes of the /16 and the edges with both ends among them (`of` holds only those).
+        Query::LabelGraph { prefix: Some(p) } => LABEL_GRAPH_CODE
+            .replace("{kept}", &format!("[n for n in G.nodes() if n.startswith({})]", lit(&dotted(p))))
+            .replace("{edges}", "[(u, v) for u, v in G.edges() if u in of and v in of]"),
         Query::PrefixGraph => "def pre(n):\n        a, b, c, d = n.split('.')\n        return f'{a}.{b}.0.0/16'\n    \
              def key(p):\n        return [int(x) for x in p.split('/')[0].split('.')]\n    w = {}\n    \
              for u, v, d in G.edges(data=True):\n        p, q = sorted([pre(u), pre(v)], key=key)\n        \
@@ -838,7 +910,13 @@ pub fn code(q: &Query) -> String {
             "def ip(n):\n        return [int(x) for x in n.split('.')]\n    ranked = sorted(G.degree(), key=lambda x: (-x[1], ip(x[0])))\n    \
              rows = [[n, sorted(G.labels(n)), d] for n, d in ranked[:{k}]]\n    return {{'type': 'table', 'data': rows}}"
         ),
-        Query::NbrCount { labels } => {
+        Query::NbrCount { prefix: Some(p), .. } => format!(
+            "inside = {}\n    has = {{n: n.startswith(inside) for n in G.nodes()}}\n    \
+             count = len([n for n in G.nodes() if not has[n] and any(has[m] for m in G.neighbors(n))])\n    \
+             return {{'type': 'text', 'data': count}}",
+            lit(&dotted(p))
+        ),
+        Query::NbrCount { labels, prefix: None } => {
             let ls: Vec<String> = labels.iter().map(|l| lit(l)).collect();
             format!(
                 "wanted = [{}]\n    has = {{n: any(l in wanted for l in G.labels(n)) for n in G.nodes()}}\n    \
@@ -854,7 +932,10 @@ pub fn code(q: &Query) -> String {
             lit(color)
         ),
         Query::MinCut { u, v } => super::algo::MIN_CUT_CODE.replace("{u}", &lit(u)).replace("{v}", &lit(v)),
-        Query::Cliques => super::algo::CLIQUES_CODE.to_string(),
+        Query::Cliques { node: None } => super::algo::CLIQUES_CODE.replace("{start}", "set(nb.keys())"),
+        Query::Cliques { node: Some(u) } => {
+            super::algo::CLIQUES_CODE.replace("{start}", &format!("set(nb[{}])", lit(u)))
+        }
         Query::ColorPrefix
         | Query::Bisect { .. }
         | Query::CutBalanced { .. }

@@ -67,8 +67,10 @@ pub const INFO: AppInfo = AppInfo {
     summary: "Questions and changes on a tenant's communication graph (NeMoEval's traffic analysis): \
 write Python against a graph API, run in a sandbox; values are checked exactly and changes by a \
 diff keyed by node address.",
-    version: 1,
-    older_versions: &[],
+    // v2: the /16 and node forms of count, nbr-count, label-graph and cliques (docs/traffic.md,
+    // "Versions"); v1 ids generate as before.
+    version: 2,
+    older_versions: &[1],
     kind: AppKind::Constructive,
     answer: AnswerKind::Python,
     levels: &[

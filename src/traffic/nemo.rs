@@ -152,8 +152,8 @@ pub fn query(number: usize) -> Option<Query> {
     }
     let s = String::from;
     Some(match number {
-        1 => Query::Count { case: 'a', label: None, k: None },
-        2 => Query::Count { case: 'c', label: None, k: None },
+        1 => Query::Count { case: 'a', label: None, k: None, prefix: None },
+        2 => Query::Count { case: 'c', label: None, k: None, prefix: None },
         3 => Query::LabelPrefix {
             pairs: vec![(s("15.76.0.0/16"), s("app:prod")), (s("149.196.0.0/16"), s("app:test"))],
         },
@@ -162,20 +162,20 @@ pub fn query(number: usize) -> Option<Query> {
         6 => Query::DegreeStat { weight: None },
         7 => Query::ColorLabel { label: s("app:prod"), color: s("purple") },
         8 => Query::ColorExtreme { case: 'a', c1: s("red"), c2: Some(s("green")) },
-        9 => Query::NbrCount { labels: vec![s("app:prod"), s("app:test")] },
+        9 => Query::NbrCount { labels: vec![s("app:prod"), s("app:test")], prefix: None },
         10 => Query::ColorPrefix,
         11 => Query::ColorExtreme { case: 'b', c1: s("green"), c2: None },
         12 => Query::TopDegree { k: 10 },
         13 => Query::NbrColor { label: s("app:prod"), color: s("green") },
         14 => Query::CutBalanced { c1: s("red"), c2: s("blue"), d: 0 },
-        15 => Query::LabelGraph,
+        15 => Query::LabelGraph { prefix: None },
         16 => Query::Kmeans { k: 5, color: true },
-        17 => Query::Cliques,
+        17 => Query::Cliques { node: None },
         // The golden's palette stands in for "a heatmap": the ramp's six colours.
         18 => Query::Heatmap { palette: palette(6) },
         19 => Query::Bisect { c1: s("red"), c2: s("blue") },
         20 => Query::Kmeans { k: 5, color: false },
-        21 => Query::NbrCount { labels: vec![s("app:prod")] },
+        21 => Query::NbrCount { labels: vec![s("app:prod")], prefix: None },
         22 => Query::PrefixCount { bits: 16 },
         23 => Query::EdgeFilter { weight: s("byte"), strict: true, stat: Stat::Median },
         24 => Query::EdgeStat { label: s("app:prod") },
@@ -396,7 +396,7 @@ fn spec(number: usize, q: &Query, v: &View, g: &Graph) -> std::result::Result<Op
 /// count (question 17), or no edge to average over (question 24).
 fn unaskable(q: &Query, v: &View, truth: Option<&family::Truth>) -> std::result::Result<(), String> {
     match q {
-        Query::Cliques if truth.is_some_and(|t| t.data == serde_json::json!(-1)) => {
+        Query::Cliques { .. } if truth.is_some_and(|t| t.data == serde_json::json!(-1)) => {
             Err(format!("counting the maximal cliques takes over {} steps", super::algo::MAX_CLIQUE_STEPS))
         }
         Query::EdgeStat { label }

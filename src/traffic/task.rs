@@ -313,6 +313,11 @@ fn cached_mock(material: &str, k: MockKnobs) -> Result<Arc<(View, Arc<Graph>)>> 
     Ok(v)
 }
 
+/// The version the graph's and the query stream's seed material name, in every version: the
+/// second changed only what four families draw from the stream, so a seed's graph, and every
+/// other task, is the same in both (docs/traffic.md, "Versions").
+const MATERIAL_VERSION: u32 = 1;
+
 /// Generates the task of an id (already checked against the app's description).
 pub fn generate(id: &QueryId) -> Result<Generated> {
     // m=straw is m=nemo's task asked in NeMoEval's strawman form (`super::straw`).
@@ -323,7 +328,7 @@ pub fn generate(id: &QueryId) -> Result<Generated> {
     let fk = flow_knobs(id, modes.tenant_graph)?;
     let material = format!(
         "netpress|traffic-graph|v{}|L{}|s{}|{}",
-        id.version,
+        MATERIAL_VERSION,
         id.level,
         id.seed,
         id.knob_suffix().trim_start_matches('-')
@@ -344,7 +349,8 @@ pub fn generate(id: &QueryId) -> Result<Generated> {
     };
     let (view, graph) = &*shared;
     let family = Family::of_index(id.level, id.index);
-    let mut s = Stream::new(&id.seed_material(true), Width::W64);
+    let mut s =
+        Stream::new(&QueryId { version: MATERIAL_VERSION, ..id.clone() }.seed_material(true), Width::W64);
     let wording = s.index(3);
     let logs = if family.is_flow() { Some(flowq::logs(id.level, id.seed, &fk)?) } else { None };
     let base = Arc::clone(logs.as_ref().map_or(graph, |l| &l.graph));
@@ -358,7 +364,7 @@ pub fn generate(id: &QueryId) -> Result<Generated> {
             let (q, v) = compose::draw_flow_graph(&mut s, l);
             (q, Some((v, None)))
         }
-        _ => (family::draw(family, &mut s, view, logs.as_deref()), None),
+        _ => (family::draw(family, &mut s, view, logs.as_deref(), id.version), None),
     };
     let question = family::question(&query, wording);
     let (view, changed) = match &asked_on {
@@ -376,7 +382,7 @@ pub fn generate(id: &QueryId) -> Result<Generated> {
         }
         _ => family::truth(asked, view),
     };
-    if matches!(asked, Query::Cliques) && truth.as_ref().is_some_and(|t| t.data == json!(-1)) {
+    if matches!(asked, Query::Cliques { .. }) && truth.as_ref().is_some_and(|t| t.data == json!(-1)) {
         return Err(crate::Error::Invalid(format!(
             "{id}: counting the maximal cliques takes over {} steps",
             super::algo::MAX_CLIQUE_STEPS

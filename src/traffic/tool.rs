@@ -82,7 +82,10 @@ pub(super) fn ids(argv: &[String], tool: &str) -> Result<Vec<QueryId>, String> {
     for seed in a..b {
         for &l in &levels {
             for index in 0..indexes(l, &knobs)? {
-                out.push(parse(&format!("traffic-v1-L{l}-s{seed}-i{index}{knobs}"))?);
+                out.push(parse(&format!(
+                    "traffic-v{V}-L{l}-s{seed}-i{index}{knobs}",
+                    V = super::INFO.version
+                ))?);
             }
         }
     }
@@ -106,7 +109,7 @@ fn parse(id: &str) -> Result<QueryId, String> {
 /// The indexes a seed has at a level: one per family, or with `m=nemo`/`m=straw` one per
 /// NeMoEval question of the level (a ninth index would ask question 1 again).
 fn indexes(level: u8, knobs: &str) -> Result<u64, String> {
-    let id = parse(&format!("traffic-v1-L{level}-s0-i0{knobs}"))?;
+    let id = parse(&format!("traffic-v{V}-L{level}-s0-i0{knobs}", V = super::INFO.version))?;
     Ok(match id.knob('m') {
         Some("nemo" | "straw") => super::nemo::PER_LEVEL,
         _ => Family::of_level(level).len() as u64,

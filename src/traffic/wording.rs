@@ -37,9 +37,10 @@ fn stat_words(stat: Stat) -> String {
 /// The question in wording `w` (0, 1 or 2).
 pub fn question(q: &Query, w: usize) -> String {
     match q {
-        Query::Count { case, label, k } => {
+        Query::Count { case, label, k, prefix } => {
             let l = label.as_deref().unwrap_or("");
             let k = k.unwrap_or(0);
+            let p = prefix.as_deref().unwrap_or("");
             let body = match case {
                 'a' => pick(
                     w,
@@ -71,6 +72,22 @@ pub fn question(q: &Query, w: usize) -> String {
                         format!("How many nodes have the label {l}?"),
                         format!("How many hosts are tagged {l}?"),
                         format!("Size of the {l} group of endpoints?"),
+                    ],
+                ),
+                'f' => pick(
+                    w,
+                    [
+                        format!("How many nodes have an IP address in {p}?"),
+                        format!("How many hosts sit in the address block {p}?"),
+                        format!("How many endpoints does the {p} subnet hold?"),
+                    ],
+                ),
+                'g' => pick(
+                    w,
+                    [
+                        format!("How many edges join a node in {p} to a node outside {p}?"),
+                        format!("How many links connect a host in the block {p} with a host outside it?"),
+                        format!("How many communicating pairs cross the boundary of the {p} subnet?"),
                     ],
                 ),
                 _ => pick(
@@ -202,7 +219,24 @@ pub fn question(q: &Query, w: usize) -> String {
             };
             format!("{body} {RET_GRAPH}")
         }
-        Query::LabelGraph => {
+        Query::LabelGraph { prefix: Some(p) } => {
+            let body = pick(
+                w,
+                [
+                    format!(
+                        "Create a new graph with one node per distinct label of the nodes in {p}, joining two labels, or a label with itself, when some edge between two nodes in {p} joins a node carrying one to a node carrying the other."
+                    ),
+                    format!(
+                        "Build a new graph whose nodes are the distinct tags of the hosts in the block {p}, linking two tags, or a tag to itself, whenever some link between two hosts of the block joins a host carrying one to a host carrying the other."
+                    ),
+                    format!(
+                        "Summarise the {p} subnet as a tag-level graph: one node per distinct tag of its endpoints, and an edge between two tags (a self-loop for one tag) when two of its endpoints, one with each, talk to each other."
+                    ),
+                ],
+            );
+            format!("{body} {RET_NEW}")
+        }
+        Query::LabelGraph { prefix: None } => {
             let body = pick(
                 w,
                 [
@@ -274,9 +308,17 @@ pub fn question(q: &Query, w: usize) -> String {
                 "{body} Return a table of [node, sorted labels, degree] rows in that order, without header."
             )
         }
-        Query::NbrCount { labels } => {
-            let body = match labels.as_slice() {
-                [a, b] => pick(
+        Query::NbrCount { labels, prefix } => {
+            let body = match (labels.as_slice(), prefix) {
+                (_, Some(p)) => pick(
+                    w,
+                    [
+                        format!("How many nodes outside {p} have an edge to a node in {p}?"),
+                        format!("How many hosts outside the block {p} are linked to a host inside it?"),
+                        format!("Beyond the {p} subnet, how many endpoints talk to one inside it?"),
+                    ],
+                ),
+                ([a, b], None) => pick(
                     w,
                     [
                         format!(
@@ -290,7 +332,7 @@ pub fn question(q: &Query, w: usize) -> String {
                         ),
                     ],
                 ),
-                l => {
+                (l, None) => {
                     let a = l.first().map_or("", String::as_str);
                     pick(
                         w,
@@ -353,7 +395,24 @@ pub fn question(q: &Query, w: usize) -> String {
             );
             format!("{body} {RET_TEXT}")
         }
-        Query::Cliques => {
+        Query::Cliques { node: Some(u) } => {
+            let body = pick(
+                w,
+                [
+                    format!(
+                        "How many maximal cliques of the graph contain the node {u}? A node without edges is in one, itself."
+                    ),
+                    format!(
+                        "In how many maximal groups of hosts that are all linked to one another is the host {u}? A host with no links is a group of one."
+                    ),
+                    format!(
+                        "How many maximal all-to-all talking endpoint sets of the inventory include {u} (an endpoint with no peers counts as a set of one)?"
+                    ),
+                ],
+            );
+            format!("{body} {RET_TEXT}")
+        }
+        Query::Cliques { node: None } => {
             let body = pick(w, [
                 "How many maximal cliques does the graph have? An isolated node counts as one.".into(),
                 "Count the maximal groups of hosts that are all linked to one another; a host with no links is a group of one.".into(),

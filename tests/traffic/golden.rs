@@ -130,3 +130,42 @@ pub(crate) fn refused(cases: &[(&str, &str)]) {
         assert!(err.contains(says), "{bad}: {err}");
     }
 }
+
+/// The families the second generator version changed, at levels 1–3 (docs/traffic.md,
+/// "Versions").
+const WIDENED: [&str; 4] = ["count", "nbr-count", "label-graph", "cliques"];
+
+/// The second version: every task of another family (and every level-4 task) is the first
+/// version's task under the other id, prompt and expected bytes alike; the four widened
+/// families' second-version hashes are pinned in a file of their own, on seeds 0..12 so that
+/// each of their new forms appears (the test checks that it does).
+#[test]
+fn second_version_changes_only_the_widened_families() {
+    let mut pinned = Vec::new();
+    let mut forms = std::collections::BTreeSet::new();
+    for (level, families) in [(1, 8), (2, 9), (3, 9), (4, 2)] {
+        for seed in 0..12 {
+            for index in 0..families {
+                let at = |v: u32| format!("traffic-v{v}-L{level}-s{seed}-i{index}");
+                let (old, new) = (generate(&at(1)), generate(&at(2)));
+                let label = new.card().label.clone();
+                if !WIDENED.contains(&label.as_str()) || level == 4 {
+                    assert_eq!(old.card().content_hash, new.card().content_hash, "{}", at(2));
+                    continue;
+                }
+                let params = serde_json::to_value(&new.card().params).unwrap();
+                let form =
+                    ["prefix", "node"].into_iter().find(|k| params.to_string().contains(&format!("\"{k}\"")));
+                forms.insert((label, form.is_some()));
+                pinned.push(at(2));
+            }
+        }
+    }
+    assert_eq!(forms.len(), 8, "each widened family in an old and a new form: {forms:?}");
+    assert_eq!(pinned.len(), 4 * 12);
+    crate::bless::content_hashes("tests/data/traffic/golden_v2.tsv", &pinned);
+}
+
+fn generate(id: &str) -> std::sync::Arc<dyn netpress::Task> {
+    netpress::registry::generate(id).unwrap_or_else(|e| panic!("{id}: {e}"))
+}

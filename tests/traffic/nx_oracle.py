@@ -58,6 +58,10 @@ def question(g, q):
             return [g.number_of_nodes(), g.number_of_edges()]
         if case == "d":
             return sum(1 for _, ls in g.nodes(data="labels") if q["label"] in ls)
+        if case == "f":
+            return sum(1 for n in g.nodes if prefix16(n) == q["prefix"])
+        if case == "g":
+            return sum(1 for u, v in g.edges if (prefix16(u) == q["prefix"]) != (prefix16(v) == q["prefix"]))
         return sum(1 for _, d in g.degree() if d == q["k"])
     if f == "degree-stat":
         w = q.get("weight")
@@ -87,6 +91,8 @@ def question(g, q):
                 [statistics.fmean(d["byte_weight"] for d in touched),
                  statistics.fmean(d["connection_weight"] for d in touched)]]
     if f == "label-graph":
+        if "prefix" in q:
+            g = g.subgraph(n for n in g.nodes if prefix16(n) == q["prefix"])
         h = nx.Graph()
         h.add_nodes_from(l for _, ls in g.nodes(data="labels") for l in ls)
         h.add_edges_from((a, b) for u, v in g.edges for a in g.nodes[u]["labels"] for b in g.nodes[v]["labels"])
@@ -106,8 +112,13 @@ def question(g, q):
     if f == "min-cut":
         return nx.minimum_cut(g, q["u"], q["v"], capacity="connection_weight")[0]
     if f == "cliques":
+        if "node" in q:
+            return sum(1 for _ in nx.find_cliques(g, nodes=[q["node"]]))
         return sum(1 for _ in nx.find_cliques(g))
     if f == "nbr-count":
+        if "prefix" in q:
+            inside = {n for n in g.nodes if prefix16(n) == q["prefix"]}
+            return len(set(nx.node_boundary(g, inside)))
         labels = set(q["labels"])
         return sum(
             1
