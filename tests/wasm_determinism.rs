@@ -1,10 +1,13 @@
 //! Browser half of the determinism check: the same golden files as the native tests
 //! (`tests/results/core_determinism.rs`, `tests/route`, `tests/k8s`, `tests/microseg`,
-//! `tests/bgp`, `tests/traffic`; every application's sample ids), run by wasm-bindgen-test in
-//! headless Chrome. MALT's browser goldens are in `malt_wasm_browser.rs`.
+//! `tests/bgp`, `tests/traffic`, `tests/flows`; every application's sample ids), run by
+//! wasm-bindgen-test in headless Chrome. MALT's browser goldens are in `malt_wasm_browser.rs`.
 #![cfg(target_arch = "wasm32")]
 
 use wasm_bindgen_test::*;
+
+#[path = "flows/cases.rs"]
+mod flows_cases;
 
 wasm_bindgen_test_configure!(run_in_browser);
 
@@ -81,6 +84,24 @@ async fn traffic_content_hashes_hold_in_the_browser() {
     lines.push_str(include_str!("data/traffic/golden_v2.tsv"));
     assert_eq!(lines.lines().count(), 348);
     hash_lines_hold(&lines).await;
+}
+
+/// The flows model's 20 golden tenants (every format's export and the graph, hashed), which
+/// `tests/flows/golden.rs` pins natively, computed here by the same shared code.
+#[wasm_bindgen_test]
+async fn flows_goldens_hold_in_the_browser() {
+    let golden: serde_json::Value = serde_json::from_str(include_str!("data/flows/golden.json")).unwrap();
+    let want = golden["tenants"].as_array().unwrap();
+    let cases = flows_cases::cases();
+    assert_eq!(want.len(), cases.len());
+    let mut errors = Vec::new();
+    for ((name, knobs, sc), w) in cases.iter().zip(want) {
+        if flows_cases::tenant_entry(name, knobs, sc) != *w {
+            errors.push(name.clone());
+        }
+        gloo::timers::future::TimeoutFuture::new(0).await;
+    }
+    assert!(errors.is_empty(), "native and wasm32 tenants disagree: {errors:?}");
 }
 
 #[wasm_bindgen_test]

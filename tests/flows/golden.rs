@@ -3,35 +3,11 @@
 //! addresses. After an intended generator change (which bumps the generator version), rewrite
 //! with `NETPRESS_BLESS=1 cargo test --test flows golden::`.
 
-use netpress::flows::Format;
-use netpress::flows::format::{self, Options};
-use netpress::flows::graph::Graph;
-use netpress::flows::tenant::dotted;
-use netpress::hash::{canonical_json, sha256_hex};
 use serde_json::{Value, json};
 
-const PATH: &str = "tests/data/flows/golden.json";
+use crate::cases::tenant_entry;
 
-fn tenant_entry(name: &str, knobs: &netpress::flows::Knobs, sc: &netpress::flows::Scenario) -> Value {
-    let (t, tr) = crate::build(name, knobs, sc);
-    let mut formats = serde_json::Map::new();
-    for f in Format::ALL {
-        let e = format::emit(f, &t, &tr, Options::default());
-        formats.insert(f.name().into(), json!(sha256_hex(format::render(f, &t, &tr, &e).as_bytes())));
-    }
-    let graph = sha256_hex(canonical_json(&Graph::from_trace(&t, &tr, false, None).to_json()).as_bytes());
-    let roles: Vec<Value> = t
-        .roles
-        .iter()
-        .enumerate()
-        .map(|(r, role)| {
-            let vms: Vec<&netpress::flows::Vm> = t.vms.iter().filter(|v| v.role == r).collect();
-            json!([role.name, vms.len(), dotted(vms[0].ip)])
-        })
-        .collect();
-    json!({"name": name, "material": t.key.material(), "connections": tr.connections.len(),
-        "formats": formats, "graph": graph, "roles": roles})
-}
+const PATH: &str = "tests/data/flows/golden.json";
 
 #[test]
 fn golden_hashes_match() {
