@@ -135,8 +135,9 @@ pub(crate) fn refused(cases: &[(&str, &str)]) {
 /// "Versions").
 const WIDENED: [&str; 4] = ["count", "nbr-count", "label-graph", "cliques"];
 
-/// The second version: every task of another family (and every level-4 task) is the first
-/// version's task under the other id, prompt and expected bytes alike; the four widened
+/// The second version: every task of another family (and every level-4 task, and every task of
+/// the `nemo`, `straw` and `chain` modes) is the first version's task under the other id, prompt
+/// and expected bytes alike; the four widened
 /// families' second-version hashes are pinned in a file of their own, on seeds 0..12 so that
 /// each of their new forms appears (the test checks that it does).
 #[test]
@@ -161,6 +162,22 @@ fn second_version_changes_only_the_widened_families() {
             }
         }
     }
+    // NeMoEval's modes ask their own fixed questions: the same tasks in both versions.
+    for knobs in ["-mnemo", "-mstraw", "-n200-e20-mnemo"] {
+        for (level, seed, index) in
+            (1..=3).flat_map(|l| (0..2).flat_map(move |s| (0..8).map(move |i| (l, s, i))))
+        {
+            let at = |v: u32| format!("traffic-v{v}-L{level}-s{seed}-i{index}{knobs}");
+            assert_eq!(
+                generate(&at(1)).card().content_hash,
+                generate(&at(2)).card().content_hash,
+                "{}",
+                at(2)
+            );
+        }
+    }
+    let chain = |v: u32| generate(&format!("traffic-v{v}-L4-s0-i0-mchain-t24")).card().content_hash.clone();
+    assert_eq!(chain(1), chain(2));
     assert_eq!(forms.len(), 8, "each widened family in an old and a new form: {forms:?}");
     assert_eq!(pinned.len(), 4 * 12);
     crate::bless::content_hashes("tests/data/traffic/golden_v2.tsv", &pinned);
