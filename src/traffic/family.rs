@@ -646,11 +646,11 @@ pub fn truth(q: &Query, v: &View) -> Option<Truth> {
             text(v.labels.iter().filter(|ls| ls.iter().any(|x| x == l)).count() as i64)
         }
         Query::Count { case: 'f', prefix, .. } => {
-            text((0..n).filter(|&u| in_prefix(v, u, prefix)).count() as i64)
+            text(in_prefix(v, prefix).into_iter().filter(|&x| x).count() as i64)
         }
         Query::Count { case: 'g', prefix, .. } => {
-            text(v.edges.keys().filter(|(a, b)| in_prefix(v, *a, prefix) != in_prefix(v, *b, prefix)).count()
-                as i64)
+            let inside = in_prefix(v, prefix);
+            text(v.edges.keys().filter(|(a, b)| inside[*a] != inside[*b]).count() as i64)
         }
         Query::Count { k, .. } => text((0..n).filter(|&u| Some(degree(u)) == *k).count() as i64),
         Query::DegreeStat { weight } => {
@@ -704,7 +704,8 @@ pub fn truth(q: &Query, v: &View) -> Option<Truth> {
         }
         Query::LabelGraph { prefix } => {
             // The whole graph, or the nodes of one /16 and the edges between two of them.
-            let kept = |u: usize| prefix.is_none() || in_prefix(v, u, prefix);
+            let inside = in_prefix(v, prefix);
+            let kept = |u: usize| prefix.is_none() || inside[u];
             let mut links: BTreeSet<(&str, &str)> = BTreeSet::new();
             for &(a, b) in v.edges.keys().filter(|(a, b)| kept(*a) && kept(*b)) {
                 for x in &v.labels[a] {
@@ -743,7 +744,8 @@ pub fn truth(q: &Query, v: &View) -> Option<Truth> {
             Truth { ty: "table", data: Value::Array(rows), ordered: true, header: 0 }
         }
         Query::NbrCount { labels, prefix } => {
-            let has = |u: usize| v.labels[u].iter().any(|l| labels.contains(l)) || in_prefix(v, u, prefix);
+            let inside = in_prefix(v, prefix);
+            let has = |u: usize| v.labels[u].iter().any(|l| labels.contains(l)) || inside[u];
             text((0..n).filter(|&u| !has(u) && v.adj[u].iter().any(|&w| has(w))).count() as i64)
         }
         Query::MinCut { u, v: w } => text(match (v.index_of(u), v.index_of(w)) {
@@ -758,9 +760,11 @@ pub fn truth(q: &Query, v: &View) -> Option<Truth> {
     })
 }
 
-/// Whether node `u` is in the /16 `prefix` (written `a.b.0.0/16`); never without one.
-fn in_prefix(v: &View, u: usize, prefix: &Option<String>) -> bool {
-    prefix.as_ref().is_some_and(|p| prefix_of(&v.ips[u], 16) == *p)
+/// Per node, whether it is in the /16 `prefix` (written `a.b.0.0/16`); none without one.
+/// Computed once per question: each test formats the node's prefix, and the edge and
+/// neighbour walks would otherwise repeat it per edge end.
+fn in_prefix(v: &View, prefix: &Option<String>) -> Vec<bool> {
+    v.ips.iter().map(|ip| prefix.as_ref().is_some_and(|p| prefix_of(ip, 16) == *p)).collect()
 }
 
 /// `ip` cut to its /`bits` prefix, written `a.b.c.d/bits`.
