@@ -82,6 +82,9 @@ pub fn mock_with_edges(material: &str, k: MockKnobs, m: usize) -> Result<Mock> {
     if k.n > 65_534 * k.p {
         return Err(Error::Invalid(format!("{} nodes do not fit {} /16 prefixes", k.n, k.p)));
     }
+    if m > k.n * (k.n - 1) / 2 {
+        return Err(Error::Invalid(format!("{m} edges do not fit {} nodes", k.n)));
+    }
     let mut s = Stream::new(material, Width::W64);
     let all = prefixes();
     let chosen: Vec<(u8, u8)> = s.subset(all.len(), k.p).into_iter().map(|i| all[i]).collect();
@@ -110,9 +113,6 @@ pub fn mock_with_edges(material: &str, k: MockKnobs, m: usize) -> Result<Mock> {
         }
         let (a, b) = chosen[p];
         nodes.push((format!("{a}.{b}.{}.{}", suffix >> 8, suffix & 255), labels));
-    }
-    if m > k.n * (k.n - 1) / 2 {
-        return Err(Error::Invalid(format!("{m} edges do not fit {} nodes", k.n)));
     }
     let edges = edges(&mut s, k.n, m);
     Ok(Mock { nodes, edges })
